@@ -1,0 +1,127 @@
+# grove — one top-level make.
+#   make                 build/libgrove.a, build/libgrove.so, build/grove
+#   make check           build and run every test (closing line "N passed, N failed")
+#   make demo            run each module on generated data
+#   make check-asan      the tests under AddressSanitizer + UBSan (build-asan/)
+#   make fuzz            each parser's libFuzzer target for FUZZ_SECONDS (clang)
+#   make install PREFIX=/usr/local DESTDIR=
+#   make NATIVE=1        opt in to -march=native (portable by default)
+
+CC ?= cc
+ifeq ($(origin CC),default)
+CC := cc
+endif
+BUILD ?= build
+PREFIX ?= /usr/local
+NATIVE ?= 0
+WERROR ?= 0
+OPT ?= -O3
+FUZZ_SECONDS ?= 60
+
+WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wformat=2 -Wvla -Wpointer-arith -Wcast-qual -Wundef
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+ARCH :=
+ifeq ($(NATIVE),1)
+ARCH := -march=native
+endif
+
+# Optional parts, detected here and reported by `grove info`.
+HAVE_PNG := $(shell pkg-config --exists libpng 2>/dev/null && echo 1)
+OPTIONAL_CFLAGS :=
+OPTIONAL_LIBS :=
+ifeq ($(HAVE_PNG),1)
+OPTIONAL_CFLAGS += -DGROVE_HAVE_PNG $(shell pkg-config --cflags libpng)
+OPTIONAL_LIBS += $(shell pkg-config --libs libpng)
+endif
+
+BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) -g $(ARCH) -fopenmp $(WARN)
+CFLAGS ?=
+ALL_CFLAGS = $(BASE_CFLAGS) $(SANITIZE) $(CFLAGS) -Iinclude
+LIB_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -DGROVE_BUILDING -Isrc/core $(OPTIONAL_CFLAGS) \
+             -DGROVE_BUILD_CC='"$(shell $(CC) --version | head -n 1)"' \
+             -DGROVE_BUILD_FLAGS='"$(strip $(BASE_CFLAGS) $(SANITIZE) $(CFLAGS))"'
+LDLIBS := -lm $(OPTIONAL_LIBS)
+
+LIB_SRC := $(sort $(shell find src -name '*.c'))
+CLI_SRC := $(sort $(wildcard cli/*.c))
+TEST_SRC := $(sort $(wildcard tests/*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
+
+all: $(BUILD)/libgrove.a $(BUILD)/libgrove.so $(BUILD)/grove $(BUILD)/grove.pc
+
+# The random-number file must round the same everywhere: no FMA contraction.
+$(BUILD)/obj/src/core/rng.o: LIB_CFLAGS += -ffp-contract=off
+
+$(BUILD)/obj/src/%.o: src/%.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/cli/%.o: cli/%.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/tests/%.o: tests/%.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Isrc/core -Isrc -MMD -MP -c $< -o $@
+
+$(BUILD)/libgrove.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libgrove.so: $(LIB_OBJ)
+	$(CC) -shared -fopenmp $(SANITIZE) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/grove: $(CLI_OBJ) $(BUILD)/libgrove.a
+	$(CC) -fopenmp $(SANITIZE) -o $@ $(CLI_OBJ) $(BUILD)/libgrove.a $(LDLIBS)
+
+$(BUILD)/test_grove: $(TEST_OBJ) $(BUILD)/libgrove.a
+	$(CC) -fopenmp $(SANITIZE) -o $@ $(TEST_OBJ) $(BUILD)/libgrove.a $(LDLIBS)
+
+$(BUILD)/grove.pc: grove.pc.in include/grove.h Makefile
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/^#define GROVE_VERSION_STRING "\(.*\)"/\1/p' include/grove.h)|' \
+	    -e 's|@LIBS@|$(OPTIONAL_LIBS)|' $< > $@
+
+check: all $(BUILD)/test_grove
+	GROVE_CLI=$(BUILD)/grove GROVE_LIB_SO=$(BUILD)/libgrove.so GROVE_LIB_A=$(BUILD)/libgrove.a GROVE_CC="$(CC)" \
+	    $(BUILD)/test_grove $(TESTS)
+
+check-asan:
+	$(MAKE) check BUILD=build-asan CC=clang OPT=-O1 \
+	    SANITIZE="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+
+demo: all
+	@sh scripts/demo.sh $(BUILD)/grove
+
+FUZZ_TARGETS := $(patsubst fuzz/%.c,%,$(wildcard fuzz/fuzz_*.c))
+fuzz:
+	@mkdir -p build-fuzz
+	@for t in $(FUZZ_TARGETS); do \
+	    echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	    clang -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp -fsanitize=fuzzer,address,undefined \
+	        -fno-sanitize-recover=all -Iinclude -Isrc/core fuzz/$$t.c $(LIB_SRC) -o build-fuzz/$$t -lm || exit 1; \
+	    mkdir -p build-fuzz/corpus-$$t; \
+	    build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -rss_limit_mb=1024 -print_final_stats=1 \
+	        build-fuzz/corpus-$$t fuzz/corpus/$$t > build-fuzz/$$t.log 2>&1 \
+	        || { tail -n 40 build-fuzz/$$t.log; exit 1; }; \
+	    grep -E 'stat::number_of_executed_runs' build-fuzz/$$t.log; \
+	done
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -m 644 include/grove.h $(DESTDIR)$(PREFIX)/include/grove.h
+	install -m 644 $(BUILD)/libgrove.a $(DESTDIR)$(PREFIX)/lib/libgrove.a
+	install -m 755 $(BUILD)/libgrove.so $(DESTDIR)$(PREFIX)/lib/libgrove.so
+	install -m 644 $(BUILD)/grove.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/grove.pc
+	install -m 755 $(BUILD)/grove $(DESTDIR)$(PREFIX)/bin/grove
+
+clean:
+	rm -rf build build-asan build-fuzz
+
+.PHONY: all check check-asan demo fuzz install clean
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -1,0 +1,332 @@
+/*
+ * grove.h — the whole public API of grove: spatial trees on point clouds and
+ * the algorithms they make fast.
+ *
+ * Conventions (see docs/api.md for the long form):
+ *  - Every function returns a grove_status; GROVE_OK is 0. On failure,
+ *    grove_last_error() gives a sentence naming what was wrong and where
+ *    (argument, row/column, file:line). The library never prints, exits or
+ *    aborts on user input.
+ *  - Input points are a view (grove_points), never copied unless a function
+ *    says so. Known-size outputs go into caller memory.
+ *  - A NULL grove_options pointer means defaults (all threads, no progress,
+ *    no memory budget, no cancellation).
+ *  - Results are bit-identical for any thread count; ties are broken by index.
+ *  - Thread safety: every function may be called concurrently from several
+ *    threads on distinct outputs. grove_last_error() is per thread.
+ */
+#ifndef GROVE_H
+#define GROVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(GROVE_BUILDING) && defined(__GNUC__)
+#define GROVE_API __attribute__((visibility("default")))
+#else
+#define GROVE_API
+#endif
+
+#define GROVE_VERSION_MAJOR 0
+#define GROVE_VERSION_MINOR 1
+#define GROVE_VERSION_PATCH 0
+#define GROVE_VERSION_STRING "0.1.0"
+
+/* ------------------------------------------------------------------------ */
+/* Status codes                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* One list generates both the enum and grove_status_str(), so they cannot
+ * drift. X(NAME, value, description). Values are stable across versions. */
+#define GROVE_STATUS_MAP(X)                                                   \
+    X(OK, 0, "success")                                                       \
+    X(INVALID_ARGUMENT, 1, "invalid argument")                                \
+    X(OUT_OF_MEMORY, 2, "out of memory")                                      \
+    X(IO_ERROR, 3, "input/output error")                                      \
+    X(PARSE_ERROR, 4, "malformed input data")                                 \
+    X(UNSUPPORTED, 5, "unsupported format or feature")                        \
+    X(TOO_LARGE, 6, "size too large")                                         \
+    X(OVER_BUDGET, 7, "result does not fit the memory budget")                \
+    X(CANCELLED, 8, "cancelled")                                              \
+    X(INTERNAL, 9, "internal error")
+
+typedef enum grove_status {
+#define GROVE_STATUS_ENUM_(name, value, text) GROVE_##name = value,
+    GROVE_STATUS_MAP(GROVE_STATUS_ENUM_)
+#undef GROVE_STATUS_ENUM_
+} grove_status;
+
+/* Short fixed description of a status code ("invalid argument"). Never NULL. */
+GROVE_API const char *grove_status_str(grove_status status);
+
+/* Sentence describing the last failure on the calling thread, e.g.
+ * "points: row 17, column 2 is NaN". Empty string if none. The pointer stays
+ * valid until the next grove call on this thread. */
+GROVE_API const char *grove_last_error(void);
+
+/* Runtime version ("0.1.0"); compare with GROVE_VERSION_STRING. */
+GROVE_API const char *grove_version(void);
+
+/* Build description: compiler, flags, OpenMP, optional parts. Static string. */
+GROVE_API const char *grove_build_info(void);
+
+/* ------------------------------------------------------------------------ */
+/* Element types and point views                                             */
+/* ------------------------------------------------------------------------ */
+
+typedef enum grove_dtype {
+    GROVE_FLOAT32 = 1,
+    GROVE_FLOAT64 = 2,
+    GROVE_INT32 = 3,
+    GROVE_INT64 = 4,
+    GROVE_BOOL = 5  /* one byte, 0 or 1 */
+} grove_dtype;
+
+/* Size in bytes of one element; 0 for an unknown dtype. */
+GROVE_API size_t grove_dtype_size(grove_dtype dtype);
+/* NumPy-style name ("float64"); "unknown" otherwise. */
+GROVE_API const char *grove_dtype_name(grove_dtype dtype);
+
+/* A read-only view of n points in d dimensions, row-major, float32 or
+ * float64. Row i starts at (const char *)data + i * stride; stride 0 means
+ * packed rows (d * element size). The library never writes through it. */
+typedef struct grove_points {
+    const void *data;
+    size_t n, d;
+    grove_dtype dtype;
+    size_t stride; /* bytes between consecutive rows; 0 = packed */
+} grove_points;
+
+/* Convenience constructors for packed row-major arrays. */
+GROVE_API grove_points grove_points_f64(const double *data, size_t n, size_t d);
+GROVE_API grove_points grove_points_f32(const float *data, size_t n, size_t d);
+
+/* Check a view: known float dtype, d >= 1 when n > 0, stride large enough,
+ * n * stride without overflow, every coordinate finite. On failure the error
+ * names the first offending row and column. O(n d) time, no memory. */
+GROVE_API grove_status grove_points_validate(grove_points points);
+
+/* ------------------------------------------------------------------------ */
+/* Options shared by every computation                                       */
+/* ------------------------------------------------------------------------ */
+
+/* Progress callback: stage is a short static name ("balltree"), fraction in
+ * [0, 1]. Called from the calling thread only, between units of work. */
+typedef void (*grove_progress_fn)(void *user, const char *stage, double fraction);
+
+typedef struct grove_options {
+    int threads;                 /* 0 = all available (OpenMP default) */
+    grove_progress_fn progress;  /* NULL = none */
+    void *progress_user;         /* passed to progress */
+    size_t memory_budget;        /* bytes for large results; 0 = unlimited */
+    const volatile int *cancel;  /* if non-NULL and *cancel != 0, computations
+                                    stop between batches with GROVE_CANCELLED */
+} grove_options;
+
+/* Defaults: threads 0, no progress, no budget, no cancel flag. */
+GROVE_API void grove_options_init(grove_options *options);
+
+/* The number of threads a computation with these options would use. */
+GROVE_API int grove_options_threads(const grove_options *options);
+
+/* ------------------------------------------------------------------------ */
+/* Random numbers                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* xoshiro256** seeded through splitmix64. The same seed gives the same
+ * numbers on every platform and compiler: integers and uniforms are exact
+ * bit operations, and normal/exponential variates use grove's own log and
+ * sqrt only (no libm transcendental), evaluated without FMA contraction.
+ * A generator is a plain value: copy it to fork, one per thread. */
+typedef struct grove_rng {
+    uint64_t s[4];
+} grove_rng;
+
+GROVE_API void grove_rng_seed(grove_rng *rng, uint64_t seed);
+/* Next 64 random bits. */
+GROVE_API uint64_t grove_rng_u64(grove_rng *rng);
+/* Uniform double in [0, 1) with 53 random bits. */
+GROVE_API double grove_rng_uniform(grove_rng *rng);
+/* Uniform integer in [0, bound) without modulo bias; bound >= 1. */
+GROVE_API uint64_t grove_rng_below(grove_rng *rng, uint64_t bound);
+/* Standard normal variate (Marsaglia polar method). */
+GROVE_API double grove_rng_normal(grove_rng *rng);
+/* Exponential variate with rate 1 (mean 1). */
+GROVE_API double grove_rng_exponential(grove_rng *rng);
+
+/* ------------------------------------------------------------------------ */
+/* Arrays and file I/O                                                       */
+/* ------------------------------------------------------------------------ */
+
+/* An owned, C-ordered, native-endian array of 1 or 2 dimensions. A 1-D array
+ * has ndim 1 and shape[1] == 1. Free with grove_array_free. */
+typedef struct grove_array {
+    void *data;
+    grove_dtype dtype;
+    size_t ndim;      /* 1 or 2 */
+    size_t shape[2];
+} grove_array;
+
+/* Allocate a zero-filled array (ndim 1 when cols is 0, else 2). */
+GROVE_API grove_status grove_array_alloc(grove_array *out, grove_dtype dtype,
+                                         size_t rows, size_t cols);
+/* Free the data and reset *array; accepts NULL and already-freed arrays. */
+GROVE_API void grove_array_free(grove_array *array);
+/* Number of elements (shape[0] * shape[1] for 2-D). */
+GROVE_API size_t grove_array_count(const grove_array *array);
+/* A grove_points view of a 2-D (or 1-D as d = 1) float array. */
+GROVE_API grove_status grove_array_points(const grove_array *array, grove_points *out);
+
+/* .npy read. Format versions 1.0, 2.0 and 3.0; dtypes float32, float64,
+ * int32, int64 and bool, either byte order (converted to native); 0-D is
+ * refused, 1-D and 2-D accepted; Fortran order converted to C order. The
+ * header is parsed as a Python dict literal in any key order. The file size
+ * must match the header exactly before anything is allocated, so a lying
+ * header cannot cause a huge allocation. Peak memory: the array. */
+GROVE_API grove_status grove_npy_read(const char *path, grove_array *out);
+/* The same from memory; name is used in error messages. */
+GROVE_API grove_status grove_npy_read_mem(const void *buf, size_t len, const char *name,
+                                          grove_array *out);
+/* .npy write (version 1.0, or 2.0 when the header needs it), native
+ * little-endian data. Atomic: written to a temporary file in the same
+ * folder and renamed, so a failure never leaves a partial file at path. */
+GROVE_API grove_status grove_npy_write(const char *path, const grove_array *array);
+
+/* CSV / whitespace-separated text to a float64 (n, d) array. Fields are
+ * separated by commas and/or any blanks; '#' starts a comment to the end of
+ * the line; blank lines are skipped; one optional header line (first
+ * non-comment line, if it holds a field that is not a number) is skipped.
+ * Every row must have the same number of fields. NaN, Inf and values that
+ * overflow double are refused. Errors name file:line:column. */
+GROVE_API grove_status grove_csv_read(const char *path, grove_array *out);
+GROVE_API grove_status grove_csv_read_mem(const char *buf, size_t len, const char *name,
+                                          grove_array *out);
+
+/* Raw little-endian float32 or float64 values, row-major, dims per row; the
+ * file size must be a multiple of dims * element size. */
+GROVE_API grove_status grove_raw_read(const char *path, grove_dtype dtype, size_t dims,
+                                      grove_array *out);
+
+/* Points from a file chosen by extension: .npy (float32/float64 kept, int
+ * converted to float64), .csv/.txt/.tsv (float64), anything else raw with
+ * raw_dtype and raw_dims (raw_dims 0: refused with a message asking for
+ * --dims). The result is 2-D, d >= 1, and every value is finite. */
+GROVE_API grove_status grove_points_load(const char *path, size_t raw_dims,
+                                         grove_dtype raw_dtype, grove_array *out);
+
+/* ------------------------------------------------------------------------ */
+/* Synthetic data                                                            */
+/* ------------------------------------------------------------------------ */
+
+typedef enum grove_gen_kind {
+    GROVE_GEN_UNIFORM = 1,     /* uniform in [0, 1)^d */
+    GROVE_GEN_NORMAL = 2,      /* standard normal in every coordinate */
+    GROVE_GEN_EXPONENTIAL = 3, /* exponential with the given rate per coordinate */
+    GROVE_GEN_BLOBS = 4        /* isotropic Gaussian blobs (sd 1) around centres
+                                  uniform in [-10, 10)^d */
+} grove_gen_kind;
+
+typedef struct grove_gen_params {
+    grove_gen_kind kind;
+    size_t n, d;
+    double rate;      /* exponential rate, > 0 (default 1) */
+    size_t centers;   /* blobs: number of centres >= 1 (default 3) */
+    uint64_t seed;    /* default 0 */
+} grove_gen_params;
+
+GROVE_API void grove_gen_params_init(grove_gen_params *params);
+/* Fill out (n * d float64, row-major). The same params give the same values
+ * on every platform and for any thread count. */
+GROVE_API grove_status grove_gen(const grove_gen_params *params, double *out,
+                                 const grove_options *options);
+
+/* ------------------------------------------------------------------------ */
+/* Ball tree (Erwin): perfect binary ball trees over batched point clouds    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Each batch with m points gets its own tree with L = max(0, ceil(log2 m) - 1)
+ * levels below the root and 2^(L+1) output slots; trees are concatenated in
+ * ascending batch id. A node's points are split along the dimension of
+ * largest spread (max - min; ties to the lowest dimension): the left child
+ * gets the floor(k/2) points with the smallest coordinate there (ties by
+ * smaller row index), the right child the rest, down to single points. Leaf
+ * pairs are written in order; a leaf holding one point is padded with a copy
+ * of it in its second slot, where the mask is 0. Output indices are global
+ * row indices into the input.
+ *
+ * Partition mode (levels >= 0): the same splits stop after `levels` levels
+ * (or at single points); each batch contributes its m rows, no padding, in
+ * leaf order, with rows inside a leaf in ascending row index.
+ *
+ * Rotation: the splits are decided on y = R x (R given, d x d row-major, in
+ * double); indices still refer to the input rows and ball statistics are of
+ * the unrotated points.
+ *
+ * Cost: O(m log m (d + c)) time per batch; extra memory O(n d) for a working
+ * copy of the coordinates plus O(n) indices. Parallel across batches and
+ * inside a tree (top levels as tasks); deterministic for any thread count.
+ */
+
+#define GROVE_BALLTREE_FULL (-1)
+
+typedef struct grove_balltree_params {
+    const int64_t *batch;   /* NULL (one batch) or n ids >= 0, any order */
+    int levels;             /* GROVE_BALLTREE_FULL or partition levels >= 0 */
+    const double *rotation; /* NULL or d x d row-major matrix */
+} grove_balltree_params;
+
+GROVE_API void grove_balltree_params_init(grove_balltree_params *params);
+
+typedef struct grove_balltree_batch {
+    int64_t id;          /* batch id */
+    size_t count;        /* points in the batch */
+    size_t slot_offset;  /* first output slot of this batch's tree */
+    size_t slots;        /* 2^(levels+1) in full mode, count in partition mode */
+    int levels;          /* levels below the root (full) or levels split (partition) */
+} grove_balltree_batch;
+
+/* Output size: total slots and number of batches for n points. Validates the
+ * batch ids (names the first negative one). */
+GROVE_API grove_status grove_balltree_layout(size_t n, const grove_balltree_params *params,
+                                             size_t *slots, size_t *batches);
+/* Per-batch layout, ascending id, into caller memory of `batches` entries. */
+GROVE_API grove_status grove_balltree_batches(size_t n, const grove_balltree_params *params,
+                                              grove_balltree_batch *out);
+
+/* Build: indices (slots int64) and mask (slots bytes, 1 = real point; may be
+ * NULL) as laid out by grove_balltree_layout. */
+GROVE_API grove_status grove_balltree_build(grove_points points,
+                                            const grove_balltree_params *params,
+                                            int64_t *indices, uint8_t *mask,
+                                            const grove_options *options);
+
+/* Number of balls at tree level `level` (0 = root): sum over batches of
+ * 2^level. Every batch must have at least `level` levels (full mode: level
+ * <= L, the leaf-pair level; partition mode: level <= levels). */
+GROVE_API grove_status grove_balltree_ball_count(size_t n, const grove_balltree_params *params,
+                                                 int level, size_t *balls);
+
+/* Centroid (balls x d, double) and radius (max distance from the centroid,
+ * balls) of every node at `level`, batches in ascending id, nodes left to
+ * right, padding excluded, computed in double on the unrotated points from
+ * the output of grove_balltree_build with the same params. */
+GROVE_API grove_status grove_balltree_ball_stats(grove_points points,
+                                                 const grove_balltree_params *params,
+                                                 const int64_t *indices, const uint8_t *mask,
+                                                 int level, double *centers, double *radii,
+                                                 const grove_options *options);
+
+/* A uniformly random (Haar) d x d rotation, determinant +1, row-major, from
+ * a seed: the same on every platform. */
+GROVE_API grove_status grove_rotation_random(size_t d, uint64_t seed, double *rotation);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GROVE_H */

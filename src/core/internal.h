@@ -1,0 +1,71 @@
+/* Internal helpers shared by every part of the library; never installed.
+ * Names start with grove__ (double underscore) and are hidden from the
+ * shared library by -fvisibility=hidden. */
+#ifndef GROVE_INTERNAL_H
+#define GROVE_INTERNAL_H
+
+#include "grove.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define GROVE__PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define GROVE__PRINTF(a, b)
+#endif
+
+/* Record a failure for grove_last_error() and return its status, so call
+ * sites read `return grove__fail(GROVE_INVALID_ARGUMENT, "...", ...);`. */
+grove_status grove__fail(grove_status status, const char *fmt, ...) GROVE__PRINTF(2, 3);
+/* Clear the thread's error message (called at the start of public calls). */
+void grove__clear_error(void);
+/* Prefix the current error message with "context: " (e.g. a file name). */
+void grove__error_prefix(const char *context);
+
+/* Every allocation goes through these, so tests can inject failures. A NULL
+ * return has already set GROVE_OUT_OF_MEMORY's message naming `what`. */
+void *grove__malloc(size_t size, const char *what);
+void *grove__calloc(size_t count, size_t size, const char *what);
+void *grove__realloc(void *ptr, size_t size, const char *what);
+void grove__free(void *ptr);
+/* Test hook: make the k-th allocation from now (1-based) fail; 0 disables.
+ * Counted per thread. */
+void grove__alloc_fail_after(long k);
+
+/* a * b into *out; false on size_t overflow. */
+static inline bool grove__mul_size(size_t a, size_t b, size_t *out)
+{
+    if (b != 0 && a > SIZE_MAX / b) return false;
+    *out = a * b;
+    return true;
+}
+static inline bool grove__add_size(size_t a, size_t b, size_t *out)
+{
+    if (a > SIZE_MAX - b) return false;
+    *out = a + b;
+    return true;
+}
+
+/* Options with defaults applied (NULL -> defaults). */
+grove_options grove__options(const grove_options *options);
+/* True when the options' cancel flag is raised. */
+bool grove__cancelled(const grove_options *options);
+/* Report progress if a callback is set. */
+void grove__progress(const grove_options *options, const char *stage, double fraction);
+
+/* Row stride of a points view in bytes (resolves stride 0). */
+size_t grove__points_stride(grove_points points);
+/* Coordinate (i, j) of a validated view, as double. */
+static inline double grove__coord(grove_points p, size_t stride, size_t i, size_t j)
+{
+    const char *row = (const char *)p.data + i * stride;
+    return p.dtype == GROVE_FLOAT64 ? ((const double *)row)[j] : (double)((const float *)row)[j];
+}
+
+/* Portable natural logarithm from + - * / only (same bits everywhere). */
+double grove__log(double x);
+
+#endif

@@ -1,0 +1,76 @@
+/* grove_points views: constructors, dtype facts and validation. */
+#include "internal.h"
+
+#include <math.h>
+
+size_t grove_dtype_size(grove_dtype dtype)
+{
+    switch (dtype) {
+    case GROVE_FLOAT32: return 4;
+    case GROVE_FLOAT64: return 8;
+    case GROVE_INT32: return 4;
+    case GROVE_INT64: return 8;
+    case GROVE_BOOL: return 1;
+    }
+    return 0;
+}
+
+const char *grove_dtype_name(grove_dtype dtype)
+{
+    switch (dtype) {
+    case GROVE_FLOAT32: return "float32";
+    case GROVE_FLOAT64: return "float64";
+    case GROVE_INT32: return "int32";
+    case GROVE_INT64: return "int64";
+    case GROVE_BOOL: return "bool";
+    }
+    return "unknown";
+}
+
+grove_points grove_points_f64(const double *data, size_t n, size_t d)
+{
+    grove_points p = {data, n, d, GROVE_FLOAT64, 0};
+    return p;
+}
+
+grove_points grove_points_f32(const float *data, size_t n, size_t d)
+{
+    grove_points p = {data, n, d, GROVE_FLOAT32, 0};
+    return p;
+}
+
+size_t grove__points_stride(grove_points points)
+{
+    return points.stride ? points.stride : points.d * grove_dtype_size(points.dtype);
+}
+
+grove_status grove_points_validate(grove_points points)
+{
+    if (points.dtype != GROVE_FLOAT32 && points.dtype != GROVE_FLOAT64)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "points: dtype must be float32 or float64, got %s",
+                           grove_dtype_name(points.dtype));
+    if (points.n == 0) return GROVE_OK;
+    if (points.d == 0) return grove__fail(GROVE_INVALID_ARGUMENT, "points: d must be at least 1");
+    if (!points.data) return grove__fail(GROVE_INVALID_ARGUMENT, "points: data is NULL with n = %zu", points.n);
+    size_t row_bytes;
+    if (!grove__mul_size(points.d, grove_dtype_size(points.dtype), &row_bytes))
+        return grove__fail(GROVE_TOO_LARGE, "points: d = %zu is too large", points.d);
+    size_t stride = grove__points_stride(points);
+    if (stride < row_bytes)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "points: stride %zu bytes is smaller than a row (%zu bytes)",
+                           stride, row_bytes);
+    size_t total;
+    if (!grove__mul_size(points.n, stride, &total))
+        return grove__fail(GROVE_TOO_LARGE, "points: n = %zu rows of %zu bytes overflow the address space",
+                           points.n, stride);
+    for (size_t i = 0; i < points.n; i++) {
+        const char *row = (const char *)points.data + i * stride;
+        for (size_t j = 0; j < points.d; j++) {
+            double v = points.dtype == GROVE_FLOAT64 ? ((const double *)row)[j] : ((const float *)row)[j];
+            if (!isfinite(v))
+                return grove__fail(GROVE_INVALID_ARGUMENT, "points: row %zu, column %zu is %s", i, j,
+                                   isnan(v) ? "NaN" : "infinite");
+        }
+    }
+    return GROVE_OK;
+}

@@ -1,0 +1,85 @@
+/* grove's test harness: TEST(name) { ... } registers itself; CHECK(...)
+ * records a failure with file:line and continues; REQUIRE(...) also ends
+ * the test. The runner (tests/main.c) prints "N passed, N failed". */
+#ifndef GROVE_TEST_H
+#define GROVE_TEST_H
+
+#include "grove.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef void (*test_fn)(void);
+void test_register(const char *name, test_fn fn);
+void test_fail(const char *file, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+int test_failed_now(void);
+
+#define TEST(name)                                                           \
+    static void test_##name(void);                                           \
+    __attribute__((constructor)) static void test_register_##name(void)      \
+    {                                                                        \
+        test_register(#name, test_##name);                                   \
+    }                                                                        \
+    static void test_##name(void)
+
+#define CHECK(cond)                                                          \
+    do {                                                                     \
+        if (!(cond)) test_fail(__FILE__, __LINE__, "CHECK(%s)", #cond);      \
+    } while (0)
+#define CHECK_MSG(cond, ...)                                                 \
+    do {                                                                     \
+        if (!(cond)) test_fail(__FILE__, __LINE__, __VA_ARGS__);             \
+    } while (0)
+#define REQUIRE(cond)                                                        \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            test_fail(__FILE__, __LINE__, "REQUIRE(%s)", #cond);             \
+            return;                                                          \
+        }                                                                    \
+    } while (0)
+/* A call that must succeed; prints grove_last_error() otherwise. */
+#define CHECK_OK(call)                                                       \
+    do {                                                                     \
+        grove_status s_ = (call);                                            \
+        if (s_ != GROVE_OK)                                                  \
+            test_fail(__FILE__, __LINE__, "%s -> %s: %s", #call,             \
+                      grove_status_str(s_), grove_last_error());             \
+    } while (0)
+#define REQUIRE_OK(call)                                                     \
+    do {                                                                     \
+        grove_status s_ = (call);                                            \
+        if (s_ != GROVE_OK) {                                                \
+            test_fail(__FILE__, __LINE__, "%s -> %s: %s", #call,             \
+                      grove_status_str(s_), grove_last_error());             \
+            return;                                                          \
+        }                                                                    \
+    } while (0)
+/* A call that must fail with `status` and an error message containing `text`. */
+#define CHECK_FAILS(call, status, text)                                      \
+    do {                                                                     \
+        grove_status s_ = (call);                                            \
+        if (s_ != (status) || !strstr(grove_last_error(), (text)))           \
+            test_fail(__FILE__, __LINE__, "%s -> %s \"%s\", wanted %s \"%s\"", \
+                      #call, grove_status_str(s_), grove_last_error(),       \
+                      grove_status_str(status), (text));                     \
+    } while (0)
+
+/* Helpers shared by test files (tests/util.c). */
+/* A fresh empty temporary folder for this test run (removed at exit). */
+const char *test_tmpdir(void);
+/* tmpdir/name in a static rotating buffer. */
+const char *test_path(const char *name);
+/* Write bytes to tmpdir/name; returns the path. */
+const char *test_write_file(const char *name, const void *data, size_t len);
+/* Run a shell command, capture stdout+stderr (malloc'd, NUL-terminated)
+ * into *output when non-NULL; returns the exit status (-1 if it did not exit). */
+int test_run(const char *command, char **output);
+/* The CLI binary under test (GROVE_CLI, default build/grove). */
+const char *test_cli(void);
+
+#endif

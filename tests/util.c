@@ -1,0 +1,77 @@
+/* Shared test helpers: a temporary folder, files, running commands. */
+#include "test.h"
+
+#include <stdint.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+
+static void remove_tmpdir(void)
+{
+    char command[300];
+    snprintf(command, sizeof command, "rm -rf '%s'", tmpdir);
+    if (system(command) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+}
+
+const char *test_tmpdir(void)
+{
+    if (!tmpdir[0]) {
+        const char *base = getenv("TMPDIR");
+        snprintf(tmpdir, sizeof tmpdir, "%s/grove-test-XXXXXX", base && *base ? base : "/tmp");
+        if (!mkdtemp(tmpdir)) {
+            perror("mkdtemp");
+            exit(2);
+        }
+        atexit(remove_tmpdir);
+    }
+    return tmpdir;
+}
+
+const char *test_path(const char *name)
+{
+    static char buffers[8][512];
+    static int next;
+    char *b = buffers[next++ % 8];
+    snprintf(b, 512, "%s/%s", test_tmpdir(), name);
+    return b;
+}
+
+const char *test_write_file(const char *name, const void *data, size_t len)
+{
+    const char *path = test_path(name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+        perror(path);
+        exit(2);
+    }
+    return path;
+}
+
+int test_run(const char *command, char **output)
+{
+    size_t need = strlen(command) + 16;
+    char *full = malloc(need);
+    snprintf(full, need, "(%s) 2>&1", command);
+    FILE *p = popen(full, "r");
+    free(full);
+    if (!p) return -1;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while ((got = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+        len += got;
+        if (cap - len < 2) buf = realloc(buf, cap *= 2);
+    }
+    buf[len] = '\0';
+    int status = pclose(p);
+    if (output) *output = buf;
+    else free(buf);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+const char *test_cli(void)
+{
+    const char *cli = getenv("GROVE_CLI");
+    return cli && *cli ? cli : "build/grove";
+}
