@@ -88,7 +88,7 @@ $(BUILD)/grove.pc: grove.pc.in include/grove.h Makefile
 	    -e 's|@LIBS@|$(OPTIONAL_LIBS)|' $< > $@
 
 check: all $(BUILD)/test_grove
-	GROVE_CLI=$(BUILD)/grove GROVE_LIB_SO=$(BUILD)/libgrove.so GROVE_LIB_A=$(BUILD)/libgrove.a GROVE_CC="$(CC)" \
+	GROVE_CLI=$(BUILD)/grove GROVE_LIB_SO=$(BUILD)/libgrove.so GROVE_LIB_A=$(BUILD)/libgrove.a GROVE_CC="$(CC)" GROVE_SANITIZE="$(SANITIZE)" \
 	    $(BUILD)/test_grove $(TESTS)
 
 check-asan:
@@ -109,7 +109,7 @@ fuzz:
 	    build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -rss_limit_mb=1024 -print_final_stats=1 \
 	        build-fuzz/corpus-$$t fuzz/corpus/$$t > build-fuzz/$$t.log 2>&1 \
 	        || { tail -n 40 build-fuzz/$$t.log; exit 1; }; \
-	    grep -E 'stat::number_of_executed_runs' build-fuzz/$$t.log; \
+	    grep -E 'stat::number_of_executed_units' build-fuzz/$$t.log; \
 	done
 
 install: all

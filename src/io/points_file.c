@@ -1,0 +1,84 @@
+/* grove_points_load: a points file of any supported kind, by extension,
+ * checked to be 2-D, d >= 1 and finite. */
+#include "io_internal.h"
+
+#include <ctype.h>
+
+typedef enum { KIND_NPY, KIND_TEXT, KIND_RAW } file_kind;
+
+static bool ends_with(const char *path, const char *ext)
+{
+    size_t n = strlen(path), m = strlen(ext);
+    if (n < m) return false;
+    for (size_t i = 0; i < m; i++)
+        if (tolower((unsigned char)path[n - m + i]) != ext[i]) return false;
+    return true;
+}
+
+static file_kind kind_of(const char *path)
+{
+    if (ends_with(path, ".npy")) return KIND_NPY;
+    if (ends_with(path, ".csv") || ends_with(path, ".txt") || ends_with(path, ".tsv")) return KIND_TEXT;
+    return KIND_RAW;
+}
+
+/* Integer .npy data as float64 (int64 beyond 2^53 rounds to nearest). */
+static grove_status ints_to_float64(grove_array *a)
+{
+    size_t count = grove_array_count(a);
+    double *values = grove__calloc(count, sizeof(double), "float64 points");
+    if (!values) return GROVE_OUT_OF_MEMORY;
+    for (size_t i = 0; i < count; i++)
+        values[i] =
+            a->dtype == GROVE_INT32 ? (double)((const int32_t *)a->data)[i] : (double)((const int64_t *)a->data)[i];
+    grove__free(a->data);
+    a->data = values;
+    a->dtype = GROVE_FLOAT64;
+    return GROVE_OK;
+}
+
+/* Shape and values of a freshly read array; errors without the path. */
+static grove_status check_points(grove_array *a, file_kind kind)
+{
+    if (a->dtype == GROVE_BOOL) return grove__fail(GROVE_UNSUPPORTED, "a bool array is not points");
+    if (a->dtype == GROVE_INT32 || a->dtype == GROVE_INT64) {
+        grove_status s = ints_to_float64(a);
+        if (s != GROVE_OK) return s;
+    }
+    if (kind == KIND_TEXT && a->shape[0] == 0) return grove__fail(GROVE_PARSE_ERROR, "no data rows");
+    a->ndim = 2; /* a 1-D array is n points with d = 1; shape[1] is already 1 */
+    if (a->shape[1] == 0)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "points need at least 1 column, shape is (%zu, 0)", a->shape[0]);
+    grove_points p;
+    grove_status s = grove_array_points(a, &p);
+    if (s == GROVE_OK) s = grove_points_validate(p);
+    return s;
+}
+
+grove_status grove_points_load(const char *path, size_t raw_dims, grove_dtype raw_dtype, grove_array *out)
+{
+    grove__clear_error();
+    if (!out) return grove__fail(GROVE_INVALID_ARGUMENT, "points_load: out is NULL");
+    memset(out, 0, sizeof *out);
+    if (!path) return grove__fail(GROVE_INVALID_ARGUMENT, "points_load: path is NULL");
+    file_kind kind = kind_of(path);
+    grove_status s;
+    switch (kind) {
+    case KIND_NPY: s = grove_npy_read(path, out); break;
+    case KIND_TEXT: s = grove_csv_read(path, out); break;
+    case KIND_RAW:
+        if (raw_dims == 0)
+            return grove__fail(GROVE_INVALID_ARGUMENT,
+                               "%.200s: unknown extension; raw files need --dims (known: .npy, .csv, .txt, .tsv)",
+                               path);
+        s = grove_raw_read(path, raw_dtype, raw_dims, out);
+        break;
+    }
+    /* The readers' own errors already name the path. */
+    if (s != GROVE_OK) return s;
+    if ((s = check_points(out, kind)) != GROVE_OK) {
+        grove_array_free(out);
+        grove__error_prefix(path);
+    }
+    return s;
+}
