@@ -3,6 +3,7 @@
 #   make check           build and run every test (closing line "N passed, N failed")
 #   make demo            run each module on generated data
 #   make check-asan      the tests under AddressSanitizer + UBSan (build-asan/)
+#   make check-valgrind  the tests under valgrind memcheck (TESTS=... selects)
 #   make fuzz            each parser's libFuzzer target for FUZZ_SECONDS (clang)
 #   make install PREFIX=/usr/local DESTDIR=
 #   make NATIVE=1        opt in to -march=native (portable by default)
@@ -54,8 +55,10 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 
 all: $(BUILD)/libgrove.a $(BUILD)/libgrove.so $(BUILD)/grove $(BUILD)/grove.pc
 
-# The random-number file must round the same everywhere: no FMA contraction.
-$(BUILD)/obj/src/core/rng.o: LIB_CFLAGS += -ffp-contract=off
+# Files whose results must round the same on every machine (random numbers,
+# rotations): no FMA contraction, whatever -march allows.
+EXACT_FP_OBJ := $(addprefix $(BUILD)/obj/src/,core/rng.o balltree/rotation.o)
+$(EXACT_FP_OBJ): LIB_CFLAGS += -ffp-contract=off
 
 $(BUILD)/obj/src/%.o: src/%.c Makefile
 	@mkdir -p $(dir $@)
@@ -87,13 +90,21 @@ $(BUILD)/grove.pc: grove.pc.in include/grove.h Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/^#define GROVE_VERSION_STRING "\(.*\)"/\1/p' include/grove.h)|' \
 	    -e 's|@LIBS@|$(OPTIONAL_LIBS)|' $< > $@
 
+# What the tests need to find: the CLI, the libraries, the compiler.
+TEST_ENV = GROVE_CLI=$(BUILD)/grove GROVE_LIB_SO=$(BUILD)/libgrove.so GROVE_LIB_A=$(BUILD)/libgrove.a GROVE_CC="$(CC)" GROVE_SANITIZE="$(SANITIZE)"
+
 check: all $(BUILD)/test_grove
-	GROVE_CLI=$(BUILD)/grove GROVE_LIB_SO=$(BUILD)/libgrove.so GROVE_LIB_A=$(BUILD)/libgrove.a GROVE_CC="$(CC)" GROVE_SANITIZE="$(SANITIZE)" \
-	    $(BUILD)/test_grove $(TESTS)
+	$(TEST_ENV) $(BUILD)/test_grove $(TESTS)
 
 check-asan:
 	$(MAKE) check BUILD=build-asan CC=clang OPT=-O1 \
 	    SANITIZE="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+
+# Memory errors and definite leaks under valgrind (libgomp's thread stacks
+# show as "possibly lost" and are not errors).
+check-valgrind: all $(BUILD)/test_grove
+	$(TEST_ENV) valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite --show-possibly-lost=no \
+	    $(BUILD)/test_grove $(TESTS)
 
 demo: all
 	@sh scripts/demo.sh $(BUILD)/grove
@@ -123,5 +134,5 @@ install: all
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all check check-asan demo fuzz install clean
+.PHONY: all check check-asan check-valgrind demo fuzz install clean
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

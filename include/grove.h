@@ -321,9 +321,102 @@ GROVE_API grove_status grove_balltree_ball_stats(grove_points points,
                                                  int level, double *centers, double *radii,
                                                  const grove_options *options);
 
+/* Verify a ball tree output independently of how it was built: every
+ * batch's real slots hold each of its rows exactly once; padding is a copy
+ * of the first slot of its leaf, in the second slot, with mask 0; and at
+ * every node the left child holds floor(k/2) of its k real points, all
+ * before the right child's in (coordinate, row) order along the node's
+ * widest dimension. In partition mode the leaves' rows must be ascending.
+ * GROVE_OK, or GROVE_INVALID_ARGUMENT naming the first violation (batch,
+ * slot or node). Time O(n d log n); extra memory n bytes plus, with a
+ * rotation, n d doubles. mask may be NULL only in partition mode. */
+GROVE_API grove_status grove_balltree_check(grove_points points, const grove_balltree_params *params,
+                                            const int64_t *indices, const uint8_t *mask,
+                                            const grove_options *options);
+
 /* A uniformly random (Haar) d x d rotation, determinant +1, row-major, from
  * a seed: the same on every platform. */
 GROVE_API grove_status grove_rotation_random(size_t d, uint64_t seed, double *rotation);
+
+/* ------------------------------------------------------------------------ */
+/* EMST and HDBSCAN*                                                         */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Euclidean minimum spanning tree by single-tree Borůvka (ArborX): every
+ * point searches an index (a linear BVH over Morton codes for d <= 3, a
+ * balanced kd-tree above) for its nearest point in another component;
+ * subtrees whose points all share the searcher's component are skipped, and
+ * per-component upper bounds shrink the search radius.
+ *
+ * Mutual reachability: with min_samples K > 1 the edge weight is
+ * max(core(a), core(b), |a - b|), core(x) being the distance from x to its
+ * K-th nearest neighbour counting x itself (scikit-learn's and the HDBSCAN*
+ * paper's min_samples; the `hdbscan` Python library's min_samples is K - 1).
+ * K = 1 gives the plain EMST.
+ *
+ * Edges are ordered by (weight, smaller row, larger row), a strict total
+ * order, so the tree is unique even with equal distances and duplicate
+ * points, and the result is bit-identical for any thread count. Distances
+ * are computed in the input dtype (squared, summed over axes in order) and
+ * the weights are their square roots in double.
+ *
+ * Cost: O(n log n) expected for low-dimensional data; about 100 bytes per
+ * point of working memory plus the index (see docs/emst.md).
+ */
+typedef struct grove_emst_params {
+    size_t min_samples; /* K >= 1 (default 1 = Euclidean); K <= n */
+} grove_emst_params;
+
+GROVE_API void grove_emst_params_init(grove_emst_params *params);
+
+/* The n - 1 edges of the (mutual-reachability) MST: edges[2i] < edges[2i+1]
+ * are input rows, weights[i] the edge weight, sorted by (weight, u, v). For
+ * n = 0 or 1 there are no edges and nothing is written (the buffers may be
+ * NULL). Non-finite coordinates are refused naming the row and column; so is
+ * K > n. n is limited to 2^32 - 2. */
+GROVE_API grove_status grove_emst(grove_points points, const grove_emst_params *params, int64_t *edges,
+                                  double *weights, const grove_options *options);
+
+/* Core distances: core[row] = distance to the K-th nearest neighbour of
+ * row counting itself (K = 1 gives 0), 1 <= K <= n. */
+GROVE_API grove_status grove_core_distances(grove_points points, size_t min_samples, double *core,
+                                            const grove_options *options);
+
+typedef enum grove_hdbscan_selection {
+    GROVE_HDBSCAN_EOM = 0, /* excess of mass (the default) */
+    GROVE_HDBSCAN_LEAF = 1 /* the leaves of the condensed tree */
+} grove_hdbscan_selection;
+
+typedef struct grove_hdbscan_params {
+    size_t min_cluster_size;          /* >= 2 (default 5) */
+    size_t min_samples;               /* K counting the point itself, 1 <= K <= n;
+                                         0 (default) = min_cluster_size */
+    grove_hdbscan_selection selection;/* default GROVE_HDBSCAN_EOM */
+    double epsilon;                   /* cluster_selection_epsilon >= 0 (default 0) */
+    int allow_single_cluster;         /* nonzero: the root may be selected (default 0) */
+} grove_hdbscan_params;
+
+GROVE_API void grove_hdbscan_params_init(grove_hdbscan_params *params);
+
+/* HDBSCAN* clustering, matching the `hdbscan` Python library with
+ * min_samples = K - 1: the mutual-reachability MST, its single-linkage
+ * hierarchy, the condensed tree (clusters of at least min_cluster_size
+ * points), cluster selection, then per row: labels (0..clusters-1 in the
+ * order of the condensed tree, -1 = noise), membership probabilities in
+ * [0, 1] (0 for noise) and GLOSH outlier scores in [0, 1]. probabilities,
+ * outlier_scores and clusters may be NULL. n = 0 writes nothing; n = 1 is
+ * one noise point. Peak memory: grove_emst's plus about 80 bytes per point. */
+GROVE_API grove_status grove_hdbscan(grove_points points, const grove_hdbscan_params *params, int64_t *labels,
+                                     double *probabilities, double *outlier_scores, size_t *clusters,
+                                     const grove_options *options);
+
+/* The same from a given spanning tree of n points (n - 1 edges of rows in
+ * [0, n), any order, finite weights >= 0), e.g. grove_emst's output;
+ * params->min_samples is not used. */
+GROVE_API grove_status grove_hdbscan_from_mst(size_t n, const int64_t *edges, const double *weights,
+                                              const grove_hdbscan_params *params, int64_t *labels,
+                                              double *probabilities, double *outlier_scores, size_t *clusters);
 
 #ifdef __cplusplus
 }

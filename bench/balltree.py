@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Ball tree build: grove (through ctypes on build/libgrove.so) against
+balltree-erwin and scikit-learn's BallTree(leaf_size=2), on the same points.
+
+    make && python3 bench/balltree.py [--quick] [--max-log2 22] [--lib build/libgrove.so]
+
+Times are the minimum wall time over repeats, in milliseconds, of one call
+that returns the finished tree (grove: layout + output allocation + build).
+Ratios are peer / grove (> 1: grove is faster). "leaves" compares grove's
+leaves with balltree-erwin's as sets, leaf by leaf, on tie-free data.
+"""
+import argparse
+import ctypes as C
+import os
+import platform
+import sys
+import time
+import types
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def torch_standin():
+    """balltree-erwin imports torch at module level but its numpy entry
+    points never use it; without torch installed, a stand-in module is put
+    in its place (a Tensor class and compiler.disable returning functions
+    unchanged)."""
+    try:
+        import torch  # noqa: F401
+        return False
+    except ImportError:
+        pass
+    torch = types.ModuleType("torch")
+
+    class Tensor:  # only ever named in annotations and isinstance checks
+        pass
+
+    def disable(fn=None, recursive=True):
+        return (lambda f: f) if fn is None else fn
+
+    torch.Tensor = Tensor
+    torch.compiler = types.SimpleNamespace(disable=disable)
+    sys.modules["torch"] = torch
+    return True
+
+
+# ---- grove through ctypes ---------------------------------------------------
+
+class Points(C.Structure):
+    _fields_ = [("data", C.c_void_p), ("n", C.c_size_t), ("d", C.c_size_t), ("dtype", C.c_int),
+                ("stride", C.c_size_t)]
+
+
+class Params(C.Structure):
+    _fields_ = [("batch", C.c_void_p), ("levels", C.c_int), ("rotation", C.c_void_p)]
+
+
+class Options(C.Structure):
+    _fields_ = [("threads", C.c_int), ("progress", C.c_void_p), ("progress_user", C.c_void_p),
+                ("memory_budget", C.c_size_t), ("cancel", C.c_void_p)]
+
+
+GROVE_FLOAT64 = 2
+GROVE_BALLTREE_FULL = -1
+
+
+class Grove:
+    def __init__(self, path):
+        self.lib = C.CDLL(path)
+        L = self.lib
+        L.grove_version.restype = C.c_char_p
+        L.grove_build_info.restype = C.c_char_p
+        L.grove_last_error.restype = C.c_char_p
+        L.grove_balltree_layout.argtypes = [C.c_size_t, C.POINTER(Params), C.POINTER(C.c_size_t),
+                                            C.POINTER(C.c_size_t)]
+        L.grove_balltree_build.argtypes = [Points, C.POINTER(Params), C.c_void_p, C.c_void_p, C.POINTER(Options)]
+
+    def check(self, status):
+        if status != 0:
+            raise RuntimeError("grove: " + self.lib.grove_last_error().decode())
+
+    def build(self, x, batch, threads):
+        """(indices, mask) for x (n, d) float64 C-contiguous, batch int64 or None."""
+        n, d = x.shape
+        params = Params(batch.ctypes.data if batch is not None else None, GROVE_BALLTREE_FULL, None)
+        slots, nb = C.c_size_t(), C.c_size_t()
+        self.check(self.lib.grove_balltree_layout(n, C.byref(params), C.byref(slots), C.byref(nb)))
+        idx = np.empty(slots.value, dtype=np.int64)
+        mask = np.empty(slots.value, dtype=np.uint8)
+        pts = Points(x.ctypes.data, n, d, GROVE_FLOAT64, 0)
+        opts = Options(threads, None, None, 0, None)
+        self.check(self.lib.grove_balltree_build(pts, C.byref(params), idx.ctypes.data, mask.ctypes.data,
+                                                 C.byref(opts)))
+        return idx, mask.view(bool)
+
+
+# ---- timing and tables ------------------------------------------------------
+
+def best_ms(fn, budget_s, min_repeats=3, max_repeats=50):
+    best, spent, runs = float("inf"), 0.0, 0
+    while runs < min_repeats or (spent < budget_s and runs < max_repeats):
+        t0 = time.perf_counter()
+        fn()
+        dt = time.perf_counter() - t0
+        best, spent, runs = min(best, dt), spent + dt, runs + 1
+        if dt > budget_s:  # one slow run is all we wait for
+            break
+    return best * 1e3
+
+
+def leaves(idx, mask):
+    pairs = idx.reshape(-1, 2)
+    real = mask.reshape(-1, 2)
+    return [frozenset(p[r].tolist()) for p, r in zip(pairs, real)]
+
+
+class Bench:
+    def __init__(self, grove, erwin, threadpool_limits, budget_s):
+        self.grove, self.erwin, self.limits, self.budget = grove, erwin, threadpool_limits, budget_s
+
+    def erwin_build(self, x, batch):
+        return self.erwin.build_balltree_with_idx(x, batch)
+
+    def sklearn_build(self, x, batch, starts):
+        from sklearn.neighbors import BallTree
+        for a, b in zip(starts[:-1], starts[1:]):
+            BallTree(x[a:b], leaf_size=2)
+
+    def row(self, x, batch_count, threads, with_sklearn=True):
+        n = x.shape[0]
+        batch = np.repeat(np.arange(batch_count, dtype=np.int64), n // batch_count)
+        batch = np.concatenate([batch, np.full(n - batch.size, batch_count - 1, dtype=np.int64)])
+        starts = np.searchsorted(batch, np.arange(batch_count + 1))
+        g = best_ms(lambda: self.grove.build(x, batch, threads), self.budget)
+        with self.limits(limits=threads, user_api="openmp"):
+            e = best_ms(lambda: self.erwin_build(x, batch), self.budget)
+            ei, em = self.erwin_build(x, batch)
+        s = best_ms(lambda: self.sklearn_build(x, batch, starts), self.budget, 1) if with_sklearn else None
+        gi, gm = self.grove.build(x, batch, threads)
+        same = gi.size == ei.size and leaves(gi, gm) == leaves(ei, np.asarray(em, dtype=bool))
+        return g, e, s, same
+
+
+def table(title, header, rows):
+    print()
+    print("=" * 88)
+    print(title)
+    print("=" * 88)
+    print(("{:>9}" * len(header)).format(*header))
+    print("-" * 88)
+    for r in rows:
+        print(("{:>9}" * len(r)).format(*r))
+
+
+def fmt_row(key, threads, g, e, s, same):
+    return [key, threads, f"{g:.3f}", f"{e:.3f}", f"{e / g:.1f}x", "-" if s is None else f"{s:.2f}",
+            "-" if s is None else f"{s / g:.0f}x", "✓" if same else "✗"]
+
+
+HEADER = ["threads", "grove", "erwin", "erwin/g", "sklearn", "sklrn/g", "leaves"]
+
+
+def machine(grove, standin):
+    model = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    import sklearn
+    try:
+        from importlib.metadata import version
+        erwin_version = version("balltree-erwin")
+    except Exception:
+        erwin_version = "unknown"
+    print(f"machine: {model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}")
+    print(f"python {platform.python_version()}, numpy {np.__version__}, scikit-learn {sklearn.__version__}, "
+          f"balltree-erwin {erwin_version}" + (" (with a torch stand-in: torch is not installed)" if standin else ""))
+    info = grove.lib.grove_build_info().decode().strip().splitlines()
+    print(f"grove {grove.lib.grove_version().decode()}: " + "; ".join(info[:2]))
+    print("times: min wall ms over repeats; ratios peer/grove; sklearn builds one tree per batch, single-threaded")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="small sizes, short repeats (for iterating)")
+    ap.add_argument("--max-log2", type=int, default=22, help="largest scaling size 2^K (default 22)")
+    ap.add_argument("--lib", default=os.path.join(HERE, "..", "build", "libgrove.so"))
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+
+    standin = torch_standin()
+    # This script is itself named balltree.py: keep its folder out of the way.
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != HERE]
+    import balltree as erwin
+    from threadpoolctl import threadpool_limits
+
+    grove = Grove(os.path.abspath(args.lib))
+    machine(grove, standin)
+    bench = Bench(grove, erwin, threadpool_limits, 0.1 if args.quick else 0.5)
+    rng = np.random.default_rng(args.seed)
+    thread_counts = [1, 2]
+
+    rows = []
+    x = rng.random((16384, 3))
+    for batches in [1, 8, 64]:
+        for t in thread_counts:
+            rows.append(fmt_row(batches, t, *bench.row(x, batches, t)))
+    table("batches (n = 16384, d = 3)", ["batches"] + HEADER, rows)
+
+    rows = []
+    for d in [2, 3, 4]:
+        x = rng.random((16384, d))
+        for t in thread_counts:
+            rows.append(fmt_row(d, t, *bench.row(x, 1, t)))
+    table("dimensions (n = 16384, one batch)", ["d"] + HEADER, rows)
+
+    rows = []
+    top = min(args.max_log2, 16) if args.quick else args.max_log2
+    for k in range(10, top + 1, 2):
+        x = rng.random((1 << k, 3))
+        for t in thread_counts:
+            rows.append(fmt_row(f"2^{k}", t, *bench.row(x, 1, t, with_sklearn=k <= 20)))
+    table("scaling (d = 3, one batch; sklearn up to 2^20)", ["n"] + HEADER, rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,746 @@
+/* Ball tree: exact agreement with a plain recursive reference (qsort per
+ * node), independent invariants, partition mode, rotations, ball
+ * statistics, threads, errors. */
+#include "test.h"
+#include "internal.h"
+
+#include <math.h>
+#include <stdint.h>
+
+/* ---- reference ---------------------------------------------------------- */
+
+/* Coordinates as double (rotated if the case rotates), n x d. */
+static const double *ref_x;
+static size_t ref_d, ref_dim;
+
+static int ref_by_coord(const void *a, const void *b)
+{
+    int64_t r = *(const int64_t *)a, s = *(const int64_t *)b;
+    double x = ref_x[(size_t)r * ref_d + ref_dim], y = ref_x[(size_t)s * ref_d + ref_dim];
+    if (x != y) return x < y ? -1 : 1;
+    return (r > s) - (r < s);
+}
+
+static int ref_by_row(const void *a, const void *b)
+{
+    int64_t r = *(const int64_t *)a, s = *(const int64_t *)b;
+    return (r > s) - (r < s);
+}
+
+/* Sort rows[0..k) along their widest dimension (ties: lowest dimension;
+ * spread max - min in double; order by (coordinate, row)). */
+static void ref_sort_widest(int64_t *rows, size_t k)
+{
+    size_t best = 0;
+    double best_spread = -1;
+    for (size_t j = 0; j < ref_d; j++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t i = 0; i < k; i++) {
+            double v = ref_x[(size_t)rows[i] * ref_d + j];
+            if (v < lo) lo = v;
+            if (v > hi) hi = v;
+        }
+        if (hi - lo > best_spread) best_spread = hi - lo, best = j;
+    }
+    ref_dim = best;
+    qsort(rows, k, sizeof *rows, ref_by_coord);
+}
+
+static void ref_full(int64_t *rows, size_t k, int level, int L, int64_t *out, uint8_t *mask)
+{
+    if (level == L && k == 1) {
+        out[0] = out[1] = rows[0];
+        mask[0] = 1, mask[1] = 0;
+        return;
+    }
+    ref_sort_widest(rows, k);
+    if (level == L) {
+        out[0] = rows[0], out[1] = rows[1];
+        mask[0] = mask[1] = 1;
+        return;
+    }
+    size_t h = k / 2, right = (size_t)1 << (L - level);
+    ref_full(rows, h, level + 1, L, out, mask);
+    ref_full(rows + h, k - h, level + 1, L, out + right, mask + right);
+}
+
+static void ref_partition(int64_t *rows, size_t k, int level, int K, int64_t *out)
+{
+    if (level == K || k <= 1) {
+        qsort(rows, k, sizeof *rows, ref_by_row);
+        memcpy(out, rows, k * sizeof *rows);
+        return;
+    }
+    ref_sort_widest(rows, k);
+    size_t h = k / 2;
+    ref_partition(rows, h, level + 1, K, out);
+    ref_partition(rows + h, k - h, level + 1, K, out + h);
+}
+
+static const int64_t *ref_ids;
+static int ref_by_id_row(const void *a, const void *b)
+{
+    int64_t r = *(const int64_t *)a, s = *(const int64_t *)b;
+    int64_t x = ref_ids ? ref_ids[r] : 0, y = ref_ids ? ref_ids[s] : 0;
+    if (x != y) return x < y ? -1 : 1;
+    return (r > s) - (r < s);
+}
+
+/* The whole output for x (n x d doubles), returns the slot count. */
+static size_t reference(const double *x, size_t n, size_t d, const int64_t *ids, int levels, int64_t *out,
+                        uint8_t *mask)
+{
+    ref_x = x;
+    ref_d = d;
+    ref_ids = ids;
+    int64_t *rows = malloc((n ? n : 1) * sizeof *rows);
+    for (size_t i = 0; i < n; i++) rows[i] = (int64_t)i;
+    qsort(rows, n, sizeof *rows, ref_by_id_row);
+    size_t slot = 0;
+    for (size_t a = 0; a < n;) {
+        size_t b = a + 1;
+        while (b < n && (!ids || ids[rows[b]] == ids[rows[a]])) b++;
+        size_t m = b - a;
+        if (levels < 0) {
+            int L = 0;
+            while (((size_t)2 << L) < m) L++;
+            ref_full(rows + a, m, 0, L, out + slot, mask + slot);
+            slot += (size_t)2 << L;
+        } else {
+            ref_partition(rows + a, m, 0, levels, out + slot);
+            memset(mask + slot, 1, m);
+            slot += m;
+        }
+        a = b;
+    }
+    free(rows);
+    return slot;
+}
+
+/* ---- data --------------------------------------------------------------- */
+
+typedef enum { UNIFORM, BINARY, SMALL_INTS, CLUSTER } data_kind;
+
+static void fill(double *x, size_t count, data_kind kind, grove_rng *rng)
+{
+    for (size_t i = 0; i < count; i++) {
+        double u = grove_rng_uniform(rng);
+        switch (kind) {
+        case UNIFORM: x[i] = 2 * u - 1; break;
+        case BINARY: x[i] = u < 0.5 ? 0.0 : 1.0; break;
+        case SMALL_INTS: x[i] = (double)(int)(u * 4) - 2 + (u < 0.1 ? -0.0 : 0.0); break;
+        case CLUSTER: x[i] = u < 0.7 ? 0.25 : u * u * 1e-3; break;
+        }
+    }
+}
+
+/* Values exactly representable as float so the f32 and f64 runs agree. */
+static void round_to_float(double *x, size_t count)
+{
+    for (size_t i = 0; i < count; i++) x[i] = (double)(float)x[i];
+}
+
+static bool quick(void)
+{
+    const char *s = getenv("GROVE_SANITIZE");
+    return s && *s;
+}
+
+static grove_options threads(int t)
+{
+    grove_options o;
+    grove_options_init(&o);
+    o.threads = t;
+    return o;
+}
+
+/* Independent invariants of a full-mode output: per batch a permutation of
+ * its rows plus padding copies in second slots (mask 0), and at each node
+ * every left point (coordinate, row) <= every right point along the widest
+ * dimension. x is n x d double (what the splits saw). */
+static bool invariants_hold(const double *x, size_t n, size_t d, const int64_t *ids, const int64_t *out,
+                            const uint8_t *mask)
+{
+    grove_balltree_params p;
+    grove_balltree_params_init(&p);
+    p.batch = ids;
+    size_t slots, nb;
+    if (grove_balltree_layout(n, &p, &slots, &nb) != GROVE_OK) return false;
+    grove_balltree_batch *info = malloc((nb ? nb : 1) * sizeof *info);
+    grove_balltree_batches(n, &p, info);
+    uint8_t *seen = calloc(n ? n : 1, 1);
+    bool ok = true;
+    ref_x = x;
+    ref_d = d;
+    for (size_t b = 0; b < nb && ok; b++) {
+        size_t base = info[b].slot_offset, real = 0;
+        for (size_t s = base; s < base + info[b].slots && ok; s++) {
+            if (!mask[s]) {
+                ok = (s - base) % 2 == 1 && out[s] == out[s - 1] && mask[s - 1];
+                continue;
+            }
+            ok = out[s] >= 0 && (size_t)out[s] < n && !seen[out[s]] && (!ids || ids[out[s]] == info[b].id);
+            if (ok) seen[out[s]] = 1, real++;
+        }
+        ok = ok && real == info[b].count;
+        for (int level = 0; level <= info[b].levels && ok; level++) {
+            size_t width = info[b].slots >> level;
+            for (size_t lo = base; lo < base + info[b].slots && ok; lo += width) {
+                int64_t rows[64];
+                size_t k = 0, h = 0;
+                if (width > 64) continue; /* the big nodes are covered by the reference */
+                for (size_t s = lo; s < lo + width; s++) {
+                    if (s == lo + width / 2) h = k;
+                    if (mask[s]) rows[k++] = out[s];
+                }
+                if (k < 2) continue;
+                ok = h == k / 2;
+                int64_t sorted[64];
+                memcpy(sorted, rows, k * sizeof *rows);
+                ref_sort_widest(sorted, k);
+                for (size_t i = 0; i < h && ok; i++)
+                    for (size_t j = h; j < k && ok; j++) ok = ref_by_coord(&rows[i], &rows[j]) < 0;
+            }
+        }
+    }
+    free(seen);
+    free(info);
+    return ok;
+}
+
+/* Build x (as f64, or as f32 when f32, optionally strided) and compare with
+ * the reference; returns false (after reporting) on a mismatch. */
+static bool agrees(const double *x, size_t n, size_t d, const int64_t *ids, int levels, bool f32, size_t pad,
+                   int nthreads)
+{
+    grove_balltree_params p;
+    grove_balltree_params_init(&p);
+    p.batch = ids;
+    p.levels = levels;
+    size_t slots, nb;
+    if (grove_balltree_layout(n, &p, &slots, &nb) != GROVE_OK) return false;
+    int64_t *want = malloc((slots + 1) * sizeof *want), *got = malloc((slots + 1) * sizeof *got);
+    uint8_t *wmask = malloc(slots + 1), *gmask = malloc(slots + 1);
+    size_t ref_slots = reference(x, n, d, ids, levels, want, wmask);
+    size_t row = d + pad;
+    void *buf = malloc((n * row + 1) * (f32 ? sizeof(float) : sizeof(double)));
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < row; j++) {
+            double v = j < d ? x[i * d + j] : NAN;
+            if (f32) ((float *)buf)[i * row + j] = (float)v;
+            else ((double *)buf)[i * row + j] = v;
+        }
+    grove_points pts = f32 ? grove_points_f32(buf, n, d) : grove_points_f64(buf, n, d);
+    pts.stride = pad ? row * (f32 ? sizeof(float) : sizeof(double)) : 0;
+    grove_options o = threads(nthreads);
+    grove_status s = grove_balltree_build(pts, &p, got, gmask, &o);
+    bool ok = s == GROVE_OK && ref_slots == slots && memcmp(want, got, slots * sizeof *got) == 0 &&
+              memcmp(wmask, gmask, slots) == 0;
+    if (ok) ok = grove_balltree_check(pts, &p, got, gmask, NULL) == GROVE_OK;
+    if (ok && levels < 0) ok = invariants_hold(x, n, d, ids, got, gmask);
+    if (!ok)
+        test_fail(__FILE__, __LINE__, "n %zu d %zu levels %d %s pad %zu threads %d: %s", n, d, levels,
+                  f32 ? "f32" : "f64", pad, nthreads, s == GROVE_OK ? grove_last_error() : grove_status_str(s));
+    free(buf);
+    free(want);
+    free(got);
+    free(wmask);
+    free(gmask);
+    return ok;
+}
+
+/* ---- tests -------------------------------------------------------------- */
+
+TEST(balltree_matches_reference_single_batch)
+{
+    static const size_t sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 17, 23, 31, 32, 33,
+                                   63, 64, 65, 100, 127, 128, 129, 255, 256, 257, 1000, 1023, 1024, 1025};
+    static const size_t dims[] = {1, 2, 3, 7};
+    grove_rng rng;
+    grove_rng_seed(&rng, 1);
+    double *x = malloc(1025 * 7 * sizeof *x);
+    int cases = 0;
+    for (size_t a = 0; a < sizeof sizes / sizeof *sizes; a++)
+        for (size_t b = 0; b < sizeof dims / sizeof *dims; b++)
+            for (int kind = UNIFORM; kind <= CLUSTER; kind++) {
+                size_t n = sizes[a], d = dims[b];
+                fill(x, n * d, (data_kind)kind, &rng);
+                round_to_float(x, n * d);
+                bool f32 = (a + b + (size_t)kind) % 2 == 0;
+                if (!agrees(x, n, d, NULL, GROVE_BALLTREE_FULL, f32, (a % 3 == 0) ? 2 : 0, 1)) goto done;
+                cases++;
+            }
+    CHECK(cases == 34 * 4 * 4);
+done:
+    free(x);
+}
+
+TEST(balltree_float32_equals_widened_float64)
+{
+    grove_rng rng;
+    grove_rng_seed(&rng, 2);
+    size_t n = 5000, d = 3;
+    double *x = malloc(n * d * sizeof *x);
+    for (int kind = UNIFORM; kind <= CLUSTER; kind++) {
+        fill(x, n * d, (data_kind)kind, &rng);
+        round_to_float(x, n * d);
+        CHECK(agrees(x, n, d, NULL, GROVE_BALLTREE_FULL, true, 0, 1));
+        CHECK(agrees(x, n, d, NULL, GROVE_BALLTREE_FULL, false, 1, 1));
+    }
+    free(x);
+}
+
+TEST(balltree_large_and_wide_cases)
+{
+    grove_rng rng;
+    grove_rng_seed(&rng, 3);
+    size_t big = quick() ? 20000 : 100000;
+    double *x = malloc(big * 3 * sizeof *x);
+    fill(x, big * 3, UNIFORM, &rng);
+    round_to_float(x, big * 3);
+    CHECK(agrees(x, big, 3, NULL, GROVE_BALLTREE_FULL, false, 0, 1));
+    CHECK(agrees(x, big, 3, NULL, GROVE_BALLTREE_FULL, true, 0, 2));
+    size_t pow2 = quick() ? 4097 : 65537;
+    fill(x, pow2 * 2, BINARY, &rng);
+    CHECK(agrees(x, pow2, 2, NULL, GROVE_BALLTREE_FULL, false, 0, 2));
+    CHECK(agrees(x, pow2 - 1, 2, NULL, GROVE_BALLTREE_FULL, true, 0, 1));
+    free(x);
+    size_t n = quick() ? 500 : 3000, d = 64;
+    x = malloc(n * d * sizeof *x);
+    fill(x, n * d, UNIFORM, &rng);
+    CHECK(agrees(x, n, d, NULL, GROVE_BALLTREE_FULL, false, 3, 1));
+    fill(x, n * d, SMALL_INTS, &rng);
+    CHECK(agrees(x, n, d, NULL, GROVE_BALLTREE_FULL, true, 0, 2));
+    free(x);
+}
+
+/* Batch ids of unequal batch sizes in shuffled order; `spread` scales the
+ * ids (large ones exercise the sorting path, small ones counting). */
+static int64_t *shuffled_batches(size_t n, size_t batches, int64_t spread, grove_rng *rng)
+{
+    int64_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    for (size_t i = 0; i < n; i++) {
+        double u = grove_rng_uniform(rng);
+        ids[i] = (int64_t)((double)batches * u * u) * spread; /* skewed sizes */
+    }
+    return ids;
+}
+
+TEST(balltree_many_batches_any_order)
+{
+    grove_rng rng;
+    grove_rng_seed(&rng, 4);
+    static const int64_t spreads[] = {1, 3, 1000000007};
+    size_t n = 6000;
+    double *x = malloc(n * 3 * sizeof *x);
+    for (int t = 0; t < 3; t++)
+        for (size_t batches = 1; batches <= 300; batches *= 7) {
+            int64_t *ids = shuffled_batches(n, batches, spreads[t], &rng);
+            fill(x, n * 3, t == 1 ? BINARY : UNIFORM, &rng);
+            round_to_float(x, n * 3);
+            CHECK(agrees(x, n, 3, ids, GROVE_BALLTREE_FULL, t == 2, 0, 1 + t % 2));
+            CHECK(agrees(x, n, 3, ids, 3, t != 2, 0, 2));
+            free(ids);
+        }
+    /* Sorted ids with gaps, and every batch a single point. */
+    int64_t *ids = malloc(n * sizeof *ids);
+    for (size_t i = 0; i < n; i++) ids[i] = (int64_t)(i / 7) * 2;
+    CHECK(agrees(x, n, 3, ids, GROVE_BALLTREE_FULL, false, 0, 2));
+    for (size_t i = 0; i < n; i++) ids[i] = (int64_t)(n - i);
+    CHECK(agrees(x, n, 3, ids, GROVE_BALLTREE_FULL, false, 0, 2));
+    free(ids);
+    free(x);
+}
+
+TEST(balltree_partition_mode_matches_reference)
+{
+    grove_rng rng;
+    grove_rng_seed(&rng, 5);
+    static const size_t sizes[] = {1, 2, 3, 5, 8, 9, 17, 100, 1000, 4099};
+    static const int levels[] = {0, 1, 2, 3, 5, 20};
+    double *x = malloc(4099 * 3 * sizeof *x);
+    for (size_t a = 0; a < sizeof sizes / sizeof *sizes; a++)
+        for (size_t b = 0; b < sizeof levels / sizeof *levels; b++) {
+            fill(x, sizes[a] * 3, a % 2 ? BINARY : UNIFORM, &rng);
+            round_to_float(x, sizes[a] * 3);
+            CHECK(agrees(x, sizes[a], 1 + b % 3, NULL, levels[b], b % 2 == 0, b % 2, 1));
+        }
+    /* mask may be NULL in partition mode */
+    grove_balltree_params p;
+    grove_balltree_params_init(&p);
+    p.levels = 2;
+    int64_t idx[100];
+    CHECK_OK(grove_balltree_build(grove_points_f64(x, 100, 3), &p, idx, NULL, NULL));
+    free(x);
+}
+
+TEST(balltree_threads_give_identical_output)
+{
+    grove_rng rng;
+    grove_rng_seed(&rng, 6);
+    size_t n = quick() ? 70000 : 300000, d = 3;
+    double *x = malloc(n * d * sizeof *x);
+    fill(x, n * d, UNIFORM, &rng);
+    int64_t *a = malloc(2 * n * sizeof *a), *b = malloc(2 * n * sizeof *b);
+    uint8_t *ma = malloc(2 * n), *mb = malloc(2 * n);
+    int64_t *ids = shuffled_batches(n, 9, 1, &rng);
+    for (int t = 0; t < 4; t++) {
+        grove_balltree_params p;
+        grove_balltree_params_init(&p);
+        p.batch = t % 2 ? ids : NULL;
+        p.levels = t < 2 ? GROVE_BALLTREE_FULL : 6;
+        size_t slots, nb;
+        REQUIRE_OK(grove_balltree_layout(n, &p, &slots, &nb));
+        grove_options o1 = threads(1), o2 = threads(2);
+        CHECK_OK(grove_balltree_build(grove_points_f64(x, n, d), &p, a, ma, &o1));
+        CHECK_OK(grove_balltree_build(grove_points_f64(x, n, d), &p, b, mb, &o2));
+        CHECK(memcmp(a, b, slots * sizeof *a) == 0 && memcmp(ma, mb, slots) == 0);
+        CHECK_OK(grove_balltree_check(grove_points_f64(x, n, d), &p, b, mb, NULL));
+    }
+    free(ids);
+    free(x);
+    free(a);
+    free(b);
+    free(ma);
+    free(mb);
+}
+
+TEST(balltree_tiny_inputs_and_signed_zero)
+{
+    grove_balltree_params p;
+    grove_balltree_params_init(&p);
+    size_t slots = 9, nb = 9;
+    CHECK_OK(grove_balltree_layout(0, &p, &slots, &nb));
+    CHECK(slots == 0 && nb == 0);
+    CHECK_OK(grove_balltree_build(grove_points_f64(NULL, 0, 0), &p, NULL, NULL, NULL));
+    double one[2] = {3, 4};
+    int64_t idx[4];
+    uint8_t mask[4];
+    CHECK_OK(grove_balltree_build(grove_points_f64(one, 1, 2), &p, idx, mask, NULL));
+    CHECK(idx[0] == 0 && idx[1] == 0 && mask[0] == 1 && mask[1] == 0);
+    /* -0.0 == +0.0: a tie, broken by row; dimension 1 is the wide one */
+    double z[6] = {-0.0, 5, 0.0, 1, -0.0, 3};
+    double zz[4] = {0.0, 1, -0.0, 1};
+    CHECK_OK(grove_balltree_build(grove_points_f64(zz, 2, 2), &p, idx, mask, NULL));
+    CHECK(idx[0] == 0 && idx[1] == 1 && mask[0] && mask[1]);
+    CHECK_OK(grove_balltree_build(grove_points_f64(z, 3, 2), &p, idx, mask, NULL));
+    /* root splits on dim 1: left {row 1}, right {row 2, row 0} by y */
+    CHECK(idx[0] == 1 && idx[1] == 1 && mask[1] == 0 && idx[2] == 2 && idx[3] == 0);
+    grove_balltree_batch info[1];
+    CHECK_OK(grove_balltree_batches(3, &p, info));
+    CHECK(info[0].id == 0 && info[0].count == 3 && info[0].slots == 4 && info[0].levels == 1);
+}
+
+TEST(balltree_layout_and_batches)
+{
+    int64_t ids[] = {7, 2, 7, 7, 2, 9, 7, 7, 7, 7};
+    grove_balltree_params p;
+    grove_balltree_params_init(&p);
+    p.batch = ids;
+    size_t slots, nb;
+    CHECK_OK(grove_balltree_layout(10, &p, &slots, &nb));
+    CHECK(nb == 3 && slots == 2 + 2 + 8);
+    grove_balltree_batch info[3];
+    CHECK_OK(grove_balltree_batches(10, &p, info));
+    CHECK(info[0].id == 2 && info[0].count == 2 && info[0].slot_offset == 0 && info[0].levels == 0);
+    CHECK(info[1].id == 7 && info[1].count == 7 && info[1].slot_offset == 2 && info[1].slots == 8 &&
+          info[1].levels == 2);
+    CHECK(info[2].id == 9 && info[2].count == 1 && info[2].slot_offset == 10 && info[2].slots == 2);
+    p.levels = 4;
+    CHECK_OK(grove_balltree_layout(10, &p, &slots, &nb));
+    CHECK(slots == 10);
+    CHECK_OK(grove_balltree_batches(10, &p, info));
+    CHECK(info[1].slot_offset == 2 && info[1].slots == 7 && info[1].levels == 4);
+    size_t balls;
+    CHECK_OK(grove_balltree_ball_count(10, &p, 4, &balls));
+    CHECK(balls == 48);
+}
+
+TEST(balltree_errors_name_the_culprit)
+{
+    double x[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    int64_t idx[8];
+    uint8_t mask[8];
+    int64_t ids[4] = {0, 1, -5, 1};
+    grove_balltree_params p;
+    grove_balltree_params_init(&p);
+    p.batch = ids;
+    size_t slots, nb, balls;
+    CHECK_FAILS(grove_balltree_layout(4, &p, &slots, &nb), GROVE_INVALID_ARGUMENT, "batch id -5 at index 2");
+    CHECK_FAILS(grove_balltree_build(grove_points_f64(x, 4, 2), &p, idx, mask, NULL), GROVE_INVALID_ARGUMENT,
+                "at index 2 is negative");
+    p.batch = NULL;
+    x[5] = NAN;
+    CHECK_FAILS(grove_balltree_build(grove_points_f64(x, 4, 2), &p, idx, mask, NULL), GROVE_INVALID_ARGUMENT,
+                "row 2, column 1 is NaN");
+    x[5] = 5;
+    CHECK_FAILS(grove_balltree_build(grove_points_f64(x, 4, 2), &p, NULL, mask, NULL), GROVE_INVALID_ARGUMENT,
+                "indices is NULL");
+    CHECK_FAILS(grove_balltree_layout(4, &p, NULL, &nb), GROVE_INVALID_ARGUMENT, "NULL");
+    p.levels = -2;
+    CHECK_FAILS(grove_balltree_layout(4, &p, &slots, &nb), GROVE_INVALID_ARGUMENT, "levels must be");
+    p.levels = GROVE_BALLTREE_FULL;
+    int64_t two[4] = {3, 3, 8, 8};
+    p.batch = two;
+    /* batch 3 has L = 0 (2 points); level 1 is too deep for it */
+    CHECK_FAILS(grove_balltree_ball_count(4, &p, 1, &balls), GROVE_INVALID_ARGUMENT, "batch 3 (L = 0)");
+    CHECK_FAILS(grove_balltree_ball_count(4, &p, -1, &balls), GROVE_INVALID_ARGUMENT, "level must be >= 0");
+    double c[8], r[4];
+    CHECK_OK(grove_balltree_build(grove_points_f64(x, 4, 2), &p, idx, mask, NULL));
+    CHECK_FAILS(grove_balltree_ball_stats(grove_points_f64(x, 4, 2), &p, idx, mask, 1, c, r, NULL),
+                GROVE_INVALID_ARGUMENT, "batch 3 (L = 0)");
+    CHECK_FAILS(grove_balltree_ball_stats(grove_points_f64(x, 4, 2), &p, idx, mask, 0, NULL, r, NULL),
+                GROVE_INVALID_ARGUMENT, "is NULL");
+    idx[1] = 99;
+    CHECK_FAILS(grove_balltree_ball_stats(grove_points_f64(x, 4, 2), &p, idx, mask, 0, c, r, NULL),
+                GROVE_INVALID_ARGUMENT, "slot 1 holds row 99");
+    p.levels = 1;
+    CHECK_FAILS(grove_balltree_ball_count(4, &p, 2, &balls), GROVE_INVALID_ARGUMENT, "deeper than the 1 partition");
+    p.batch = NULL;
+    p.levels = GROVE_BALLTREE_FULL;
+    double rot[4] = {1, 0, 0, INFINITY};
+    p.rotation = rot;
+    CHECK_FAILS(grove_balltree_build(grove_points_f64(x, 4, 2), &p, idx, mask, NULL), GROVE_INVALID_ARGUMENT,
+                "rotation[1][1]");
+    CHECK_FAILS(grove_rotation_random(0, 1, rot), GROVE_INVALID_ARGUMENT, "d must be");
+    CHECK_FAILS(grove_rotation_random(2, 1, NULL), GROVE_INVALID_ARGUMENT, "NULL");
+}
+
+/* det by LU with partial pivoting (test-side, independent of rotation.c). */
+static double det(const double *a, size_t d)
+{
+    double *m = malloc(d * d * sizeof *m), result = 1;
+    memcpy(m, a, d * d * sizeof *m);
+    for (size_t c = 0; c < d; c++) {
+        size_t p = c;
+        for (size_t r = c + 1; r < d; r++)
+            if (fabs(m[r * d + c]) > fabs(m[p * d + c])) p = r;
+        if (p != c) {
+            for (size_t t = 0; t < d; t++) {
+                double tmp = m[c * d + t];
+                m[c * d + t] = m[p * d + t], m[p * d + t] = tmp;
+            }
+            result = -result;
+        }
+        result *= m[c * d + c];
+        for (size_t r = c + 1; r < d; r++) {
+            double f = m[r * d + c] / m[c * d + c];
+            for (size_t t = c; t < d; t++) m[r * d + t] -= f * m[c * d + t];
+        }
+    }
+    free(m);
+    return result;
+}
+
+TEST(balltree_random_rotation_is_orthogonal_haar_and_reproducible)
+{
+    static const size_t dims[] = {1, 2, 3, 4, 7, 16, 64};
+    double first00[2] = {0, 0};
+    for (size_t a = 0; a < sizeof dims / sizeof *dims; a++) {
+        size_t d = dims[a];
+        double *r = malloc(d * d * sizeof *r), *r2 = malloc(d * d * sizeof *r2);
+        for (uint64_t seed = 0; seed < 20; seed++) {
+            REQUIRE_OK(grove_rotation_random(d, seed, r));
+            CHECK_OK(grove_rotation_random(d, seed, r2));
+            CHECK(memcmp(r, r2, d * d * sizeof *r) == 0);
+            double worst = 0;
+            for (size_t i = 0; i < d; i++)
+                for (size_t j = 0; j < d; j++) {
+                    double dot = 0;
+                    for (size_t k = 0; k < d; k++) dot += r[i * d + k] * r[j * d + k];
+                    worst = fmax(worst, fabs(dot - (i == j)));
+                }
+            CHECK_MSG(worst < 1e-12, "d %zu seed %llu: orthogonality error %g", d, (unsigned long long)seed, worst);
+            CHECK(fabs(det(r, d) - 1) < 1e-10);
+            if (d == 1) CHECK(r[0] == 1.0);
+            if (d == 2 && seed < 2) first00[seed] = r[0];
+        }
+        free(r);
+        free(r2);
+    }
+    CHECK(first00[0] != first00[1]);
+    /* Haar: the first entry of a 3-d rotation has mean 0 and variance 1/3. */
+    double r[9], sum = 0, sum2 = 0;
+    int draws = 4000;
+    for (int s = 0; s < draws; s++) {
+        CHECK_OK(grove_rotation_random(3, (uint64_t)s + 100, r));
+        sum += r[0];
+        sum2 += r[0] * r[0];
+    }
+    CHECK(fabs(sum / draws) < 0.03);
+    CHECK(fabs(sum2 / draws - 1.0 / 3.0) < 0.03);
+}
+
+TEST(balltree_rotation_splits_on_rotated_points)
+{
+    grove_rng rng;
+    grove_rng_seed(&rng, 8);
+    static const size_t dims[] = {2, 3, 7};
+    size_t n = 3000;
+    double *x = malloc(n * 7 * sizeof *x), *y = malloc(n * 7 * sizeof *y);
+    float *xf = malloc(n * 7 * sizeof *xf);
+    int64_t *want = malloc(2 * n * sizeof *want), *got = malloc(2 * n * sizeof *got);
+    uint8_t *wm = malloc(2 * n), *gm = malloc(2 * n);
+    for (size_t a = 0; a < 3; a++) {
+        size_t d = dims[a];
+        double R[49];
+        REQUIRE_OK(grove_rotation_random(d, 40 + a, R));
+        fill(x, n * d, a == 1 ? SMALL_INTS : UNIFORM, &rng);
+        round_to_float(x, n * d);
+        for (size_t i = 0; i < n * d; i++) xf[i] = (float)x[i];
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < d; j++) {
+                double sum = 0.0;
+                for (size_t k = 0; k < d; k++) {
+                    double term = R[j * d + k] * x[i * d + k];
+                    sum = sum + term;
+                }
+                y[i * d + j] = sum;
+            }
+        for (int levels = -1; levels <= 3; levels += 4) {
+            grove_balltree_params p;
+            grove_balltree_params_init(&p);
+            p.levels = levels;
+            size_t slots = reference(y, n, d, NULL, levels, want, wm);
+            p.rotation = R;
+            CHECK_OK(grove_balltree_build(grove_points_f64(x, n, d), &p, got, gm, NULL));
+            CHECK(memcmp(want, got, slots * sizeof *got) == 0 && memcmp(wm, gm, slots) == 0);
+            CHECK_OK(grove_balltree_check(grove_points_f64(x, n, d), &p, got, gm, NULL));
+            CHECK_OK(grove_balltree_build(grove_points_f32(xf, n, d), &p, got, gm, NULL));
+            CHECK(memcmp(want, got, slots * sizeof *got) == 0);
+        }
+    }
+    free(x);
+    free(y);
+    free(xf);
+    free(want);
+    free(got);
+    free(wm);
+    free(gm);
+}
+
+/* Brute-force centre and radius of the real points in slots [lo, hi). */
+static void brute_ball(const double *x, size_t d, const int64_t *idx, const uint8_t *mask, size_t lo, size_t hi,
+                       double *c, double *r)
+{
+    size_t count = 0;
+    for (size_t j = 0; j < d; j++) c[j] = 0;
+    for (size_t s = lo; s < hi; s++)
+        if (!mask || mask[s]) {
+            for (size_t j = 0; j < d; j++) c[j] += x[(size_t)idx[s] * d + j];
+            count++;
+        }
+    for (size_t j = 0; j < d; j++) c[j] = count ? c[j] / (double)count : NAN;
+    *r = count ? 0 : NAN;
+    for (size_t s = lo; s < hi; s++)
+        if (!mask || mask[s]) {
+            double dist = 0;
+            for (size_t j = 0; j < d; j++) dist += (x[(size_t)idx[s] * d + j] - c[j]) * (x[(size_t)idx[s] * d + j] - c[j]);
+            *r = fmax(*r, sqrt(dist));
+        }
+}
+
+static bool same(double a, double b) { return (isnan(a) && isnan(b)) || fabs(a - b) <= 1e-12 * (1 + fabs(b)); }
+
+TEST(balltree_ball_stats_match_brute_force)
+{
+    grove_rng rng;
+    grove_rng_seed(&rng, 9);
+    size_t n = 777, d = 3;
+    double *x = malloc(n * d * sizeof *x);
+    fill(x, n * d, UNIFORM, &rng);
+    int64_t *ids = shuffled_batches(n, 5, 2, &rng);
+    int64_t *idx = malloc(2 * n * sizeof *idx);
+    uint8_t *mask = malloc(2 * n);
+    for (int mode = 0; mode < 3; mode++) {
+        grove_balltree_params p;
+        grove_balltree_params_init(&p);
+        p.batch = ids;
+        p.levels = mode == 2 ? 9 : GROVE_BALLTREE_FULL; /* 9: some balls are empty */
+        grove_points pts = grove_points_f64(x, n, d);
+        size_t slots, nb;
+        REQUIRE_OK(grove_balltree_layout(n, &p, &slots, &nb));
+        REQUIRE_OK(grove_balltree_build(pts, &p, idx, mask, NULL));
+        grove_balltree_batch info[16];
+        REQUIRE(nb <= 16);
+        CHECK_OK(grove_balltree_batches(n, &p, info));
+        int deepest = 99;
+        for (size_t b = 0; b < nb; b++) deepest = info[b].levels < deepest ? info[b].levels : deepest;
+        for (int level = 0; level <= deepest; level++) {
+            size_t balls;
+            REQUIRE_OK(grove_balltree_ball_count(n, &p, level, &balls));
+            CHECK(balls == nb << level);
+            double *c = malloc(balls * d * sizeof *c), *r = malloc(balls * sizeof *r);
+            grove_options o = threads(1 + level % 2);
+            /* mode 1: no mask, padding recognised as the repeated row */
+            CHECK_OK(grove_balltree_ball_stats(pts, &p, idx, mode == 1 ? NULL : mask, level, c, r, &o));
+            for (size_t i = 0; i < balls; i++) {
+                const grove_balltree_batch *b = &info[i >> level];
+                size_t j = i & (((size_t)1 << level) - 1), lo, hi;
+                if (mode < 2) {
+                    size_t width = b->slots >> level;
+                    lo = b->slot_offset + j * width, hi = lo + width;
+                } else {
+                    /* walk down the halving */
+                    size_t start = 0, k = b->count;
+                    for (int t = 0; t < level; t++) {
+                        size_t h = k / 2;
+                        if ((j >> (level - 1 - t)) & 1) start += h, k -= h;
+                        else k = h;
+                    }
+                    lo = b->slot_offset + start, hi = lo + k;
+                }
+                double wc[3], wr;
+                brute_ball(x, d, idx, mask, lo, hi, wc, &wr);
+                bool ok = same(r[i], wr);
+                for (size_t t = 0; t < d; t++) ok = ok && same(c[i * d + t], wc[t]);
+                CHECK_MSG(ok, "mode %d level %d ball %zu: r %g vs %g", mode, level, i, r[i], wr);
+                if (!ok) break;
+            }
+            free(c);
+            free(r);
+        }
+    }
+    free(ids);
+    free(idx);
+    free(mask);
+    free(x);
+}
+
+static void count_progress(void *user, const char *stage, double fraction)
+{
+    (void)stage;
+    int *calls = user;
+    if (fraction >= 0 && fraction <= 1) (*calls)++;
+}
+
+TEST(balltree_cancel_progress_and_allocation_failures)
+{
+    size_t n = 1000;
+    double *x = malloc(n * 2 * sizeof *x);
+    grove_rng rng;
+    grove_rng_seed(&rng, 10);
+    fill(x, n * 2, UNIFORM, &rng);
+    int64_t *ids = shuffled_batches(n, 10, 1, &rng), idx[2048];
+    uint8_t mask[2048];
+    grove_balltree_params p;
+    grove_balltree_params_init(&p);
+    p.batch = ids;
+    grove_options o = threads(1);
+    int calls = 0;
+    o.progress = count_progress;
+    o.progress_user = &calls;
+    CHECK_OK(grove_balltree_build(grove_points_f64(x, n, 2), &p, idx, mask, &o));
+    CHECK(calls >= 2);
+    volatile int stop = 1;
+    o.cancel = &stop;
+    CHECK_FAILS(grove_balltree_build(grove_points_f64(x, n, 2), &p, idx, mask, &o), GROVE_CANCELLED, "cancelled");
+    for (long k = 1; k <= 12; k++) {
+        grove__alloc_fail_after(k);
+        grove_status s = grove_balltree_build(grove_points_f64(x, n, 2), &p, idx, mask, NULL);
+        grove__alloc_fail_after(0);
+        CHECK(s == GROVE_OK || s == GROVE_OUT_OF_MEMORY);
+    }
+    free(ids);
+    free(x);
+}
