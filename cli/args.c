@@ -1,0 +1,200 @@
+/* Command-line option parsing with strict number checks: a bad value is a
+ * usage error that names the option and the text given. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_error(const char *command, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    fprintf(stderr, "grove %s: ", command);
+    vfprintf(stderr, fmt, args);
+    fputc('\n', stderr);
+    va_end(args);
+}
+
+int cli_fail(const char *command, grove_status status)
+{
+    const char *detail = grove_last_error();
+    cli_error(command, "%s", detail[0] ? detail : grove_status_str(status));
+    return CLI_EXIT_FAIL;
+}
+
+/* True when `name` is one of the '|'-separated spellings in `spec`. */
+static bool matches(const char *spec, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = spec;;) {
+        const char *bar = strchr(p, '|');
+        size_t part = bar ? (size_t)(bar - p) : strlen(p);
+        if (part == len && strncmp(p, name, len) == 0) return true;
+        if (!bar) return false;
+        p = bar + 1;
+    }
+}
+
+static bool parse_u64(const char *text, uint64_t *out)
+{
+    if (!*text || *text == '-' || *text == '+' || *text == ' ') return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || *end) return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_bytes(const char *text, size_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!*text || *text == '-') return false;
+    double v = strtod(text, &end);
+    double scale = 1;
+    if (*end == 'K' || *end == 'k') scale = 1024.0, end++;
+    else if (*end == 'M' || *end == 'm') scale = 1024.0 * 1024, end++;
+    else if (*end == 'G' || *end == 'g') scale = 1024.0 * 1024 * 1024, end++;
+    else if (*end == 'T' || *end == 't') scale = 1024.0 * 1024 * 1024 * 1024, end++;
+    if (*end == 'B' || *end == 'b') end++;
+    if (errno || *end || !isfinite(v) || v < 0 || v * scale >= 18446744073709551615.0) return false;
+    *out = (size_t)(v * scale);
+    return true;
+}
+
+/* Store `value` into an option of the given kind; false if it does not parse. */
+static bool store(const cli_opt *opt, const char *value)
+{
+    char *end;
+    switch (opt->kind) {
+    case OPT_FLAG: *(bool *)opt->dest = true; return true;
+    case OPT_STRING: *(const char **)opt->dest = value; return true;
+    case OPT_SIZE: {
+        uint64_t v;
+        if (!parse_u64(value, &v) || v > SIZE_MAX) return false;
+        *(size_t *)opt->dest = (size_t)v;
+        return true;
+    }
+    case OPT_U64: return parse_u64(value, (uint64_t *)opt->dest);
+    case OPT_INT: {
+        errno = 0;
+        long v = strtol(value, &end, 10);
+        if (!*value || errno || *end || v < -2147483647L || v > 2147483647L) return false;
+        *(int *)opt->dest = (int)v;
+        return true;
+    }
+    case OPT_DOUBLE: {
+        errno = 0;
+        double v = strtod(value, &end);
+        if (!*value || errno || *end || !isfinite(v)) return false;
+        *(double *)opt->dest = v;
+        return true;
+    }
+    case OPT_BYTES: return parse_bytes(value, (size_t *)opt->dest);
+    }
+    return false;
+}
+
+static const char *kind_text(cli_opt_kind kind)
+{
+    switch (kind) {
+    case OPT_SIZE: return "a whole number >= 0";
+    case OPT_U64: return "a whole number >= 0";
+    case OPT_INT: return "a whole number";
+    case OPT_DOUBLE: return "a finite number";
+    case OPT_BYTES: return "a size in bytes, optionally with K, M or G";
+    default: return "a value";
+    }
+}
+
+bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, size_t nopts,
+               const char **positional, size_t max_positional, size_t *npositional, cli_common *common)
+{
+    common->threads = 0;
+    common->json = false;
+    common->quiet = false;
+    common->progress = -1;
+    common->dims = 0;
+    common->dtype = "float64";
+    bool progress_on = false, progress_off = false;
+    const cli_opt shared[] = {
+        {"--threads", OPT_INT, &common->threads, NULL},
+        {"--json", OPT_FLAG, &common->json, NULL},
+        {"--quiet|-q", OPT_FLAG, &common->quiet, NULL},
+        {"--progress", OPT_FLAG, &progress_on, NULL},
+        {"--no-progress", OPT_FLAG, &progress_off, NULL},
+        {"--dims", OPT_SIZE, &common->dims, NULL},
+        {"--dtype", OPT_STRING, &common->dtype, NULL},
+    };
+    *npositional = 0;
+    bool only_positional = false;
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        if (only_positional || arg[0] != '-' || arg[1] == '\0') {
+            if (*npositional == max_positional) {
+                cli_error(command, "unexpected argument '%s'", arg);
+                return false;
+            }
+            positional[(*npositional)++] = arg;
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            only_positional = true;
+            continue;
+        }
+        /* Accept --name=value as well as --name value. */
+        char name[64];
+        const char *inline_value = strchr(arg, '=');
+        size_t name_len = inline_value ? (size_t)(inline_value - arg) : strlen(arg);
+        if (name_len >= sizeof name) name_len = sizeof name - 1;
+        memcpy(name, arg, name_len);
+        name[name_len] = '\0';
+        const cli_opt *opt = NULL;
+        for (size_t k = 0; k < nopts && !opt; k++)
+            if (matches(opts[k].name, name)) opt = &opts[k];
+        for (size_t k = 0; k < sizeof shared / sizeof shared[0] && !opt; k++)
+            if (matches(shared[k].name, name)) opt = &shared[k];
+        if (!opt) {
+            cli_error(command, "unknown option '%s' (see 'grove %s --help')", name, command);
+            return false;
+        }
+        const char *value = NULL;
+        if (opt->kind == OPT_FLAG) {
+            if (inline_value) {
+                cli_error(command, "%s takes no value", name);
+                return false;
+            }
+        } else if (inline_value) {
+            value = inline_value + 1;
+        } else if (i + 1 < argc) {
+            value = argv[++i];
+        } else {
+            cli_error(command, "%s needs a value", name);
+            return false;
+        }
+        if (!store(opt, value)) {
+            cli_error(command, "%s: expected %s, got '%s'", name, kind_text(opt->kind), value);
+            return false;
+        }
+        if (opt->seen) *opt->seen = true;
+    }
+    if (common->threads < 0) {
+        cli_error(command, "--threads: expected a whole number >= 0, got %d", common->threads);
+        return false;
+    }
+    if (strcmp(common->dtype, "float64") != 0 && strcmp(common->dtype, "float32") != 0) {
+        cli_error(command, "--dtype: expected float32 or float64, got '%s'", common->dtype);
+        return false;
+    }
+    if (progress_on && progress_off) {
+        cli_error(command, "--progress and --no-progress contradict each other");
+        return false;
+    }
+    common->progress = progress_on ? 1 : progress_off ? 0 : -1;
+    return true;
+}

@@ -1,0 +1,88 @@
+/* The --json summary line (DESIGN.md: the last line of stdout). */
+#include "cli.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void append(cli_json *j, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void append(cli_json *j, const char *fmt, ...)
+{
+    for (;;) {
+        va_list args;
+        va_start(args, fmt);
+        int need = vsnprintf(j->text ? j->text + j->len : NULL, j->text ? j->cap - j->len : 0, fmt, args);
+        va_end(args);
+        if (need < 0) return;
+        if (j->text && j->len + (size_t)need < j->cap) {
+            j->len += (size_t)need;
+            return;
+        }
+        size_t cap = (j->cap ? j->cap * 2 : 256) + (size_t)need;
+        char *grown = realloc(j->text, cap);
+        if (!grown) return;
+        j->text = grown;
+        j->cap = cap;
+    }
+}
+
+static void key(cli_json *j, const char *name) { append(j, "%s\"%s\": ", j->len > 1 ? ", " : "", name); }
+
+void cli_json_begin(cli_json *j, const char *command)
+{
+    j->text = NULL;
+    j->len = j->cap = 0;
+    append(j, "{");
+    cli_json_str(j, "command", command);
+}
+
+void cli_json_str(cli_json *j, const char *name, const char *value)
+{
+    key(j, name);
+    append(j, "\"");
+    for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
+        if (*p == '"' || *p == '\\') append(j, "\\%c", *p);
+        else if (*p < 0x20) append(j, "\\u%04x", *p);
+        else append(j, "%c", *p);
+    }
+    append(j, "\"");
+}
+
+void cli_json_num(cli_json *j, const char *name, double value)
+{
+    key(j, name);
+    if (isfinite(value)) append(j, "%.17g", value);
+    else append(j, "null");
+}
+
+void cli_json_int(cli_json *j, const char *name, long long value)
+{
+    key(j, name);
+    append(j, "%lld", value);
+}
+
+void cli_json_bool(cli_json *j, const char *name, bool value)
+{
+    key(j, name);
+    append(j, "%s", value ? "true" : "false");
+}
+
+void cli_json_finish(cli_json *j, double seconds, double io_seconds, int threads)
+{
+    cli_json_num(j, "seconds", seconds);
+    cli_json_num(j, "io_seconds", io_seconds);
+    cli_json_int(j, "threads", threads);
+    cli_json_int(j, "peak_rss_bytes", (long long)cli_peak_rss());
+    append(j, "}");
+    if (j->text) printf("%s\n", j->text);
+    fflush(stdout);
+    free(j->text);
+    j->text = NULL;
+}

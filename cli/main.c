@@ -1,0 +1,46 @@
+/* grove <command> [options]: dispatch to one command per app. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"balltree", cmd_balltree, "perfect binary ball trees over batched point clouds (Erwin)"},
+    {"gen", cmd_gen, "seeded synthetic point sets (.npy)"},
+    {"info", cmd_info, "version, build flags, threads and optional parts"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: grove <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\ncommon options: --threads N  --json  --quiet  --progress | --no-progress\n"
+                 "input points: .npy (float32/float64), .csv, or raw little-endian with --dims D [--dtype float32]\n"
+                 "'grove <command> --help' shows a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("grove %s\n", grove_version());
+        return CLI_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 2, argv + 2);
+    fprintf(stderr, "grove: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return CLI_EXIT_USAGE;
+}
