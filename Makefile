@@ -18,6 +18,13 @@ NATIVE ?= 0
 WERROR ?= 0
 OPT ?= -O3
 FUZZ_SECONDS ?= 60
+# make V=1 shows full compiler command lines.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wformat=2 -Wvla -Wpointer-arith -Wcast-qual -Wundef
@@ -53,7 +60,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 
-all: $(BUILD)/libgrove.a $(BUILD)/libgrove.so $(BUILD)/grove $(BUILD)/grove.pc
+all: $(BUILD)/libgrove.a $(BUILD)/libgrove.so $(BUILD)/grove
 
 # Files whose results must round the same on every machine (random numbers,
 # rotations): no FMA contraction, whatever -march allows.
@@ -62,15 +69,18 @@ $(EXACT_FP_OBJ): LIB_CFLAGS += -ffp-contract=off
 
 $(BUILD)/obj/src/%.o: src/%.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/cli/%.o: cli/%.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/tests/%.o: tests/%.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Isrc/core -Isrc -MMD -MP -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -Isrc/core -Isrc -MMD -MP -c $< -o $@
 
 $(BUILD)/libgrove.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -85,10 +95,6 @@ $(BUILD)/grove: $(CLI_OBJ) $(BUILD)/libgrove.a
 
 $(BUILD)/test_grove: $(TEST_OBJ) $(BUILD)/libgrove.a
 	$(CC) -fopenmp $(SANITIZE) -o $@ $(TEST_OBJ) $(BUILD)/libgrove.a $(LDLIBS)
-
-$(BUILD)/grove.pc: grove.pc.in include/grove.h Makefile
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/^#define GROVE_VERSION_STRING "\(.*\)"/\1/p' include/grove.h)|' \
-	    -e 's|@LIBS@|$(OPTIONAL_LIBS)|' $< > $@
 
 # What the tests need to find: the CLI, the libraries, the compiler.
 TEST_ENV = GROVE_CLI=$(BUILD)/grove GROVE_LIB_SO=$(BUILD)/libgrove.so GROVE_LIB_A=$(BUILD)/libgrove.a GROVE_CC="$(CC)" GROVE_SANITIZE="$(SANITIZE)"
@@ -128,7 +134,8 @@ install: all
 	install -m 644 include/grove.h $(DESTDIR)$(PREFIX)/include/grove.h
 	install -m 644 $(BUILD)/libgrove.a $(DESTDIR)$(PREFIX)/lib/libgrove.a
 	install -m 755 $(BUILD)/libgrove.so $(DESTDIR)$(PREFIX)/lib/libgrove.so
-	install -m 644 $(BUILD)/grove.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/grove.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/^#define GROVE_VERSION_STRING "\(.*\)"/\1/p' include/grove.h)|' \
+	    -e 's|@LIBS@|$(OPTIONAL_LIBS)|' grove.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/grove.pc
 	install -m 755 $(BUILD)/grove $(DESTDIR)$(PREFIX)/bin/grove
 
 clean:
