@@ -1,5 +1,5 @@
 /* grove_balltree_build: validation, working memory, and the parallel driver
- * over batches. The per-node work lives in build_tree.h. */
+ * over batches. The design and the per-node work live in build_tree.h. */
 #include "balltree_internal.h"
 
 #include <math.h>
@@ -9,20 +9,37 @@
 #include <omp.h>
 #endif
 
-/* Nodes of at most BT_SMALL points are finished in place (build_tree.h). */
-#define BT_SMALL 8
-/* Nodes of at least BT_TASK_MIN points hand their left child to a task. */
+/* Nodes of at most BT_SMALL points are finished from their coordinates. */
+#define BT_SMALL 4
+/* The first node of at most BT_LOCAL points on every path relabels its
+ * points (see build_tree.h). */
+#define BT_LOCAL 4096
+/* Nodes of at least BT_TASK_MIN points hand their left child to a task;
+ * batches of at least that many sort their dimensions as tasks. */
 #define BT_TASK_MIN 4096
-/* Rows per task when a large batch is copied into the working columns. */
+/* Rows per task when a large batch is rotated into its working copy. */
 #define BT_GATHER_CHUNK 32768
+/* Sorting: radix digits of at most BT_DIGIT bits, at least BT_SORT_SLACK
+ * key bits more than log2 of the count, insertion sort up to BT_SORT_SMALL. */
+#define BT_DIGIT 11
+#define BT_SORT_SLACK 8
+#define BT_SORT_SMALL 16
 
 typedef struct bt_ctx {
-    size_t n, d;       /* points in the working columns, dimensions */
-    void *col[2];      /* ping-pong columns: d columns of n coordinates each */
-    uint32_t *pos[2];  /* batch-local position (= rank of the row) per record */
+    size_t n, d;       /* points, dimensions */
+    size_t lists;      /* id lists per buffer: d, plus one in id order in partition mode */
+    const char *base;  /* rows of coordinates, `stride` bytes apart: the input, */
+    size_t stride;     /*   or its rotation (then in grouped order) */
+    const size_t *order; /* grouped position -> input row, NULL = identity */
+    void *x;           /* local coordinates (row-major, by label) */
+    uint32_t *id;      /* label -> batch-local id */
+    uint32_t *map;     /* batch-local id -> label */
+    uint32_t *list[2]; /* ping-pong lists: list j of buffer b at list[b] + j * n */
+    uint8_t *flag[2];  /* split flags by id (before relabelling) and by label (after) */
+    uint64_t *scratch; /* per thread: 2 * max_count sort entries */
+    size_t max_count;  /* points of the largest batch */
     int64_t *indices;  /* outputs */
     uint8_t *mask;
-    const size_t *order; /* grouped position -> input row, NULL = identity */
     bool partition;    /* partition mode (no padding) */
     bool spawn;        /* running in a team: create tasks */
 } bt_ctx;
@@ -34,9 +51,48 @@ typedef struct bt_batch {
     int levels;    /* L (full) or K (partition) */
 } bt_batch;
 
-static inline size_t bt_row(const bt_ctx *c, const bt_batch *b, uint32_t p)
+/* What a label stands for: coordinates at base + r * stride with
+ * r = rows ? rows[label] : label, batch-local id `id ? id[label] : label`,
+ * split flag flag[label]. */
+typedef struct bt_view {
+    const char *base;
+    size_t stride;
+    const size_t *rows;
+    const uint32_t *id;
+    uint8_t *flag;
+} bt_view;
+
+/* One batch's slice of the working memory. Labels start as batch-local ids
+ * (view `ids`: the coordinates where the caller has them) and become
+ * positions inside the batch where a node relabels (view `local`). */
+typedef struct bt_tree {
+    const bt_ctx *c;
+    const bt_batch *b;
+    bt_view ids, local;
+    void *x;           /* c->x + start * d */
+    uint32_t *id, *map; /* c->id + start, c->map + start */
+    uint32_t *list[2]; /* c->list[b] + start */
+} bt_tree;
+
+static int thread_num(void)
 {
-    size_t g = b->start + p;
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* The calling thread's sort scratch (sorting has no task scheduling point,
+ * so no other task of this thread can interleave). */
+static uint64_t *bt_scratch(const bt_ctx *c)
+{
+    return c->scratch + (size_t)thread_num() * 2 * c->max_count;
+}
+
+static inline size_t bt_row(const bt_ctx *c, const bt_batch *b, uint32_t id)
+{
+    size_t g = b->start + id;
     return c->order ? c->order[g] : g;
 }
 
@@ -46,11 +102,79 @@ static inline void bt_emit(const bt_ctx *c, size_t slot, size_t row, uint8_t rea
     if (c->mask) c->mask[slot] = real;
 }
 
+static inline uint32_t bt_id(const bt_view *v, uint32_t label)
+{
+    return v->id ? v->id[label] : label;
+}
+
+/* Stable partition of src[0..k) into dst, k >= 2: ids flagged `tag` to
+ * dst[h..k), the others to dst[0..h). src[p..k) all fall on the side of
+ * src[k - 1] and src[p - 1] on the other; before p both sides have ids
+ * still to come, so every id is written at both cursors, the wrong copy to
+ * be overwritten by a later id (branch-free, a single address each), and
+ * the tail is copied after. */
+static void bt_partition(const uint32_t *restrict src, uint32_t *restrict dst, size_t k, size_t h,
+                         const uint8_t *restrict flag, uint8_t tag)
+{
+    size_t p = k - 1;
+    bool tail_right = flag[src[p]] == tag;
+    while (p > 0 && (flag[src[p - 1]] == tag) == tail_right) p--;
+    uint32_t *l = dst, *r = dst + h;
+    for (size_t i = 0; i < p; i++) {
+        uint32_t id = src[i];
+        size_t right = flag[id] == tag;
+        *l = id;
+        *r = id;
+        l += 1 - right;
+        r += right;
+    }
+    memcpy(tail_right ? r : l, src + p, (k - p) * sizeof *src);
+}
+
+/* Stable LSD radix sort of (*a)[0..g) by their high halves, all below
+ * 2^bits (bits <= 32), digits of at most BT_DIGIT bits, constant digits
+ * skipped; the result ends in *a (the buffers swap as the passes go). */
+static void bt_lsd(uint64_t **a, uint64_t **b, size_t g, int bits)
+{
+    int passes = (bits + BT_DIGIT - 1) / BT_DIGIT, digit = (bits + passes - 1) / passes;
+    size_t bins = (size_t)1 << digit;
+    uint32_t hist[3][1 << BT_DIGIT];
+    for (int p = 0; p < passes; p++) memset(hist[p], 0, bins * sizeof hist[p][0]);
+    const uint64_t *x = *a;
+    for (size_t i = 0; i < g; i++) {
+        uint32_t q = (uint32_t)(x[i] >> 32);
+        hist[0][q & (bins - 1)]++;
+        if (passes > 1) hist[1][(q >> digit) & (bins - 1)]++;
+        if (passes > 2) hist[2][(q >> 2 * digit) & (bins - 1)]++;
+    }
+    for (int p = 0; p < passes; p++) {
+        uint32_t *h = hist[p];
+        int at = 32 + p * digit;
+        if (h[((*a)[0] >> at) & (bins - 1)] == g) continue; /* one digit value: nothing moves */
+        uint32_t sum = 0;
+        for (size_t q = 0; q < bins; q++) {
+            uint32_t t = h[q];
+            h[q] = sum;
+            sum += t;
+        }
+        const uint64_t *src = *a;
+        uint64_t *dst = *b;
+        for (size_t i = 0; i < g; i++) {
+            uint64_t e = src[i];
+            dst[h[(e >> at) & (bins - 1)]++] = e;
+        }
+        *b = *a;
+        *a = dst;
+    }
+}
+
 #if defined(__GNUC__)
-#define BT_INLINE inline __attribute__((always_inline))
+#define BT_PREFETCH(p) __builtin_prefetch(p)
 #else
-#define BT_INLINE inline
+#define BT_PREFETCH(p) ((void)(p))
 #endif
+/* How many points ahead random reads are prefetched. */
+#define BT_AHEAD 16
 
 #define BT_T float
 #define BT_K uint32_t
@@ -68,54 +192,41 @@ static inline void bt_emit(const bt_ctx *c, size_t slot, size_t row, uint8_t rea
 #undef BT_K
 #undef BT_
 
-/* What the working columns hold. */
-typedef enum bt_kind { BT_COPY_F32, BT_COPY_F64, BT_ROTATED } bt_kind;
-
 typedef struct bt_input {
     grove_points points;
     size_t stride;
     const double *rotation;
-    bt_kind kind;
+    double *rotated; /* n x d rotated coordinates in grouped order, or NULL */
 } bt_input;
 
-/* Positions [lo, hi) of batch b into the working columns of buffer 0. */
-static void gather(const bt_ctx *c, const bt_batch *b, const bt_input *in, size_t lo, size_t hi)
+/* Rotate positions [lo, hi) of batch b into the rotated copy. */
+static void rotate(const bt_ctx *c, const bt_batch *b, const bt_input *in, size_t lo, size_t hi)
 {
-    if (in->kind == BT_COPY_F32) {
-        gather_f32(c, b, in->points, in->stride, lo, hi);
-    } else if (in->kind == BT_COPY_F64) {
-        gather_f64(c, b, in->points, in->stride, lo, hi);
-    } else {
-        double *col = c->col[0];
-        for (size_t p = lo; p < hi; p++) {
-            size_t g = b->start + p;
-            grove__bt_rotate_row(in->rotation, in->points, in->stride, bt_row(c, b, (uint32_t)p), col + g, c->n);
-            c->pos[0][g] = (uint32_t)p;
-        }
-    }
+    for (size_t p = lo; p < hi; p++)
+        grove__bt_rotate_row(in->rotation, in->points, in->stride, bt_row(c, b, (uint32_t)p),
+                             in->rotated + (b->start + p) * c->d, 1);
 }
 
 static void build_batch(const bt_ctx *c, const bt_batch *b, const bt_input *in)
 {
-    size_t m = b->count;
-    if (c->spawn && m >= 2 * BT_GATHER_CHUNK) {
+    size_t m = b->count, start = b->start;
+    if (in->rotated && c->spawn && m >= 2 * BT_GATHER_CHUNK) {
 #pragma omp taskloop grainsize(1) default(shared)
         for (size_t lo = 0; lo < m; lo += BT_GATHER_CHUNK)
-            gather(c, b, in, lo, m - lo < BT_GATHER_CHUNK ? m : lo + BT_GATHER_CHUNK);
-    } else {
-        gather(c, b, in, 0, m);
+            rotate(c, b, in, lo, m - lo < BT_GATHER_CHUNK ? m : lo + BT_GATHER_CHUNK);
+    } else if (in->rotated) {
+        rotate(c, b, in, 0, m);
     }
-    if (in->kind == BT_COPY_F32) node_f32(c, b, 0, b->start, m, 0, b->slot);
-    else node_f64(c, b, 0, b->start, m, 0, b->slot);
-}
-
-static int thread_num(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
+    bool f32 = !in->rotated && in->points.dtype == GROVE_FLOAT32;
+    size_t elem = f32 ? sizeof(float) : sizeof(double);
+    const size_t *rows = in->rotated || !c->order ? NULL : c->order + start;
+    bt_tree t = {c, b,
+                 {c->base + (rows ? 0 : start * c->stride), c->stride, rows, NULL, c->flag[0] + start},
+                 {(const char *)c->x + start * c->d * elem, c->d * elem, NULL, c->id + start, c->flag[1] + start},
+                 (char *)c->x + start * c->d * elem, c->id + start, c->map + start,
+                 {c->list[0] + start, c->list[1] + start}};
+    if (f32) tree_f32(&t);
+    else tree_f64(&t);
 }
 
 /* Every batch, in parallel; false when cancelled. */
@@ -172,26 +283,45 @@ static bt_batch *plan_batches(const grove__bt_groups *g, int levels)
     return out;
 }
 
-/* Working memory: 2 n d coordinates + 2 n uint32. */
-static grove_status alloc_work(bt_ctx *c, size_t elem)
+/* Working memory, in bytes: 8 n lists (two buffers of `lists` labels per
+ * point), n flags, 16 max_count sort entries per thread; when a batch has
+ * more than BT_LOCAL points (relabelling), n d elem local coordinates, 8 n
+ * for the two label maps and n more flags; with a rotation 8 n d more. */
+static grove_status alloc_work(bt_ctx *c, bt_input *in, size_t elem, int threads)
 {
-    size_t coords;
-    if (!grove__mul_size(c->n, c->d, &coords) || !grove__mul_size(coords, elem, &coords))
-        return grove__fail(GROVE_TOO_LARGE, "balltree: working copy of %zu x %zu points is too large", c->n, c->d);
-    for (int b = 0; b < 2; b++) {
-        c->col[b] = grove__malloc(coords, "balltree working coordinates");
-        c->pos[b] = grove__calloc(c->n, sizeof(uint32_t), "balltree positions");
-        if (!c->col[b] || !c->pos[b]) return GROVE_OUT_OF_MEMORY;
+    bool local = c->max_count > BT_LOCAL;
+    size_t coords, lists, sort, rotated = 0;
+    if (!grove__mul_size(c->n, c->d, &coords) || (in->rotation && !grove__mul_size(coords, sizeof(double), &rotated)) ||
+        !grove__mul_size(coords, local ? elem : 0, &coords) || !grove__mul_size(c->n, c->lists, &lists) ||
+        !grove__mul_size(lists, 2 * sizeof(uint32_t), &lists) ||
+        !grove__mul_size(c->max_count, 2 * (size_t)threads, &sort) || !grove__mul_size(sort, sizeof(uint64_t), &sort))
+        return grove__fail(GROVE_TOO_LARGE, "balltree: working memory for %zu x %zu points is too large", c->n, c->d);
+    c->x = grove__malloc(coords, "balltree local coordinates");
+    uint32_t *l = c->x ? grove__malloc(lists, "balltree lists") : NULL;
+    c->id = l ? grove__malloc(local ? 2 * sizeof(uint32_t) * c->n : 0, "balltree labels") : NULL;
+    c->flag[0] = c->id ? grove__malloc((local ? 2 : 1) * c->n, "balltree flags") : NULL;
+    c->scratch = c->flag[0] ? grove__malloc(sort, "balltree sort scratch") : NULL;
+    in->rotated = c->scratch && rotated ? grove__malloc(rotated, "balltree rotated coordinates") : NULL;
+    c->list[0] = l;
+    if (!c->scratch || (rotated && !in->rotated)) return GROVE_OUT_OF_MEMORY;
+    c->list[1] = l + c->lists * c->n;
+    c->map = c->id + (local ? c->n : 0);
+    c->flag[1] = c->flag[0] + (local ? c->n : 0);
+    if (in->rotated) {
+        c->base = (const char *)in->rotated;
+        c->stride = c->d * sizeof(double);
     }
     return GROVE_OK;
 }
 
-static void free_work(bt_ctx *c)
+static void free_work(bt_ctx *c, bt_input *in)
 {
-    for (int b = 0; b < 2; b++) {
-        grove__free(c->col[b]);
-        grove__free(c->pos[b]);
-    }
+    grove__free(c->x);
+    grove__free(c->list[0]);
+    grove__free(c->id);
+    grove__free(c->flag[0]);
+    grove__free(c->scratch);
+    grove__free(in->rotated);
 }
 
 grove_status grove_balltree_build(grove_points points, const grove_balltree_params *params, int64_t *indices,
@@ -216,16 +346,19 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
         }
 
     grove_options o = grove__options(options);
-    bt_input in = {points, grove__points_stride(points), p.rotation,
-                   p.rotation ? BT_ROTATED : points.dtype == GROVE_FLOAT32 ? BT_COPY_F32 : BT_COPY_F64};
-    bt_ctx c = {points.n, points.d, {NULL, NULL}, {NULL, NULL}, indices, mask, g.order,
-                p.levels != GROVE_BALLTREE_FULL, o.threads > 1};
+    bt_input in = {points, grove__points_stride(points), p.rotation, NULL};
+    bool partition = p.levels != GROVE_BALLTREE_FULL;
+    bt_ctx c = {points.n, points.d, points.d + partition, points.data, in.stride, g.order, NULL, NULL, NULL,
+                {NULL, NULL}, {NULL, NULL}, NULL, 0, indices, mask, partition, o.threads > 1};
     bt_batch *batches = plan_batches(&g, p.levels);
-    s = batches ? alloc_work(&c, in.kind == BT_COPY_F32 ? sizeof(float) : sizeof(double)) : GROVE_OUT_OF_MEMORY;
+    for (size_t b = 0; batches && b < g.count; b++)
+        c.max_count = batches[b].count > c.max_count ? batches[b].count : c.max_count;
+    bool f32 = !p.rotation && points.dtype == GROVE_FLOAT32;
+    s = batches ? alloc_work(&c, &in, f32 ? sizeof(float) : sizeof(double), o.threads) : GROVE_OUT_OF_MEMORY;
     if (s == GROVE_OK && !build_all(&c, batches, g.count, &in, options, o.threads))
         s = grove__fail(GROVE_CANCELLED, "balltree: cancelled");
     if (s == GROVE_OK) grove__progress(options, "balltree", 1.0);
-    free_work(&c);
+    free_work(&c, &in);
     grove__free(batches);
     grove__bt_groups_free(&g);
     return s;

@@ -1,63 +1,35 @@
-/* The tree builder's hot code, generic over the working coordinate type.
+/* The tree builder's hot code, generic over the coordinate type.
  * build.c includes this file once per type, with
  *   BT_T     float or double
+ *   BT_K     the unsigned integer of the same width (order-preserving keys)
  *   BT_(x)   the name x with a per-type suffix
- * and the non-generic context (bt_ctx, bt_batch, bt_emit, bt_row) defined.
+ * and the non-generic parts (bt_ctx, bt_batch, bt_view, bt_tree, bt_emit,
+ * bt_row, bt_id, bt_partition, bt_lsd, bt_scratch) defined.
  *
- * Working layout: columns (structure of arrays) with the points of every
- * batch contiguous; column j of buffer b is c->col[b] + j * c->n. A node
- * owns positions [off, off + k) in both buffers. Splitting a node moves
- * its records into the other buffer with a stable partition, so the
- * records of every node stay in ascending row order: a tie on the
- * coordinate is then broken by position, which is the order by row. */
-
-/* Min and max of x[0..k), k >= 1. The lanes are independent, so the
- * compiler vectorises this without reassociating min/max (which it may
- * not do on its own: -0.0 and +0.0 make the result order-dependent). */
-static void BT_(minmax)(const BT_T *x, size_t k, BT_T *lo_out, BT_T *hi_out)
-{
-    enum { LANES = 8 };
-    BT_T lo[LANES], hi[LANES];
-    for (int l = 0; l < LANES; l++) lo[l] = hi[l] = x[0];
-    size_t i = 0;
-    for (; k >= 4 * LANES && i + LANES <= k; i += LANES)
-        for (int l = 0; l < LANES; l++) {
-            BT_T v = x[i + (size_t)l];
-            lo[l] = v < lo[l] ? v : lo[l];
-            hi[l] = v > hi[l] ? v : hi[l];
-        }
-    for (; i < k; i++) {
-        lo[0] = x[i] < lo[0] ? x[i] : lo[0];
-        hi[0] = x[i] > hi[0] ? x[i] : hi[0];
-    }
-    for (int l = 1; l < LANES; l++) {
-        lo[0] = lo[l] < lo[0] ? lo[l] : lo[0];
-        hi[0] = hi[l] > hi[0] ? hi[l] : hi[0];
-    }
-    *lo_out = lo[0];
-    *hi_out = hi[0];
-}
-
-/* The dimension of largest spread of a node (ties to the lowest), with its
- * min and max. The spread is taken in double so float32 input and the
- * same values widened to float64 choose alike. */
-static size_t BT_(widest)(const BT_T *cols, size_t n, size_t d, size_t off, size_t k, BT_T *lo_out, BT_T *hi_out)
-{
-    size_t best = 0;
-    double best_spread = -1.0;
-    for (size_t j = 0; j < d; j++) {
-        BT_T lo, hi;
-        BT_(minmax)(cols + j * n + off, k, &lo, &hi);
-        double spread = (double)hi - (double)lo;
-        if (spread > best_spread) {
-            best_spread = spread;
-            best = j;
-            *lo_out = lo;
-            *hi_out = hi;
-        }
-    }
-    return best;
-}
+ * Presorted design. A batch's m points are labelled by their batch-local
+ * ids 0..m-1 (row order), and every dimension is sorted once by
+ * (coordinate, id), giving d lists of labels. A node is then the same
+ * segment [off, off + k) of every list, each sorted along its dimension:
+ * its extent in dimension j is the first and last entry of list j, and its
+ * left child is the first floor(k/2) labels of the split dimension's list.
+ * Splitting flags the right child's labels and stably partitions every
+ * other list's segment by flag into the other buffer, so the children's
+ * segments are sorted too. In partition mode one more list, kept in id
+ * order the same way, gives each leaf's rows ascending.
+ *
+ * Locality. Ids index the whole batch, so flags and coordinates are read
+ * at random over it. In a batch of more than BT_LOCAL points, the first
+ * node of at most BT_LOCAL points on every path relabels its points by
+ * their position in its segment of list 0 (label off + i), rewrites its
+ * lists with the new labels and copies its coordinates in that order;
+ * below it every access stays inside its own k-point slices. Flags by
+ * label are a second array, so the two kinds never meet.
+ *
+ * Sorting. An LSD radix sort (bt_lsd) of the top bits of the key relative
+ * to the smallest, as many as make shared top bits rare, then each
+ * run of equal top bits sorted the same way on its narrower range. Small
+ * nodes (at most BT_SMALL points) finish by rank counting on coordinates.
+ */
 
 /* Order-preserving unsigned key of a coordinate: key(x) < key(y) iff
  * x < y. Adding +0 first turns -0.0 into +0.0, so the two share a key. */
@@ -70,131 +42,99 @@ static inline BT_K BT_(key)(BT_T x)
     return bits & sign ? ~bits : bits | sign;
 }
 
-static inline BT_T BT_(unkey)(BT_K key)
+/* Coordinate j of label l. */
+static inline const BT_T *BT_(row)(const bt_view *v, uint32_t l)
 {
-    BT_K sign = (BT_K)1 << (sizeof(BT_K) * 8 - 1);
-    BT_K bits = key & sign ? key ^ sign : ~key;
-    BT_T x;
-    memcpy(&x, &bits, sizeof x);
-    return x;
+    size_t r = v->rows ? v->rows[l] : l;
+    return (const BT_T *)(v->base + r * v->stride);
 }
 
-/* The bin of hist holding rank *rank; makes *rank relative to that bin
- * and adds the counts of the bins below it to *below. */
-static size_t BT_(find_bin)(const uint32_t *hist, size_t *rank, size_t *below)
-{
-    size_t b = 0;
-    while (hist[b] <= *rank) {
-        *rank -= hist[b];
-        *below += hist[b];
-        b++;
-    }
-    return b;
-}
+static inline BT_T BT_(at)(const bt_view *v, uint32_t l, size_t j) { return BT_(row)(v, l)[j]; }
 
-/* The shift that maps a key range onto fewer than 2^bits bins. */
-static int BT_(shift_for)(BT_K range, int bits)
+/* Stable insertion sort of ids[0..g), g <= BT_SORT_SMALL, by the key of
+ * coordinate j. */
+static void BT_(sort_small)(const bt_view *v, size_t j, uint32_t *ids, size_t g)
 {
-    int shift = 0;
-    while ((range >> shift) >> bits) shift++;
-    return shift;
-}
-
-/* The key of rank h (0-based) among the keys of x[0..k), all within
- * [klo, khi], with *less set to the number of keys below it. Radix select:
- * a histogram of (key - klo) >> shift finds the bin of rank h, whose keys
- * are gathered into scratch and refined the same way. Every round narrows
- * the key range by the bin count, so the cost stays linear whatever the
- * data (duplicates end in a bin of one key). */
-static BT_K BT_(radix_select)(const BT_T *x, size_t k, size_t h, BT_K klo, BT_K khi, BT_K *scratch, size_t *less)
-{
-    enum { MAX_BITS = 11 };
-    uint32_t hist[1 << MAX_BITS];
-    int bits = 3;
-    while (bits < MAX_BITS && ((size_t)4 << bits) < k) bits++;
-    size_t bins = (size_t)1 << bits, rank = h, below = 0;
-    int shift = BT_(shift_for)(khi - klo, bits);
-    memset(hist, 0, bins * sizeof *hist);
-    for (size_t i = 0; i < k; i++) hist[(BT_(key)(x[i]) - klo) >> shift]++;
-    size_t bin = BT_(find_bin)(hist, &rank, &below), c = 0;
-    for (size_t i = 0; i < k; i++) {
-        BT_K key = BT_(key)(x[i]);
-        scratch[c] = key;
-        c += ((key - klo) >> shift) == bin;
-    }
-    while (c > 32) {
-        BT_K lo = scratch[0], hi = scratch[0];
-        for (size_t i = 1; i < c; i++) {
-            lo = scratch[i] < lo ? scratch[i] : lo;
-            hi = scratch[i] > hi ? scratch[i] : hi;
+    BT_K key[BT_SORT_SMALL];
+    for (size_t i = 0; i < g; i++) key[i] = BT_(key)(BT_(at)(v, ids[i], j));
+    for (size_t i = 1; i < g; i++) {
+        BT_K kv = key[i];
+        uint32_t id = ids[i];
+        size_t p = i;
+        for (; p > 0 && kv < key[p - 1]; p--) {
+            key[p] = key[p - 1];
+            ids[p] = ids[p - 1];
         }
-        if (lo == hi) {
-            *less = below;
-            return lo;
-        }
-        shift = BT_(shift_for)(hi - lo, bits);
-        memset(hist, 0, bins * sizeof *hist);
-        for (size_t i = 0; i < c; i++) hist[(scratch[i] - lo) >> shift]++;
-        bin = BT_(find_bin)(hist, &rank, &below);
-        size_t kept = 0;
-        for (size_t i = 0; i < c; i++) {
-            BT_K key = scratch[i];
-            scratch[kept] = key;
-            kept += ((key - lo) >> shift) == bin;
-        }
-        c = kept;
-    }
-    for (size_t i = 1; i < c; i++) { /* insertion sort of the last few */
-        BT_K v = scratch[i];
-        size_t j = i;
-        for (; j > 0 && v < scratch[j - 1]; j--) scratch[j] = scratch[j - 1];
-        scratch[j] = v;
-    }
-    size_t first = rank;
-    while (first > 0 && scratch[first - 1] == scratch[rank]) first--;
-    *less = below + first;
-    return scratch[rank];
-}
-
-/* Stable partition of a node into the other buffer: the left side takes
- * every x < v, then the first `quota` x == v. Called with a constant d for
- * small d, so the copy of a record unrolls. */
-static BT_INLINE void BT_(split_pass)(const bt_ctx *c, int buf, size_t off, size_t k, size_t h, size_t s, BT_T v,
-                                      size_t quota, size_t d)
-{
-    size_t n = c->n;
-    const BT_T *src = (const BT_T *)c->col[buf] + off;
-    BT_T *dst = (BT_T *)c->col[!buf] + off;
-    const uint32_t *pos = c->pos[buf] + off;
-    uint32_t *opos = c->pos[!buf] + off;
-    const BT_T *xs = src + s * n;
-    size_t nl = 0, nr = h;
-    for (size_t i = 0; i < k; i++) {
-        BT_T x = xs[i];
-        size_t eq = x == v, left = (x < v) | (eq & (quota != 0));
-        quota -= eq & left;
-        size_t t = left ? nl : nr;
-        nl += left;
-        nr += !left;
-        for (size_t j = 0; j < d; j++) dst[j * n + t] = src[j * n + i];
-        opos[t] = pos[i];
+        key[p] = kv;
+        ids[p] = id;
     }
 }
 
-/* A small node (k <= BT_SMALL) and its whole subtree, without moving
- * records: idx lists the node's positions relative to the subtree root
- * (ascending, so ascending in row), cols/pos point at that root. */
-static void BT_(small)(const bt_ctx *c, const bt_batch *b, const BT_T *cols, const uint32_t *pos, uint8_t *idx,
-                       size_t k, int level, size_t out)
+/* a[i] = (key - lo) >> shift in the high half, id in the low half. */
+static void BT_(pack)(const bt_view *v, size_t j, const uint32_t *ids, size_t g, BT_K lo, int shift, uint64_t *a)
 {
-    size_t n = c->n, d = c->d;
+    for (size_t i = 0; i < g; i++) {
+        uint32_t id = ids[i];
+        a[i] = (uint64_t)(uint32_t)((BT_(key)(BT_(at)(v, id, j)) - lo) >> shift) << 32 | id;
+    }
+}
+
+/* Sort ids[0..g), ascending on entry, by (key of coordinate j, id); a and b
+ * are scratch of g entries each. A radix sort of the top bits of the key
+ * relative to the smallest (enough bits that few keys share them, at most
+ * 32) orders by (top bits, id); runs of equal top bits are then sorted the same way on their
+ * own, narrower, key range. Every level of that recursion drops at least
+ * BT_SORT_SLACK bits of the range. */
+static void BT_(sort_ids)(const bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a, uint64_t *b)
+{
+    if (g <= BT_SORT_SMALL) {
+        BT_(sort_small)(v, j, ids, g);
+        return;
+    }
+    BT_K lo = BT_(key)(BT_(at)(v, ids[0], j)), hi = lo;
+    for (size_t i = 1; i < g; i++) {
+        BT_K k = BT_(key)(BT_(at)(v, ids[i], j));
+        lo = k < lo ? k : lo;
+        hi = k > hi ? k : hi;
+    }
+    if (lo == hi) return;
+    int width = 0, bits = BT_SORT_SLACK;
+    while (width < (int)sizeof(BT_K) * 8 && (hi - lo) >> width) width++;
+    while (bits < 32 && ((size_t)1 << (bits - BT_SORT_SLACK)) < g) bits++;
+    bits = bits < width ? bits : width;
+    int shift = width - bits;
+    BT_(pack)(v, j, ids, g, lo, shift, a);
+    bt_lsd(&a, &b, g, bits);
+    if (shift == 0) { /* exact keys: ties are already in id order */
+        for (size_t i = 0; i < g; i++) ids[i] = (uint32_t)a[i];
+        return;
+    }
+    size_t r0 = 0;
+    for (size_t i = 0; i < g; i++) {
+        ids[i] = (uint32_t)a[i];
+        if (a[i] >> 32 != a[r0] >> 32) {
+            if (i - r0 > 1) BT_(sort_ids)(v, j, ids + r0, i - r0, a + r0, b + r0);
+            r0 = i;
+        }
+    }
+    if (g - r0 > 1) BT_(sort_ids)(v, j, ids + r0, g - r0, a + r0, b + r0);
+}
+
+/* A small node (k <= BT_SMALL) and its whole subtree, from its labels (in
+ * id order in partition mode, any order otherwise), reading coordinates. */
+static void BT_(small)(const bt_tree *t, const bt_view *w, const uint32_t *labels, size_t k, int level,
+                       size_t out)
+{
+    const bt_ctx *c = t->c;
+    const bt_batch *b = t->b;
+    size_t d = c->d;
     if (c->partition && (level == b->levels || k <= 1)) {
-        for (size_t i = 0; i < k; i++) bt_emit(c, out + i, bt_row(c, b, pos[idx[i]]), 1);
+        for (size_t i = 0; i < k; i++) bt_emit(c, out + i, bt_row(c, b, bt_id(w, labels[i])), 1);
         return;
     }
     bool leaf = !c->partition && level == b->levels;
     if (leaf && k == 1) { /* a leaf of one point: pad with a copy */
-        size_t row = bt_row(c, b, pos[idx[0]]);
+        size_t row = bt_row(c, b, bt_id(w, labels[0]));
         bt_emit(c, out, row, 1);
         bt_emit(c, out + 1, row, 0);
         return;
@@ -202,10 +142,9 @@ static void BT_(small)(const bt_ctx *c, const bt_batch *b, const BT_T *cols, con
     size_t s = 0;
     double best_spread = -1.0;
     for (size_t j = 0; j < d; j++) {
-        const BT_T *x = cols + j * n;
-        BT_T lo = x[idx[0]], hi = lo;
+        BT_T lo = BT_(at)(w, labels[0], j), hi = lo;
         for (size_t i = 1; i < k; i++) {
-            BT_T v = x[idx[i]];
+            BT_T v = BT_(at)(w, labels[i], j);
             lo = v < lo ? v : lo;
             hi = v > hi ? v : hi;
         }
@@ -213,79 +152,133 @@ static void BT_(small)(const bt_ctx *c, const bt_batch *b, const BT_T *cols, con
         s = spread > best_spread ? j : s;
         best_spread = spread > best_spread ? spread : best_spread;
     }
-    const BT_T *x = cols + s * n;
-    size_t h = k / 2;
-    if (leaf) { /* a leaf pair: the smaller (coordinate, row) first */
-        size_t first = x[idx[1]] < x[idx[0]];
-        bt_emit(c, out, bt_row(c, b, pos[idx[first]]), 1);
-        bt_emit(c, out + 1, bt_row(c, b, pos[idx[!first]]), 1);
+    BT_T v[BT_SMALL];
+    uint32_t id[BT_SMALL];
+    for (size_t i = 0; i < k; i++) {
+        v[i] = BT_(at)(w, labels[i], s);
+        id[i] = bt_id(w, labels[i]);
+    }
+    if (leaf) { /* a leaf pair: the smaller (coordinate, id) first */
+        size_t first = (v[1] < v[0]) | ((v[1] == v[0]) & (id[1] < id[0]));
+        bt_emit(c, out, bt_row(c, b, id[first]), 1);
+        bt_emit(c, out + 1, bt_row(c, b, id[!first]), 1);
         return;
     }
-    /* rank of i in (coordinate, position) order; the h lowest go left */
-    BT_T v[BT_SMALL];
-    for (size_t i = 0; i < k; i++) v[i] = x[idx[i]];
-    uint8_t split[BT_SMALL];
-    size_t nl = 0, nr = h;
+    /* rank of i in (coordinate, id) order; the h lowest go left, stably */
+    size_t h = k / 2, nl = 0, nr = h;
+    uint32_t split[BT_SMALL];
     for (size_t i = 0; i < k; i++) { /* branch-free: these outcomes are coin flips */
         size_t rank = 0;
-        for (size_t j = 0; j < k; j++) rank += (size_t)(v[j] < v[i]) | ((size_t)(v[j] == v[i]) & (j < i));
+        for (size_t j = 0; j < k; j++) rank += (size_t)(v[j] < v[i]) | ((size_t)(v[j] == v[i]) & (id[j] < id[i]));
         size_t left = rank < h;
-        split[left ? nl : nr] = idx[i];
+        split[left ? nl : nr] = labels[i];
         nl += left;
         nr += !left;
     }
     size_t right_out = out + (c->partition ? h : (size_t)1 << (b->levels - level));
-    BT_(small)(c, b, cols, pos, split, h, level + 1, out);
-    BT_(small)(c, b, cols, pos, split + h, k - h, level + 1, right_out);
+    BT_(small)(t, w, split, h, level + 1, out);
+    BT_(small)(t, w, split + h, k - h, level + 1, right_out);
 }
 
-/* Node [off, off + k) of batch b in buffer buf, at `level`, whose slots
- * start at `out`. Children of large nodes become tasks when c->spawn. */
-static void BT_(node)(const bt_ctx *c, const bt_batch *b, int buf, size_t off, size_t k, int level, size_t out)
+/* Relabel the points of segment [off, off + k) of buffer buf: label off + i
+ * for the point at position i of list 0, its coordinates copied there. */
+static void BT_(relabel)(const bt_tree *t, int buf, size_t off, size_t k)
 {
-    size_t n = c->n, d = c->d, h = k / 2;
-    const BT_T *src = (const BT_T *)c->col[buf];
-    const uint32_t *pos = c->pos[buf] + off;
-    if (c->partition && level == b->levels) {
-        for (size_t i = 0; i < k; i++) bt_emit(c, out + i, bt_row(c, b, pos[i]), 1);
+    size_t n = t->c->n, d = t->c->d;
+    uint32_t *first = t->list[buf] + off;
+    BT_T *x = t->x;
+    for (size_t i = 0; i < k; i++) {
+        uint32_t id = first[i];
+        size_t p = off + i;
+        if (i + BT_AHEAD < k) {
+            uint32_t next = first[i + BT_AHEAD];
+            BT_PREFETCH(&t->map[next]);
+            BT_PREFETCH(BT_(row)(&t->ids, next));
+        }
+        t->map[id] = (uint32_t)p;
+        t->id[p] = id;
+        for (size_t j = 0; j < d; j++) x[p * d + j] = BT_(at)(&t->ids, id, j);
+        first[i] = (uint32_t)p;
+    }
+    for (size_t j = 1; j < t->c->lists; j++) {
+        uint32_t *l = t->list[buf] + j * n + off;
+        for (size_t i = 0; i < k; i++) l[i] = t->map[l[i]];
+    }
+}
+
+/* The node holding segment [off, off + k) of the lists of buffer buf, at
+ * `level`, whose slots start at `out`, its labels resolved by w. Children
+ * of large nodes become tasks when c->spawn. */
+static void BT_(node)(const bt_tree *t, const bt_view *w, int buf, size_t off, size_t k, int level, size_t out)
+{
+    const bt_ctx *c = t->c;
+    size_t n = c->n, d = c->d, lists = c->lists, h = k / 2;
+    const uint32_t *src = t->list[buf] + off, *last = src + (lists - 1) * n;
+    if (k <= BT_SMALL || (c->partition && level == t->b->levels)) {
+        BT_(small)(t, w, last, k, level, out);
         return;
     }
-    if (k <= BT_SMALL) {
-        uint8_t idx[BT_SMALL];
-        for (size_t i = 0; i < k; i++) idx[i] = (uint8_t)i;
-        BT_(small)(c, b, src + off, pos, idx, k, level, out);
-        return;
+    if (w == &t->ids && k <= BT_LOCAL && t->b->count > BT_LOCAL) {
+        BT_(relabel)(t, buf, off, k);
+        w = &t->local;
     }
-    BT_T lo = 0, hi = 0;
-    size_t s = BT_(widest)(src, n, d, off, k, &lo, &hi), less;
-    /* The split column of the other buffer is free until the split pass. */
-    BT_K *scratch = (BT_K *)((BT_T *)c->col[!buf] + s * n + off);
-    BT_T v = BT_(unkey)(BT_(radix_select)(src + s * n + off, k, h, BT_(key)(lo), BT_(key)(hi), scratch, &less));
-    switch (d) {
-    case 1: BT_(split_pass)(c, buf, off, k, h, s, v, h - less, 1); break;
-    case 2: BT_(split_pass)(c, buf, off, k, h, s, v, h - less, 2); break;
-    case 3: BT_(split_pass)(c, buf, off, k, h, s, v, h - less, 3); break;
-    case 4: BT_(split_pass)(c, buf, off, k, h, s, v, h - less, 4); break;
-    default: BT_(split_pass)(c, buf, off, k, h, s, v, h - less, d); break;
+    size_t s = 0;
+    double best_spread = -1.0;
+    for (size_t j = 0; j < d; j++) {
+        const uint32_t *l = src + j * n;
+        double spread = (double)BT_(at)(w, l[k - 1], j) - (double)BT_(at)(w, l[0], j);
+        s = spread > best_spread ? j : s;
+        best_spread = spread > best_spread ? spread : best_spread;
     }
-    size_t right_out = out + (c->partition ? h : (size_t)1 << (b->levels - level));
+    /* The flags of the node's labels were set by its ancestors (at most
+     * `level`) or not at all (0), so tag marks the right child alone. */
+    uint8_t tag = (uint8_t)(level + 1);
+    const uint32_t *split = src + s * n;
+    for (size_t i = h; i < k; i++) w->flag[split[i]] = tag;
+    uint32_t *dst = t->list[!buf] + off;
+    for (size_t j = 0; j < lists; j++) {
+        if (j == s) memcpy(dst + j * n, split, k * sizeof *split);
+        else bt_partition(src + j * n, dst + j * n, k, h, w->flag, tag);
+    }
+    size_t right_out = out + (c->partition ? h : (size_t)1 << (t->b->levels - level));
     if (c->spawn && k >= BT_TASK_MIN) {
-#pragma omp task default(shared) firstprivate(c, b, buf, off, h, level, out)
-        BT_(node)(c, b, !buf, off, h, level + 1, out);
+#pragma omp task default(shared) firstprivate(t, w, buf, off, h, level, out)
+        BT_(node)(t, w, !buf, off, h, level + 1, out);
     } else {
-        BT_(node)(c, b, !buf, off, h, level + 1, out);
+        BT_(node)(t, w, !buf, off, h, level + 1, out);
     }
-    BT_(node)(c, b, !buf, off + h, k - h, level + 1, right_out);
+    BT_(node)(t, w, !buf, off + h, k - h, level + 1, right_out);
 }
 
-/* Copy positions [lo, hi) of batch b from input rows of type BT_T. */
-static void BT_(gather)(const bt_ctx *c, const bt_batch *b, grove_points points, size_t stride, size_t lo, size_t hi)
+/* Sort dimension j of the batch into list j of buffer 0 (identity on entry). */
+static void BT_(sort_dim)(const bt_tree *t, size_t j)
 {
-    BT_T *col = (BT_T *)c->col[0];
-    for (size_t p = lo; p < hi; p++) {
-        size_t g = b->start + p;
-        const BT_T *row = (const BT_T *)((const char *)points.data + bt_row(c, b, (uint32_t)p) * stride);
-        for (size_t j = 0; j < c->d; j++) col[j * c->n + g] = row[j];
-        c->pos[0][g] = (uint32_t)p;
+    uint64_t *a = bt_scratch(t->c);
+    size_t m = t->b->count;
+    BT_(sort_ids)(&t->ids, j, t->list[0] + j * t->c->n, m, a, a + m);
+}
+
+/* The tree of one batch. */
+static void BT_(tree)(const bt_tree *t)
+{
+    const bt_ctx *c = t->c;
+    size_t m = t->b->count, n = c->n;
+    for (size_t j = 0; j < c->lists; j++)
+        for (size_t i = 0; i < m; i++) t->list[0][j * n + i] = (uint32_t)i;
+    if (m > BT_SMALL) {
+        memset(t->ids.flag, 0, m);
+        if (m > BT_LOCAL) memset(t->local.flag, 0, m);
+        if (c->spawn && m >= BT_TASK_MIN) {
+            for (size_t j = 0; j < c->d; j++) {
+#pragma omp task default(shared) firstprivate(j)
+                BT_(sort_dim)(t, j);
+            }
+#pragma omp taskwait
+        } else {
+            for (size_t j = 0; j < c->d; j++) BT_(sort_dim)(t, j);
+        }
     }
+    /* t lives on the caller's stack: wait for every task that uses it. */
+#pragma omp taskgroup
+    BT_(node)(t, &t->ids, 0, 0, m, 0, t->b->slot);
 }
