@@ -87,8 +87,8 @@ $(BUILD)/libgrove.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/libgrove.so: $(LIB_OBJ)
-	$(CC) -shared -fopenmp $(SANITIZE) -o $@ $^ $(LDLIBS)
+$(BUILD)/libgrove.so: $(LIB_OBJ) src/grove.map
+	$(CC) -shared -fopenmp $(SANITIZE) -Wl,--version-script=src/grove.map -o $@ $(LIB_OBJ) $(LDLIBS)
 
 $(BUILD)/grove: $(CLI_OBJ) $(BUILD)/libgrove.a
 	$(CC) -fopenmp $(SANITIZE) -o $@ $(CLI_OBJ) $(BUILD)/libgrove.a $(LDLIBS)

@@ -19,6 +19,13 @@ void cli_error(const char *command, const char *fmt, ...)
     va_end(args);
 }
 
+bool cli_help(int argc, char **argv, const char *usage)
+{
+    if (argc == 0 || (strcmp(argv[0], "--help") != 0 && strcmp(argv[0], "-h") != 0)) return false;
+    fputs(usage, stdout);
+    return true;
+}
+
 int cli_fail(const char *command, grove_status status)
 {
     const char *detail = grove_last_error();

@@ -47,6 +47,10 @@ bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, 
                const char **positional, size_t max_positional, size_t *npositional,
                cli_common *common);
 
+/* True (after printing usage to stdout) when the first argument asks for
+ * help (--help or -h); the command then exits with CLI_EXIT_OK. */
+bool cli_help(int argc, char **argv, const char *usage);
+
 /* Print "grove COMMAND: message" to stderr (printf-style). */
 void cli_error(const char *command, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -89,6 +93,8 @@ void cli_json_str(cli_json *j, const char *key, const char *value);
 void cli_json_num(cli_json *j, const char *key, double value);
 void cli_json_int(cli_json *j, const char *key, long long value);
 void cli_json_bool(cli_json *j, const char *key, bool value);
+/* The input's sizes: n, d and dtype. */
+void cli_json_points(cli_json *j, const grove_points *points);
 /* Adds seconds, io_seconds, threads and peak_rss_bytes, closes the object,
  * prints it as the last line of stdout and frees it. */
 void cli_json_finish(cli_json *j, double seconds, double io_seconds, int threads);

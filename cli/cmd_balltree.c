@@ -117,10 +117,7 @@ static void print_summary(const balltree_args *a, const grove_points *pts, size_
 
 int cmd_balltree(int argc, char **argv)
 {
-    if (argc > 0 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
-        fputs(usage, stdout);
-        return CLI_EXIT_OK;
-    }
+    if (cli_help(argc, argv, usage)) return CLI_EXIT_OK;
     balltree_args a = {0};
     const cli_opt opts[] = {
         {"--batch", OPT_STRING, &a.batch, NULL},
@@ -218,9 +215,7 @@ int cmd_balltree(int argc, char **argv)
     if (common.json) {
         cli_json j;
         cli_json_begin(&j, "balltree");
-        cli_json_int(&j, "n", (long long)pts.n);
-        cli_json_int(&j, "d", (long long)pts.d);
-        cli_json_str(&j, "dtype", grove_dtype_name(pts.dtype));
+        cli_json_points(&j, &pts);
         cli_json_int(&j, "batches", (long long)batches);
         cli_json_int(&j, "slots", (long long)slots);
         cli_json_int(&j, a.have_levels ? "partition_levels" : "max_levels", max_levels);

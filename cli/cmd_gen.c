@@ -32,10 +32,7 @@ static bool kind_from_name(const char *name, grove_gen_kind *kind)
 
 int cmd_gen(int argc, char **argv)
 {
-    if (argc > 0 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
-        fputs(usage, stdout);
-        return CLI_EXIT_OK;
-    }
+    if (cli_help(argc, argv, usage)) return CLI_EXIT_OK;
     grove_gen_params p;
     grove_gen_params_init(&p);
     const char *out = NULL;

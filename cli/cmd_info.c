@@ -9,10 +9,7 @@ int cmd_info(int argc, char **argv)
     const char *positional[1];
     size_t npositional;
     cli_common common;
-    if (argc > 0 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
-        printf("usage: grove info [--threads N] [--json]\n");
-        return CLI_EXIT_OK;
-    }
+    if (cli_help(argc, argv, "usage: grove info [--threads N] [--json] [--quiet]\n")) return CLI_EXIT_OK;
     if (!cli_parse("info", argc, argv, NULL, 0, positional, 0, &npositional, &common)) return CLI_EXIT_USAGE;
     grove_options options = cli_options(&common);
     int threads = grove_options_threads(&options);

@@ -74,6 +74,13 @@ void cli_json_bool(cli_json *j, const char *name, bool value)
     append(j, "%s", value ? "true" : "false");
 }
 
+void cli_json_points(cli_json *j, const grove_points *points)
+{
+    cli_json_int(j, "n", (long long)points->n);
+    cli_json_int(j, "d", (long long)points->d);
+    cli_json_str(j, "dtype", grove_dtype_name(points->dtype));
+}
+
 void cli_json_finish(cli_json *j, double seconds, double io_seconds, int threads)
 {
     cli_json_num(j, "seconds", seconds);

@@ -5,10 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 /* Nodes of at most BT_SMALL points are finished from their coordinates. */
 #define BT_SMALL 4
 /* The first node of at most BT_LOCAL points on every path relabels its
@@ -76,11 +72,9 @@ typedef struct bt_tree {
 
 static int thread_num(void)
 {
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
+    int t, size;
+    grove__team_member(&t, &size);
+    return t;
 }
 
 /* The calling thread's sort scratch (sorting has no task scheduling point,

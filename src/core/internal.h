@@ -49,6 +49,10 @@ static inline bool grove__add_size(size_t a, size_t b, size_t *out)
     return true;
 }
 
+/* The calling thread's number and its team's size (0 and 1 outside a
+ * parallel region or without OpenMP). */
+void grove__team_member(int *thread, int *team_size);
+
 /* Options with defaults applied (NULL -> defaults). */
 grove_options grove__options(const grove_options *options);
 /* True when the options' cancel flag is raised. */

@@ -30,6 +30,17 @@ grove_options grove__options(const grove_options *options)
     return o;
 }
 
+void grove__team_member(int *thread, int *team_size)
+{
+#ifdef _OPENMP
+    *thread = omp_get_thread_num();
+    *team_size = omp_get_num_threads();
+#else
+    *thread = 0;
+    *team_size = 1;
+#endif
+}
+
 int grove_options_threads(const grove_options *options) { return grove__options(options).threads; }
 
 bool grove__cancelled(const grove_options *options)
