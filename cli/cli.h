@@ -103,5 +103,7 @@ void cli_json_finish(cli_json *j, double seconds, double io_seconds, int threads
 int cmd_gen(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_balltree(int argc, char **argv);
+int cmd_emst(int argc, char **argv);
+int cmd_hdbscan(int argc, char **argv);
 
 #endif

@@ -10,7 +10,9 @@ static const struct {
     const char *summary;
 } commands[] = {
     {"balltree", cmd_balltree, "perfect binary ball trees over batched point clouds (Erwin)"},
+    {"emst", cmd_emst, "Euclidean / mutual-reachability minimum spanning tree (Boruvka)"},
     {"gen", cmd_gen, "seeded synthetic point sets (.npy)"},
+    {"hdbscan", cmd_hdbscan, "HDBSCAN* clustering: labels, probabilities, outlier scores"},
     {"info", cmd_info, "version, build flags, threads and optional parts"},
 };
 

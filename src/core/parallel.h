@@ -1,0 +1,18 @@
+/* Parallel primitives shared by the indexes and apps (internal). Each one
+ * is deterministic: the output does not depend on the thread count. */
+#ifndef GROVE_PARALLEL_H
+#define GROVE_PARALLEL_H
+
+#include "internal.h"
+
+/* Stable LSD radix sort of n (key, value) pairs by key, 8 bits per pass,
+ * OpenMP over contiguous chunks. Passes whose byte is the same in every key
+ * are skipped, so keys using few bits cost few passes. Scratch: n keys and
+ * n values (allocated here). Time O(n * passes / threads). */
+grove_status grove__radix_sort_u64(uint64_t *keys, uint32_t *values, size_t n, int threads);
+
+/* Writes the i in [0, n) with keep[i] != 0 to out in ascending order and
+ * returns their count (threads > 1: a per-thread count and prefix sum). */
+size_t grove__compact_u32(const uint8_t *keep, size_t n, uint32_t *out, int threads);
+
+#endif

@@ -1,0 +1,88 @@
+/* Spatial indexes (internal): a linear BVH over Morton codes for d <= 3 and
+ * a balanced kd-tree for d > 3, both producing the same tree layout so the
+ * queries (kNN here, Borůvka in src/emst) are written once.
+ *
+ * Layout: points are permuted into tree order and copied there (in the
+ * input dtype), so every node covers a contiguous range of positions.
+ * Nodes are in preorder: a node's left child is the next node, its right
+ * child is `right`; leaves hold at most GROVE__LEAF_SIZE points. Boxes are
+ * stored per node as lo[d] then hi[d], in the input dtype. */
+#ifndef GROVE_INDEX_H
+#define GROVE_INDEX_H
+
+#include "internal.h"
+
+#if defined(__GNUC__)
+#define GROVE__ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define GROVE__ALWAYS_INLINE
+#endif
+
+/* Calls BODY(D) with D a compile-time constant for d = 1, 2, 3 (so inlined
+ * kernels unroll their axis loops) and with the runtime d otherwise. */
+#define GROVE__DISPATCH_D(d, BODY)                                           \
+    switch (d) {                                                             \
+    case 1: BODY(1); break;                                                  \
+    case 2: BODY(2); break;                                                  \
+    case 3: BODY(3); break;                                                  \
+    default: BODY(d); break;                                                 \
+    }
+
+/* Threads worth using on n points: on small inputs the parallel regions
+ * (several per Borůvka round) cost more than they save, and on
+ * oversubscribed cores an idle OpenMP thread spinning at a barrier can stall
+ * the working one. Results do not depend on it. */
+static inline int grove__threads_for(int threads, size_t n)
+{
+    size_t cap = n / 8192 + 1;
+    return (size_t)threads > cap ? (int)cap : threads;
+}
+
+/* Points per leaf: small enough that leaf boxes prune well, large enough
+ * that a leaf's points fill a few cache lines and the tree stays shallow. */
+#define GROVE__LEAF_SIZE 8
+/* Largest n an index holds: positions and rows are 32-bit. */
+#define GROVE__INDEX_MAX_N ((size_t)UINT32_MAX - 1)
+
+typedef struct grove__node {
+    uint32_t begin, end; /* tree positions [begin, end) */
+    uint32_t right;      /* right child; the left child is this node + 1; 0 = leaf */
+    uint32_t depth;      /* 0 at the root */
+} grove__node;
+
+typedef struct grove__tree {
+    size_t n, d;
+    grove_dtype dtype;   /* GROVE_FLOAT32 or GROVE_FLOAT64 */
+    void *x;             /* n * d coordinates in tree order */
+    uint32_t *perm;      /* tree position -> input row */
+    grove__node *node;   /* `nodes` nodes in preorder, node[0] is the root */
+    size_t nodes;
+    void *box;           /* nodes * 2d: lo then hi */
+    int depth;           /* largest node depth */
+} grove__tree;
+
+/* Build the index for validated points with n >= 1: BVH for d <= 3,
+ * kd-tree otherwise. Peak extra memory: see docs/emst.md. */
+grove_status grove__tree_build(grove_points points, int threads, grove__tree *tree);
+void grove__tree_free(grove__tree *tree);
+
+/* Builders: fill tree->perm and the node topology (begin, end, right,
+ * depth); grove__tree_build then copies the points and computes boxes. */
+grove_status grove__bvh_topology(grove_points points, int threads, grove__tree *tree);
+grove_status grove__kdtree_topology(grove_points points, int threads, grove__tree *tree);
+
+/* 63-bit Morton codes of n points with d <= 3 inside the box [lo, hi]
+ * (per axis 63 / d bits: 63, 31, 21); codes[i] for input row i. */
+void grove__morton_codes(grove_points points, const double *lo, const double *hi, uint64_t *codes, int threads);
+
+/* Exact k nearest neighbours (k >= 1, k <= n) of every indexed point among
+ * the indexed points, itself included (it comes first at distance 0 unless
+ * a duplicate with a smaller row ties it). Ties are broken by the smaller
+ * input row. Outputs are per input row: idx[row * k + r] (input rows) and
+ * dist2[row * k + r], squared distances computed in the input dtype; and
+ * kth2[pos], the k-th squared distance per tree position (what core
+ * distances need, without n * k storage). Any output may be NULL. */
+grove_status grove__tree_knn(const grove__tree *tree, size_t k, uint32_t *idx, double *dist2, double *kth2,
+                             const grove_options *options);
+
+#endif

@@ -1,0 +1,121 @@
+/* Balanced kd-tree topology (used for d > 3, where Morton codes would keep
+ * too few bits per axis to order points well): each node splits its points
+ * at the median of its widest axis (ties to the lower axis), the lower
+ * half (by coordinate, then row) going left. Nodes are written in preorder;
+ * a subtree's node count depends only on its size, so the right child's
+ * index is known before the left subtree is built and both halves can be
+ * built as parallel tasks. */
+#include "index.h"
+
+#include <float.h>
+
+/* Subtrees of at least this many points are handed to a task. */
+#define KD_TASK_MIN 16384
+
+typedef struct kd_ctx {
+    grove_points p;
+    size_t stride;
+    uint32_t *perm;
+    grove__node *node;
+} kd_ctx;
+
+/* Nodes in a subtree of m points. */
+static size_t kd_count(size_t m)
+{
+    if (m <= GROVE__LEAF_SIZE) return 1;
+    return 1 + kd_count(m / 2) + kd_count(m - m / 2);
+}
+
+/* (coordinate, row) order on axis j. */
+static inline int kd_less(const kd_ctx *c, size_t j, uint32_t a, uint32_t b)
+{
+    double x = grove__coord(c->p, c->stride, a, j), y = grove__coord(c->p, c->stride, b, j);
+    return x < y || (x == y && a < b);
+}
+
+/* Rearrange perm[lo, hi) so position k holds the element of rank k - lo and
+ * lower ranks come before it (quickselect, median-of-three pivot). */
+static void kd_select(const kd_ctx *c, size_t j, size_t lo, size_t hi, size_t k)
+{
+    uint32_t *a = c->perm;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2, last = hi - 1;
+        /* Order a[lo], a[mid], a[last]; the median becomes the pivot. */
+        if (kd_less(c, j, a[mid], a[lo])) { uint32_t t = a[mid]; a[mid] = a[lo]; a[lo] = t; }
+        if (kd_less(c, j, a[last], a[lo])) { uint32_t t = a[last]; a[last] = a[lo]; a[lo] = t; }
+        if (kd_less(c, j, a[last], a[mid])) { uint32_t t = a[last]; a[last] = a[mid]; a[mid] = t; }
+        /* Lomuto partition around the median, parked at the end. The order
+         * is strict and total (rows break ties), so the pivot's final
+         * position is its exact rank. */
+        uint32_t pivot = a[mid];
+        a[mid] = a[last];
+        a[last] = pivot;
+        size_t store = lo;
+        for (size_t i = lo; i < last; i++)
+            if (kd_less(c, j, a[i], pivot)) {
+                uint32_t t = a[i]; a[i] = a[store]; a[store] = t;
+                store++;
+            }
+        a[last] = a[store];
+        a[store] = pivot;
+        if (k == store) return;
+        if (k < store) hi = store;
+        else lo = store + 1;
+    }
+}
+
+static size_t kd_widest(const kd_ctx *c, size_t begin, size_t end)
+{
+    size_t best = 0;
+    double best_spread = -1;
+    for (size_t j = 0; j < c->p.d; j++) {
+        double mn = DBL_MAX, mx = -DBL_MAX;
+        for (size_t i = begin; i < end; i++) {
+            double v = grove__coord(c->p, c->stride, c->perm[i], j);
+            mn = v < mn ? v : mn;
+            mx = v > mx ? v : mx;
+        }
+        if (mx - mn > best_spread) {
+            best_spread = mx - mn;
+            best = j;
+        }
+    }
+    return best;
+}
+
+static void kd_build(const kd_ctx *c, size_t at, size_t begin, size_t end, uint32_t depth)
+{
+    grove__node *nd = &c->node[at];
+    nd->begin = (uint32_t)begin;
+    nd->end = (uint32_t)end;
+    nd->right = 0;
+    nd->depth = depth;
+    size_t m = end - begin;
+    if (m <= GROVE__LEAF_SIZE) return;
+    size_t half = m / 2;
+    kd_select(c, kd_widest(c, begin, end), begin, end, begin + half);
+    nd->right = (uint32_t)(at + 1 + kd_count(half));
+    size_t right = nd->right;
+#pragma omp task if (m >= KD_TASK_MIN) default(none) firstprivate(c, at, begin, half, depth)
+    kd_build(c, at + 1, begin, begin + half, depth + 1);
+    kd_build(c, right, begin + half, end, depth + 1);
+#pragma omp taskwait
+}
+
+grove_status grove__kdtree_topology(grove_points points, int threads, grove__tree *tree)
+{
+    size_t n = points.n;
+    size_t count = kd_count(n);
+    tree->node = grove__malloc(count * sizeof *tree->node, "kd-tree nodes");
+    if (!tree->node) return GROVE_OUT_OF_MEMORY;
+    for (size_t i = 0; i < n; i++) tree->perm[i] = (uint32_t)i;
+    kd_ctx c = {points, grove__points_stride(points), tree->perm, tree->node};
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+    kd_build(&c, 0, 0, n, 0);
+    tree->nodes = count;
+    int depth = 0;
+    for (size_t m = n; m > GROVE__LEAF_SIZE; m -= m / 2) depth++;
+    tree->depth = depth;
+    return GROVE_OK;
+}

@@ -1,0 +1,62 @@
+/* Index construction shared by the BVH and the kd-tree: pick the builder,
+ * then copy the points into tree order and compute the boxes. */
+#include "index.h"
+
+#include <string.h>
+
+#define T float
+#define FN(name) name##_f32
+#include "tree_fill_t.h"
+#undef T
+#undef FN
+#define T double
+#define FN(name) name##_f64
+#include "tree_fill_t.h"
+#undef T
+#undef FN
+
+void grove__tree_free(grove__tree *tree)
+{
+    if (!tree) return;
+    grove__free(tree->x);
+    grove__free(tree->perm);
+    grove__free(tree->node);
+    grove__free(tree->box);
+    memset(tree, 0, sizeof *tree);
+}
+
+grove_status grove__tree_build(grove_points points, int threads, grove__tree *tree)
+{
+    memset(tree, 0, sizeof *tree);
+    size_t n = points.n, d = points.d, elem = grove_dtype_size(points.dtype), bytes;
+    if (n == 0 || n > GROVE__INDEX_MAX_N)
+        return grove__fail(GROVE_TOO_LARGE, "index: n = %zu points; at most %zu are supported", n,
+                           GROVE__INDEX_MAX_N);
+    if (!grove__mul_size(n, d, &bytes) || !grove__mul_size(bytes, elem, &bytes))
+        return grove__fail(GROVE_TOO_LARGE, "index: %zu x %zu coordinates overflow the address space", n, d);
+    tree->n = n;
+    tree->d = d;
+    tree->dtype = points.dtype;
+    tree->x = grove__malloc(bytes, "index coordinates");
+    tree->perm = grove__malloc(n * sizeof *tree->perm, "index permutation");
+    if (!tree->x || !tree->perm) {
+        grove__tree_free(tree);
+        return GROVE_OUT_OF_MEMORY;
+    }
+    grove_status s = d <= 3 ? grove__bvh_topology(points, threads, tree)
+                            : grove__kdtree_topology(points, threads, tree);
+    size_t box_bytes = 0;
+    if (s == GROVE_OK && (!grove__mul_size(tree->nodes, 2 * d * elem, &box_bytes)))
+        s = grove__fail(GROVE_TOO_LARGE, "index: node boxes overflow the address space");
+    if (s == GROVE_OK) {
+        tree->box = grove__malloc(box_bytes, "index boxes");
+        if (!tree->box) s = GROVE_OUT_OF_MEMORY;
+    }
+    if (s != GROVE_OK) {
+        grove__tree_free(tree);
+        return s;
+    }
+    if (points.dtype == GROVE_FLOAT32) tree_fill_f32(tree, points, threads);
+    else tree_fill_f64(tree, points, threads);
+    return GROVE_OK;
+}
