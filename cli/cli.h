@@ -105,5 +105,7 @@ int cmd_info(int argc, char **argv);
 int cmd_balltree(int argc, char **argv);
 int cmd_emst(int argc, char **argv);
 int cmd_hdbscan(int argc, char **argv);
+int cmd_gravity(int argc, char **argv);
+int cmd_nbody(int argc, char **argv);
 
 #endif

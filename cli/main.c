@@ -12,8 +12,10 @@ static const struct {
     {"balltree", cmd_balltree, "perfect binary ball trees over batched point clouds (Erwin)"},
     {"emst", cmd_emst, "Euclidean / mutual-reachability minimum spanning tree (Boruvka)"},
     {"gen", cmd_gen, "seeded synthetic point sets (.npy)"},
+    {"gravity", cmd_gravity, "Barnes-Hut tree gravity: accelerations and potentials (Bonsai)"},
     {"hdbscan", cmd_hdbscan, "HDBSCAN* clustering: labels, probabilities, outlier scores"},
     {"info", cmd_info, "version, build flags, threads and optional parts"},
+    {"nbody", cmd_nbody, "N-body simulation: leapfrog on tree gravity, snapshots, checkpoints"},
 };
 
 static void usage(FILE *out)

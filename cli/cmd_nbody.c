@@ -1,0 +1,297 @@
+/* grove nbody [--ic plummer|cold|merger --n N --seed S | --input SNAP] --dt DT --steps K
+ *             --theta T --softening E [--snapshot-every M] --out DIR [--render] [--resume] */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char usage[] =
+    "usage: grove nbody [--ic plummer|cold|merger --n N --seed S | --input SNAP] [--dt DT] --steps K\n"
+    "                   [--theta T] [--softening E] [--eta ETA] [--snapshot-every M] [--report-every R]\n"
+    "                   --out DIR [--tipsy] [--render] [--resume] [--threads N] [--json] [--quiet]\n"
+    "Kick-drift-kick leapfrog N-body run on Barnes-Hut tree forces (G = 1, Henon units for the ICs).\n"
+    "  --ic KIND         plummer (default), cold (uniform sphere at rest) or merger (two Plummers)\n"
+    "  --input SNAP      start from a snapshot: .npy (n, 7) float64 x y z vx vy vz m, or tipsy\n"
+    "  --dt DT           time step (default 1/128); --eta ETA > 0: adaptive global step <= DT\n"
+    "  --steps K         run until step K (counted from the start, also when resuming)\n"
+    "  --theta T         opening angle (default 0.75); --softening E (default 0.01)\n"
+    "  --snapshot-every M  write DIR/snap_STEP.npy (and .tipsy, .png) and a checkpoint every M steps\n"
+    "  --render          also write a PNG density projection with every snapshot\n"
+    "  --resume          continue from DIR/checkpoint.grove (its parameters win) up to step K\n";
+
+typedef struct nbody_args {
+    const char *ic, *input, *out;
+    size_t n, snapshot_every, report_every;
+    uint64_t seed, steps;
+    bool have_steps, render, resume, tipsy;
+    grove_nbody_params params;
+} nbody_args;
+
+/* DIR/name into buf. */
+static const char *out_path(const nbody_args *a, char *buf, size_t cap, const char *name)
+{
+    snprintf(buf, cap, "%s/%s", a->out, name);
+    return buf;
+}
+
+/* A snapshot file: (n, 7) float64 .npy, or tipsy otherwise. */
+static grove_status load_snapshot(const char *path, grove_snapshot *snap)
+{
+    size_t len = strlen(path);
+    if (len < 4 || strcmp(path + len - 4, ".npy") != 0) return grove_tipsy_read(path, snap);
+    grove_array a = {0};
+    grove_status s = grove_npy_read(path, &a);
+    if (s != GROVE_OK) return s;
+    if (a.dtype != GROVE_FLOAT64 || a.ndim != 2 || a.shape[1] != 7) {
+        cli_error("nbody", "%s: expected (n, 7) float64 rows x y z vx vy vz m", path);
+        grove_array_free(&a);
+        return GROVE_INVALID_ARGUMENT;
+    }
+    size_t n = a.shape[0];
+    snap->n = n;
+    snap->time = 0;
+    snap->pos = malloc((7 * n + 1) * sizeof(double));
+    if (!snap->pos) {
+        grove_array_free(&a);
+        return GROVE_OUT_OF_MEMORY;
+    }
+    snap->vel = snap->pos + 3 * n;
+    snap->mass = snap->vel + 3 * n;
+    const double *x = a.data;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(snap->pos + 3 * i, x + 7 * i, 3 * sizeof *x);
+        memcpy(snap->vel + 3 * i, x + 7 * i + 3, 3 * sizeof *x);
+        snap->mass[i] = x[7 * i + 6];
+    }
+    grove_array_free(&a);
+    return GROVE_OK;
+}
+
+/* The starting simulation: checkpoint, snapshot or generated ICs. */
+static grove_status start(const nbody_args *a, const grove_options *o, grove_nbody **sim, bool *resumed)
+{
+    char path[4096];
+    *resumed = false;
+    if (a->resume) {
+        struct stat st;
+        if (stat(out_path(a, path, sizeof path, "checkpoint.grove"), &st) == 0) {
+            *resumed = true;
+            return grove_nbody_checkpoint_read(path, o, sim);
+        }
+    }
+    if (a->input) {
+        grove_snapshot snap = {0};
+        grove_status s = load_snapshot(a->input, &snap);
+        if (s == GROVE_OK) s = grove_nbody_create(snap.n, snap.pos, snap.vel, snap.mass, &a->params, o, sim);
+        /* .npy snapshots are malloc'd here, tipsy ones by the library. */
+        if (strlen(a->input) >= 4 && strcmp(a->input + strlen(a->input) - 4, ".npy") == 0) free(snap.pos);
+        else grove_snapshot_free(&snap);
+        return s;
+    }
+    grove_ic_params ic;
+    grove_ic_params_init(&ic);
+    ic.kind = strcmp(a->ic, "cold") == 0 ? GROVE_IC_COLD : strcmp(a->ic, "merger") == 0 ? GROVE_IC_MERGER
+                                                                                          : GROVE_IC_PLUMMER;
+    ic.n = a->n;
+    ic.seed = a->seed;
+    double *buf = malloc((7 * a->n + 1) * sizeof *buf);
+    if (!buf) return GROVE_OUT_OF_MEMORY;
+    grove_status s = grove_ic_generate(&ic, buf, buf + 3 * a->n, buf + 6 * a->n);
+    if (s == GROVE_OK) s = grove_nbody_create(a->n, buf, buf + 3 * a->n, buf + 6 * a->n, &a->params, o, sim);
+    free(buf);
+    return s;
+}
+
+/* Snapshot files for the current step, then the checkpoint. */
+static grove_status write_outputs(const nbody_args *a, const grove_nbody *sim)
+{
+    size_t n = grove_nbody_count(sim);
+    grove_nbody_diag d;
+    grove_nbody_diagnostics(sim, &d);
+    char name[64], path[4096];
+    grove_array snap = {0};
+    grove_status s = grove_array_alloc(&snap, GROVE_FLOAT64, n, 7);
+    if (s != GROVE_OK) return s;
+    const double *x = grove_nbody_positions(sim), *v = grove_nbody_velocities(sim), *m = grove_nbody_masses(sim);
+    double *row = snap.data;
+    for (size_t i = 0; i < n; i++, row += 7) {
+        memcpy(row, x + 3 * i, 3 * sizeof *x);
+        memcpy(row + 3, v + 3 * i, 3 * sizeof *v);
+        row[6] = m[i];
+    }
+    snprintf(name, sizeof name, "snap_%06llu.npy", (unsigned long long)d.step);
+    s = grove_npy_write(out_path(a, path, sizeof path, name), &snap);
+    grove_array_free(&snap);
+    if (s == GROVE_OK && a->tipsy) {
+        snprintf(name, sizeof name, "snap_%06llu.tipsy", (unsigned long long)d.step);
+        s = grove_tipsy_write(out_path(a, path, sizeof path, name), n, d.time, x, v, m,
+                              grove_nbody_get_params(sim)->gravity.softening, 1);
+    }
+    if (s == GROVE_OK && a->render) {
+        grove_render_params rp;
+        grove_render_params_init(&rp);
+        for (int k = 0; k < 3; k++) rp.center[k] = d.com[k];
+        snprintf(name, sizeof name, "snap_%06llu.png", (unsigned long long)d.step);
+        s = grove_render_png(x, m, n, &rp, out_path(a, path, sizeof path, name));
+    }
+    if (s == GROVE_OK) s = grove_nbody_checkpoint_write(sim, out_path(a, path, sizeof path, "checkpoint.grove"));
+    return s;
+}
+
+static double norm3(const double *v) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+
+static void report(const grove_nbody_diag *d, double e0)
+{
+    printf("step %6llu  t %9.4f  E %.10f  dE/E %+.3e  |P| %.3e  |L| %.6e\n", (unsigned long long)d->step, d->time,
+           d->energy, e0 != 0 ? (d->energy - e0) / fabs(e0) : 0.0, norm3(d->momentum), norm3(d->angular_momentum));
+    fflush(stdout);
+}
+
+static bool check_args(nbody_args *a)
+{
+    if (!a->out || !a->have_steps) {
+        cli_error("nbody", "--out DIR and --steps K are required (see --help)");
+        return false;
+    }
+    if (a->input && a->ic) {
+        cli_error("nbody", "give --ic or --input, not both");
+        return false;
+    }
+    if (!a->ic) a->ic = "plummer";
+    if (strcmp(a->ic, "plummer") && strcmp(a->ic, "cold") && strcmp(a->ic, "merger")) {
+        cli_error("nbody", "--ic: expected plummer, cold or merger, got '%s'", a->ic);
+        return false;
+    }
+    if (!a->input && a->n == 0 && !a->resume) {
+        cli_error("nbody", "--n N (>= 1) is required with --ic");
+        return false;
+    }
+    if (mkdir(a->out, 0777) != 0 && errno != EEXIST) {
+        cli_error("nbody", "cannot create %s: %s", a->out, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+/* Run to the target step, writing snapshots and reports on the way. */
+static grove_status run(const nbody_args *a, grove_nbody *sim, bool resumed, const grove_options *o,
+                        const cli_common *common, double *seconds, double *io_seconds, double *e0)
+{
+    grove_options quiet = *o;
+    quiet.progress = NULL;
+    grove_nbody_diag d;
+    grove_nbody_diagnostics(sim, &d);
+    *e0 = d.energy;
+    uint64_t first = d.step, report_every = a->report_every ? a->report_every : (a->steps - first + 9) / 10;
+    bool talk = !common->quiet && !common->json;
+    if (talk) report(&d, *e0);
+    grove_status s = GROVE_OK;
+    if (!resumed) {
+        double t = cli_now();
+        s = write_outputs(a, sim);
+        *io_seconds += cli_now() - t;
+    }
+    while (s == GROVE_OK && d.step < a->steps) {
+        double t = cli_now();
+        s = grove_nbody_step(sim, 1, &quiet);
+        *seconds += cli_now() - t;
+        if (s != GROVE_OK) break;
+        grove_nbody_diagnostics(sim, &d);
+        if (o->progress) o->progress(o->progress_user, "nbody", (double)(d.step - first) / (double)(a->steps - first));
+        if (talk && (report_every == 0 || d.step % report_every == 0 || d.step == a->steps)) {
+            if (o->progress) fputc('\n', stderr);
+            report(&d, *e0);
+        }
+        if ((a->snapshot_every && d.step % a->snapshot_every == 0) || d.step == a->steps) {
+            t = cli_now();
+            s = write_outputs(a, sim);
+            *io_seconds += cli_now() - t;
+        }
+    }
+    return s;
+}
+
+int cmd_nbody(int argc, char **argv)
+{
+    if (cli_help(argc, argv, usage)) return CLI_EXIT_OK;
+    nbody_args a = {0};
+    grove_nbody_params_init(&a.params);
+    a.params.gravity.softening = 0.01;
+    const cli_opt opts[] = {
+        {"--ic", OPT_STRING, &a.ic, NULL},
+        {"--n", OPT_SIZE, &a.n, NULL},
+        {"--seed", OPT_U64, &a.seed, NULL},
+        {"--input", OPT_STRING, &a.input, NULL},
+        {"--dt", OPT_DOUBLE, &a.params.dt, NULL},
+        {"--eta", OPT_DOUBLE, &a.params.eta, NULL},
+        {"--steps", OPT_U64, &a.steps, &a.have_steps},
+        {"--theta", OPT_DOUBLE, &a.params.gravity.theta, NULL},
+        {"--softening|--eps", OPT_DOUBLE, &a.params.gravity.softening, NULL},
+        {"--snapshot-every", OPT_SIZE, &a.snapshot_every, NULL},
+        {"--report-every", OPT_SIZE, &a.report_every, NULL},
+        {"--out", OPT_STRING, &a.out, NULL},
+        {"--tipsy", OPT_FLAG, &a.tipsy, NULL},
+        {"--render", OPT_FLAG, &a.render, NULL},
+        {"--resume", OPT_FLAG, &a.resume, NULL},
+    };
+    size_t npositional;
+    cli_common common;
+    if (!cli_parse("nbody", argc, argv, opts, sizeof opts / sizeof opts[0], NULL, 0, &npositional, &common))
+        return CLI_EXIT_USAGE;
+    if (!check_args(&a)) return CLI_EXIT_USAGE;
+    grove_options options = cli_options(&common);
+    int threads = grove_options_threads(&options);
+    grove_nbody *sim = NULL;
+    bool resumed;
+    double t0 = cli_now();
+    grove_status s = start(&a, &options, &sim, &resumed);
+    double setup = cli_now() - t0, seconds = 0, io_seconds = 0, e0 = 0;
+    if (s != GROVE_OK) return cli_fail("nbody", s);
+    grove_nbody_diag d0, d;
+    grove_nbody_diagnostics(sim, &d0);
+    s = run(&a, sim, resumed, &options, &common, &seconds, &io_seconds, &e0);
+    if (s != GROVE_OK) {
+        grove_nbody_free(sim);
+        return cli_fail("nbody", s);
+    }
+    grove_nbody_diagnostics(sim, &d);
+    grove_gravity_stats st;
+    grove_nbody_stats(sim, &st);
+    size_t n = grove_nbody_count(sim);
+    uint64_t done = d.step - d0.step;
+    double rate = seconds > 0 ? (double)n * (double)done / seconds : 0;
+    double per = n ? (st.particle_interactions + st.cell_interactions) / (double)n : 0;
+    double rel = e0 != 0 ? (d.energy - e0) / fabs(e0) : 0;
+    if (!common.quiet && !common.json)
+        printf("nbody: %zu particles, %llu step%s%s to t = %.6g, relative energy error %.3e, %.3g particles/s "
+               "(%.0f interactions per particle) on %d thread%s\n",
+               n, (unsigned long long)done, done == 1 ? "" : "s", resumed ? " (resumed)" : "", d.time, rel, rate,
+               per, threads, threads == 1 ? "" : "s");
+    if (common.json) {
+        cli_json j;
+        cli_json_begin(&j, "nbody");
+        cli_json_int(&j, "n", (long long)n);
+        cli_json_int(&j, "steps", (long long)done);
+        cli_json_int(&j, "step", (long long)d.step);
+        cli_json_num(&j, "time", d.time);
+        cli_json_bool(&j, "resumed", resumed);
+        cli_json_num(&j, "theta", grove_nbody_get_params(sim)->gravity.theta);
+        cli_json_num(&j, "softening", grove_nbody_get_params(sim)->gravity.softening);
+        cli_json_num(&j, "dt", grove_nbody_get_params(sim)->dt);
+        cli_json_num(&j, "energy_initial", e0);
+        cli_json_num(&j, "energy", d.energy);
+        cli_json_num(&j, "relative_energy_error", rel);
+        cli_json_num(&j, "momentum", norm3(d.momentum));
+        cli_json_num(&j, "angular_momentum", norm3(d.angular_momentum));
+        cli_json_num(&j, "particles_per_second", rate);
+        cli_json_num(&j, "interactions_per_particle", per);
+        cli_json_num(&j, "setup_seconds", setup);
+        cli_json_finish(&j, seconds, io_seconds, threads);
+    }
+    grove_nbody_free(sim);
+    return CLI_EXIT_OK;
+}

@@ -1,0 +1,215 @@
+/* The force engine and grove_gravity: tree, moments, groups, then one
+ * parallel loop over groups (walk + evaluate), results scattered back to
+ * input order. Each group's sinks are computed by one thread from
+ * read-only shared data, so the output does not depend on the thread
+ * count or schedule. */
+#include "nbody_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+void grove_gravity_params_init(grove_gravity_params *p)
+{
+    if (!p) return;
+    p->theta = 0.75;
+    p->softening = 0;
+    p->G = 1;
+    p->leaf_size = 16;
+    p->group_size = 64;
+}
+
+grove_status grove__gravity_params(const grove_gravity_params *in, grove_gravity_params *out)
+{
+    grove_gravity_params_init(out);
+    if (in) *out = *in;
+    if (!(out->theta >= 0 && out->theta <= 1))
+        return grove__fail(GROVE_INVALID_ARGUMENT, "gravity: theta must be in [0, 1], got %g", out->theta);
+    if (!(out->softening >= 0) || !isfinite(out->softening))
+        return grove__fail(GROVE_INVALID_ARGUMENT, "gravity: softening must be finite and >= 0, got %g",
+                           out->softening);
+    if (!(out->G > 0) || !isfinite(out->G))
+        return grove__fail(GROVE_INVALID_ARGUMENT, "gravity: G must be finite and > 0, got %g", out->G);
+    if (out->leaf_size < 1 || out->leaf_size > 64)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "gravity: leaf_size must be 1..64, got %zu", out->leaf_size);
+    if (out->group_size < 1 || out->group_size > 256)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "gravity: group_size must be 1..256, got %zu",
+                           out->group_size);
+    return GROVE_OK;
+}
+
+grove_status grove__gravity_check_input(const double *pos, const double *mass, size_t n)
+{
+    if (n > GROVE__OCT_MAX_N)
+        return grove__fail(GROVE_TOO_LARGE, "gravity: n = %zu particles; at most %zu are supported", n,
+                           GROVE__OCT_MAX_N);
+    if (n && (!pos || !mass))
+        return grove__fail(GROVE_INVALID_ARGUMENT, "gravity: %s is NULL", pos ? "mass" : "pos");
+    for (size_t i = 0; i < n; i++) {
+        for (int a = 0; a < 3; a++)
+            if (!isfinite(pos[3 * i + a]))
+                return grove__fail(GROVE_INVALID_ARGUMENT, "gravity: particle %zu, coordinate %d is not finite",
+                                   i, a);
+        if (!(mass[i] >= 0) || !isfinite(mass[i]))
+            return grove__fail(GROVE_INVALID_ARGUMENT, "gravity: particle %zu has mass %g (must be finite, >= 0)",
+                               i, mass[i]);
+    }
+    return GROVE_OK;
+}
+
+/* Make room for n particles and the tree's cells. */
+static grove_status reserve(grove__gravity *g, size_t n, int threads)
+{
+    if (n > g->cap_n) {
+        size_t want = n + n / 8;
+        grove__free(g->x);
+        grove__free(g->out);
+        grove__free(g->mark);
+        grove__free(g->group);
+        g->x = grove__malloc(4 * want * sizeof *g->x, "gravity particles");
+        g->out = grove__malloc(4 * want * sizeof *g->out, "gravity results");
+        g->mark = grove__malloc(want * sizeof *g->mark, "gravity groups");
+        g->group = grove__malloc((want + 1) * sizeof *g->group, "gravity groups");
+        g->cap_n = g->x && g->out && g->mark && g->group ? want : 0;
+        if (!g->cap_n) return GROVE_OUT_OF_MEMORY;
+    }
+    if (g->nlists < threads) {
+        grove__nb_lists *l = grove__realloc(g->lists, (size_t)threads * sizeof *l, "gravity lists");
+        if (!l) return GROVE_OUT_OF_MEMORY;
+        memset(l + g->nlists, 0, (size_t)(threads - g->nlists) * sizeof *l);
+        g->lists = l;
+        g->nlists = threads;
+    }
+    return GROVE_OK;
+}
+
+static grove_status reserve_cells(grove__gravity *g, size_t cells)
+{
+    if (cells <= g->cap_cells) return GROVE_OK;
+    size_t want = cells + cells / 4;
+    grove__free(g->cm);
+    grove__free(g->quad);
+    grove__free(g->box);
+    grove__free(g->rc2);
+    g->cm = grove__malloc(4 * want * sizeof(double), "gravity cell moments");
+    g->quad = grove__malloc(6 * want * sizeof(double), "gravity cell moments");
+    g->box = grove__malloc(6 * want * sizeof(double), "gravity cell boxes");
+    g->rc2 = grove__malloc(want * sizeof(double), "gravity cell radii");
+    g->cap_cells = g->cm && g->quad && g->box && g->rc2 ? want : 0;
+    return g->cap_cells ? GROVE_OK : GROVE_OUT_OF_MEMORY;
+}
+
+/* The parallel group loop; returns false if a thread ran out of memory. */
+static bool walk_groups(grove__gravity *g, double eps2, int threads, double *pp, double *pc)
+{
+    bool ok = true;
+    double npp = 0, npc = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : npp, npc) reduction(&& : ok)
+    {
+#ifdef _OPENMP
+        grove__nb_lists *L = &g->lists[omp_get_thread_num()];
+#else
+        grove__nb_lists *L = &g->lists[0];
+#endif
+#pragma omp for schedule(dynamic, 4)
+        for (size_t k = 0; k < g->ngroups; k++) {
+            uint32_t b = g->group[k], e = g->group[k + 1];
+            if (!ok || !grove__nb_walk(g, b, e, L)) {
+                ok = false;
+                continue;
+            }
+            grove__nb_evaluate(g, b, e, L, eps2);
+            npp += (double)(e - b) * (double)L->np;
+            npc += (double)(e - b) * (double)L->nc;
+        }
+    }
+    *pp = npp;
+    *pc = npc;
+    return ok;
+}
+
+grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const double *mass, size_t n,
+                                 const grove_gravity_params *p, double *acc, double *pot,
+                                 grove_gravity_stats *stats, int threads)
+{
+    grove_status s = reserve(g, n, threads);
+    if (s == GROVE_OK) s = grove__octree_build(&g->tree, pos, n, p->leaf_size, threads);
+    if (s == GROVE_OK) s = reserve_cells(g, g->tree.ncells);
+    if (s != GROVE_OK) return s;
+    const uint32_t *order = g->tree.order;
+    size_t cap = g->cap_n;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = order[i];
+        g->x[i] = pos[3 * (size_t)r];
+        g->x[cap + i] = pos[3 * (size_t)r + 1];
+        g->x[2 * cap + i] = pos[3 * (size_t)r + 2];
+        g->x[3 * cap + i] = mass[r];
+    }
+    grove__nb_moments(g, p->theta, threads);
+    grove__nb_groups(g, p->group_size);
+    double eps2 = p->softening * p->softening, npp, npc;
+    if (!walk_groups(g, eps2, threads, &npp, &npc))
+        return grove__fail(GROVE_OUT_OF_MEMORY, "gravity: out of memory for the interaction lists");
+    /* The kernel counted each particle's own softened self-potential
+     * -m/eps; take it back out (with eps = 0 it was skipped). */
+    double self = p->softening > 0 ? 1.0 / sqrt(eps2) : 0, G = p->G;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = order[i];
+        acc[3 * (size_t)r] = G * g->out[i];
+        acc[3 * (size_t)r + 1] = G * g->out[cap + i];
+        acc[3 * (size_t)r + 2] = G * g->out[2 * cap + i];
+        if (pot) pot[r] = G * (g->out[3 * cap + i] + g->x[3 * cap + i] * self);
+    }
+    if (stats) {
+        memset(stats, 0, sizeof *stats);
+        stats->particle_interactions = npp;
+        stats->cell_interactions = npc;
+        stats->cells = g->tree.ncells;
+        for (size_t k = 0; k < g->tree.ncells; k++) stats->leaves += g->tree.cell[k].nchild == 0;
+        stats->groups = g->ngroups;
+        stats->depth = g->tree.levels;
+        stats->flops = GROVE__NB_FLOPS_PP * npp + GROVE__NB_FLOPS_PC * npc;
+    }
+    return GROVE_OK;
+}
+
+void grove__gravity_free(grove__gravity *g)
+{
+    if (!g) return;
+    grove__octree_free(&g->tree);
+    grove__free(g->x);
+    grove__free(g->out);
+    grove__free(g->mark);
+    grove__free(g->group);
+    grove__free(g->cm);
+    grove__free(g->quad);
+    grove__free(g->box);
+    grove__free(g->rc2);
+    for (int k = 0; k < g->nlists; k++) grove__nb_lists_free(&g->lists[k]);
+    grove__free(g->lists);
+    memset(g, 0, sizeof *g);
+}
+
+grove_status grove_gravity(const double *pos, const double *mass, size_t n, const grove_gravity_params *params,
+                           double *acc, double *pot, grove_gravity_stats *stats, const grove_options *options)
+{
+    grove__clear_error();
+    grove_gravity_params p;
+    grove_status s = grove__gravity_params(params, &p);
+    if (s == GROVE_OK) s = grove__gravity_check_input(pos, mass, n);
+    if (s != GROVE_OK) return s;
+    if (stats) memset(stats, 0, sizeof *stats);
+    if (n == 0) return GROVE_OK;
+    if (!acc) return grove__fail(GROVE_INVALID_ARGUMENT, "gravity: acc is NULL");
+    if (grove__cancelled(options)) return grove__fail(GROVE_CANCELLED, "gravity: cancelled");
+    grove__gravity g;
+    memset(&g, 0, sizeof g);
+    s = grove__gravity_eval(&g, pos, mass, n, &p, acc, pot, stats, grove__options(options).threads);
+    grove__gravity_free(&g);
+    return s;
+}

@@ -1,0 +1,75 @@
+/* Internals of the gravity / N-body module: the reusable force engine
+ * (tree, moments, groups, per-thread interaction lists) shared by the
+ * one-shot grove_gravity and the simulation handle. */
+#ifndef GROVE_NBODY_INTERNAL_H
+#define GROVE_NBODY_INTERNAL_H
+
+#include "../index/octree.h"
+
+/* Sources are padded to a multiple of this many entries (zero mass) so the
+ * kernels' loops need no remainder code. */
+#define GROVE__NB_PAD 8
+
+/* One thread's interaction lists: cells to open (breadth first) and the
+ * accepted cells and opened particles as structure-of-arrays columns. */
+typedef struct grove__nb_lists {
+    uint32_t *cur, *next;
+    size_t cap_cur, cap_next;
+    double *p;       /* 4 columns x cap_p: x, y, z, m */
+    size_t np, cap_p;
+    float *c;        /* 11 columns x cap_c: x, y, z (relative to ctr), m, q11, q22, q33,
+                        q12, q13, q23, trace; single precision, see kernel.c */
+    size_t nc, cap_c;
+    double ctr[3];   /* centre of the group's box */
+} grove__nb_lists;
+
+enum { GROVE__NB_PCOLS = 4, GROVE__NB_CCOLS = 11 };
+
+/* The force engine; all buffers grow on demand and are kept between calls. */
+typedef struct grove__gravity {
+    grove__octree tree;
+    size_t cap_n, cap_cells;
+    double *x;            /* 4 columns x cap_n in tree order: x, y, z, m */
+    double *out;          /* 4 columns x cap_n in tree order: ax, ay, az, pot */
+    uint32_t *mark;       /* cap_n: group candidates (parent + 1) */
+    uint32_t *group;      /* ngroups + 1 particle offsets */
+    size_t ngroups;
+    double *cm;           /* 4 per cell: centre of mass x, y, z and mass */
+    double *quad;         /* 6 per cell: q11, q22, q33, q12, q13, q23 about cm */
+    double *box;          /* 6 per cell: tight box lo[3], hi[3] */
+    double *rc2;          /* per cell: (l / theta + s)^2, +inf = always open */
+    grove__nb_lists *lists;
+    int nlists;
+} grove__gravity;
+
+/* Validated parameters: NULL -> defaults, ranges checked. */
+grove_status grove__gravity_params(const grove_gravity_params *in, grove_gravity_params *out);
+/* Check positions (finite) and masses (finite, >= 0). */
+grove_status grove__gravity_check_input(const double *pos, const double *mass, size_t n);
+
+/* One force evaluation on validated input (n >= 1): acc n x 3, pot n or
+ * NULL, stats or NULL, in input order. */
+grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const double *mass, size_t n,
+                                 const grove_gravity_params *p, double *acc, double *pot,
+                                 grove_gravity_stats *stats, int threads);
+void grove__gravity_free(grove__gravity *g);
+
+/* Steps of the evaluation (one file each). */
+/* Moments, tight boxes and opening radii of every cell, bottom up. */
+void grove__nb_moments(grove__gravity *g, double theta, int threads);
+/* Groups of at most ncrit consecutive particles (see groups.c). */
+grove_status grove__nb_groups(grove__gravity *g, size_t ncrit);
+/* Interaction lists of particles [b, e) (breadth-first walk); false when
+ * out of memory. */
+bool grove__nb_walk(const grove__gravity *g, uint32_t b, uint32_t e, grove__nb_lists *lists);
+/* Evaluate the lists for sinks [b, e) into g->out (unscaled by G). */
+void grove__nb_evaluate(const grove__gravity *g, uint32_t b, uint32_t e, const grove__nb_lists *lists,
+                        double eps2);
+void grove__nb_lists_free(grove__nb_lists *lists);
+
+/* Flop conventions for the stats (counted operations, sqrt and divide as
+ * one each). */
+#define GROVE__NB_FLOPS_PP 23.0
+#define GROVE__NB_FLOPS_PC 65.0
+
+#endif

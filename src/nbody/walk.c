@@ -1,0 +1,145 @@
+/* The group walk: one group of sinks descends the tree breadth first. Each
+ * cell of the current level list is either accepted (its moments go to the
+ * cell list), or, when it is a leaf, opened into the particle list, or its
+ * children go to the next level list. Lists are copied into contiguous
+ * columns so the kernels stream them. */
+#include "nbody_internal.h"
+
+#include <string.h>
+
+/* Grow a column block of `cols` columns of `elem`-byte values to hold
+ * `need` rows, keeping the first `used` rows of every column. */
+static bool grow_columns(void **p, size_t *cap, size_t cols, size_t elem, size_t used, size_t need)
+{
+    if (need <= *cap) return true;
+    size_t want = need * 2 + 64;
+    char *q = grove__malloc(want * cols * elem, "gravity interaction list");
+    if (!q) return false;
+    for (size_t k = 0; k < cols && *p; k++) memcpy(q + k * want * elem, (char *)*p + k * *cap * elem, used * elem);
+    grove__free(*p);
+    *p = q;
+    *cap = want;
+    return true;
+}
+
+static bool grow_ids(uint32_t **p, size_t *cap, size_t need)
+{
+    if (need <= *cap) return true;
+    size_t want = need * 2 + 64;
+    uint32_t *q = grove__realloc(*p, want * sizeof *q, "gravity walk list");
+    if (!q) return false;
+    *p = q;
+    *cap = want;
+    return true;
+}
+
+/* Squared distance from a point to the box centre +- half. */
+static inline double box_dist2(const double *ctr, const double *half, const double *p)
+{
+    double d2 = 0;
+    for (int a = 0; a < 3; a++) {
+        double d = p[a] - ctr[a];
+        d = (d < 0 ? -d : d) - half[a];
+        if (d > 0) d2 += d * d;
+    }
+    return d2;
+}
+
+static bool add_particles(const grove__gravity *g, const grove__ocell *c, grove__nb_lists *L)
+{
+    size_t count = c->end - c->begin;
+    if (!grow_columns((void **)&L->p, &L->cap_p, GROVE__NB_PCOLS, sizeof *L->p, L->np, L->np + count + GROVE__NB_PAD))
+        return false;
+    for (size_t k = 0; k < GROVE__NB_PCOLS; k++)
+        memcpy(L->p + k * L->cap_p + L->np, g->x + k * g->cap_n + c->begin, count * sizeof(double));
+    L->np += count;
+    return true;
+}
+
+/* Cells go to the list in single precision with positions relative to the
+ * group's centre, so the float differences keep their accuracy. */
+static bool add_cell(const grove__gravity *g, size_t k, grove__nb_lists *L)
+{
+    if (L->nc + 1 + GROVE__NB_PAD > L->cap_c &&
+        !grow_columns((void **)&L->c, &L->cap_c, GROVE__NB_CCOLS, sizeof *L->c, L->nc, L->nc + 1 + GROVE__NB_PAD))
+        return false;
+    const double *cm = g->cm + 4 * k, *q = g->quad + 6 * k;
+    float *col = L->c + L->nc;
+    size_t cap = L->cap_c;
+    for (int a = 0; a < 3; a++) col[a * cap] = (float)(cm[a] - L->ctr[a]);
+    col[3 * cap] = (float)cm[3];
+    for (int a = 0; a < 6; a++) col[(4 + a) * cap] = (float)q[a];
+    col[10 * cap] = (float)(q[0] + q[1] + q[2]);
+    L->nc++;
+    return true;
+}
+
+/* Pad both lists to a multiple of GROVE__NB_PAD with massless entries at
+ * distance >= 1 beyond the group's box (x = far), so every padded term is
+ * a finite zero. */
+static void pad(grove__nb_lists *L, double far)
+{
+    for (size_t i = L->np; i % GROVE__NB_PAD; i++)
+        for (size_t k = 0; k < GROVE__NB_PCOLS; k++) L->p[k * L->cap_p + i] = k == 0 ? far : 0;
+    for (size_t i = L->nc; i % GROVE__NB_PAD; i++)
+        for (size_t k = 0; k < GROVE__NB_CCOLS; k++) L->c[k * L->cap_c + i] = k == 0 ? (float)(far - L->ctr[0]) : 0;
+}
+
+bool grove__nb_walk(const grove__gravity *g, uint32_t b, uint32_t e, grove__nb_lists *L)
+{
+    const grove__octree *t = &g->tree;
+    size_t cap = g->cap_n;
+    double lo[3], hi[3], ctr[3], half[3];
+    for (int a = 0; a < 3; a++) lo[a] = hi[a] = g->x[a * cap + b];
+    for (uint32_t i = b + 1; i < e; i++)
+        for (int a = 0; a < 3; a++) {
+            double v = g->x[a * cap + i];
+            if (v < lo[a]) lo[a] = v;
+            if (v > hi[a]) hi[a] = v;
+        }
+    for (int a = 0; a < 3; a++) {
+        ctr[a] = L->ctr[a] = 0.5 * (lo[a] + hi[a]);
+        half[a] = 0.5 * (hi[a] - lo[a]);
+    }
+    L->np = L->nc = 0;
+    if (!grow_columns((void **)&L->p, &L->cap_p, GROVE__NB_PCOLS, sizeof *L->p, 0, GROVE__NB_PAD) ||
+        !grow_columns((void **)&L->c, &L->cap_c, GROVE__NB_CCOLS, sizeof *L->c, 0, GROVE__NB_PAD) ||
+        !grow_ids(&L->cur, &L->cap_cur, 1))
+        return false;
+    size_t ncur = 1;
+    L->cur[0] = 0;
+    while (ncur) {
+        size_t nnext = 0;
+        for (size_t i = 0; i < ncur; i++) {
+            uint32_t k = L->cur[i];
+            const grove__ocell *c = &t->cell[k];
+            if (box_dist2(ctr, half, g->cm + 4 * (size_t)k) > g->rc2[k]) {
+                if (!add_cell(g, k, L)) return false;
+            } else if (c->nchild == 0) {
+                if (!add_particles(g, c, L)) return false;
+            } else {
+                if (!grow_ids(&L->next, &L->cap_next, nnext + c->nchild)) return false;
+                for (uint32_t ch = 0; ch < c->nchild; ch++) L->next[nnext++] = c->child + ch;
+            }
+        }
+        uint32_t *tmp = L->cur;
+        L->cur = L->next;
+        L->next = tmp;
+        size_t tc = L->cap_cur;
+        L->cap_cur = L->cap_next;
+        L->cap_next = tc;
+        ncur = nnext;
+    }
+    pad(L, hi[0] + 1 + (hi[0] < 0 ? -hi[0] : hi[0]));
+    return true;
+}
+
+void grove__nb_lists_free(grove__nb_lists *L)
+{
+    if (!L) return;
+    grove__free(L->cur);
+    grove__free(L->next);
+    grove__free(L->p);
+    grove__free(L->c);
+    memset(L, 0, sizeof *L);
+}

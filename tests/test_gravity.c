@@ -1,0 +1,281 @@
+/* Tree gravity against an independent direct sum in double: theta = 0 must
+ * agree to rounding; theta = 0.5 and 0.75 must meet the documented error
+ * bounds (docs/nbody.md) on Plummer spheres and a clumpy cold sphere. Also
+ * thread-count independence, degenerate inputs and argument checks. */
+#include "test.h"
+
+#include <math.h>
+#include <stdbool.h>
+
+/* Smaller problems under sanitizers (GROVE_SANITIZE is set by make check-asan). */
+static bool sanitized(void)
+{
+    const char *s = getenv("GROVE_SANITIZE");
+    return s && *s;
+}
+
+typedef struct cloud {
+    size_t n;
+    double *pos, *vel, *mass;
+} cloud;
+
+static cloud make_ic(grove_ic_kind kind, size_t n, uint64_t seed)
+{
+    cloud c = {n, malloc(3 * n * sizeof(double)), malloc(3 * n * sizeof(double)), malloc(n * sizeof(double))};
+    grove_ic_params p;
+    grove_ic_params_init(&p);
+    p.kind = kind;
+    p.n = n;
+    p.seed = seed;
+    if (grove_ic_generate(&p, c.pos, c.vel, c.mass) != GROVE_OK) abort();
+    return c;
+}
+
+/* A cold sphere of 64 dense Plummer clumps (radius ~0.02) placed uniformly in
+ * a unit sphere, plus a uniform background holding a quarter of the mass:
+ * strongly clustered, the hard case for an opening criterion. */
+static cloud make_clumpy(size_t n, uint64_t seed)
+{
+    cloud c = make_ic(GROVE_IC_COLD, n, seed);
+    cloud centres = make_ic(GROVE_IC_COLD, 64, seed + 1);
+    cloud blob = make_ic(GROVE_IC_PLUMMER, n, seed + 2);
+    for (size_t i = 0; i < 3 * n / 4; i++) {
+        const double *ctr = centres.pos + 3 * (i % 64);
+        for (int a = 0; a < 3; a++) c.pos[3 * i + a] = ctr[a] + 0.03 * blob.pos[3 * i + a];
+    }
+    free(centres.pos), free(centres.vel), free(centres.mass);
+    free(blob.pos), free(blob.vel), free(blob.mass);
+    return c;
+}
+
+static void cloud_free(cloud *c)
+{
+    free(c->pos);
+    free(c->vel);
+    free(c->mass);
+}
+
+/* Direct sum at particle i, excluding itself, in the plainest form. */
+static void direct(const cloud *c, size_t i, double eps, double a[3], double *phi)
+{
+    a[0] = a[1] = a[2] = *phi = 0;
+    for (size_t j = 0; j < c->n; j++) {
+        if (j == i) continue;
+        double d[3], r2 = eps * eps;
+        for (int k = 0; k < 3; k++) {
+            d[k] = c->pos[3 * j + k] - c->pos[3 * i + k];
+            r2 += d[k] * d[k];
+        }
+        if (r2 == 0) continue;
+        double r = sqrt(r2);
+        for (int k = 0; k < 3; k++) a[k] += c->mass[j] * d[k] / (r2 * r);
+        *phi -= c->mass[j] / r;
+    }
+}
+
+static int by_value(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+typedef struct errors {
+    double median, p99, max, pot_max;
+} errors;
+
+/* Relative acceleration errors at `samples` evenly spaced particles. */
+static errors measure(const cloud *c, const double *acc, const double *pot, double eps, size_t samples)
+{
+    if (samples > c->n) samples = c->n;
+    double *e = malloc(samples * sizeof *e);
+    errors r = {0, 0, 0, 0};
+    double pot_max = 0;
+#pragma omp parallel for schedule(dynamic, 16) reduction(max : pot_max)
+    for (size_t k = 0; k < samples; k++) {
+        size_t i = k * (c->n / samples);
+        double a[3], phi, d2 = 0, a2 = 0;
+        direct(c, i, eps, a, &phi);
+        for (int q = 0; q < 3; q++) {
+            d2 += (acc[3 * i + q] - a[q]) * (acc[3 * i + q] - a[q]);
+            a2 += a[q] * a[q];
+        }
+        e[k] = a2 > 0 ? sqrt(d2 / a2) : sqrt(d2);
+        double pe = fabs(pot[i] - phi) / fabs(phi);
+        if (pe > pot_max) pot_max = pe;
+    }
+    r.pot_max = pot_max;
+    qsort(e, samples, sizeof *e, by_value);
+    r.median = e[samples / 2];
+    r.p99 = e[(size_t)(0.99 * (double)(samples - 1))];
+    r.max = e[samples - 1];
+    free(e);
+    return r;
+}
+
+static errors tree_errors(const cloud *c, double theta, double eps, size_t samples)
+{
+    double *acc = malloc(3 * c->n * sizeof *acc), *pot = malloc(c->n * sizeof *pot);
+    grove_gravity_params p;
+    grove_gravity_params_init(&p);
+    p.theta = theta;
+    p.softening = eps;
+    errors r = {1, 1, 1, 1};
+    if (grove_gravity(c->pos, c->mass, c->n, &p, acc, pot, NULL, NULL) == GROVE_OK)
+        r = measure(c, acc, pot, eps, samples);
+    free(acc);
+    free(pot);
+    return r;
+}
+
+TEST(gravity_theta0_equals_direct_sum)
+{
+    size_t n = sanitized() ? 700 : 3000;
+    cloud c = make_ic(GROVE_IC_PLUMMER, n, 3);
+    const double eps[] = {0.01, 0};
+    for (int k = 0; k < 2; k++) {
+        errors e = tree_errors(&c, 0, eps[k], n);
+        CHECK_MSG(e.max < 1e-12, "eps %g: max relative error %g", eps[k], e.max);
+        CHECK_MSG(e.pot_max < 1e-12, "eps %g: potential error %g", eps[k], e.pot_max);
+    }
+    cloud_free(&c);
+}
+
+/* The bounds are the issue's reference numbers for a classic quadrupole
+ * tree code (softening 0.01, 10^5 Plummer sphere); grove measures about
+ * half of each (docs/nbody.md). */
+static void check_bounds(const char *what, errors e, double theta, double p99_factor)
+{
+    double med = theta > 0.6 ? 1.1e-3 : 2.5e-4, p99 = p99_factor * (theta > 0.6 ? 5.3e-3 : 1.0e-3);
+    if (getenv("GROVE_TEST_VERBOSE"))
+        printf("  %s theta %.2f: median %.3g p99 %.3g max %.3g\n", what, theta, e.median, e.p99, e.max);
+    CHECK_MSG(e.median < med && e.p99 < p99, "%s theta %.2f: median %.3g (bound %.3g), p99 %.3g (bound %.3g)",
+              what, theta, e.median, med, e.p99, p99);
+}
+
+TEST(gravity_accuracy_plummer_1e4)
+{
+    size_t n = sanitized() ? 3000 : 10000;
+    cloud c = make_ic(GROVE_IC_PLUMMER, n, 5);
+    check_bounds("plummer 1e4", tree_errors(&c, 0.75, 0.01, n), 0.75, 1);
+    check_bounds("plummer 1e4", tree_errors(&c, 0.5, 0.01, n), 0.5, 1);
+    cloud_free(&c);
+}
+
+TEST(gravity_accuracy_plummer_1e5)
+{
+    if (sanitized()) return; /* the 1e4 test covers the code paths */
+    cloud c = make_ic(GROVE_IC_PLUMMER, 100000, 7);
+    check_bounds("plummer 1e5", tree_errors(&c, 0.75, 0.01, 2000), 0.75, 1);
+    check_bounds("plummer 1e5", tree_errors(&c, 0.5, 0.01, 2000), 0.5, 1);
+    cloud_free(&c);
+}
+
+TEST(gravity_accuracy_clumpy_cold_sphere)
+{
+    size_t n = sanitized() ? 3000 : 20000;
+    cloud c = make_clumpy(n, 11);
+    /* Clustering makes the tail heavier: the p99 bound is twice the
+     * Plummer one here (docs/nbody.md), the median bound the same. */
+    check_bounds("clumpy", tree_errors(&c, 0.75, 0.01, 4000), 0.75, 2);
+    check_bounds("clumpy", tree_errors(&c, 0.5, 0.01, 4000), 0.5, 2);
+    cloud_free(&c);
+}
+
+TEST(gravity_bit_identical_for_any_thread_count)
+{
+    size_t n = sanitized() ? 3000 : 30000;
+    cloud c = make_clumpy(n, 13);
+    double *a1 = malloc(3 * n * sizeof *a1), *a2 = malloc(3 * n * sizeof *a2);
+    double *p1 = malloc(n * sizeof *p1), *p2 = malloc(n * sizeof *p2);
+    grove_gravity_params p;
+    grove_gravity_params_init(&p);
+    p.softening = 0.001;
+    grove_options o1, o2;
+    grove_options_init(&o1);
+    grove_options_init(&o2);
+    o1.threads = 1;
+    o2.threads = 2;
+    grove_gravity_stats s1, s2;
+    CHECK_OK(grove_gravity(c.pos, c.mass, n, &p, a1, p1, &s1, &o1));
+    CHECK_OK(grove_gravity(c.pos, c.mass, n, &p, a2, p2, &s2, &o2));
+    CHECK(memcmp(a1, a2, 3 * n * sizeof *a1) == 0);
+    CHECK(memcmp(p1, p2, n * sizeof *p1) == 0);
+    CHECK(s1.particle_interactions == s2.particle_interactions && s1.cell_interactions == s2.cell_interactions);
+    CHECK(s1.groups == s2.groups && s1.cells == s2.cells && s1.depth >= 2);
+    free(a1), free(a2), free(p1), free(p2);
+    cloud_free(&c);
+}
+
+TEST(gravity_degenerate_inputs)
+{
+    /* n = 1: no force, no potential. */
+    double x[12] = {1, 2, 3}, m[4] = {2}, a[12], phi[4];
+    CHECK_OK(grove_gravity(x, m, 1, NULL, a, phi, NULL, NULL));
+    CHECK(a[0] == 0 && a[1] == 0 && a[2] == 0 && phi[0] == 0);
+    /* Two particles: exact Newton with G = 2, eps = 0. */
+    double y[6] = {0, 0, 0, 2, 0, 0}, mm[2] = {1, 3};
+    grove_gravity_params p;
+    grove_gravity_params_init(&p);
+    p.G = 2;
+    CHECK_OK(grove_gravity(y, mm, 2, &p, a, phi, NULL, NULL));
+    CHECK(fabs(a[0] - 2 * 3 / 4.0) < 1e-15 && fabs(a[3] + 2 * 1 / 4.0) < 1e-15);
+    CHECK(fabs(phi[0] + 2 * 3 / 2.0) < 1e-15 && fabs(phi[1] + 2 * 1 / 2.0) < 1e-15);
+    /* All particles at one point (one deepest-level leaf), without softening:
+     * they exert nothing on each other; with softening only potentials. */
+    size_t n = 200;
+    double *z = calloc(3 * n, sizeof *z), *w = malloc(n * sizeof *w), *acc = malloc(3 * n * sizeof *acc),
+           *pot = malloc(n * sizeof *pot);
+    for (size_t i = 0; i < n; i++) w[i] = 1;
+    CHECK_OK(grove_gravity(z, w, n, NULL, acc, pot, NULL, NULL));
+    for (size_t i = 0; i < 3 * n; i++) CHECK(acc[i] == 0);
+    p.G = 1;
+    p.softening = 0.5;
+    CHECK_OK(grove_gravity(z, w, n, &p, acc, pot, NULL, NULL));
+    CHECK(fabs(pot[7] + (double)(n - 1) / 0.5) < 1e-9);
+    /* Zero masses are fine; n = 0 writes nothing. */
+    for (size_t i = 0; i < n; i++) w[i] = 0;
+    CHECK_OK(grove_gravity(z, w, n, &p, acc, NULL, NULL, NULL));
+    CHECK_OK(grove_gravity(NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL));
+    free(z), free(w), free(acc), free(pot);
+}
+
+TEST(gravity_rejects_bad_arguments)
+{
+    double x[6] = {0, 0, 0, 1, 1, 1}, m[2] = {1, 1}, a[6];
+    grove_gravity_params p;
+    grove_gravity_params_init(&p);
+    p.theta = 1.5;
+    CHECK_FAILS(grove_gravity(x, m, 2, &p, a, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT, "theta");
+    grove_gravity_params_init(&p);
+    p.softening = -1;
+    CHECK_FAILS(grove_gravity(x, m, 2, &p, a, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT, "softening");
+    grove_gravity_params_init(&p);
+    p.leaf_size = 0;
+    CHECK_FAILS(grove_gravity(x, m, 2, &p, a, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT, "leaf_size");
+    x[4] = NAN;
+    CHECK_FAILS(grove_gravity(x, m, 2, NULL, a, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT, "particle 1, coordinate 1");
+    x[4] = 0;
+    m[0] = -1;
+    CHECK_FAILS(grove_gravity(x, m, 2, NULL, a, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT, "particle 0 has mass");
+    m[0] = 1;
+    CHECK_FAILS(grove_gravity(x, m, 2, NULL, NULL, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT, "acc is NULL");
+}
+
+TEST(gravity_stats_count_interactions)
+{
+    cloud c = make_ic(GROVE_IC_PLUMMER, 5000, 17);
+    double *a = malloc(3 * c.n * sizeof *a);
+    grove_gravity_params p;
+    grove_gravity_params_init(&p);
+    p.theta = 0;
+    grove_gravity_stats s;
+    CHECK_OK(grove_gravity(c.pos, c.mass, c.n, &p, a, NULL, &s, NULL));
+    /* Direct summation: every particle meets every particle, itself included. */
+    CHECK(s.particle_interactions == (double)c.n * (double)c.n && s.cell_interactions == 0);
+    CHECK(s.leaves > 0 && s.leaves < s.cells && s.groups >= c.n / 64);
+    p.theta = 0.75;
+    CHECK_OK(grove_gravity(c.pos, c.mass, c.n, &p, a, NULL, &s, NULL));
+    CHECK(s.cell_interactions > 0 && s.particle_interactions + s.cell_interactions < 0.5 * (double)c.n * (double)c.n);
+    free(a);
+    cloud_free(&c);
+}

@@ -1,0 +1,338 @@
+/* The integrator and its tools: conservation laws, energy error over many
+ * steps, bit-identical resume from a checkpoint (library and CLI), initial
+ * conditions, hostile checkpoints, and the gravity / nbody commands. */
+#include "test.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <unistd.h>
+
+static bool sanitized(void)
+{
+    const char *s = getenv("GROVE_SANITIZE");
+    return s && *s;
+}
+
+/* A Plummer sphere simulation of n particles. */
+static grove_nbody *plummer_sim(size_t n, uint64_t seed, double theta, double dt)
+{
+    double *x = malloc(7 * n * sizeof *x);
+    grove_ic_params ic;
+    grove_ic_params_init(&ic);
+    ic.n = n;
+    ic.seed = seed;
+    grove_nbody *sim = NULL;
+    grove_nbody_params p;
+    grove_nbody_params_init(&p);
+    p.gravity.theta = theta;
+    p.gravity.softening = 0.01;
+    p.dt = dt;
+    if (grove_ic_generate(&ic, x, x + 3 * n, x + 6 * n) != GROVE_OK ||
+        grove_nbody_create(n, x, x + 3 * n, x + 6 * n, &p, NULL, &sim) != GROVE_OK)
+        sim = NULL;
+    free(x);
+    return sim;
+}
+
+static double norm3(const double *v) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+
+/* Sum of m |v|: the scale momentum rounding is measured against. */
+static double momentum_scale(const grove_nbody *sim)
+{
+    double s = 0;
+    for (size_t i = 0; i < grove_nbody_count(sim); i++)
+        s += grove_nbody_masses(sim)[i] * norm3(grove_nbody_velocities(sim) + 3 * i);
+    return s;
+}
+
+TEST(nbody_momentum_conserved_to_rounding_by_a_step)
+{
+    /* With theta = 0 the pair forces are antisymmetric up to rounding, so
+     * kicks change the total momentum only by rounding. (A tree code's forces
+     * are not exactly antisymmetric; see docs/nbody.md for its drift.) */
+    grove_nbody *sim = plummer_sim(sanitized() ? 300 : 1000, 2, 0, 1.0 / 64);
+    REQUIRE(sim);
+    grove_nbody_diag d0, d1;
+    for (int k = 0; k < 5; k++) {
+        CHECK_OK(grove_nbody_diagnostics(sim, &d0));
+        CHECK_OK(grove_nbody_step(sim, 1, NULL));
+        CHECK_OK(grove_nbody_diagnostics(sim, &d1));
+        double dp[3] = {d1.momentum[0] - d0.momentum[0], d1.momentum[1] - d0.momentum[1],
+                        d1.momentum[2] - d0.momentum[2]};
+        CHECK_MSG(norm3(dp) < 1e-14 * momentum_scale(sim), "step %d: |dP| = %g", k, norm3(dp));
+    }
+    grove_nbody_free(sim);
+}
+
+TEST(nbody_energy_error_bounded)
+{
+    /* The full check (10^4 particles, 1000 steps of 1/128, theta 0.75:
+     * |dE/E| < 1e-4, docs/nbody.md) runs in bench/nbody.py --energy; this is
+     * the same setup, reduced. */
+    size_t n = sanitized() ? 1000 : 3000, steps = sanitized() ? 20 : 200;
+    /* Fewer particles relax faster (close encounters), hence the looser bound. */
+    double bound = sanitized() ? 1e-3 : 2e-4;
+    grove_nbody *sim = plummer_sim(n, 4, 0.75, 1.0 / 128);
+    REQUIRE(sim);
+    grove_nbody_diag d0, d;
+    CHECK_OK(grove_nbody_diagnostics(sim, &d0));
+    CHECK(fabs(d0.energy + 0.25) < 0.02); /* Henon units, up to sampling noise */
+    double worst = 0, l0 = norm3(d0.angular_momentum);
+    for (size_t k = 0; k < steps; k += 10) {
+        CHECK_OK(grove_nbody_step(sim, 10, NULL));
+        CHECK_OK(grove_nbody_diagnostics(sim, &d));
+        double e = fabs((d.energy - d0.energy) / d0.energy);
+        if (e > worst) worst = e;
+    }
+    if (getenv("GROVE_TEST_VERBOSE")) printf("  energy: max |dE/E| %.3g over %zu steps\n", worst, steps);
+    CHECK_MSG(worst < bound, "relative energy error %g over %zu steps", worst, steps);
+    CHECK(d.step == steps && fabs(d.time - (double)steps / 128) < 1e-12);
+    CHECK(fabs(d.mass - 1) < 1e-12);
+    CHECK(norm3(d.angular_momentum) < l0 + 1e-3);
+    grove_nbody_free(sim);
+}
+
+TEST(nbody_resume_from_checkpoint_is_bit_identical)
+{
+    size_t n = sanitized() ? 400 : 2000;
+    grove_nbody *a = plummer_sim(n, 6, 0.6, 1.0 / 100), *b = plummer_sim(n, 6, 0.6, 1.0 / 100), *c = NULL;
+    REQUIRE(a && b);
+    CHECK_OK(grove_nbody_step(a, 8, NULL));
+    CHECK_OK(grove_nbody_step(b, 3, NULL));
+    const char *path = test_path("run.ckpt");
+    CHECK_OK(grove_nbody_checkpoint_write(b, path));
+    grove_nbody_free(b);
+    grove_options o;
+    grove_options_init(&o);
+    o.threads = 1; /* a different thread count must not matter either */
+    REQUIRE_OK(grove_nbody_checkpoint_read(path, &o, &c));
+    CHECK_OK(grove_nbody_step(c, 5, &o));
+    grove_nbody_diag da, dc;
+    grove_nbody_diagnostics(a, &da);
+    grove_nbody_diagnostics(c, &dc);
+    CHECK(da.step == 8 && dc.step == 8 && da.time == dc.time);
+    CHECK(memcmp(grove_nbody_positions(a), grove_nbody_positions(c), 3 * n * sizeof(double)) == 0);
+    CHECK(memcmp(grove_nbody_velocities(a), grove_nbody_velocities(c), 3 * n * sizeof(double)) == 0);
+    CHECK(grove_nbody_get_params(c)->gravity.theta == 0.6 && grove_nbody_get_params(c)->dt == 1.0 / 100);
+    grove_nbody_free(a);
+    grove_nbody_free(c);
+}
+
+TEST(nbody_checkpoint_rejects_hostile_files)
+{
+    grove_nbody *sim = plummer_sim(50, 1, 0.5, 0.01), *back = NULL;
+    REQUIRE(sim);
+    const char *path = test_path("good.ckpt");
+    REQUIRE_OK(grove_nbody_checkpoint_write(sim, path));
+    grove_nbody_free(sim);
+    FILE *f = fopen(path, "rb");
+    unsigned char buf[128 + 7 * 50 * 8];
+    REQUIRE(f && fread(buf, 1, sizeof buf, f) == sizeof buf);
+    fclose(f);
+    CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("short.ckpt", buf, 100), NULL, &back), GROVE_PARSE_ERROR,
+                "too short");
+    CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("trunc.ckpt", buf, sizeof buf - 8), NULL, &back),
+                GROVE_PARSE_ERROR, "does not match the file size");
+    unsigned char bad[sizeof buf];
+    memcpy(bad, buf, sizeof buf);
+    bad[0] = 'X';
+    CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("magic.ckpt", bad, sizeof bad), NULL, &back),
+                GROVE_PARSE_ERROR, "not a grove checkpoint");
+    memcpy(bad, buf, sizeof buf);
+    memset(bad + 16, 0xff, 8); /* n = 2^64 - 1 */
+    CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("huge.ckpt", bad, sizeof bad), NULL, &back),
+                GROVE_PARSE_ERROR, "does not match");
+    memcpy(bad, buf, sizeof buf);
+    double nan = NAN;
+    memcpy(bad + 128 + 8 * 5, &nan, 8);
+    CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("nan.ckpt", bad, sizeof bad), NULL, &back),
+                GROVE_PARSE_ERROR, "not finite");
+    CHECK(back == NULL);
+}
+
+TEST(nbody_initial_conditions)
+{
+    size_t n = sanitized() ? 2000 : 20000;
+    double *x = malloc(7 * n * sizeof *x), *acc = malloc(3 * n * sizeof *acc), *pot = malloc(n * sizeof *pot);
+    double *v = x + 3 * n, *m = x + 6 * n;
+    grove_ic_params ic;
+    grove_ic_params_init(&ic);
+    ic.n = n;
+    ic.seed = 9;
+    REQUIRE_OK(grove_ic_generate(&ic, x, v, m));
+    /* Plummer in Henon units: E = -1/4, virial ratio 2T / |W| = 1. */
+    grove_gravity_params p;
+    grove_gravity_params_init(&p);
+    p.theta = 0.5;
+    p.softening = 1e-4;
+    REQUIRE_OK(grove_gravity(x, m, n, &p, acc, pot, NULL, NULL));
+    double T = 0, W = 0, M = 0, com[3] = {0, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+        T += 0.5 * m[i] * (v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]);
+        W += 0.5 * m[i] * pot[i];
+        M += m[i];
+        for (int a = 0; a < 3; a++) com[a] += m[i] * x[3 * i + a];
+    }
+    CHECK_MSG(fabs(T + W + 0.25) < 0.015, "Plummer energy %g", T + W);
+    CHECK_MSG(fabs(2 * T / -W - 1) < 0.05, "virial ratio %g", 2 * T / -W);
+    CHECK(fabs(M - 1) < 1e-12 && norm3(com) < 1e-12);
+    /* The same seed gives the same particles. */
+    double *y = malloc(7 * n * sizeof *y);
+    REQUIRE_OK(grove_ic_generate(&ic, y, y + 3 * n, y + 6 * n));
+    CHECK(memcmp(x, y, 7 * n * sizeof *x) == 0);
+    /* Cold sphere: inside the unit sphere (after centring, nearly), at rest. */
+    ic.kind = GROVE_IC_COLD;
+    REQUIRE_OK(grove_ic_generate(&ic, x, v, m));
+    for (size_t i = 0; i < n; i++) CHECK(norm3(x + 3 * i) < 1.05 && norm3(v + 3 * i) == 0);
+    /* Merger: two halves of mass 1/2, centres 10 apart, approaching. */
+    ic.kind = GROVE_IC_MERGER;
+    REQUIRE_OK(grove_ic_generate(&ic, x, v, m));
+    double c1 = 0, c2 = 0, v1 = 0, p0 = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i < n / 2) c1 += x[3 * i] / (double)(n / 2), v1 += v[3 * i] / (double)(n / 2);
+        else c2 += x[3 * i] / (double)(n - n / 2);
+        p0 += m[i] * v[3 * i];
+    }
+    CHECK(fabs(c1 - c2 - 10) < 0.2 && v1 < 0 && fabs(p0) < 1e-12);
+    ic.n = 1;
+    CHECK_FAILS(grove_ic_generate(&ic, x, v, m), GROVE_INVALID_ARGUMENT, "n must be >= 2");
+    free(x), free(y), free(acc), free(pot);
+}
+
+TEST(nbody_adaptive_step_and_arguments)
+{
+    grove_nbody *sim = plummer_sim(500, 3, 0.75, 0.05);
+    REQUIRE(sim);
+    grove_nbody_free(sim);
+    double x[7] = {0, 0, 0, 0, 0, 0, 1};
+    grove_nbody_params p;
+    grove_nbody_params_init(&p);
+    p.dt = 0;
+    CHECK_FAILS(grove_nbody_create(1, x, x + 3, x + 6, &p, NULL, &sim), GROVE_INVALID_ARGUMENT, "dt");
+    /* A close pair: the adaptive step shrinks below dt. */
+    double pos[6] = {0, 0, 0, 0.01, 0, 0}, vel[6] = {0}, m[2] = {1, 1};
+    grove_nbody_params_init(&p);
+    p.dt = 0.1;
+    p.eta = 0.1;
+    p.gravity.softening = 0.001;
+    REQUIRE_OK(grove_nbody_create(2, pos, vel, m, &p, NULL, &sim));
+    CHECK_OK(grove_nbody_step(sim, 3, NULL));
+    grove_nbody_diag d;
+    CHECK_OK(grove_nbody_diagnostics(sim, &d));
+    CHECK(d.step == 3 && d.time > 0 && d.time < 3 * 0.1 / 10);
+    grove_nbody_free(sim);
+}
+
+/* Run the CLI; returns the exit status, output in *out when non-NULL. */
+static int grove_cli(const char *args, char **out)
+{
+    char command[4096];
+    snprintf(command, sizeof command, "%s %s", test_cli(), args);
+    return test_run(command, out);
+}
+
+static bool same_file(const char *a, const char *b)
+{
+    char command[2048];
+    snprintf(command, sizeof command, "cmp -s '%s' '%s'", a, b);
+    return test_run(command, NULL) == 0;
+}
+
+TEST(nbody_cli_resume_reproduces_the_uninterrupted_run)
+{
+    char args[2048], *out = NULL;
+    const char *common = "--ic merger --n 1500 --seed 3 --dt 0.01 --theta 0.6 --softening 0.02 --snapshot-every 4 --quiet";
+    snprintf(args, sizeof args, "nbody %s --steps 8 --out %s", common, test_path("full"));
+    REQUIRE(grove_cli(args, &out) == 0);
+    free(out);
+    snprintf(args, sizeof args, "nbody %s --steps 4 --out %s --threads 1", common, test_path("half"));
+    REQUIRE(grove_cli(args, NULL) == 0);
+    snprintf(args, sizeof args, "nbody %s --steps 8 --out %s --resume --json", common, test_path("half"));
+    REQUIRE(grove_cli(args, &out) == 0);
+    CHECK(strstr(out, "\"resumed\": true") && strstr(out, "\"steps\": 4") && strstr(out, "\"step\": 8"));
+    CHECK(strstr(out, "\"relative_energy_error\": ") && strstr(out, "\"particles_per_second\": ") &&
+          strstr(out, "\"interactions_per_particle\": "));
+    free(out);
+    char a[600], b[600];
+    snprintf(a, sizeof a, "%s", test_path("full/snap_000008.npy"));
+    snprintf(b, sizeof b, "%s", test_path("half/snap_000008.npy"));
+    CHECK(same_file(a, b));
+    snprintf(a, sizeof a, "%s", test_path("full/checkpoint.grove"));
+    snprintf(b, sizeof b, "%s", test_path("half/checkpoint.grove"));
+    CHECK(same_file(a, b));
+}
+
+TEST(nbody_cli_outputs_report_and_render)
+{
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "nbody --ic plummer --n 800 --steps 6 --report-every 3 --tipsy --render --out %s",
+             test_path("rend"));
+    int rc = grove_cli(args, &out);
+    bool png = strstr(grove_build_info(), "png: yes") != NULL;
+    if (png) {
+        CHECK_MSG(rc == 0, "%s", out);
+        CHECK(strstr(out, "step      3") && strstr(out, "dE/E") && strstr(out, "relative energy error"));
+        FILE *f = fopen(test_path("rend/snap_000006.png"), "rb");
+        unsigned char sig[8] = {0};
+        CHECK(f && fread(sig, 1, 8, f) == 8 && memcmp(sig, "\x89PNG\r\n\x1a\n", 8) == 0);
+        if (f) fclose(f);
+        grove_snapshot s;
+        CHECK_OK(grove_tipsy_read(test_path("rend/snap_000006.tipsy"), &s));
+        CHECK(s.n == 800 && s.time == 6.0 / 128);
+        grove_snapshot_free(&s);
+        /* Restart from a tipsy snapshot. */
+        snprintf(args, sizeof args, "nbody --input %s --steps 2 --out %s --quiet", test_path("rend/snap_000006.tipsy"),
+                 test_path("again"));
+        CHECK(grove_cli(args, NULL) == 0);
+    } else {
+        CHECK(rc == 1 && strstr(out, "built without libpng"));
+    }
+    free(out);
+    CHECK(grove_cli("nbody --ic spiral --n 10 --steps 1 --out /tmp", &out) == 2 && strstr(out, "--ic: expected"));
+    free(out);
+    CHECK(grove_cli("nbody --n 10 --out /tmp", &out) == 2 && strstr(out, "--steps K are required"));
+    free(out);
+}
+
+TEST(gravity_cli_matches_the_library)
+{
+    size_t n = 3000;
+    grove_array in = {0}, acc = {0}, pot = {0};
+    REQUIRE_OK(grove_array_alloc(&in, GROVE_FLOAT64, n, 4));
+    double *x = malloc(7 * n * sizeof *x), *a = malloc(3 * n * sizeof *a), *phi = malloc(n * sizeof *phi);
+    grove_ic_params ic;
+    grove_ic_params_init(&ic);
+    ic.n = n;
+    REQUIRE_OK(grove_ic_generate(&ic, x, x + 3 * n, x + 6 * n));
+    for (size_t i = 0; i < n; i++) {
+        memcpy((double *)in.data + 4 * i, x + 3 * i, 3 * sizeof(double));
+        ((double *)in.data)[4 * i + 3] = x[6 * n + i];
+    }
+    REQUIRE_OK(grove_npy_write(test_path("grav_in.npy"), &in));
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "gravity %s --theta 0.5 --softening 0.01 --acc %s --pot %s --json",
+             test_path("grav_in.npy"), test_path("grav_a.npy"), test_path("grav_p.npy"));
+    REQUIRE(grove_cli(args, &out) == 0);
+    CHECK(strstr(out, "\"command\": \"gravity\"") && strstr(out, "\"interactions_per_particle\": ") &&
+          strstr(out, "\"seconds\": "));
+    free(out);
+    grove_gravity_params p;
+    grove_gravity_params_init(&p);
+    p.theta = 0.5;
+    p.softening = 0.01;
+    REQUIRE_OK(grove_gravity(x, x + 6 * n, n, &p, a, phi, NULL, NULL));
+    REQUIRE_OK(grove_npy_read(test_path("grav_a.npy"), &acc));
+    REQUIRE_OK(grove_npy_read(test_path("grav_p.npy"), &pot));
+    CHECK(acc.shape[0] == n && acc.shape[1] == 3 && pot.ndim == 1 && pot.shape[0] == n);
+    CHECK(memcmp(acc.data, a, 3 * n * sizeof *a) == 0 && memcmp(pot.data, phi, n * sizeof *phi) == 0);
+    /* A wrong shape is refused and leaves no output behind. */
+    snprintf(args, sizeof args, "gravity %s --acc %s", test_path("grav_p.npy"), test_path("never.npy"));
+    CHECK(grove_cli(args, &out) == 1 && strstr(out, "(n, 4)"));
+    CHECK(access(test_path("never.npy"), F_OK) != 0);
+    free(out);
+    snprintf(args, sizeof args, "gravity %s --theta 2 --acc %s", test_path("grav_in.npy"), test_path("never.npy"));
+    CHECK(grove_cli(args, &out) == 1 && strstr(out, "theta"));
+    free(out);
+    grove_array_free(&in), grove_array_free(&acc), grove_array_free(&pot);
+    free(x), free(a), free(phi);
+}
