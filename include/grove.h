@@ -329,7 +329,8 @@ GROVE_API grove_status grove_balltree_ball_stats(grove_points points,
  * widest dimension. In partition mode the leaves' rows must be ascending.
  * GROVE_OK, or GROVE_INVALID_ARGUMENT naming the first violation (batch,
  * slot or node). Time O(n d log n); extra memory n bytes plus, with a
- * rotation, n d doubles. mask may be NULL only in partition mode. */
+ * rotation, n d doubles. mask may be NULL only in partition mode. Runs on
+ * the calling thread; options is taken for symmetry and may be NULL. */
 GROVE_API grove_status grove_balltree_check(grove_points points, const grove_balltree_params *params,
                                             const int64_t *indices, const uint8_t *mask,
                                             const grove_options *options);

@@ -127,7 +127,10 @@ static void bt_partition(const uint32_t *restrict src, uint32_t *restrict dst, s
 
 /* Stable LSD radix sort of (*a)[0..g) by their high halves, all below
  * 2^bits (bits <= 32), digits of at most BT_DIGIT bits, constant digits
- * skipped; the result ends in *a (the buffers swap as the passes go). */
+ * skipped; the result ends in *a (the buffers swap as the passes go).
+ * Not grove__radix_sort_u64: that one opens a parallel region and
+ * allocates per call, while this runs inside tasks on many small runs with
+ * the thread's preallocated scratch. */
 static void bt_lsd(uint64_t **a, uint64_t **b, size_t g, int bits)
 {
     int passes = (bits + BT_DIGIT - 1) / BT_DIGIT, digit = (bits + passes - 1) / passes;
