@@ -23,6 +23,14 @@ static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"
                                       "#e377c2", "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31",
                                       "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1"};
 
+/* Coordinate j of row i of a float view with row stride `stride`. */
+static double coord(grove_points pts, size_t stride, size_t i, size_t j)
+{
+    const char *row = (const char *)pts.data + i * stride;
+    return pts.dtype == GROVE_FLOAT64 ? ((const double *)(const void *)row)[j]
+                                      : ((const float *)(const void *)row)[j];
+}
+
 /* Write the SVG to a temporary name, then rename (no partial file). */
 static grove_status write_plot(const char *path, grove_points pts, const int64_t *labels, size_t clusters)
 {
@@ -35,9 +43,7 @@ static grove_status write_plot(const char *path, grove_points pts, const int64_t
     size_t stride = pts.stride ? pts.stride : pts.d * grove_dtype_size(pts.dtype), axes = pts.d > 1 ? 2 : 1;
     for (size_t i = 0; i < pts.n; i++)
         for (size_t j = 0; j < axes; j++) {
-            const char *row = (const char *)pts.data + i * stride;
-            double v = pts.dtype == GROVE_FLOAT64 ? ((const double *)(const void *)row)[j]
-                                                  : ((const float *)(const void *)row)[j];
+            double v = coord(pts, stride, i, j);
             lo[j] = v < lo[j] ? v : lo[j];
             hi[j] = v > hi[j] ? v : hi[j];
         }
@@ -53,11 +59,8 @@ static grove_status write_plot(const char *path, grove_points pts, const int64_t
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < pts.n; i++) {
             if ((labels[i] < 0) != (pass == 0)) continue;
-            const char *row = (const char *)pts.data + i * stride;
             double v[2] = {0, 0};
-            for (size_t j = 0; j < axes; j++)
-                v[j] = pts.dtype == GROVE_FLOAT64 ? ((const double *)(const void *)row)[j]
-                                                  : ((const float *)(const void *)row)[j];
+            for (size_t j = 0; j < axes; j++) v[j] = coord(pts, stride, i, j);
             double x = margin + (v[0] - lo[0]) * scale, y = size - margin - (axes > 1 ? (v[1] - lo[1]) * scale : 0);
             const char *colour =
                 labels[i] < 0 ? "#bbbbbb" : palette[(size_t)labels[i] % (sizeof palette / sizeof palette[0])];
@@ -79,11 +82,15 @@ typedef struct hdbscan_args {
     const char *labels, *probabilities, *scores, *plot, *selection;
     size_t min_cluster_size, min_samples;
     double epsilon;
-    bool have_mcs, allow_single;
+    bool have_mcs, have_samples, allow_single;
 } hdbscan_args;
 
 static bool check_args(const hdbscan_args *a, const char *data, grove_hdbscan_params *params)
 {
+    if (a->have_samples && a->min_samples < 1) {
+        cli_error("hdbscan", "--min-samples must be at least 1, got 0");
+        return false;
+    }
     if (!data || !a->labels || !a->have_mcs) {
         cli_error("hdbscan", "DATA, --min-cluster-size and --labels are required (see --help)");
         return false;
@@ -114,10 +121,9 @@ int cmd_hdbscan(int argc, char **argv)
     if (cli_help(argc, argv, usage)) return CLI_EXIT_OK;
     hdbscan_args a = {0};
     a.selection = "eom";
-    bool have_samples = false;
     const cli_opt opts[] = {
         {"--min-cluster-size", OPT_SIZE, &a.min_cluster_size, &a.have_mcs},
-        {"--min-samples", OPT_SIZE, &a.min_samples, &have_samples},
+        {"--min-samples", OPT_SIZE, &a.min_samples, &a.have_samples},
         {"--selection", OPT_STRING, &a.selection, NULL},
         {"--epsilon", OPT_DOUBLE, &a.epsilon, NULL},
         {"--allow-single-cluster", OPT_FLAG, &a.allow_single, NULL},
@@ -132,10 +138,6 @@ int cmd_hdbscan(int argc, char **argv)
     if (!cli_parse("hdbscan", argc, argv, opts, sizeof opts / sizeof opts[0], positional, 1, &npositional, &common))
         return CLI_EXIT_USAGE;
     grove_hdbscan_params params;
-    if (have_samples && a.min_samples < 1) {
-        cli_error("hdbscan", "--min-samples must be at least 1, got 0");
-        return CLI_EXIT_USAGE;
-    }
     if (!check_args(&a, npositional ? positional[0] : NULL, &params)) return CLI_EXIT_USAGE;
 
     grove_options options = cli_options(&common);

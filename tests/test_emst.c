@@ -421,8 +421,15 @@ TEST(emst_radix_sort_is_stable)
     grove_rng rng;
     grove_rng_seed(&rng, 3);
     for (size_t i = 0; i < n; i++) key[i] = grove_rng_u64(&rng) >> (i % 3 ? 40 : 0), val[i] = (uint32_t)i;
+    uint64_t *orig = malloc(n * sizeof *orig);
+    memcpy(orig, key, n * sizeof *orig);
     REQUIRE_OK(grove__radix_sort_u64(key, val, n, 2));
     for (size_t i = 1; i < n; i++) CHECK(key[i - 1] < key[i] || (key[i - 1] == key[i] && val[i - 1] < val[i]));
+    /* Every key still travels with its value. */
+    size_t moved = 0;
+    for (size_t i = 0; i < n; i++) moved += val[i] < n && key[i] == orig[val[i]];
+    CHECK_MSG(moved == n, "%zu of %zu keys kept their values", moved, n);
+    free(orig);
     free(key);
     free(val);
 }

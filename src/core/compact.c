@@ -19,9 +19,8 @@ size_t grove__compact_u32(const uint8_t *keep, size_t n, uint32_t *out, int thre
     int team = 1;
 #pragma omp parallel num_threads(threads)
     {
-int t, nt;
-grove__team_member(&t, &nt);
-        size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt, m = 0;
+        size_t lo, hi, m = 0;
+        int nt, t = grove__team_share(n, &lo, &hi, &nt);
         for (size_t i = lo; i < hi; i++) m += keep[i] != 0;
         offset[t + 1] = m;
 #pragma omp barrier

@@ -5,6 +5,19 @@
 
 #include "internal.h"
 
+/* The calling thread's contiguous share [*lo, *hi) of n items, split evenly
+ * over its team (thread t gets [n t / nt, n (t + 1) / nt)); returns t and
+ * sets *team_size = nt. */
+static inline int grove__team_share(size_t n, size_t *lo, size_t *hi, int *team_size)
+{
+    int t, nt;
+    grove__team_member(&t, &nt);
+    *lo = n * (size_t)t / (size_t)nt;
+    *hi = n * (size_t)(t + 1) / (size_t)nt;
+    *team_size = nt;
+    return t;
+}
+
 /* Stable LSD radix sort of n (key, value) pairs by key, 8 bits per pass,
  * OpenMP over contiguous chunks. Passes whose byte is the same in every key
  * are skipped, so keys using few bits cost few passes. Scratch: n keys and

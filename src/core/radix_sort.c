@@ -21,9 +21,8 @@ static unsigned varying_bytes(const uint64_t *keys, size_t n, int threads)
     int team = 1;
 #pragma omp parallel num_threads(threads)
     {
-int t, nt;
-grove__team_member(&t, &nt);
-        size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
+        size_t lo, hi;
+        int nt, t = grove__team_share(n, &lo, &hi, &nt);
         uint64_t a = ~(uint64_t)0, o = 0;
         for (size_t i = lo; i < hi; i++) {
             a &= keys[i];
@@ -74,9 +73,8 @@ grove_status grove__radix_sort_u64(uint64_t *keys, uint32_t *values, size_t n, i
         unsigned shift = 8 * b;
 #pragma omp parallel num_threads(threads)
         {
-int t, nt;
-grove__team_member(&t, &nt);
-            size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
+            size_t lo, hi;
+            int nt, t = grove__team_share(n, &lo, &hi, &nt);
             size_t *mine = count + (size_t)t * RADIX;
             memset(mine, 0, RADIX * sizeof *mine);
             for (size_t i = lo; i < hi; i++) mine[(ksrc[i] >> shift) & 0xff]++;

@@ -95,14 +95,14 @@ static inline GROVE__ALWAYS_INLINE void FN(search_range)(grove__boruvka *b, size
 void FN(grove__boruvka_search)(grove__boruvka *b)
 {
     enum { CHUNK = 256 };
-    size_t n = b->t->n, d = b->t->d, depth = (size_t)b->t->depth + 2;
+    size_t n = b->t->n, d = b->t->d;
 #pragma omp parallel num_threads(b->threads)
     {
-        /* The stack holds one entry per level: small, so no allocation
-         * failure to handle inside the team. */
+        /* The stack holds one entry per level (grove__boruvka_run refuses
+         * depths over 250): small, so no allocation failure to handle inside
+         * the team. */
         uint32_t stack_node[256];
         double stack_lb[256];
-        (void)depth;
 #pragma omp for schedule(dynamic, 1)
         for (size_t lo = 0; lo < n; lo += CHUNK) {
             size_t hi = n - lo > CHUNK ? lo + CHUNK : n;

@@ -36,7 +36,7 @@ static grove_status point_results(const grove__condensed *c, const uint8_t *sele
                                   double *outlier_scores, size_t *clusters)
 {
     size_t n = c->n, k = c->clusters;
-    size_t *up = grove__malloc(k * sizeof *up, "HDBSCAN labels");
+    size_t *up = grove__malloc(2 * k * sizeof *up, "HDBSCAN labels");
     int64_t *label_of = grove__malloc(k * sizeof *label_of, "HDBSCAN labels");
     double *death = grove__calloc(2 * k, sizeof *death, "HDBSCAN labels");
     if (!up || !label_of || !death) {
@@ -46,6 +46,7 @@ static grove_status point_results(const grove__condensed *c, const uint8_t *sele
         return GROVE_OUT_OF_MEMORY;
     }
     double *subtree_death = death + k;
+    size_t *owner = up + k; /* the selected cluster at or above each cluster */
     up[0] = 0;
     for (size_t r = 0; r < c->rows; r++) {
         size_t parent = c->parent[r] - n;
@@ -53,10 +54,12 @@ static grove_status point_results(const grove__condensed *c, const uint8_t *sele
         if (c->lambda[r] > death[parent]) death[parent] = c->lambda[r];
     }
     /* Each cluster's label: its own if selected, else its nearest selected
-     * ancestor's (parents have smaller ids), else noise. */
+     * ancestor's (parents have smaller ids), else noise; owner follows the
+     * same rule (meaningful where the label is >= 0). */
     int64_t next = 0;
     for (size_t i = 0; i < k; i++) {
         label_of[i] = selected[i] ? next++ : i ? label_of[up[i]] : -1;
+        owner[i] = selected[i] || !i ? i : owner[up[i]];
         subtree_death[i] = death[i];
     }
     for (size_t i = k; i-- > 1;)
@@ -79,10 +82,7 @@ static grove_status point_results(const grove__condensed *c, const uint8_t *sele
         if (probabilities) {
             double prob = 0;
             if (label >= 0) {
-                /* The selected cluster holding the point. */
-                size_t sc = parent;
-                while (!selected[sc]) sc = up[sc];
-                double max_lambda = death[sc];
+                double max_lambda = death[owner[parent]];
                 if (max_lambda == 0 || !isfinite(lambda)) prob = 1;
                 else prob = (lambda < max_lambda ? lambda : max_lambda) / max_lambda;
             }

@@ -82,9 +82,8 @@ static void bounding_box(grove_points points, int threads, double *lo, double *h
     if (threads > MAX_THREADS) threads = MAX_THREADS;
 #pragma omp parallel num_threads(threads)
     {
-int t, nt;
-grove__team_member(&t, &nt);
-        size_t first = n * (size_t)t / (size_t)nt, last = n * (size_t)(t + 1) / (size_t)nt;
+        size_t first, last;
+        int nt, t = grove__team_share(n, &first, &last, &nt);
         for (size_t j = 0; j < d; j++) {
             double mn = DBL_MAX, mx = -DBL_MAX;
             for (size_t i = first; i < last; i++) {
