@@ -7,7 +7,7 @@
 static const char usage[] =
     "usage: grove gravity IN.npy [--theta T] [--softening E] [--G G] [--leaf-size L] [--group-size G]\n"
     "                     --acc A.npy [--pot P.npy] [--threads N] [--json] [--quiet]\n"
-    "Barnes-Hut gravity on a sparse octree (Bonsai): IN is (n, 4) float64 rows x, y, z, m;\n"
+    "Barnes-Hut gravity on a sparse octree (Bonsai): IN is (n, 4) float64 (or float32) rows x, y, z, m;\n"
     "A is (n, 3) float64 accelerations, P is (n,) float64 potentials (G = 1 unless --G).\n"
     "  --theta T       opening angle in [0, 1] (default 0.75; 0 = direct summation)\n"
     "  --softening E   Plummer softening length (default 0)\n"
@@ -64,7 +64,7 @@ int cmd_gravity(int argc, char **argv)
     double io_seconds = cli_now() - t0, seconds = 0;
     if (s == GROVE_OK && ((in.dtype != GROVE_FLOAT64 && in.dtype != GROVE_FLOAT32) || in.ndim != 2 ||
                           in.shape[1] != 4)) {
-        cli_error("gravity", "%s: expected an (n, 4) float64 array of x, y, z, m; got %s with shape (%zu, %zu)",
+        cli_error("gravity", "%s: expected an (n, 4) float64 or float32 array of x, y, z, m; got %s with shape (%zu, %zu)",
                   positional[0], grove_dtype_name(in.dtype), in.shape[0], in.ndim == 2 ? in.shape[1] : 0);
         grove_array_free(&in);
         return CLI_EXIT_FAIL;

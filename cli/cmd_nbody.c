@@ -38,11 +38,16 @@ static const char *out_path(const nbody_args *a, char *buf, size_t cap, const ch
     return buf;
 }
 
+static bool is_npy(const char *path)
+{
+    size_t len = strlen(path);
+    return len >= 4 && strcmp(path + len - 4, ".npy") == 0;
+}
+
 /* A snapshot file: (n, 7) float64 .npy, or tipsy otherwise. */
 static grove_status load_snapshot(const char *path, grove_snapshot *snap)
 {
-    size_t len = strlen(path);
-    if (len < 4 || strcmp(path + len - 4, ".npy") != 0) return grove_tipsy_read(path, snap);
+    if (!is_npy(path)) return grove_tipsy_read(path, snap);
     grove_array a = {0};
     grove_status s = grove_npy_read(path, &a);
     if (s != GROVE_OK) return s;
@@ -88,7 +93,7 @@ static grove_status start(const nbody_args *a, const grove_options *o, grove_nbo
         grove_status s = load_snapshot(a->input, &snap);
         if (s == GROVE_OK) s = grove_nbody_create(snap.n, snap.pos, snap.vel, snap.mass, &a->params, o, sim);
         /* .npy snapshots are malloc'd here, tipsy ones by the library. */
-        if (strlen(a->input) >= 4 && strcmp(a->input + strlen(a->input) - 4, ".npy") == 0) free(snap.pos);
+        if (is_npy(a->input)) free(snap.pos);
         else grove_snapshot_free(&snap);
         return s;
     }

@@ -22,6 +22,20 @@ static grove_status reserve(void **p, size_t *cap, size_t need, size_t size, con
     return GROVE_OK;
 }
 
+/* Grow the cells and, in step with them, the per-cell scratch (cap_cells
+ * counts only what both hold). */
+static grove_status reserve_cells(grove__octree *t, size_t need)
+{
+    size_t cap = t->cap_cells;
+    grove_status s = reserve((void **)&t->cell, &cap, need, sizeof *t->cell, "octree cells");
+    if (s != GROVE_OK || cap == t->cap_cells) return s;
+    void *q = grove__realloc(t->scratch, cap * sizeof *t->scratch, "octree scratch");
+    if (!q) return GROVE_OUT_OF_MEMORY;
+    t->scratch = q;
+    t->cap_cells = cap;
+    return GROVE_OK;
+}
+
 /* The bounding cube of the positions: lower corner and side. */
 static void bounding_cube(const double *pos, size_t n, int threads, double lo[3], double *side)
 {
@@ -90,22 +104,17 @@ static grove_status split_level(grove__octree *t, size_t a, size_t b, size_t lea
         total += c;
     }
     if (t->ncells + total > UINT32_MAX) return grove__fail(GROVE_TOO_LARGE, "octree: more than 2^32 cells");
-    size_t cap = t->cap_cells;
-    grove_status s = reserve((void **)&t->cell, &cap, t->ncells + total, sizeof *t->cell, "octree cells");
+    grove_status s = reserve_cells(t, t->ncells + total);
     if (s != GROVE_OK) return s;
-    if (cap != t->cap_cells) {
-        /* The scratch must keep pace with the cell capacity. */
-        void *q = grove__realloc(t->scratch, cap * sizeof *t->scratch, "octree scratch");
-        if (!q) return GROVE_OUT_OF_MEMORY;
-        t->scratch = q;
-        count = q;
-        t->cap_cells = cap;
-    }
+    count = t->scratch; /* may have moved */
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
     for (size_t k = 0; k < cells; k++) {
         grove__ocell *c = &t->cell[a + k];
-        uint32_t next = count[k], first = next;
-        if (count_children(t, c, leaf_size) == 0) {
+        /* After the prefix sum count[k] is this cell's first child, and the
+         * next cell's first child ends its range. */
+        uint32_t first = count[k], next = first;
+        uint32_t last = k + 1 < cells ? count[k + 1] : (uint32_t)(t->ncells + total);
+        if (first == last) {
             c->child = 0;
             c->nchild = 0;
             continue;
@@ -141,12 +150,7 @@ grove_status grove__octree_build(grove__octree *t, const double *pos, size_t n, 
     s = grove__radix_sort_u64(t->key, t->order, n, threads);
     if (s != GROVE_OK) return s;
 
-    s = reserve((void **)&t->cell, &t->cap_cells, n / 4 + 64, sizeof *t->cell, "octree cells");
-    if (s == GROVE_OK) {
-        q = grove__realloc(t->scratch, t->cap_cells * sizeof *t->scratch, "octree scratch");
-        if (!q) return GROVE_OUT_OF_MEMORY;
-        t->scratch = q;
-    }
+    s = reserve_cells(t, n / 4 + 64);
     if (s != GROVE_OK) return s;
     t->cell[0] = (grove__ocell){0, (uint32_t)n, 0, 0, 0, 0};
     t->ncells = 1;

@@ -68,9 +68,9 @@ static bool try_header(const unsigned char *buf, size_t len, bool swap, tipsy_he
 static grove_status read_header(const unsigned char *buf, size_t len, tipsy_header *h)
 {
     if (len < 28) return grove__fail(GROVE_PARSE_ERROR, "not a tipsy file: %zu bytes is shorter than a header", len);
-    bool native = !grove__host_little_endian();
     /* Little-endian first (Bonsai's native files), then big-endian (standard). */
-    if (try_header(buf, len, native, h) || try_header(buf, len, !native, h)) {
+    bool swap_le = !grove__host_little_endian();
+    if (try_header(buf, len, swap_le, h) || try_header(buf, len, !swap_le, h)) {
         if (!isfinite(h->time)) return grove__fail(GROVE_PARSE_ERROR, "tipsy header: time is not finite");
         return GROVE_OK;
     }

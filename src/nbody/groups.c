@@ -5,7 +5,7 @@
  * straddling a jump of the Morton curve between distant cells. */
 #include "nbody_internal.h"
 
-grove_status grove__nb_groups(grove__gravity *g, size_t ncrit)
+void grove__nb_groups(grove__gravity *g, size_t ncrit)
 {
     const grove__octree *t = &g->tree;
     size_t n = t->n;
@@ -45,5 +45,4 @@ grove_status grove__nb_groups(grove__gravity *g, size_t ncrit)
     }
     g->group[groups] = (uint32_t)n;
     g->ngroups = groups;
-    return GROVE_OK;
 }

@@ -8,33 +8,37 @@
 
 #include <math.h>
 
+/* The centre of mass from the mass M and first moments s (the box centre
+ * for a massless cell), into cm[0..3]. */
+static void centre_of_mass(double M, const double s[3], const double *box, double *cm)
+{
+    for (int a = 0; a < 3; a++) cm[a] = M > 0 ? s[a] / M : 0.5 * (box[a] + box[3 + a]);
+    cm[3] = M;
+}
+
 static void leaf_moments(const grove__gravity *g, const grove__ocell *c, double *cm, double *q, double *box)
 {
     size_t cap = g->cap_n;
     const double *x = g->x, *y = g->x + cap, *z = g->x + 2 * cap, *m = g->x + 3 * cap;
     double lo[3] = {x[c->begin], y[c->begin], z[c->begin]}, hi[3] = {lo[0], lo[1], lo[2]};
-    double M = 0, sx = 0, sy = 0, sz = 0;
+    double M = 0, s[3] = {0, 0, 0};
     for (uint32_t i = c->begin; i < c->end; i++) {
-        M += m[i];
-        sx += m[i] * x[i];
-        sy += m[i] * y[i];
-        sz += m[i] * z[i];
         double p[3] = {x[i], y[i], z[i]};
+        M += m[i];
         for (int k = 0; k < 3; k++) {
+            s[k] += m[i] * p[k];
             if (p[k] < lo[k]) lo[k] = p[k];
             if (p[k] > hi[k]) hi[k] = p[k];
         }
     }
-    double c0[3];
-    for (int k = 0; k < 3; k++) c0[k] = 0.5 * (lo[k] + hi[k]);
-    if (M > 0) {
-        c0[0] = sx / M;
-        c0[1] = sy / M;
-        c0[2] = sz / M;
+    for (int k = 0; k < 3; k++) {
+        box[k] = lo[k];
+        box[3 + k] = hi[k];
     }
+    centre_of_mass(M, s, box, cm);
     double qq[6] = {0, 0, 0, 0, 0, 0};
     for (uint32_t i = c->begin; i < c->end; i++) {
-        double dx = x[i] - c0[0], dy = y[i] - c0[1], dz = z[i] - c0[2];
+        double dx = x[i] - cm[0], dy = y[i] - cm[1], dz = z[i] - cm[2];
         qq[0] += m[i] * dx * dx;
         qq[1] += m[i] * dy * dy;
         qq[2] += m[i] * dz * dz;
@@ -42,38 +46,28 @@ static void leaf_moments(const grove__gravity *g, const grove__ocell *c, double 
         qq[4] += m[i] * dx * dz;
         qq[5] += m[i] * dy * dz;
     }
-    for (int k = 0; k < 3; k++) {
-        cm[k] = c0[k];
-        box[k] = lo[k];
-        box[3 + k] = hi[k];
-    }
-    cm[3] = M;
     for (int k = 0; k < 6; k++) q[k] = qq[k];
 }
 
 static void node_moments(const grove__gravity *g, const grove__ocell *c, double *cm, double *q, double *box)
 {
-    double M = 0, s[3] = {0, 0, 0}, lo[3], hi[3];
+    double M = 0, s[3] = {0, 0, 0};
     const double *b0 = g->box + 6 * (size_t)c->child;
-    for (int k = 0; k < 3; k++) {
-        lo[k] = b0[k];
-        hi[k] = b0[3 + k];
-    }
+    for (int k = 0; k < 6; k++) box[k] = b0[k];
     for (uint32_t k = c->child; k < c->child + c->nchild; k++) {
         const double *ck = g->cm + 4 * (size_t)k, *bk = g->box + 6 * (size_t)k;
         M += ck[3];
         for (int a = 0; a < 3; a++) {
             s[a] += ck[3] * ck[a];
-            if (bk[a] < lo[a]) lo[a] = bk[a];
-            if (bk[3 + a] > hi[a]) hi[a] = bk[3 + a];
+            if (bk[a] < box[a]) box[a] = bk[a];
+            if (bk[3 + a] > box[3 + a]) box[3 + a] = bk[3 + a];
         }
     }
-    double c0[3];
-    for (int a = 0; a < 3; a++) c0[a] = M > 0 ? s[a] / M : 0.5 * (lo[a] + hi[a]);
+    centre_of_mass(M, s, box, cm);
     double qq[6] = {0, 0, 0, 0, 0, 0};
     for (uint32_t k = c->child; k < c->child + c->nchild; k++) {
         const double *ck = g->cm + 4 * (size_t)k, *qk = g->quad + 6 * (size_t)k;
-        double m = ck[3], dx = ck[0] - c0[0], dy = ck[1] - c0[1], dz = ck[2] - c0[2];
+        double m = ck[3], dx = ck[0] - cm[0], dy = ck[1] - cm[1], dz = ck[2] - cm[2];
         qq[0] += qk[0] + m * dx * dx;
         qq[1] += qk[1] + m * dy * dy;
         qq[2] += qk[2] + m * dz * dz;
@@ -81,12 +75,6 @@ static void node_moments(const grove__gravity *g, const grove__ocell *c, double 
         qq[4] += qk[4] + m * dx * dz;
         qq[5] += qk[5] + m * dy * dz;
     }
-    for (int a = 0; a < 3; a++) {
-        cm[a] = c0[a];
-        box[a] = lo[a];
-        box[3 + a] = hi[a];
-    }
-    cm[3] = M;
     for (int k = 0; k < 6; k++) q[k] = qq[k];
 }
 

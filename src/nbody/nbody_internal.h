@@ -58,7 +58,7 @@ void grove__gravity_free(grove__gravity *g);
 /* Moments, tight boxes and opening radii of every cell, bottom up. */
 void grove__nb_moments(grove__gravity *g, double theta, int threads);
 /* Groups of at most ncrit consecutive particles (see groups.c). */
-grove_status grove__nb_groups(grove__gravity *g, size_t ncrit);
+void grove__nb_groups(grove__gravity *g, size_t ncrit);
 /* Interaction lists of particles [b, e) (breadth-first walk); false when
  * out of memory. */
 bool grove__nb_walk(const grove__gravity *g, uint32_t b, uint32_t e, grove__nb_lists *lists);

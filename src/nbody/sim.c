@@ -74,10 +74,9 @@ grove_status grove_nbody_create(size_t n, const double *pos, const double *vel, 
     grove_status s = grove__nbody_params(params, &p);
     if (s == GROVE_OK) s = grove__gravity_check_input(pos, mass, n);
     if (s != GROVE_OK) return s;
-    for (size_t i = 0; n && i < 3 * n; i++)
-        if (!vel || !isfinite(vel[i]))
-            return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: velocity %s",
-                               vel ? "is not finite" : "array is NULL");
+    if (n && !vel) return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: velocity array is NULL");
+    for (size_t i = 0; i < 3 * n; i++)
+        if (!isfinite(vel[i])) return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: velocity is not finite");
     grove_nbody *sim;
     s = grove__nbody_alloc(n, &p, &sim);
     if (s != GROVE_OK) return s;
@@ -120,22 +119,11 @@ static double step_length(const grove_nbody *sim)
     return dt < p->dt ? dt : p->dt;
 }
 
-static void kick(grove_nbody *sim, double h, int threads)
+/* y += h x over m values: the kick (v += a h) and the drift (x += v h). */
+static void axpy(double *y, const double *x, double h, size_t m, int threads)
 {
-    size_t m = 3 * sim->n;
-    double *v = sim->vel;
-    const double *a = sim->acc;
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t i = 0; i < m; i++) v[i] += h * a[i];
-}
-
-static void drift(grove_nbody *sim, double h, int threads)
-{
-    size_t m = 3 * sim->n;
-    double *x = sim->pos;
-    const double *v = sim->vel;
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t i = 0; i < m; i++) x[i] += h * v[i];
+    for (size_t i = 0; i < m; i++) y[i] += h * x[i];
 }
 
 grove_status grove_nbody_step(grove_nbody *sim, uint64_t steps, const grove_options *options)
@@ -147,11 +135,12 @@ grove_status grove_nbody_step(grove_nbody *sim, uint64_t steps, const grove_opti
         if (grove__cancelled(options)) return grove__fail(GROVE_CANCELLED, "nbody: cancelled after %llu steps",
                                                           (unsigned long long)k);
         double dt = step_length(sim);
-        kick(sim, 0.5 * dt, threads);
-        drift(sim, dt, threads);
+        size_t m = 3 * sim->n;
+        axpy(sim->vel, sim->acc, 0.5 * dt, m, threads);
+        axpy(sim->pos, sim->vel, dt, m, threads);
         grove_status s = grove__nbody_forces(sim, threads);
         if (s != GROVE_OK) return s;
-        kick(sim, 0.5 * dt, threads);
+        axpy(sim->vel, sim->acc, 0.5 * dt, m, threads);
         sim->time += dt;
         sim->step++;
         grove__progress(options, "nbody", (double)(k + 1) / (double)steps);

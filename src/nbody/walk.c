@@ -60,8 +60,7 @@ static bool add_particles(const grove__gravity *g, const grove__ocell *c, grove_
  * group's centre, so the float differences keep their accuracy. */
 static bool add_cell(const grove__gravity *g, size_t k, grove__nb_lists *L)
 {
-    if (L->nc + 1 + GROVE__NB_PAD > L->cap_c &&
-        !grow_columns((void **)&L->c, &L->cap_c, GROVE__NB_CCOLS, sizeof *L->c, L->nc, L->nc + 1 + GROVE__NB_PAD))
+    if (!grow_columns((void **)&L->c, &L->cap_c, GROVE__NB_CCOLS, sizeof *L->c, L->nc, L->nc + 1 + GROVE__NB_PAD))
         return false;
     const double *cm = g->cm + 4 * k, *q = g->quad + 6 * k;
     float *col = L->c + L->nc;
