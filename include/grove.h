@@ -420,6 +420,139 @@ GROVE_API grove_status grove_hdbscan_from_mst(size_t n, const int64_t *edges, co
                                               double *probabilities, double *outlier_scores, size_t *clusters);
 
 /* ------------------------------------------------------------------------ */
+/* Range join (exact epsilon similarity join) and k nearest neighbours       */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A search index over n data points (RT-HiSS on the CPU): dimensions are
+ * reordered by variance (highest first), a balanced kd-tree splits the
+ * points into leaf groups of at most leaf_size points stored contiguously,
+ * and each group keeps a tight bounding box in the leading index_dims
+ * dimensions. A join expands those boxes by eps and walks the kd-tree
+ * group against group to find candidate groups, then refines candidate
+ * blocks with vectorised kernels that stop summing a pair's squared
+ * distance as soon as the partial sum exceeds eps^2 (dimensions in variance
+ * order make this happen early).
+ *
+ * Exactness: a pair (q, p) is reported when the squared Euclidean distance,
+ * summed in the input dtype over the dimensions in the index's variance
+ * order, is <= eps^2 computed in double and rounded to the dtype. That is
+ * the exact answer for integer-valued data; otherwise a pair within one
+ * rounding of the boundary may go either way, as in any floating-point
+ * tool. Queries of the other dtype are converted to the index's dtype.
+ *
+ * A handle is immutable after build: queries on one handle may run from
+ * several threads at once. Memory: a copy of the points (n d elements of
+ * the input dtype) plus about 24 bytes per point for the tree.
+ */
+typedef struct grove_index grove_index;
+
+typedef struct grove_index_params {
+    size_t leaf_size;  /* points per leaf group, 1..4096; 0 = automatic (by d) */
+    size_t index_dims; /* leading dimensions in the group boxes, 1..d; 0 = automatic */
+} grove_index_params;
+
+GROVE_API void grove_index_params_init(grove_index_params *params);
+
+/* Build an index over validated points (n >= 1, n <= 2^32 - 2). The points
+ * are copied: the caller may free them afterwards. */
+GROVE_API grove_status grove_index_build(grove_points data, const grove_index_params *params,
+                                         const grove_options *options, grove_index **out);
+GROVE_API void grove_index_free(grove_index *index);
+/* Sizes of the indexed data, and the leaf size and index dimensions used. */
+GROVE_API size_t grove_index_n(const grove_index *index);
+GROVE_API size_t grove_index_d(const grove_index *index);
+GROVE_API size_t grove_index_leaf_size(const grove_index *index);
+GROVE_API size_t grove_index_dims(const grove_index *index);
+/* The variance order: order[j] is the input dimension stored j-th
+ * (d entries). */
+GROVE_API void grove_index_dim_order(const grove_index *index, size_t *order);
+
+typedef struct grove_join_params {
+    double eps;       /* search radius >= 0, inclusive; 0 finds exact duplicates */
+    int exclude_self; /* self-join only: leave out the pair (i, i) */
+    int distances;    /* grove_join / grove_join_stream: also produce distances */
+} grove_join_params;
+
+GROVE_API void grove_join_params_init(grove_join_params *params);
+
+/* Queries: NULL means a self-join (the queries are the indexed points, in
+ * row order); otherwise a semi-join with the given points (same d).
+ * exclude_self is refused for a semi-join. */
+
+/* Count pass: counts[q] = number of indexed rows within eps of query q
+ * (nq entries). Returns the total in *pairs when pairs is non-NULL. */
+GROVE_API grove_status grove_join_count(const grove_index *index, const grove_points *queries,
+                                        const grove_join_params *params, int64_t *counts, int64_t *pairs,
+                                        const grove_options *options);
+
+/* Fill pass: offsets[0] = 0 and offsets[q + 1] = offsets[q] + counts[q]
+ * (nq + 1 entries, e.g. from grove_join_count). Writes query q's neighbour
+ * rows, ascending, to indices[offsets[q] .. offsets[q + 1]) and their
+ * Euclidean distances (square roots of the squared distances) to distances
+ * when non-NULL. Offsets that disagree with the true counts are refused
+ * (GROVE_INVALID_ARGUMENT, naming the query) without writing past
+ * offsets[nq]. */
+GROVE_API grove_status grove_join_fill(const grove_index *index, const grove_points *queries,
+                                       const grove_join_params *params, const int64_t *offsets,
+                                       int64_t *indices, double *distances, const grove_options *options);
+
+/* A batch of consecutive queries [query_begin, query_end) and their result
+ * in CSR form: offsets has query_end - query_begin + 1 entries starting at
+ * 0; indices and distances (NULL unless params->distances) hold
+ * offsets[query_end - query_begin] entries. pairs_before is the number of
+ * pairs in earlier batches. The arrays are valid during the callback only. */
+typedef struct grove_join_batch {
+    size_t query_begin, query_end;
+    const int64_t *offsets;
+    const int64_t *indices;
+    const double *distances;
+    int64_t pairs_before;
+} grove_join_batch;
+
+/* Return 0 to continue; nonzero stops the join with GROVE_CANCELLED. */
+typedef int (*grove_join_batch_fn)(void *user, const grove_join_batch *batch);
+
+/* The whole result, streamed: one count pass, then batches of queries in
+ * order, each sized from the counts so its offsets, indices and distances
+ * fit in options->memory_budget bytes (0 = one batch). A single query whose
+ * result alone exceeds the budget is refused (GROVE_OVER_BUDGET), naming it. Peak memory: the
+ * index, 8 bytes per query for the counts, and one batch. */
+GROVE_API grove_status grove_join_stream(const grove_index *index, const grove_points *queries,
+                                         const grove_join_params *params, grove_join_batch_fn fn, void *user,
+                                         const grove_options *options);
+
+/* A whole result in memory allocated by grove; free with
+ * grove_join_result_free. */
+typedef struct grove_join_result {
+    size_t nq;          /* queries */
+    int64_t pairs;      /* offsets[nq] */
+    int64_t *offsets;   /* nq + 1 */
+    int64_t *indices;   /* pairs */
+    double *distances;  /* pairs, or NULL unless params->distances */
+} grove_join_result;
+
+/* Build an index on data, count, and fill one result. Refused with
+ * GROVE_OVER_BUDGET (stating the size) when options->memory_budget is set and
+ * the result would exceed it: use grove_join_stream then. */
+GROVE_API grove_status grove_join(grove_points data, const grove_points *queries,
+                                  const grove_join_params *params, grove_join_result *result,
+                                  const grove_options *options);
+GROVE_API void grove_join_result_free(grove_join_result *result);
+
+/* Exact k nearest neighbours of each query among the indexed points:
+ * indices[q k + r] (input rows) and distances[q k + r] (Euclidean, may be
+ * NULL), r-th nearest first, ties broken by the smaller row. Self-queries
+ * (queries NULL) include the point itself unless exclude_self; k must be
+ * between 1 and the number of candidates (n, or n - 1 when excluding). */
+GROVE_API grove_status grove_knn_search(const grove_index *index, const grove_points *queries, size_t k,
+                                        int exclude_self, int64_t *indices, double *distances,
+                                        const grove_options *options);
+/* The same, building (and freeing) an index with default parameters. */
+GROVE_API grove_status grove_knn(grove_points data, const grove_points *queries, size_t k, int exclude_self,
+                                 int64_t *indices, double *distances, const grove_options *options);
+
+/* ------------------------------------------------------------------------ */
 /* Gravity and N-body                                                        */
 /* ------------------------------------------------------------------------ */
 
