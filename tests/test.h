@@ -82,4 +82,11 @@ int test_run(const char *command, char **output);
 /* The CLI binary under test (GROVE_CLI, default build/grove). */
 const char *test_cli(void);
 
+/* Seeded test data: n x d points of one kind in double (malloc'd; exactly
+ * representable in float for the lattice and duplicate kinds, whose
+ * squared distances are then exact in either dtype). */
+typedef enum { TEST_UNIFORM, TEST_CLUSTERED, TEST_LATTICE, TEST_DUPLICATES, TEST_KINDS } test_kind;
+extern const char *const test_kind_name[TEST_KINDS];
+double *test_points(test_kind kind, size_t n, size_t d, uint64_t seed);
+
 #endif

@@ -9,33 +9,6 @@
 #include <math.h>
 #include <stdbool.h>
 
-typedef enum { UNIFORM, CLUSTERED, LATTICE, DUPLICATES, KINDS } kind_t;
-static const char *kind_name[] = {"uniform", "clustered", "lattice", "duplicates"};
-
-/* n x d points of one kind, in double (exactly representable in float for
- * the lattice and duplicate kinds). */
-static double *make_points(kind_t kind, size_t n, size_t d, uint64_t seed)
-{
-    grove_rng rng;
-    grove_rng_seed(&rng, seed);
-    double *x = malloc((n * d + 1) * sizeof *x);
-    size_t distinct = n / 8 + 1;
-    for (size_t i = 0; i < n; i++) {
-        size_t blob = grove_rng_below(&rng, 4), src = grove_rng_below(&rng, distinct);
-        for (size_t j = 0; j < d; j++) {
-            double v;
-            switch (kind) {
-            case UNIFORM: v = grove_rng_uniform(&rng); break;
-            case CLUSTERED: v = (double)((blob * 7 + j * 3) % 5) + 0.01 * grove_rng_normal(&rng); break;
-            case LATTICE: v = (double)grove_rng_below(&rng, 4); break;
-            default: v = (double)((src * 2654435761u + j * 40503u) % 97) / 8.0; break;
-            }
-            x[i * d + j] = v;
-        }
-    }
-    return x;
-}
-
 /* Squared distance as the library computes it: in the points' dtype, axes
  * summed in order. */
 static double dist2(const void *data, bool f32, size_t d, size_t a, size_t b)
@@ -176,14 +149,14 @@ TEST(emst_matches_prim_on_random_cases)
     uint64_t seed = 1;
     int cases = 0, failures = 0;
     for (size_t di = 0; di < 5; di++)
-        for (int kind = 0; kind < KINDS; kind++)
+        for (int kind = 0; kind < TEST_KINDS; kind++)
             for (size_t si = 0; si < 7; si++)
                 for (int f32 = 0; f32 < 2; f32++) {
                     size_t n = sizes[si], d = dims[di], k = ks[(seed * 7) % 4];
                     if (k > n) k = 1;
-                    double *x = make_points((kind_t)kind, n, d, seed++);
+                    double *x = test_points((test_kind)kind, n, d, seed++);
                     char what[160];
-                    snprintf(what, sizeof what, "%s n=%zu d=%zu %s K=%zu", kind_name[kind], n, d,
+                    snprintf(what, sizeof what, "%s n=%zu d=%zu %s K=%zu", test_kind_name[kind], n, d,
                              f32 ? "float32" : "float64", k);
                     if (!check_case(x, n, d, f32, k, 2, what)) failures++;
                     cases++;
@@ -198,11 +171,11 @@ TEST(emst_matches_prim_larger)
     /* A few thousand points in 2-D and 3-D, Euclidean and K = 5. */
     const size_t dims[] = {2, 3};
     for (size_t di = 0; di < 2; di++)
-        for (int kind = 0; kind < KINDS; kind++) {
-            double *x = make_points((kind_t)kind, 3000, dims[di], 100 + (uint64_t)kind);
+        for (int kind = 0; kind < TEST_KINDS; kind++) {
+            double *x = test_points((test_kind)kind, 3000, dims[di], 100 + (uint64_t)kind);
             char what[128];
-            snprintf(what, sizeof what, "%s n=3000 d=%zu", kind_name[kind], dims[di]);
-            check_case(x, 3000, dims[di], false, kind == LATTICE ? 5 : 1, 0, what);
+            snprintf(what, sizeof what, "%s n=3000 d=%zu", test_kind_name[kind], dims[di]);
+            check_case(x, 3000, dims[di], false, kind == TEST_LATTICE ? 5 : 1, 0, what);
             free(x);
         }
 }
@@ -210,11 +183,11 @@ TEST(emst_matches_prim_larger)
 TEST(emst_mutual_reachability_k_values)
 {
     const size_t ks[] = {2, 5, 10};
-    for (int kind = 0; kind < KINDS; kind++)
+    for (int kind = 0; kind < TEST_KINDS; kind++)
         for (size_t ki = 0; ki < 3; ki++) {
-            double *x = make_points((kind_t)kind, 500, 3, 300 + (uint64_t)kind * 3 + ki);
+            double *x = test_points((test_kind)kind, 500, 3, 300 + (uint64_t)kind * 3 + ki);
             char what[128];
-            snprintf(what, sizeof what, "%s MR K=%zu", kind_name[kind], ks[ki]);
+            snprintf(what, sizeof what, "%s MR K=%zu", test_kind_name[kind], ks[ki]);
             check_case(x, 500, 3, kind % 2 == 1, ks[ki], 2, what);
             check_case(x, 300, 5, false, ks[ki], 2, what); /* kd-tree path: the same values as 300 x 5 */
             free(x);
@@ -239,13 +212,13 @@ static void emst_run(grove_points pts, size_t k, int threads, int64_t **edges, d
 TEST(emst_same_result_for_any_thread_count)
 {
     const size_t n = 20000;
-    for (int kind = 0; kind < KINDS; kind++) {
-        double *x = make_points((kind_t)kind, n, 3, 77 + (uint64_t)kind);
+    for (int kind = 0; kind < TEST_KINDS; kind++) {
+        double *x = test_points((test_kind)kind, n, 3, 77 + (uint64_t)kind);
         for (size_t k = 1; k <= 5; k += 4) {
             int64_t *e1, *e2;
             double *w1, *w2;
-            grove_points pts = grove_points_f64(x, n, kind == UNIFORM ? 6 : 3);
-            pts.n = kind == UNIFORM ? n / 2 : n;
+            grove_points pts = grove_points_f64(x, n, kind == TEST_UNIFORM ? 6 : 3);
+            pts.n = kind == TEST_UNIFORM ? n / 2 : n;
             emst_run(pts, k, 1, &e1, &w1);
             emst_run(pts, k, 2, &e2, &w2);
             CHECK(memcmp(e1, e2, 2 * (pts.n - 1) * sizeof *e1) == 0);
@@ -264,7 +237,7 @@ TEST(emst_is_a_sorted_spanning_tree)
     /* Independent of Prim: n - 1 edges u < v, sorted, and union-find joins
      * everything (no cycle). */
     const size_t n = 5000;
-    double *x = make_points(DUPLICATES, n, 2, 5);
+    double *x = test_points(TEST_DUPLICATES, n, 2, 5);
     int64_t *e;
     double *w;
     emst_run(grove_points_f64(x, n, 2), 1, 0, &e, &w);
@@ -318,7 +291,7 @@ TEST(emst_small_and_bad_inputs)
 
 TEST(emst_out_of_memory_is_reported)
 {
-    double *x = make_points(UNIFORM, 200, 3, 9);
+    double *x = test_points(TEST_UNIFORM, 200, 3, 9);
     int64_t e[398];
     double w[199];
     int failures = 0;
@@ -386,9 +359,9 @@ TEST(emst_knn_matches_brute_force)
 {
     const size_t dims[] = {1, 2, 3, 5};
     for (size_t di = 0; di < 4; di++)
-        for (int kind = 0; kind < KINDS; kind++) {
+        for (int kind = 0; kind < TEST_KINDS; kind++) {
             size_t n = 700, d = dims[di], k = 1 + (size_t)kind * 4;
-            double *x = make_points((kind_t)kind, n, d, 900 + di * 10 + (uint64_t)kind);
+            double *x = test_points((test_kind)kind, n, d, 900 + di * 10 + (uint64_t)kind);
             grove__tree t;
             REQUIRE_OK(grove__tree_build(grove_points_f64(x, n, d), 2, &t));
             uint32_t *idx = malloc(n * k * sizeof *idx);
@@ -403,7 +376,7 @@ TEST(emst_knn_matches_brute_force)
                     if (idx[a * k + r] != (uint32_t)all[r].u || d2[a * k + r] != all[r].w) bad++;
             }
             for (size_t p = 0; p < n; p++) CHECK(kth[p] == d2[(size_t)t.perm[p] * k + k - 1]);
-            CHECK_MSG(bad == 0, "kNN d=%zu %s k=%zu differs from brute force", d, kind_name[kind], k);
+            CHECK_MSG(bad == 0, "kNN d=%zu %s k=%zu differs from brute force", d, test_kind_name[kind], k);
             free(all);
             free(idx);
             free(d2);

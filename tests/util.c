@@ -75,3 +75,27 @@ const char *test_cli(void)
     const char *cli = getenv("GROVE_CLI");
     return cli && *cli ? cli : "build/grove";
 }
+
+const char *const test_kind_name[TEST_KINDS] = {"uniform", "clustered", "lattice", "duplicates"};
+
+double *test_points(test_kind kind, size_t n, size_t d, uint64_t seed)
+{
+    grove_rng rng;
+    grove_rng_seed(&rng, seed);
+    double *x = malloc((n * d + 1) * sizeof *x);
+    size_t distinct = n / 8 + 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t blob = grove_rng_below(&rng, 4), src = grove_rng_below(&rng, distinct);
+        for (size_t j = 0; j < d; j++) {
+            double v;
+            switch (kind) {
+            case TEST_UNIFORM: v = grove_rng_uniform(&rng); break;
+            case TEST_CLUSTERED: v = (double)((blob * 7 + j * 3) % 5) + 0.01 * grove_rng_normal(&rng); break;
+            case TEST_LATTICE: v = (double)grove_rng_below(&rng, 4); break;
+            default: v = (double)((src * 2654435761u + j * 40503u) % 97) / 8.0; break;
+            }
+            x[i * d + j] = v;
+        }
+    }
+    return x;
+}

@@ -69,7 +69,10 @@ void grove__tree_free(grove__tree *tree);
 /* Builders: fill tree->perm and the node topology (begin, end, right,
  * depth); grove__tree_build then copies the points and computes boxes. */
 grove_status grove__bvh_topology(grove_points points, int threads, grove__tree *tree);
-grove_status grove__kdtree_topology(grove_points points, int threads, grove__tree *tree);
+/* The kd-tree takes the most points per leaf and the split axes (axes[0 ..
+ * naxes), or NULL for all d axes). */
+grove_status grove__kdtree_topology(grove_points points, size_t leaf, const size_t *axes, size_t naxes, int threads,
+                                    grove__tree *tree);
 
 /* 63-bit Morton codes of n points with d <= 3 inside the box [lo, hi]
  * (per axis 63 / d bits: 63, 31, 21); codes[i] for input row i. */

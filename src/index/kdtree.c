@@ -1,7 +1,8 @@
 /* Balanced kd-tree topology (used for d > 3, where Morton codes would keep
- * too few bits per axis to order points well): each node splits its points
- * at the median of its widest axis (ties to the lower axis), the lower
- * half (by coordinate, then row) going left. Nodes are written in preorder;
+ * too few bits per axis to order points well, and for the join's leaf
+ * groups): each node splits its points at the median of its widest split
+ * axis (ties to the earlier one in the list), the lower half (by
+ * coordinate, then row) going left. Nodes are written in preorder;
  * a subtree's node count depends only on its size, so the right child's
  * index is known before the left subtree is built and both halves can be
  * built as parallel tasks. */
@@ -15,15 +16,18 @@
 typedef struct kd_ctx {
     grove_points p;
     size_t stride;
+    size_t leaf;          /* most points per leaf */
+    const size_t *axes;   /* split candidates, or NULL for 0..d-1 */
+    size_t naxes;
     uint32_t *perm;
     grove__node *node;
 } kd_ctx;
 
 /* Nodes in a subtree of m points. */
-static size_t kd_count(size_t m)
+static size_t kd_count(size_t m, size_t leaf)
 {
-    if (m <= GROVE__LEAF_SIZE) return 1;
-    return 1 + kd_count(m / 2) + kd_count(m - m / 2);
+    if (m <= leaf) return 1;
+    return 1 + kd_count(m / 2, leaf) + kd_count(m - m / 2, leaf);
 }
 
 /* (coordinate, row) order on axis j. */
@@ -68,7 +72,8 @@ static size_t kd_widest(const kd_ctx *c, size_t begin, size_t end)
 {
     size_t best = 0;
     double best_spread = -1;
-    for (size_t j = 0; j < c->p.d; j++) {
+    for (size_t a = 0; a < c->naxes; a++) {
+        size_t j = c->axes ? c->axes[a] : a;
         double mn = DBL_MAX, mx = -DBL_MAX;
         for (size_t i = begin; i < end; i++) {
             double v = grove__coord(c->p, c->stride, c->perm[i], j);
@@ -91,10 +96,10 @@ static void kd_build(const kd_ctx *c, size_t at, size_t begin, size_t end, uint3
     nd->right = 0;
     nd->depth = depth;
     size_t m = end - begin;
-    if (m <= GROVE__LEAF_SIZE) return;
+    if (m <= c->leaf) return;
     size_t half = m / 2;
     kd_select(c, kd_widest(c, begin, end), begin, end, begin + half);
-    nd->right = (uint32_t)(at + 1 + kd_count(half));
+    nd->right = (uint32_t)(at + 1 + kd_count(half, c->leaf));
     size_t right = nd->right;
 #pragma omp task if (m >= KD_TASK_MIN) default(none) firstprivate(c, at, begin, half, depth)
     kd_build(c, at + 1, begin, begin + half, depth + 1);
@@ -102,20 +107,21 @@ static void kd_build(const kd_ctx *c, size_t at, size_t begin, size_t end, uint3
 #pragma omp taskwait
 }
 
-grove_status grove__kdtree_topology(grove_points points, int threads, grove__tree *tree)
+grove_status grove__kdtree_topology(grove_points points, size_t leaf, const size_t *axes, size_t naxes, int threads,
+                                    grove__tree *tree)
 {
     size_t n = points.n;
-    size_t count = kd_count(n);
+    size_t count = kd_count(n, leaf);
     tree->node = grove__malloc(count * sizeof *tree->node, "kd-tree nodes");
     if (!tree->node) return GROVE_OUT_OF_MEMORY;
     for (size_t i = 0; i < n; i++) tree->perm[i] = (uint32_t)i;
-    kd_ctx c = {points, grove__points_stride(points), tree->perm, tree->node};
+    kd_ctx c = {points, grove__points_stride(points), leaf, axes, axes ? naxes : points.d, tree->perm, tree->node};
 #pragma omp parallel num_threads(threads)
 #pragma omp single
     kd_build(&c, 0, 0, n, 0);
     tree->nodes = count;
     int depth = 0;
-    for (size_t m = n; m > GROVE__LEAF_SIZE; m -= m / 2) depth++;
+    for (size_t m = n; m > leaf; m -= m / 2) depth++;
     tree->depth = depth;
     return GROVE_OK;
 }

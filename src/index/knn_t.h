@@ -3,41 +3,7 @@
 
 #include "geom_t.h"
 
-/* (d2, row) order: true when a is farther than b, rows breaking ties. */
-static inline int FN(knn_after)(T da, uint32_t ra, T db, uint32_t rb)
-{
-    return da > db || (da == db && ra > rb);
-}
-
-/* Restore the max-heap below slot 0 of hd/hr (m entries). */
-static inline void FN(knn_sift)(T *hd, uint32_t *hr, size_t m)
-{
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= m) break;
-        if (c + 1 < m && FN(knn_after)(hd[c + 1], hr[c + 1], hd[c], hr[c])) c++;
-        if (!FN(knn_after)(hd[c], hr[c], hd[i], hr[i])) break;
-        T td = hd[i]; hd[i] = hd[c]; hd[c] = td;
-        uint32_t tr = hr[i]; hr[i] = hr[c]; hr[c] = tr;
-        i = c;
-    }
-}
-
-/* Insert (d2, row) into a max-heap of m < k entries. */
-static inline void FN(knn_push)(T *hd, uint32_t *hr, size_t m, T d2, uint32_t row)
-{
-    size_t i = m;
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        if (!FN(knn_after)(d2, row, hd[parent], hr[parent])) break;
-        hd[i] = hd[parent];
-        hr[i] = hr[parent];
-        i = parent;
-    }
-    hd[i] = d2;
-    hr[i] = row;
-}
+#include "heap_t.h"
 
 /* The k nearest to tree position p, left in hd/hr sorted ascending. Depth
  * first, nearer child first; a node is skipped when its box is strictly
@@ -68,14 +34,7 @@ static inline GROVE__ALWAYS_INLINE void FN(knn_one)(const grove__tree *t, size_t
             }
             for (size_t i = nd->begin; i < nd->end; i++) {
                 T d2 = FN(dist2)(q, x + i * d, d);
-                uint32_t row = t->perm[i];
-                if (m < k) {
-                    FN(knn_push)(hd, hr, m++, d2, row);
-                } else if (FN(knn_after)(hd[0], hr[0], d2, row)) {
-                    hd[0] = d2;
-                    hr[0] = row;
-                    FN(knn_sift)(hd, hr, m);
-                }
+                FN(knn_offer)(hd, hr, &m, k, d2, t->perm[i]);
             }
         }
         if (top == 0) break;
@@ -83,12 +42,7 @@ static inline GROVE__ALWAYS_INLINE void FN(knn_one)(const grove__tree *t, size_t
         cur = stack_node[top];
         cur_lb = stack_lb[top];
     }
-    /* Heap sort in place: ascending (d2, row). */
-    for (size_t end = m; end > 1; end--) {
-        T td = hd[0]; hd[0] = hd[end - 1]; hd[end - 1] = td;
-        uint32_t tr = hr[0]; hr[0] = hr[end - 1]; hr[end - 1] = tr;
-        FN(knn_sift)(hd, hr, end - 1);
-    }
+    FN(knn_sort)(hd, hr, m);
 }
 
 /* Points [lo, hi) of the tree, with d fixed at compile time when D is a

@@ -44,7 +44,7 @@ grove_status grove__tree_build(grove_points points, int threads, grove__tree *tr
         return GROVE_OUT_OF_MEMORY;
     }
     grove_status s = d <= 3 ? grove__bvh_topology(points, threads, tree)
-                            : grove__kdtree_topology(points, threads, tree);
+                            : grove__kdtree_topology(points, GROVE__LEAF_SIZE, NULL, 0, threads, tree);
     size_t box_bytes = 0;
     if (s == GROVE_OK && (!grove__mul_size(tree->nodes, 2 * d * elem, &box_bytes)))
         s = grove__fail(GROVE_TOO_LARGE, "index: node boxes overflow the address space");

@@ -1,0 +1,232 @@
+/* grove_index: the join/kNN search index. Dimensions are ordered by
+ * variance (highest first, RT-HiSS IV-A), a balanced kd-tree over the
+ * leading dimensions cuts the points into leaf groups, and the points are
+ * copied in leaf order so every group is contiguous. */
+#include "join_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define T float
+#define FN(name) name##_f32
+#include "index_fill_t.h"
+#undef T
+#undef FN
+#define T double
+#define FN(name) name##_f64
+#include "index_fill_t.h"
+#undef T
+#undef FN
+
+#define LEAF_MAX 4096
+
+void grove_index_params_init(grove_index_params *params)
+{
+    if (!params) return;
+    params->leaf_size = 0;
+    params->index_dims = 0;
+}
+
+/* Defaults chosen by measurement (bench/join.py, docs/join.md): groups of
+ * 32 points in low dimensions, 64 in high ones, where each candidate costs
+ * more and larger tiles amortise the group walk; boxes over every dimension
+ * up to SOA_MAX, over the 8 leading ones above. */
+static size_t auto_leaf(size_t d) { return d <= GROVE__JOIN_SOA_MAX ? 32 : 64; }
+static size_t auto_dims(size_t d) { return d <= GROVE__JOIN_SOA_MAX ? d : 8; }
+
+void grove_index_free(grove_index *index)
+{
+    if (!index) return;
+    grove__free(index->order);
+    grove__free(index->x);
+    grove__free(index->xs);
+    grove__free(index->rows);
+    grove__free(index->node);
+    grove__free(index->leaves);
+    grove__free(index->box);
+    grove__free(index);
+}
+
+size_t grove_index_n(const grove_index *index) { return index ? index->n : 0; }
+size_t grove_index_d(const grove_index *index) { return index ? index->d : 0; }
+size_t grove_index_leaf_size(const grove_index *index) { return index ? index->leaf : 0; }
+size_t grove_index_dims(const grove_index *index) { return index ? index->dims : 0; }
+
+void grove_index_dim_order(const grove_index *index, size_t *order)
+{
+    if (index && order) memcpy(order, index->order, index->d * sizeof *order);
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+grove_status grove__index_build(grove_points points, grove_dtype dtype, const size_t *order, size_t dims,
+                                size_t leaf, int threads, grove_index **out)
+{
+    *out = NULL;
+    size_t n = points.n, d = points.d, elem = grove_dtype_size(dtype), bytes, box_bytes = 0;
+    if (n > GROVE__INDEX_MAX_N)
+        return grove__fail(GROVE_TOO_LARGE, "index: n = %zu points; at most %zu are supported", n,
+                           GROVE__INDEX_MAX_N);
+    if (!grove__mul_size(n, d, &bytes) || !grove__mul_size(bytes, elem, &bytes))
+        return grove__fail(GROVE_TOO_LARGE, "index: %zu x %zu coordinates overflow the address space", n, d);
+    threads = grove__threads_for(threads, n);
+    grove_index *ix = grove__calloc(1, sizeof *ix, "index");
+    if (!ix) return GROVE_OUT_OF_MEMORY;
+    ix->n = n;
+    ix->d = d;
+    ix->dims = dims;
+    ix->leaf = leaf;
+    ix->dtype = dtype;
+    grove_status s = GROVE_OK;
+    ix->order = grove__malloc(d * sizeof *ix->order, "index dimension order");
+    if (!ix->order) s = GROVE_OUT_OF_MEMORY;
+    else memcpy(ix->order, order, d * sizeof *order);
+    if (s == GROVE_OK && n > 0) {
+        grove__tree topo = {0};
+        topo.perm = grove__malloc(n * sizeof *topo.perm, "index permutation");
+        s = topo.perm ? grove__kdtree_topology(points, leaf, order, dims, threads, &topo) : GROVE_OUT_OF_MEMORY;
+        ix->rows = topo.perm;
+        ix->node = topo.node;
+        ix->nodes = topo.nodes;
+    }
+    for (size_t k = 0; k < ix->nodes; k++) ix->nleaves += ix->node[k].right == 0;
+    if (s == GROVE_OK && !grove__mul_size(ix->nodes, 2 * dims * elem, &box_bytes))
+        s = grove__fail(GROVE_TOO_LARGE, "index: node boxes overflow the address space");
+    if (s == GROVE_OK && n > 0) {
+        ix->x = grove__malloc(bytes, "index coordinates");
+        ix->xs = d <= GROVE__JOIN_SOA_MAX ? grove__malloc(bytes, "index coordinates by dimension") : NULL;
+        ix->box = grove__malloc(box_bytes, "index boxes");
+        ix->leaves = grove__malloc(ix->nleaves * sizeof *ix->leaves, "index leaves");
+        if (!ix->x || (d <= GROVE__JOIN_SOA_MAX && !ix->xs) || !ix->box || !ix->leaves) s = GROVE_OUT_OF_MEMORY;
+    }
+    if (s != GROVE_OK) {
+        grove_index_free(ix);
+        return s;
+    }
+    for (size_t k = 0, l = 0; k < ix->nodes; k++)
+        if (!ix->node[k].right) ix->leaves[l++] = (uint32_t)k;
+    /* Rows ascending inside each group: a semi-join batch then finds its
+     * queries in a group by bisection, and kernels emit rows in order. */
+#pragma omp parallel for num_threads(threads) schedule(static, 64)
+    for (size_t l = 0; l < ix->nleaves; l++) {
+        const grove__node *nd = &ix->node[ix->leaves[l]];
+        qsort(ix->rows + nd->begin, nd->end - nd->begin, sizeof *ix->rows, row_cmp);
+    }
+    if (dtype == GROVE_FLOAT32) index_fill_f32(ix, points, threads);
+    else index_fill_f64(ix, points, threads);
+    *out = ix;
+    return GROVE_OK;
+}
+
+/* Dimensions by decreasing variance (ties to the lower dimension), from a
+ * two-pass mean and variance in double over all points. */
+static grove_status variance_order(grove_points p, int threads, size_t *order)
+{
+    size_t n = p.n, d = p.d, stride = grove__points_stride(p);
+    double *mean = grove__calloc(2 * d, sizeof *mean, "index dimension variances");
+    if (!mean) return GROVE_OUT_OF_MEMORY;
+    double *var = mean + d;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t j = 0; j < d; j++) {
+        double s = 0, s2 = 0;
+        for (size_t i = 0; i < n; i++) s += grove__coord(p, stride, i, j);
+        s /= (double)(n ? n : 1);
+        for (size_t i = 0; i < n; i++) {
+            double t = grove__coord(p, stride, i, j) - s;
+            s2 += t * t;
+        }
+        mean[j] = s;
+        var[j] = s2;
+    }
+    for (size_t j = 0; j < d; j++) order[j] = j;
+    /* Insertion sort: stable, and d is at most a few thousand. */
+    for (size_t j = 1; j < d; j++) {
+        size_t v = order[j], k = j;
+        while (k > 0 && var[order[k - 1]] < var[v]) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = v;
+    }
+    grove__free(mean);
+    return GROVE_OK;
+}
+
+grove_status grove_index_build(grove_points data, const grove_index_params *params, const grove_options *options,
+                               grove_index **out)
+{
+    grove__clear_error();
+    if (!out) return grove__fail(GROVE_INVALID_ARGUMENT, "index: out is NULL");
+    *out = NULL;
+    grove_status s = grove_points_validate(data);
+    if (s != GROVE_OK) return s;
+    if (data.d == 0) return grove__fail(GROVE_INVALID_ARGUMENT, "index: points have d = 0 dimensions");
+    grove_index_params pr;
+    grove_index_params_init(&pr);
+    if (params) pr = *params;
+    if (pr.leaf_size > LEAF_MAX)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "index: leaf_size = %zu; it must be 1..%d (0 = automatic)",
+                           pr.leaf_size, LEAF_MAX);
+    if (pr.index_dims > data.d)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "index: index_dims = %zu exceeds d = %zu (0 = automatic)",
+                           pr.index_dims, data.d);
+    size_t leaf = pr.leaf_size ? pr.leaf_size : auto_leaf(data.d);
+    size_t dims = pr.index_dims ? pr.index_dims : auto_dims(data.d);
+    int threads = grove__threads_for(grove__options(options).threads, data.n);
+    size_t *order = grove__malloc(data.d * sizeof *order, "index dimension order");
+    if (!order) return GROVE_OUT_OF_MEMORY;
+    s = variance_order(data, threads, order);
+    if (s == GROVE_OK) s = grove__index_build(data, data.dtype, order, dims, leaf, threads, out);
+    grove__free(order);
+    return s;
+}
+
+grove_status grove__queries_prepare(const grove_index *index, const grove_points *queries, int exclude_self,
+                                    int threads, const grove_index **qi)
+{
+    *qi = NULL;
+    if (!queries) {
+        *qi = index;
+        return GROVE_OK;
+    }
+    if (exclude_self)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "exclude_self applies to self-joins only (queries were given)");
+    grove_status s = grove_points_validate(*queries);
+    if (s != GROVE_OK) {
+        grove__error_prefix("queries");
+        return s;
+    }
+    if (queries->n > 0 && queries->d != index->d)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "queries have d = %zu dimensions but the data have %zu",
+                           queries->d, index->d);
+    grove_points q = *queries;
+    q.d = index->d; /* an empty query set may say any d */
+    grove_index *built = NULL;
+    s = grove__index_build(q, index->dtype, index->order, index->dims, index->leaf, threads, &built);
+    *qi = built;
+    return s;
+}
+
+void grove__queries_release(const grove_index *index, const grove_index *qi)
+{
+    if (qi && qi != index) grove_index_free((grove_index *)(uintptr_t)qi);
+}
+
+double grove__join_eps2(const grove_index *index, double eps)
+{
+    double e2 = eps * eps;
+    return index->dtype == GROVE_FLOAT32 ? (double)(float)e2 : e2;
+}
+
+double grove__join_prune2(const grove_index *index, double eps)
+{
+    /* Any two summation orders of d non-negative terms agree within a
+     * relative 2 d u (u the unit roundoff). */
+    double u = index->dtype == GROVE_FLOAT32 ? 0x1p-24 : 0x1p-53;
+    return grove__join_eps2(index, eps) * (1 + 4 * (double)index->d * u) + 0x1p-1000;
+}

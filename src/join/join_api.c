@@ -1,0 +1,273 @@
+/* The public join calls: count, fill, stream (batches under the memory
+ * budget) and the allocating convenience call. */
+#include "join_run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void grove_join_params_init(grove_join_params *params)
+{
+    if (!params) return;
+    params->eps = 0;
+    params->exclude_self = 0;
+    params->distances = 0;
+}
+
+static grove_status check_params(const grove_index *index, const grove_join_params *params)
+{
+    if (!index) return grove__fail(GROVE_INVALID_ARGUMENT, "join: index is NULL");
+    if (!params) return grove__fail(GROVE_INVALID_ARGUMENT, "join: params is NULL");
+    if (!(params->eps >= 0) || !isfinite(params->eps))
+        return grove__fail(GROVE_INVALID_ARGUMENT, "join: eps = %g; it must be finite and >= 0", params->eps);
+    return GROVE_OK;
+}
+
+static join_pass pass_init(const grove_index *index, const grove_join_params *params, const grove_index *Q)
+{
+    join_pass p;
+    memset(&p, 0, sizeof p);
+    p.eps2 = grove__join_eps2(index, params->eps);
+    p.prune2 = grove__join_prune2(index, params->eps);
+    p.exclude_self = params->exclude_self != 0;
+    p.row0 = 0;
+    p.row1 = Q->n;
+    return p;
+}
+
+static grove_status count_pass(const grove_index *index, const grove_index *Q, const grove_join_params *params,
+                               int64_t *counts, const grove_options *options)
+{
+    join_pass p = pass_init(index, params, Q);
+    p.counts = counts;
+    return grove__join_run(index, Q, &p, options, "join count");
+}
+
+static int64_t sum_counts(const int64_t *counts, size_t nq)
+{
+    int64_t total = 0;
+    for (size_t q = 0; q < nq; q++) total += counts[q];
+    return total;
+}
+
+grove_status grove_join_count(const grove_index *index, const grove_points *queries, const grove_join_params *params,
+                              int64_t *counts, int64_t *pairs, const grove_options *options)
+{
+    grove__clear_error();
+    grove_status s = check_params(index, params);
+    const grove_index *Q = NULL;
+    if (s == GROVE_OK)
+        s = grove__queries_prepare(index, queries, params->exclude_self, grove__options(options).threads, &Q);
+    if (s == GROVE_OK && Q->n > 0 && !counts) s = grove__fail(GROVE_INVALID_ARGUMENT, "join count: counts is NULL");
+    if (s == GROVE_OK) s = count_pass(index, Q, params, counts, options);
+    if (s == GROVE_OK && pairs) *pairs = sum_counts(counts, Q->n);
+    grove__queries_release(index, Q);
+    return s;
+}
+
+/* offsets[0] = 0 and never decreasing; names the first query that breaks it. */
+static grove_status check_offsets(const int64_t *offsets, size_t nq)
+{
+    if (!offsets) return grove__fail(GROVE_INVALID_ARGUMENT, "join fill: offsets is NULL");
+    if (offsets[0] != 0)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "join fill: offsets[0] = %lld; it must be 0", (long long)offsets[0]);
+    for (size_t q = 0; q < nq; q++)
+        if (offsets[q + 1] < offsets[q])
+            return grove__fail(GROVE_INVALID_ARGUMENT, "join fill: offsets decrease at query %zu (%lld then %lld)", q,
+                               (long long)offsets[q], (long long)offsets[q + 1]);
+    return GROVE_OK;
+}
+
+/* After a fill found offsets that disagree with the counts: recount and
+ * name the first query, whatever the schedule was. */
+static grove_status name_bad_query(const grove_index *index, const grove_index *Q, const grove_join_params *params,
+                                   const int64_t *offsets, const grove_options *options)
+{
+    int64_t *counts = grove__malloc(Q->n * sizeof *counts, "join check");
+    if (!counts) return GROVE_OUT_OF_MEMORY;
+    grove_status s = count_pass(index, Q, params, counts, options);
+    for (size_t q = 0; s == GROVE_OK && q < Q->n; q++)
+        if (offsets[q + 1] - offsets[q] != counts[q]) {
+            s = grove__fail(GROVE_INVALID_ARGUMENT,
+                            "join fill: offsets give query %zu %lld neighbours but it has %lld (offsets must come "
+                            "from grove_join_count with the same eps and queries)",
+                            q, (long long)(offsets[q + 1] - offsets[q]), (long long)counts[q]);
+            break;
+        }
+    grove__free(counts);
+    return s;
+}
+
+static grove_status fill_pass(const grove_index *index, const grove_index *Q, const grove_join_params *params,
+                              size_t row0, size_t row1, const int64_t *offsets, int64_t base, int64_t *indices,
+                              double *distances, const grove_options *options)
+{
+    join_pass p = pass_init(index, params, Q);
+    p.fill = 1;
+    p.row0 = row0;
+    p.row1 = row1;
+    p.offsets = offsets;
+    p.base = base;
+    p.indices = indices;
+    p.distances = distances;
+    return grove__join_run(index, Q, &p, options, "join fill");
+}
+
+grove_status grove_join_fill(const grove_index *index, const grove_points *queries, const grove_join_params *params,
+                             const int64_t *offsets, int64_t *indices, double *distances,
+                             const grove_options *options)
+{
+    grove__clear_error();
+    grove_status s = check_params(index, params);
+    const grove_index *Q = NULL;
+    if (s == GROVE_OK)
+        s = grove__queries_prepare(index, queries, params->exclude_self, grove__options(options).threads, &Q);
+    if (s == GROVE_OK) s = check_offsets(offsets, Q->n);
+    if (s == GROVE_OK && offsets[Q->n] > 0 && !indices)
+        s = grove__fail(GROVE_INVALID_ARGUMENT, "join fill: indices is NULL");
+    if (s == GROVE_OK) {
+        s = fill_pass(index, Q, params, 0, Q->n, offsets, 0, indices, distances, options);
+        if (s == GROVE_INVALID_ARGUMENT) {
+            grove_status named = name_bad_query(index, Q, params, offsets, options);
+            if (named != GROVE_OK) s = named;
+        }
+    }
+    grove__queries_release(index, Q);
+    return s;
+}
+
+/* Bytes of a batch's result for query q: its offset and its pairs. */
+static size_t query_bytes(int64_t count, int distances)
+{
+    return sizeof(int64_t) + (size_t)count * (sizeof(int64_t) + (distances ? sizeof(double) : 0));
+}
+
+grove_status grove_join_stream(const grove_index *index, const grove_points *queries,
+                               const grove_join_params *params, grove_join_batch_fn fn, void *user,
+                               const grove_options *options)
+{
+    grove__clear_error();
+    grove_status s = check_params(index, params);
+    if (s == GROVE_OK && !fn) s = grove__fail(GROVE_INVALID_ARGUMENT, "join stream: the batch callback is NULL");
+    const grove_index *Q = NULL;
+    if (s == GROVE_OK)
+        s = grove__queries_prepare(index, queries, params->exclude_self, grove__options(options).threads, &Q);
+    if (s != GROVE_OK) return s;
+    size_t nq = Q->n, budget = options ? options->memory_budget : 0;
+    int want_dist = params->distances != 0;
+    int64_t *counts = grove__malloc((nq ? nq : 1) * sizeof *counts, "join counts");
+    if (!counts) s = GROVE_OUT_OF_MEMORY;
+    if (s == GROVE_OK) s = count_pass(index, Q, params, counts, options);
+    /* The largest batch, to size the buffers once; a query alone over the
+     * budget is refused. */
+    size_t max_q = 0, max_pairs = 0;
+    for (size_t q0 = 0; s == GROVE_OK && q0 < nq;) {
+        size_t bytes = sizeof(int64_t), q1 = q0, pairs = 0;
+        while (q1 < nq && (!budget || bytes + query_bytes(counts[q1], want_dist) <= budget)) {
+            bytes += query_bytes(counts[q1], want_dist);
+            pairs += (size_t)counts[q1++];
+        }
+        if (q1 == q0) {
+            s = grove__fail(GROVE_OVER_BUDGET,
+                            "join stream: query %zu alone has %lld neighbours (%zu bytes), more than the memory "
+                            "budget of %zu bytes",
+                            q0, (long long)counts[q0], sizeof(int64_t) + query_bytes(counts[q0], want_dist), budget);
+            break;
+        }
+        max_q = q1 - q0 > max_q ? q1 - q0 : max_q;
+        max_pairs = pairs > max_pairs ? pairs : max_pairs;
+        q0 = q1;
+    }
+    int64_t *offsets = NULL, *indices = NULL;
+    double *distances = NULL;
+    if (s == GROVE_OK) {
+        offsets = grove__malloc((max_q + 1) * sizeof *offsets, "join batch offsets");
+        indices = grove__malloc((max_pairs ? max_pairs : 1) * sizeof *indices, "join batch indices");
+        distances = want_dist ? grove__malloc((max_pairs ? max_pairs : 1) * sizeof *distances, "join batch distances")
+                              : NULL;
+        if (!offsets || !indices || (want_dist && !distances)) s = GROVE_OUT_OF_MEMORY;
+    }
+    int64_t before = 0;
+    for (size_t q0 = 0; s == GROVE_OK && (q0 < nq || (nq == 0 && q0 == 0));) {
+        size_t bytes = sizeof(int64_t), q1 = q0;
+        offsets[0] = 0;
+        while (q1 < nq && (!budget || bytes + query_bytes(counts[q1], want_dist) <= budget)) {
+            bytes += query_bytes(counts[q1], want_dist);
+            offsets[q1 - q0 + 1] = offsets[q1 - q0] + counts[q1];
+            q1++;
+        }
+        s = fill_pass(index, Q, params, q0, q1, offsets, 0, indices, distances, options);
+        if (s != GROVE_OK) break;
+        grove_join_batch batch = {q0, q1, offsets, indices, distances, before};
+        if (fn(user, &batch) != 0) {
+            s = grove__fail(GROVE_CANCELLED, "join stream: the batch callback stopped the join after query %zu", q1);
+            break;
+        }
+        before += offsets[q1 - q0];
+        if (nq == 0) break;
+        q0 = q1;
+    }
+    grove__free(offsets);
+    grove__free(indices);
+    grove__free(distances);
+    grove__free(counts);
+    grove__queries_release(index, Q);
+    return s;
+}
+
+void grove_join_result_free(grove_join_result *result)
+{
+    if (!result) return;
+    grove__free(result->offsets);
+    grove__free(result->indices);
+    grove__free(result->distances);
+    memset(result, 0, sizeof *result);
+}
+
+grove_status grove_join(grove_points data, const grove_points *queries, const grove_join_params *params,
+                        grove_join_result *result, const grove_options *options)
+{
+    grove__clear_error();
+    if (!result) return grove__fail(GROVE_INVALID_ARGUMENT, "join: result is NULL");
+    memset(result, 0, sizeof *result);
+    grove_index *index = NULL;
+    grove_status s = grove_index_build(data, NULL, options, &index);
+    if (s == GROVE_OK) s = check_params(index, params);
+    const grove_index *Q = NULL;
+    if (s == GROVE_OK)
+        s = grove__queries_prepare(index, queries, params->exclude_self, grove__options(options).threads, &Q);
+    size_t nq = Q ? Q->n : 0;
+    if (s == GROVE_OK) {
+        result->nq = nq;
+        result->offsets = grove__malloc((nq + 1) * sizeof *result->offsets, "join offsets");
+        if (!result->offsets) s = GROVE_OUT_OF_MEMORY;
+    }
+    if (s == GROVE_OK) s = count_pass(index, Q, params, result->offsets + 1, options);
+    if (s == GROVE_OK) {
+        int64_t *o = result->offsets;
+        o[0] = 0;
+        for (size_t q = 0; q < nq; q++) o[q + 1] += o[q];
+        result->pairs = o[nq];
+        size_t per_pair = sizeof(int64_t) + (params->distances ? sizeof(double) : 0);
+        size_t budget = options ? options->memory_budget : 0, need = (nq + 1) * sizeof(int64_t);
+        if ((size_t)result->pairs > (SIZE_MAX - need) / per_pair)
+            s = grove__fail(GROVE_TOO_LARGE, "join: %lld pairs overflow the address space", (long long)result->pairs);
+        else if (need += (size_t)result->pairs * per_pair, budget && need > budget)
+            s = grove__fail(GROVE_OVER_BUDGET,
+                            "join: the result has %lld pairs (%zu bytes), more than the memory budget of %zu bytes; "
+                            "stream it with grove_join_stream",
+                            (long long)result->pairs, need, budget);
+    }
+    if (s == GROVE_OK) {
+        size_t m = result->pairs ? (size_t)result->pairs : 1;
+        result->indices = grove__malloc(m * sizeof *result->indices, "join indices");
+        result->distances = params->distances ? grove__malloc(m * sizeof *result->distances, "join distances") : NULL;
+        if (!result->indices || (params->distances && !result->distances)) s = GROVE_OUT_OF_MEMORY;
+    }
+    if (s == GROVE_OK)
+        s = fill_pass(index, Q, params, 0, nq, result->offsets, 0, result->indices, result->distances, options);
+    grove__queries_release(index, Q);
+    grove_index_free(index);
+    if (s != GROVE_OK) grove_join_result_free(result);
+    return s;
+}

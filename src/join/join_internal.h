@@ -1,0 +1,58 @@
+/* The join/kNN search index (internal): points copied into kd-tree leaf
+ * order with their dimensions in variance order, node boxes in the leading
+ * dimensions, and the queries' own grouping for semi-joins. */
+#ifndef GROVE_JOIN_INTERNAL_H
+#define GROVE_JOIN_INTERNAL_H
+
+#include "../index/index.h"
+
+/* Up to this many dimensions the index also keeps a structure-of-arrays
+ * copy, so refinement vectorises across candidate points; above it the
+ * kernels vectorise across dimensions and stop early. */
+#define GROVE__JOIN_SOA_MAX 16
+
+struct grove_index {
+    size_t n, d;
+    size_t dims;         /* leading dimensions in the boxes (and split axes) */
+    size_t leaf;         /* most points per leaf group */
+    grove_dtype dtype;
+    size_t *order;       /* stored dimension j is input dimension order[j] */
+    void *x;             /* n x d, tree order, dimensions in variance order */
+    void *xs;            /* d x n (the same, by dimension) when d <= SOA_MAX */
+    uint32_t *rows;      /* tree position -> input row, ascending in a leaf */
+    grove__node *node;   /* kd-tree in preorder (see index.h) */
+    size_t nodes;
+    uint32_t *leaves;    /* leaf node numbers in tree order */
+    size_t nleaves;
+    void *box;           /* nodes x 2 dims: lo then hi, in the dtype */
+};
+
+/* Build an index of `points` (validated, any n including 0) converted to
+ * `dtype`, storing dimension order[j] j-th; leaf and dims already chosen.
+ * Used for the data and, with the data's order, for semi-join queries. */
+grove_status grove__index_build(grove_points points, grove_dtype dtype, const size_t *order, size_t dims,
+                                size_t leaf, int threads, grove_index **out);
+
+/* Validate queries against the index (NULL = the indexed points) and, for
+ * a semi-join, build their grouping; *qi is the index itself for a
+ * self-join. Free with grove__queries_release. */
+grove_status grove__queries_prepare(const grove_index *index, const grove_points *queries, int exclude_self,
+                                    int threads, const grove_index **qi);
+void grove__queries_release(const grove_index *index, const grove_index *qi);
+
+/* A size for grove__threads_for: queries weighted by the cost of scanning
+ * the data once, so small joins stay on one thread (a parallel region
+ * costs more than they do) and large or high-dimensional ones spread. */
+static inline size_t grove__join_work(const grove_index *D, const grove_index *Q)
+{
+    return Q->n * (1 + D->n * D->d / 65536);
+}
+
+/* Squared radius in the index's dtype, and the looser one used to prune
+ * boxes: box distances are summed in a different order from the pair
+ * kernels, so a box is dropped only when it is beyond eps^2 by more than
+ * any difference in rounding. */
+double grove__join_eps2(const grove_index *index, double eps);
+double grove__join_prune2(const grove_index *index, double eps);
+
+#endif

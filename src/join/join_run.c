@@ -1,0 +1,213 @@
+/* grove__join_run: per-thread scratch, candidate sorting, the CSR sink and
+ * the parallel loop over query groups (the kernels are in join_t.h). */
+#include "join_run.h"
+#include "../core/parallel.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Candidates refined at a time per query: the unit of the vector kernels
+ * and of the output compaction. */
+#define JOIN_CHUNK 64
+/* Deeper than any kd-tree over 2^32 points (the walk pushes two children
+ * per level). */
+#define JOIN_STACK 160
+
+typedef struct join_work {
+    size_t cap;          /* candidate capacity */
+    size_t d, elem;
+    uint64_t *keys;      /* (row << 32 | position) per candidate */
+    uint64_t *tmp;       /* sort scratch */
+    uint32_t *crow;      /* rows of the candidates, by-dimension mode */
+    void *cx;            /* cap x d coordinates by dimension */
+    int soa;
+    uint32_t hit_row[JOIN_CHUNK];
+    double hit_d2[JOIN_CHUNK];
+    uint32_t stack[JOIN_STACK];
+} join_work;
+
+static void join_work_free(join_work *w)
+{
+    grove__free(w->keys);
+    grove__free(w->tmp);
+    grove__free(w->crow);
+    grove__free(w->cx);
+}
+
+/* Room for `need` candidates (rounded up to whole chunks, so the vector
+ * kernels may read a chunk past the last candidate). */
+static grove_status join_reserve(join_work *w, size_t need)
+{
+    if (need <= w->cap) return GROVE_OK;
+    size_t cap = need > 2 * w->cap ? need : 2 * w->cap;
+    cap = (cap + JOIN_CHUNK - 1) / JOIN_CHUNK * JOIN_CHUNK;
+    uint64_t *keys = grove__realloc(w->keys, cap * sizeof *keys, "join candidates");
+    if (keys) w->keys = keys;
+    uint64_t *tmp = grove__realloc(w->tmp, cap * sizeof *tmp, "join candidates");
+    if (tmp) w->tmp = tmp;
+    if (!keys || !tmp) return GROVE_OUT_OF_MEMORY;
+    if (w->soa) {
+        /* The by-dimension block is rebuilt per group: no need to keep it. */
+        grove__free(w->crow);
+        grove__free(w->cx);
+        w->crow = grove__malloc(cap * sizeof *w->crow, "join candidates");
+        w->cx = grove__calloc(cap * w->d, w->elem, "join candidates");
+        if (!w->crow || !w->cx) return GROVE_OUT_OF_MEMORY;
+    }
+    w->cap = cap;
+    return GROVE_OK;
+}
+
+/* Sort keys by row (the high word), LSD radix over the bits rows of n
+ * points use; short lists by insertion. Rows are distinct. */
+static void join_sort_keys(join_work *w, size_t count, size_t n)
+{
+    uint64_t *a = w->keys, *b = w->tmp;
+    if (count < 48) {
+        for (size_t i = 1; i < count; i++) {
+            uint64_t v = a[i];
+            size_t k = i;
+            while (k > 0 && a[k - 1] > v) {
+                a[k] = a[k - 1];
+                k--;
+            }
+            a[k] = v;
+        }
+        return;
+    }
+    unsigned bits = 1;
+    while (bits < 32 && ((uint64_t)1 << bits) < n) bits++;
+    unsigned passes = (bits + 10) / 11, digit = (bits + passes - 1) / passes;
+    size_t hist[1 << 11];
+    for (unsigned p = 0, shift = 32; p < passes; p++, shift += digit) {
+        size_t buckets = (size_t)1 << digit;
+        memset(hist, 0, buckets * sizeof *hist);
+        for (size_t i = 0; i < count; i++) hist[(a[i] >> shift) & (buckets - 1)]++;
+        for (size_t k = 0, sum = 0; k < buckets; k++) {
+            size_t c = hist[k];
+            hist[k] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < count; i++) b[hist[(a[i] >> shift) & (buckets - 1)]++] = a[i];
+        uint64_t *t = a;
+        a = b;
+        b = t;
+    }
+    if (a != w->keys) memcpy(w->keys, a, count * sizeof *a);
+}
+
+/* First position p in [lo, hi) with rows[p] >= row (rows ascending). */
+static size_t join_lower_row(const uint32_t *rows, size_t lo, size_t hi, size_t row)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rows[mid] < row) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Where one query's neighbours go. */
+typedef struct join_sink {
+    size_t row;
+    int64_t *idx;
+    double *dist;
+    int64_t room, count;
+} join_sink;
+
+static grove_status join_sink_open(const join_pass *pass, uint32_t row, join_sink *s)
+{
+    s->row = row;
+    s->count = 0;
+    s->idx = NULL;
+    s->dist = NULL;
+    s->room = INT64_MAX;
+    if (!pass->fill) return GROVE_OK;
+    const int64_t *o = pass->offsets + (row - pass->row0);
+    s->room = o[1] - o[0];
+    s->idx = pass->indices + (o[0] - pass->base);
+    s->dist = pass->distances ? pass->distances + (o[0] - pass->base) : NULL;
+    return GROVE_OK;
+}
+
+static grove_status join_sink_put(join_sink *s, const uint32_t *rows, const double *d2, size_t k)
+{
+    if (!s->idx) {
+        s->count += (int64_t)k;
+        return GROVE_OK;
+    }
+    if ((int64_t)k > s->room - s->count) return GROVE_INVALID_ARGUMENT;
+    for (size_t i = 0; i < k; i++) s->idx[s->count + (int64_t)i] = rows[i];
+    if (s->dist)
+        for (size_t i = 0; i < k; i++) s->dist[s->count + (int64_t)i] = sqrt(d2[i]);
+    s->count += (int64_t)k;
+    return GROVE_OK;
+}
+
+static grove_status join_sink_close(const join_pass *pass, join_sink *s)
+{
+    if (!pass->fill) {
+        pass->counts[s->row - pass->row0] = s->count;
+        return GROVE_OK;
+    }
+    return s->count == s->room ? GROVE_OK : GROVE_INVALID_ARGUMENT;
+}
+
+#define T float
+#define FN(name) name##_f32
+#include "join_t.h"
+#undef T
+#undef FN
+#define T double
+#define FN(name) name##_f64
+#include "join_t.h"
+#undef T
+#undef FN
+
+grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pass *pass,
+                             const grove_options *options, const char *stage)
+{
+    size_t groups = Q->nleaves;
+    if (groups == 0) return GROVE_OK;
+    int threads = grove__threads_for(grove__options(options).threads, grove__join_work(D, Q));
+    /* Blocks of groups between progress reports and cancel checks: large
+     * enough that the barrier after each costs nothing. */
+    size_t block = groups / 64 > 1024 ? groups / 64 : 1024;
+    grove_status status = GROVE_OK;
+    int stop = 0;
+#pragma omp parallel num_threads(threads)
+    {
+        join_work w = {0};
+        w.d = D->d;
+        w.elem = grove_dtype_size(D->dtype);
+        w.soa = D->xs != NULL;
+        for (size_t b0 = 0; b0 < groups; b0 += block) {
+            size_t b1 = groups - b0 > block ? b0 + block : groups;
+#pragma omp for schedule(dynamic, 1)
+            for (size_t g = b0; g < b1; g++) {
+                grove_status s = D->dtype == GROVE_FLOAT32 ? join_group_f32(D, Q, g, &w, pass)
+                                                           : join_group_f64(D, Q, g, &w, pass);
+                if (s != GROVE_OK) {
+#pragma omp critical
+                    if (status == GROVE_OK || s == GROVE_OUT_OF_MEMORY) status = s;
+                }
+            }
+            /* Only the master writes `stop`, between two barriers, so every
+             * thread leaves the loop after the same block. */
+#pragma omp master
+            {
+                grove__progress(options, stage, (double)b1 / (double)groups);
+                stop = status != GROVE_OK || grove__cancelled(options);
+            }
+#pragma omp barrier
+            if (stop) break;
+        }
+        join_work_free(&w);
+    }
+    if (status == GROVE_OUT_OF_MEMORY)
+        return grove__fail(GROVE_OUT_OF_MEMORY, "join: out of memory for the candidate scratch");
+    if (status == GROVE_INVALID_ARGUMENT)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "join fill: offsets disagree with the counts");
+    if (grove__cancelled(options)) return grove__fail(GROVE_CANCELLED, "join: cancelled");
+    return GROVE_OK;
+}

@@ -1,0 +1,137 @@
+/* The join's group-against-group search and refinement, instantiated per
+ * coordinate type: include with T and FN(name) defined (join.c).
+ *
+ * Work is one query group at a time (a leaf of the query grouping): walk
+ * the data kd-tree with the group's box, keeping every data group whose box
+ * is within eps of it; collect those groups' points that are within eps of
+ * the query box (a cheap filter in the leading dimensions); in the fill
+ * pass sort them by input row, so each query's neighbours come out in
+ * ascending order without a per-query sort; then refine every query of the
+ * group against the candidate block. */
+
+#include "dist_t.h"
+
+/* Candidates of the query box qbox: (row << 32 | position) of every data
+ * point in a group whose box is within the pruning radius and which is
+ * itself within it of qbox. Returns the count (grows w->keys). */
+static grove_status FN(gather_keys)(const grove_index *D, const T *qbox, double prune2, join_work *w, size_t *count)
+{
+    size_t m = D->dims, d = D->d, top = 0, c = 0;
+    const T *box = D->box, *x = D->x;
+    uint32_t *stack = w->stack;
+    if (D->nodes) stack[top++] = 0;
+    while (top) {
+        uint32_t k = stack[--top];
+        if ((double)FN(box_box2)(box + (size_t)k * 2 * m, qbox, m) > prune2) continue;
+        const grove__node *nd = &D->node[k];
+        if (nd->right) {
+            stack[top++] = nd->right;
+            stack[top++] = k + 1;
+            continue;
+        }
+        if (join_reserve(w, c + (nd->end - nd->begin)) != GROVE_OK) return GROVE_OUT_OF_MEMORY;
+        for (uint32_t p = nd->begin; p < nd->end; p++) {
+            if ((double)FN(point_box2)(qbox, x + (size_t)p * d, m) <= prune2)
+                w->keys[c++] = (uint64_t)D->rows[p] << 32 | p;
+        }
+    }
+    *count = c;
+    return GROVE_OK;
+}
+
+/* Copy the candidates' coordinates by dimension: cx[j * cap + c]. */
+static void FN(gather_soa)(const grove_index *D, join_work *w, size_t count)
+{
+    size_t n = D->n, d = D->d, cap = w->cap;
+    const T *xs = D->xs;
+    T *cx = w->cx;
+    for (size_t c = 0; c < count; c++) w->crow[c] = (uint32_t)(w->keys[c] >> 32);
+    for (size_t j = 0; j < d; j++) {
+        const T *col = xs + j * n;
+        T *dst = cx + j * cap;
+        for (size_t c = 0; c < count; c++) dst[c] = col[(uint32_t)w->keys[c]];
+    }
+}
+
+/* Squared distances from q to candidates [c0, c0 + CHUNK) of the
+ * by-dimension block (dimensions summed in order). */
+static inline GROVE__ALWAYS_INLINE void FN(chunk_soa)(const T *cx, size_t cap, size_t c0, const T *q, size_t d,
+                                                      T *acc)
+{
+    for (size_t c = 0; c < JOIN_CHUNK; c++) acc[c] = 0;
+    for (size_t j = 0; j < d; j++) {
+        T qj = q[j];
+        const T *col = cx + j * cap + c0;
+        for (size_t c = 0; c < JOIN_CHUNK; c++) {
+            T t = qj - col[c];
+            acc[c] += t * t;
+        }
+    }
+}
+
+/* Refine queries [qa, qz) of Q against the candidates in w. Count mode
+ * (out == NULL) adds to counts[row - row0]; fill mode appends each query's
+ * neighbours to its slice of out (see join_out), in candidate order. */
+static grove_status FN(refine)(const grove_index *D, const grove_index *Q, size_t qa, size_t qz, join_work *w,
+                               size_t count, const join_pass *pass)
+{
+    size_t d = D->d;
+    T eps2 = (T)pass->eps2;
+    int soa = D->xs != NULL;
+    const T *x = D->x;
+    for (size_t a = qa; a < qz; a++) {
+        const T *q = (const T *)Q->x + a * d;
+        uint32_t qrow = Q->rows[a];
+        uint32_t skip = pass->exclude_self ? qrow : UINT32_MAX;
+        join_sink sink;
+        if (join_sink_open(pass, qrow, &sink) != GROVE_OK) return GROVE_INVALID_ARGUMENT;
+        if (soa) {
+            T acc[JOIN_CHUNK];
+            for (size_t c0 = 0; c0 < count; c0 += JOIN_CHUNK) {
+#define GROVE__JOIN_CHUNK_BODY(DD) FN(chunk_soa)(w->cx, w->cap, c0, q, DD, acc)
+                GROVE__DISPATCH_D(d, GROVE__JOIN_CHUNK_BODY)
+#undef GROVE__JOIN_CHUNK_BODY
+                size_t len = count - c0 < JOIN_CHUNK ? count - c0 : JOIN_CHUNK, k = 0;
+                const uint32_t *rows = w->crow + c0;
+                for (size_t c = 0; c < len; c++) {
+                    w->hit_row[k] = rows[c];
+                    w->hit_d2[k] = (double)acc[c];
+                    k += (acc[c] <= eps2) & (rows[c] != skip);
+                }
+                if (join_sink_put(&sink, w->hit_row, w->hit_d2, k) != GROVE_OK) return GROVE_INVALID_ARGUMENT;
+            }
+        } else {
+            for (size_t c0 = 0; c0 < count; c0 += JOIN_CHUNK) {
+                size_t len = count - c0 < JOIN_CHUNK ? count - c0 : JOIN_CHUNK, k = 0;
+                for (size_t c = 0; c < len; c++) {
+                    uint64_t key = w->keys[c0 + c];
+                    uint32_t row = (uint32_t)(key >> 32);
+                    T s = FN(dist2_lanes)(q, x + (size_t)(uint32_t)key * d, d, eps2);
+                    w->hit_row[k] = row;
+                    w->hit_d2[k] = (double)s;
+                    k += (s <= eps2) & (row != skip);
+                }
+                if (join_sink_put(&sink, w->hit_row, w->hit_d2, k) != GROVE_OK) return GROVE_INVALID_ARGUMENT;
+            }
+        }
+        if (join_sink_close(pass, &sink) != GROVE_OK) return GROVE_INVALID_ARGUMENT;
+    }
+    return GROVE_OK;
+}
+
+/* One query group: its queries with rows in [pass->row0, pass->row1). */
+static grove_status FN(join_group)(const grove_index *D, const grove_index *Q, size_t leaf, join_work *w,
+                                   const join_pass *pass)
+{
+    const grove__node *nd = &Q->node[Q->leaves[leaf]];
+    size_t qa = join_lower_row(Q->rows, nd->begin, nd->end, pass->row0);
+    size_t qz = join_lower_row(Q->rows, qa, nd->end, pass->row1);
+    if (qa == qz) return GROVE_OK;
+    const T *qbox = (const T *)Q->box + (size_t)Q->leaves[leaf] * 2 * Q->dims;
+    size_t count = 0;
+    grove_status s = FN(gather_keys)(D, qbox, pass->prune2, w, &count);
+    if (s != GROVE_OK) return s;
+    if (pass->fill) join_sort_keys(w, count, D->n);
+    if (D->xs) FN(gather_soa)(D, w, count);
+    return FN(refine)(D, Q, qa, qz, w, count, pass);
+}

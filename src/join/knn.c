@@ -1,0 +1,62 @@
+/* grove_knn_search / grove_knn: exact k nearest neighbours on the join's
+ * index, query groups in parallel. */
+#include "join_internal.h"
+
+#include <math.h>
+
+#define T float
+#define FN(name) name##_f32
+#include "knn_t.h"
+#undef T
+#undef FN
+#define T double
+#define FN(name) name##_f64
+#include "knn_t.h"
+#undef T
+#undef FN
+
+grove_status grove_knn_search(const grove_index *index, const grove_points *queries, size_t k, int exclude_self,
+                              int64_t *indices, double *distances, const grove_options *options)
+{
+    grove__clear_error();
+    if (!index) return grove__fail(GROVE_INVALID_ARGUMENT, "kNN: index is NULL");
+    size_t candidates = index->n - (exclude_self && !queries && index->n > 0 ? 1 : 0);
+    if (k < 1 || k > candidates)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "kNN: k = %zu must be between 1 and %zu (the points%s)", k,
+                           candidates, exclude_self ? " other than the query" : "");
+    int threads = grove__options(options).threads;
+    const grove_index *Q = NULL;
+    grove_status s = grove__queries_prepare(index, queries, exclude_self, threads, &Q);
+    if (s != GROVE_OK) return s;
+    if (Q->n > 0 && !indices && !distances)
+        s = grove__fail(GROVE_INVALID_ARGUMENT, "kNN: both indices and distances are NULL");
+    size_t groups = Q->nleaves, block = groups / 64 > 1024 ? groups / 64 : 1024;
+    threads = grove__threads_for(threads, grove__join_work(index, Q));
+    for (size_t b0 = 0; s == GROVE_OK && b0 < groups; b0 += block) {
+        size_t b1 = groups - b0 > block ? b0 + block : groups;
+        int failed = 0;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(| : failed)
+        for (size_t g = b0; g < b1; g++) {
+            grove_status gs = index->dtype == GROVE_FLOAT32
+                                  ? knn_groups_f32(index, Q, g, g + 1, k, exclude_self, indices, distances)
+                                  : knn_groups_f64(index, Q, g, g + 1, k, exclude_self, indices, distances);
+            failed |= gs != GROVE_OK;
+        }
+        if (failed) s = grove__fail(GROVE_OUT_OF_MEMORY, "kNN: out of memory for the heaps (k = %zu)", k);
+        else if (grove__cancelled(options)) s = grove__fail(GROVE_CANCELLED, "kNN: cancelled");
+        grove__progress(options, "knn", (double)b1 / (double)groups);
+    }
+    grove__queries_release(index, Q);
+    return s;
+}
+
+grove_status grove_knn(grove_points data, const grove_points *queries, size_t k, int exclude_self, int64_t *indices,
+                       double *distances, const grove_options *options)
+{
+    grove__clear_error();
+    grove_index *index = NULL;
+    grove_status s = grove_index_build(data, NULL, options, &index);
+    if (s == GROVE_OK) s = grove_knn_search(index, queries, k, exclude_self, indices, distances, options);
+    grove_index_free(index);
+    return s;
+}
