@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Exit statuses: 0 success, 1 a failure while running, 2 a usage error. */
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
@@ -83,6 +84,20 @@ grove_status cli_outputs_stage(cli_outputs *outs, const char *path, const grove_
 grove_status cli_outputs_commit(cli_outputs *outs);
 void cli_outputs_abort(cli_outputs *outs);
 
+/* A staged .npy output written in pieces (rows of cols values, cols 0 for
+ * 1-D) when the row count is not known at the start: the header is
+ * rewritten with the final count by cli_stream_close, which must be called
+ * (even on failure) before committing or aborting the outputs. */
+typedef struct cli_stream {
+    FILE *f;
+    grove_dtype dtype;
+    size_t cols, rows, header_len;
+    const char *final_path;
+} cli_stream;
+grove_status cli_outputs_stream(cli_outputs *outs, const char *path, grove_dtype dtype, size_t cols, cli_stream *st);
+grove_status cli_stream_write(cli_stream *st, const void *data, size_t rows);
+grove_status cli_stream_close(cli_stream *st);
+
 /* The --json summary: one object on one line. Keys are added in order. */
 typedef struct cli_json {
     char *text;
@@ -107,5 +122,7 @@ int cmd_emst(int argc, char **argv);
 int cmd_hdbscan(int argc, char **argv);
 int cmd_gravity(int argc, char **argv);
 int cmd_nbody(int argc, char **argv);
+int cmd_join(int argc, char **argv);
+int cmd_knn(int argc, char **argv);
 
 #endif

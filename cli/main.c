@@ -15,6 +15,8 @@ static const struct {
     {"gravity", cmd_gravity, "Barnes-Hut tree gravity: accelerations and potentials (Bonsai)"},
     {"hdbscan", cmd_hdbscan, "HDBSCAN* clustering: labels, probabilities, outlier scores"},
     {"info", cmd_info, "version, build flags, threads and optional parts"},
+    {"join", cmd_join, "exact epsilon similarity join: all pairs within a distance (RT-HiSS)"},
+    {"knn", cmd_knn, "exact k nearest neighbours"},
     {"nbody", cmd_nbody, "N-body simulation: leapfrog on tree gravity, snapshots, checkpoints"},
 };
 

@@ -16,7 +16,8 @@ static char *copy_text(const char *text)
     return p;
 }
 
-grove_status cli_outputs_stage(cli_outputs *outs, const char *path, const grove_array *array)
+/* Register a staged output whose temporary file the caller writes. */
+static grove_status stage_path(cli_outputs *outs, const char *path, const char **temp_out)
 {
     if (outs->count == sizeof outs->final_path / sizeof outs->final_path[0]) return GROVE_INTERNAL;
     size_t len = strlen(path) + 48;
@@ -28,16 +29,65 @@ grove_status cli_outputs_stage(cli_outputs *outs, const char *path, const grove_
         return GROVE_OUT_OF_MEMORY;
     }
     snprintf(temp, len, "%s.grove-partial.%ld", path, (long)getpid());
-    grove_status s = grove_npy_write(temp, array);
-    if (s != GROVE_OK) {
-        free(temp);
-        free(final);
-        return s;
-    }
     outs->final_path[outs->count] = final;
     outs->temp_path[outs->count] = temp;
     outs->count++;
+    *temp_out = temp;
     return GROVE_OK;
+}
+
+static grove_status stream_fail(cli_stream *st, const char *what)
+{
+    fprintf(stderr, "grove: cannot %s %s: %s\n", what, st->final_path, strerror(errno));
+    return GROVE_IO_ERROR;
+}
+
+grove_status cli_outputs_stream(cli_outputs *outs, const char *path, grove_dtype dtype, size_t cols, cli_stream *st)
+{
+    memset(st, 0, sizeof *st);
+    st->dtype = dtype;
+    st->cols = cols;
+    st->final_path = path;
+    const char *temp = NULL;
+    grove_status s = stage_path(outs, path, &temp);
+    if (s != GROVE_OK) return s;
+    st->f = fopen(temp, "wb");
+    if (!st->f) return stream_fail(st, "create a temporary file for");
+    /* A placeholder header of the final header's length (the same for any
+     * row count), rewritten by cli_stream_close. */
+    char header[256];
+    st->header_len = grove_npy_header(dtype, 0, cols, header, sizeof header);
+    if (fwrite(header, 1, st->header_len, st->f) != st->header_len) return stream_fail(st, "write");
+    return GROVE_OK;
+}
+
+grove_status cli_stream_write(cli_stream *st, const void *data, size_t rows)
+{
+    size_t elems = rows * (st->cols ? st->cols : 1), size = grove_dtype_size(st->dtype);
+    if (elems && fwrite(data, size, elems, st->f) != elems) return stream_fail(st, "write");
+    st->rows += rows;
+    return GROVE_OK;
+}
+
+grove_status cli_stream_close(cli_stream *st)
+{
+    if (!st->f) return GROVE_OK;
+    char header[256];
+    size_t len = grove_npy_header(st->dtype, st->rows, st->cols, header, sizeof header);
+    grove_status s = GROVE_OK;
+    if (len != st->header_len || fseek(st->f, 0, SEEK_SET) != 0 || fwrite(header, 1, len, st->f) != len ||
+        fflush(st->f) != 0)
+        s = stream_fail(st, "write");
+    if (fclose(st->f) != 0 && s == GROVE_OK) s = stream_fail(st, "close");
+    st->f = NULL;
+    return s;
+}
+
+grove_status cli_outputs_stage(cli_outputs *outs, const char *path, const grove_array *array)
+{
+    const char *temp = NULL;
+    grove_status s = stage_path(outs, path, &temp);
+    return s == GROVE_OK ? grove_npy_write(temp, array) : s;
 }
 
 static void release(cli_outputs *outs)

@@ -195,6 +195,11 @@ GROVE_API grove_status grove_npy_read_mem(const void *buf, size_t len, const cha
  * little-endian data. Atomic: written to a temporary file in the same
  * folder and renamed, so a failure never leaves a partial file at path. */
 GROVE_API grove_status grove_npy_write(const char *path, const grove_array *array);
+/* The header grove_npy_write writes for a C-ordered array of rows x cols
+ * (cols 0: 1-D), for writers that stream the data themselves: copied to
+ * buf, returns its length (a multiple of 64; 128 for every int64 or float64
+ * shape of up to two dimensions), or 0 when cap is too small. */
+GROVE_API size_t grove_npy_header(grove_dtype dtype, size_t rows, size_t cols, char *buf, size_t cap);
 
 /* CSV / whitespace-separated text to a float64 (n, d) array. Fields are
  * separated by commas and/or any blanks; '#' starts a comment to the end of

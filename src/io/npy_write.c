@@ -59,6 +59,17 @@ static grove_status check_array(const grove_array *a)
     return GROVE_OK;
 }
 
+size_t grove_npy_header(grove_dtype dtype, size_t rows, size_t cols, char *buf, size_t cap)
+{
+    grove_array a = {NULL, dtype, cols ? 2 : 1, {rows, cols ? cols : 1}};
+    char header[HEADER_CAP];
+    if (!descr(dtype) || !buf) return 0;
+    size_t len = build_header(&a, header);
+    if (len > cap) return 0;
+    memcpy(buf, header, len);
+    return len;
+}
+
 grove_status grove_npy_write(const char *path, const grove_array *array)
 {
     grove__clear_error();

@@ -1,0 +1,29 @@
+/* Sampled checks of join and kNN results against brute force in double
+ * (the CLI's --verify N): a few evenly spaced queries, every data point. */
+#ifndef GROVE_CLI_VERIFY_H
+#define GROVE_CLI_VERIFY_H
+
+#include "grove.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct verify_join {
+    grove_points data, queries; /* queries = data for a self-join */
+    double eps;
+    bool exclude_self;
+    size_t nq, samples, checked, failures;
+    char first[256];            /* the first failure, described */
+} verify_join;
+
+void verify_join_init(verify_join *v, grove_points data, const grove_points *queries, double eps, bool exclude_self,
+                      size_t samples);
+/* Check the sampled queries that fall in this batch. */
+void verify_join_batch(verify_join *v, const grove_join_batch *b);
+/* kNN: check the sampled queries of indices/distances (nq x k). */
+void verify_knn(verify_join *v, size_t k, const int64_t *indices, const double *distances);
+/* Print the outcome (the failure always; success unless quiet); true when
+ * every check passed. */
+bool verify_join_report(const verify_join *v, const char *command, bool quiet);
+
+#endif
