@@ -238,7 +238,6 @@ int cmd_join(int argc, char **argv)
     grove_array_free(&data);
     grove_array_free(&queries);
     if (s != GROVE_OK) return cli_fail("join", s);
-    if (sink.check && !verify_join_report(&check, "join", common.quiet || common.json)) return CLI_EXIT_FAIL;
 
     /* Selectivity as RT-HiSS defines it: neighbours per query besides the
      * query itself. */
@@ -249,6 +248,7 @@ int cmd_join(int argc, char **argv)
                "(index %.3f s) on %d thread%s%s\n",
                pts.n, pts.d, nq, a.queries ? "queries" : "self-queries", a.params.eps, (long long)pairs, selectivity,
                seconds, index_seconds, threads, threads == 1 ? "" : "s", a.count_only ? ", counted only" : "");
+    if (sink.check && !verify_join_report(&check, "join", common.quiet || common.json)) return CLI_EXIT_FAIL;
     if (common.json) {
         cli_json j;
         cli_json_begin(&j, "join");

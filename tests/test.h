@@ -81,6 +81,8 @@ const char *test_write_file(const char *name, const void *data, size_t len);
 int test_run(const char *command, char **output);
 /* The CLI binary under test (GROVE_CLI, default build/grove). */
 const char *test_cli(void);
+/* Run "CLI ARGS" as test_run does. */
+int test_grove(const char *args, char **output);
 
 /* Seeded test data: n x d points of one kind in double (malloc'd; exactly
  * representable in float for the lattice and duplicate kinds, whose

@@ -6,13 +6,6 @@
 #include <stdbool.h>
 #include <unistd.h>
 
-/* Run "grove ARGS"; returns the exit status, output in *out (free it). */
-static int grove(const char *args, char **out)
-{
-    char command[4096];
-    snprintf(command, sizeof command, "%s %s", test_cli(), args);
-    return test_run(command, out);
-}
 
 static bool exists(const char *path) { return access(path, F_OK) == 0; }
 
@@ -30,10 +23,10 @@ TEST(cli_gen_is_seeded_and_typed)
 {
     char args[1024], *out = NULL;
     snprintf(args, sizeof args, "gen uniform --n 1000 --dims 3 --seed 9 -o %s", test_path("g1.npy"));
-    REQUIRE(grove(args, &out) == 0);
+    REQUIRE(test_grove(args, &out) == 0);
     free(out);
     snprintf(args, sizeof args, "gen uniform --n 1000 --dims 3 --seed 9 -o %s --json", test_path("g2.npy"));
-    REQUIRE(grove(args, &out) == 0);
+    REQUIRE(test_grove(args, &out) == 0);
     CHECK(strstr(last_line(out), "\"command\": \"gen\"") != NULL);
     CHECK(strstr(last_line(out), "\"seconds\": ") != NULL);
     free(out);
@@ -48,7 +41,7 @@ TEST(cli_gen_is_seeded_and_typed)
     const char *kinds[] = {"normal", "exponential --rate 2", "blobs --centers 4"};
     for (int k = 0; k < 3; k++) {
         snprintf(args, sizeof args, "gen %s --n 50 --dims 2 --float32 -o %s", kinds[k], test_path("g3.npy"));
-        CHECK(grove(args, NULL) == 0);
+        CHECK(test_grove(args, NULL) == 0);
         REQUIRE_OK(grove_npy_read(test_path("g3.npy"), &a));
         CHECK(a.dtype == GROVE_FLOAT32 && a.shape[0] == 50 && a.shape[1] == 2);
         grove_array_free(&a);
@@ -58,28 +51,28 @@ TEST(cli_gen_is_seeded_and_typed)
 TEST(cli_usage_errors_name_the_flag)
 {
     char *out = NULL;
-    CHECK(grove("gen uniform --n abc --dims 3 -o x.npy", &out) == 2);
+    CHECK(test_grove("gen uniform --n abc --dims 3 -o x.npy", &out) == 2);
     CHECK(strstr(out, "--n: expected a whole number >= 0, got 'abc'") != NULL);
     free(out);
-    CHECK(grove("gen uniform --dims 3 -o x.npy", &out) == 2);
+    CHECK(test_grove("gen uniform --dims 3 -o x.npy", &out) == 2);
     CHECK(strstr(out, "--n, --dims and -o are required") != NULL);
     free(out);
-    CHECK(grove("balltree --bogus", &out) == 2);
+    CHECK(test_grove("balltree --bogus", &out) == 2);
     CHECK(strstr(out, "unknown option '--bogus'") != NULL);
     free(out);
-    CHECK(grove("frobnicate", &out) == 2);
+    CHECK(test_grove("frobnicate", &out) == 2);
     CHECK(strstr(out, "unknown command 'frobnicate'") != NULL);
     free(out);
-    CHECK(grove("balltree x.npy --indices i.npy --threads -3", &out) == 2);
+    CHECK(test_grove("balltree x.npy --indices i.npy --threads -3", &out) == 2);
     free(out);
-    CHECK(grove("--help", &out) == 0 && strstr(out, "balltree") != NULL);
+    CHECK(test_grove("--help", &out) == 0 && strstr(out, "balltree") != NULL);
     free(out);
 }
 
 TEST(cli_info_reports_build)
 {
     char *out = NULL;
-    REQUIRE(grove("info --json", &out) == 0);
+    REQUIRE(test_grove("info --json", &out) == 0);
     CHECK(strstr(out, GROVE_VERSION_STRING) != NULL);
     CHECK(strstr(out, "openmp: yes") != NULL);
     CHECK(strstr(last_line(out), "\"command\": \"info\"") != NULL);
@@ -93,7 +86,7 @@ static void balltree_round_trip(const char *data, const char *extra, size_t n, s
     char args[2048], *out = NULL;
     snprintf(args, sizeof args, "balltree %s %s --indices %s --mask %s --verify --json", data, extra,
              test_path("bt_i.npy"), test_path("bt_m.npy"));
-    int rc = grove(args, &out);
+    int rc = test_grove(args, &out);
     CHECK_MSG(rc == 0, "grove %s -> %d: %s", args, rc, out);
     if (rc == 0) {
         CHECK(strstr(last_line(out), "\"command\": \"balltree\"") != NULL);
@@ -136,7 +129,7 @@ TEST(cli_balltree_batches_threads_and_stats)
 {
     char args[2048];
     snprintf(args, sizeof args, "gen normal --n 3000 --dims 3 --seed 4 -o %s", test_path("pts.npy"));
-    REQUIRE(grove(args, NULL) == 0);
+    REQUIRE(test_grove(args, NULL) == 0);
     /* Three batches of unequal size given out of order, as int32. */
     grove_array batch = {0};
     REQUIRE_OK(grove_array_alloc(&batch, GROVE_INT32, 3000, 0));
@@ -166,7 +159,7 @@ TEST(cli_balltree_batches_threads_and_stats)
     char *out = NULL;
     snprintf(args, sizeof args, "balltree %s --indices %s --centers %s --radii %s --level 3 --rotate 11 --json",
              test_path("pts.npy"), test_path("r_i.npy"), test_path("c.npy"), test_path("r.npy"));
-    REQUIRE(grove(args, &out) == 0);
+    REQUIRE(test_grove(args, &out) == 0);
     CHECK(strstr(last_line(out), "\"balls\": 8") != NULL);
     free(out);
     grove_array centers = {0}, radii = {0};
@@ -179,7 +172,7 @@ TEST(cli_balltree_batches_threads_and_stats)
 
     snprintf(args, sizeof args, "balltree %s --levels 2 --indices %s --verify", test_path("pts.npy"),
              test_path("p_i.npy"));
-    CHECK(grove(args, NULL) == 0);
+    CHECK(test_grove(args, NULL) == 0);
     grove_array part = {0};
     REQUIRE_OK(grove_npy_read(test_path("p_i.npy"), &part));
     CHECK(part.shape[0] == 3000);
@@ -193,25 +186,25 @@ TEST(cli_bad_input_leaves_no_output)
     char args[2048], *out = NULL;
     const char *indices = test_path("never_i.npy"), *mask = test_path("never_m.npy");
     snprintf(args, sizeof args, "balltree %s --indices %s --mask %s", path, indices, mask);
-    CHECK(grove(args, &out) == 1);
+    CHECK(test_grove(args, &out) == 1);
     CHECK_MSG(strstr(out, "nan.csv:2:") != NULL, "message was: %s", out);
     free(out);
     CHECK(!exists(indices) && !exists(mask));
     /* A missing file, an unknown extension without --dims, a directory as output. */
     snprintf(args, sizeof args, "balltree %s --indices %s", test_path("missing.npy"), indices);
-    CHECK(grove(args, &out) == 1);
+    CHECK(test_grove(args, &out) == 1);
     CHECK(strstr(out, "missing.npy") != NULL);
     free(out);
     const char *raw = test_write_file("pts.dat", "12345678", 8);
     snprintf(args, sizeof args, "balltree %s --indices %s", raw, indices);
-    CHECK(grove(args, &out) == 1);
+    CHECK(test_grove(args, &out) == 1);
     CHECK(strstr(out, "--dims") != NULL);
     free(out);
     double pts[4] = {0, 1, 2, 3};
     const char *good = test_write_file("ok.bin", pts, sizeof pts);
     snprintf(args, sizeof args, "balltree %s --dims 2 --indices %s/no/such/dir/i.npy --mask %s", good,
              test_tmpdir(), mask);
-    CHECK(grove(args, &out) == 1);
+    CHECK(test_grove(args, &out) == 1);
     free(out);
     CHECK(!exists(mask));
     /* A batch file of the wrong length. */
@@ -221,7 +214,7 @@ TEST(cli_bad_input_leaves_no_output)
     grove_array_free(&batch);
     snprintf(args, sizeof args, "balltree %s --dims 2 --batch %s --indices %s", good, test_path("short_batch.npy"),
              indices);
-    CHECK(grove(args, &out) == 1);
+    CHECK(test_grove(args, &out) == 1);
     CHECK(strstr(out, "batch ids must be (2,)") != NULL);
     free(out);
     CHECK(!exists(indices));
@@ -231,15 +224,15 @@ TEST(cli_progress_bar_can_be_forced)
 {
     char args[2048], *out = NULL;
     snprintf(args, sizeof args, "gen uniform --n 5000 --dims 2 -o %s", test_path("prog.npy"));
-    REQUIRE(grove(args, NULL) == 0);
+    REQUIRE(test_grove(args, NULL) == 0);
     snprintf(args, sizeof args, "balltree %s --indices %s --progress --quiet", test_path("prog.npy"),
              test_path("prog_i.npy"));
-    REQUIRE(grove(args, &out) == 0);
+    REQUIRE(test_grove(args, &out) == 0);
     CHECK_MSG(strstr(out, "balltree") && strstr(out, "100%"), "no progress bar in: %s", out);
     free(out);
     snprintf(args, sizeof args, "balltree %s --indices %s --no-progress --quiet", test_path("prog.npy"),
              test_path("prog_i.npy"));
-    REQUIRE(grove(args, &out) == 0);
+    REQUIRE(test_grove(args, &out) == 0);
     CHECK_MSG(out[0] == '\0', "--quiet --no-progress printed: %s", out);
     free(out);
 }

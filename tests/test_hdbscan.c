@@ -177,12 +177,6 @@ TEST(hdbscan_end_to_end_blobs)
     free(s2);
 }
 
-static int grove(const char *args, char **out)
-{
-    char command[4096];
-    snprintf(command, sizeof command, "%s %s", test_cli(), args);
-    return test_run(command, out);
-}
 
 TEST(hdbscan_cli_emst_and_hdbscan)
 {
@@ -198,7 +192,7 @@ TEST(hdbscan_cli_emst_and_hdbscan)
     char args[2048], *out = NULL;
     snprintf(args, sizeof args, "emst %s --mutual-reachability 5 --edges %s --weights %s --json", data,
              test_path("e.npy"), test_path("w.npy"));
-    int rc = grove(args, &out);
+    int rc = test_grove(args, &out);
     CHECK_MSG(rc == 0, "%s -> %d: %s", args, rc, out);
     CHECK(strstr(out, "\"command\": \"emst\"") && strstr(out, "\"n\": 1500") && strstr(out, "\"edges\": 1499") &&
           strstr(out, "\"total_weight\": ") && strstr(out, "\"seconds\": "));
@@ -222,7 +216,7 @@ TEST(hdbscan_cli_emst_and_hdbscan)
     snprintf(args, sizeof args,
              "hdbscan %s --min-cluster-size 30 --labels %s --probabilities %s --outlier-scores %s --plot %s --json",
              data, test_path("l.npy"), test_path("p.npy"), test_path("s.npy"), test_path("plot.svg"));
-    REQUIRE(grove(args, &out) == 0);
+    REQUIRE(test_grove(args, &out) == 0);
     CHECK(strstr(out, "\"command\": \"hdbscan\"") && strstr(out, "\"clusters\": 3") &&
           strstr(out, "\"min_samples\": 30"));
     free(out);
@@ -243,15 +237,15 @@ TEST(hdbscan_cli_emst_and_hdbscan)
     /* Usage errors and failures leave no outputs behind. */
     snprintf(args, sizeof args, "hdbscan %s --min-cluster-size 30 --selection best --labels %s", data,
              test_path("l2.npy"));
-    CHECK(grove(args, &out) == 2 && strstr(out, "--selection: expected eom or leaf"));
+    CHECK(test_grove(args, &out) == 2 && strstr(out, "--selection: expected eom or leaf"));
     free(out);
     snprintf(args, sizeof args, "hdbscan %s --min-cluster-size 30 --min-samples 5000 --labels %s --plot %s", data,
              test_path("l3.npy"), test_path("p3.svg"));
-    CHECK(grove(args, &out) == 1 && strstr(out, "min_samples = 5000 exceeds"));
+    CHECK(test_grove(args, &out) == 1 && strstr(out, "min_samples = 5000 exceeds"));
     free(out);
     CHECK(access(test_path("l3.npy"), F_OK) != 0 && access(test_path("p3.svg"), F_OK) != 0);
     snprintf(args, sizeof args, "emst %s --edges %s", data, test_path("e2.npy"));
-    CHECK(grove(args, &out) == 2 && strstr(out, "--edges and --weights are required"));
+    CHECK(test_grove(args, &out) == 2 && strstr(out, "--edges and --weights are required"));
     free(out);
     free(x);
     free(edges);

@@ -223,13 +223,6 @@ TEST(nbody_adaptive_step_and_arguments)
     grove_nbody_free(sim);
 }
 
-/* Run the CLI; returns the exit status, output in *out when non-NULL. */
-static int grove_cli(const char *args, char **out)
-{
-    char command[4096];
-    snprintf(command, sizeof command, "%s %s", test_cli(), args);
-    return test_run(command, out);
-}
 
 static bool same_file(const char *a, const char *b)
 {
@@ -243,12 +236,12 @@ TEST(nbody_cli_resume_reproduces_the_uninterrupted_run)
     char args[2048], *out = NULL;
     const char *common = "--ic merger --n 1500 --seed 3 --dt 0.01 --theta 0.6 --softening 0.02 --snapshot-every 4 --quiet";
     snprintf(args, sizeof args, "nbody %s --steps 8 --out %s", common, test_path("full"));
-    REQUIRE(grove_cli(args, &out) == 0);
+    REQUIRE(test_grove(args, &out) == 0);
     free(out);
     snprintf(args, sizeof args, "nbody %s --steps 4 --out %s --threads 1", common, test_path("half"));
-    REQUIRE(grove_cli(args, NULL) == 0);
+    REQUIRE(test_grove(args, NULL) == 0);
     snprintf(args, sizeof args, "nbody %s --steps 8 --out %s --resume --json", common, test_path("half"));
-    REQUIRE(grove_cli(args, &out) == 0);
+    REQUIRE(test_grove(args, &out) == 0);
     CHECK(strstr(out, "\"resumed\": true") && strstr(out, "\"steps\": 4") && strstr(out, "\"step\": 8"));
     CHECK(strstr(out, "\"relative_energy_error\": ") && strstr(out, "\"particles_per_second\": ") &&
           strstr(out, "\"interactions_per_particle\": "));
@@ -267,7 +260,7 @@ TEST(nbody_cli_outputs_report_and_render)
     char args[2048], *out = NULL;
     snprintf(args, sizeof args, "nbody --ic plummer --n 800 --steps 6 --report-every 3 --tipsy --render --out %s",
              test_path("rend"));
-    int rc = grove_cli(args, &out);
+    int rc = test_grove(args, &out);
     bool png = strstr(grove_build_info(), "png: yes") != NULL;
     if (png) {
         CHECK_MSG(rc == 0, "%s", out);
@@ -283,14 +276,14 @@ TEST(nbody_cli_outputs_report_and_render)
         /* Restart from a tipsy snapshot. */
         snprintf(args, sizeof args, "nbody --input %s --steps 2 --out %s --quiet", test_path("rend/snap_000006.tipsy"),
                  test_path("again"));
-        CHECK(grove_cli(args, NULL) == 0);
+        CHECK(test_grove(args, NULL) == 0);
     } else {
         CHECK(rc == 1 && strstr(out, "built without libpng"));
     }
     free(out);
-    CHECK(grove_cli("nbody --ic spiral --n 10 --steps 1 --out /tmp", &out) == 2 && strstr(out, "--ic: expected"));
+    CHECK(test_grove("nbody --ic spiral --n 10 --steps 1 --out /tmp", &out) == 2 && strstr(out, "--ic: expected"));
     free(out);
-    CHECK(grove_cli("nbody --n 10 --out /tmp", &out) == 2 && strstr(out, "--steps K are required"));
+    CHECK(test_grove("nbody --n 10 --out /tmp", &out) == 2 && strstr(out, "--steps K are required"));
     free(out);
 }
 
@@ -312,7 +305,7 @@ TEST(gravity_cli_matches_the_library)
     char args[2048], *out = NULL;
     snprintf(args, sizeof args, "gravity %s --theta 0.5 --softening 0.01 --acc %s --pot %s --json",
              test_path("grav_in.npy"), test_path("grav_a.npy"), test_path("grav_p.npy"));
-    REQUIRE(grove_cli(args, &out) == 0);
+    REQUIRE(test_grove(args, &out) == 0);
     CHECK(strstr(out, "\"command\": \"gravity\"") && strstr(out, "\"interactions_per_particle\": ") &&
           strstr(out, "\"seconds\": "));
     free(out);
@@ -327,11 +320,11 @@ TEST(gravity_cli_matches_the_library)
     CHECK(memcmp(acc.data, a, 3 * n * sizeof *a) == 0 && memcmp(pot.data, phi, n * sizeof *phi) == 0);
     /* A wrong shape is refused and leaves no output behind. */
     snprintf(args, sizeof args, "gravity %s --acc %s", test_path("grav_p.npy"), test_path("never.npy"));
-    CHECK(grove_cli(args, &out) == 1 && strstr(out, "(n, 4)"));
+    CHECK(test_grove(args, &out) == 1 && strstr(out, "(n, 4)"));
     CHECK(access(test_path("never.npy"), F_OK) != 0);
     free(out);
     snprintf(args, sizeof args, "gravity %s --theta 2 --acc %s", test_path("grav_in.npy"), test_path("never.npy"));
-    CHECK(grove_cli(args, &out) == 1 && strstr(out, "theta"));
+    CHECK(test_grove(args, &out) == 1 && strstr(out, "theta"));
     free(out);
     grove_array_free(&in), grove_array_free(&acc), grove_array_free(&pot);
     free(x), free(a), free(phi);

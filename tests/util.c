@@ -76,6 +76,13 @@ const char *test_cli(void)
     return cli && *cli ? cli : "build/grove";
 }
 
+int test_grove(const char *args, char **output)
+{
+    char command[4096];
+    snprintf(command, sizeof command, "%s %s", test_cli(), args);
+    return test_run(command, output);
+}
+
 const char *const test_kind_name[TEST_KINDS] = {"uniform", "clustered", "lattice", "duplicates"};
 
 double *test_points(test_kind kind, size_t n, size_t d, uint64_t seed)

@@ -18,8 +18,9 @@ typedef struct join_work {
     size_t d, elem;
     uint64_t *keys;      /* (row << 32 | position) per candidate */
     uint64_t *tmp;       /* sort scratch */
-    uint32_t *crow;      /* rows of the candidates, by-dimension mode */
-    void *cx;            /* cap x d coordinates by dimension */
+    uint32_t *crow;      /* rows of the candidates */
+    int32_t *colcnt;     /* symmetric count: hits per candidate */
+    void *cx;            /* cap x d coordinates by dimension, or NULL */
     int soa;
     uint32_t hit_row[JOIN_CHUNK];
     double hit_d2[JOIN_CHUNK];
@@ -31,6 +32,7 @@ static void join_work_free(join_work *w)
     grove__free(w->keys);
     grove__free(w->tmp);
     grove__free(w->crow);
+    grove__free(w->colcnt);
     grove__free(w->cx);
 }
 
@@ -46,14 +48,14 @@ static grove_status join_reserve(join_work *w, size_t need)
     uint64_t *tmp = grove__realloc(w->tmp, cap * sizeof *tmp, "join candidates");
     if (tmp) w->tmp = tmp;
     if (!keys || !tmp) return GROVE_OUT_OF_MEMORY;
-    if (w->soa) {
-        /* The by-dimension block is rebuilt per group: no need to keep it. */
-        grove__free(w->crow);
-        grove__free(w->cx);
-        w->crow = grove__malloc(cap * sizeof *w->crow, "join candidates");
-        w->cx = grove__calloc(cap * w->d, w->elem, "join candidates");
-        if (!w->crow || !w->cx) return GROVE_OUT_OF_MEMORY;
-    }
+    /* The per-candidate arrays are rebuilt per group: no need to keep them. */
+    grove__free(w->crow);
+    grove__free(w->colcnt);
+    grove__free(w->cx);
+    w->crow = grove__malloc(cap * sizeof *w->crow, "join candidates");
+    w->colcnt = grove__malloc(cap * sizeof *w->colcnt, "join candidates");
+    w->cx = w->soa ? grove__calloc(cap * w->d, w->elem, "join candidates") : NULL;
+    if (!w->crow || !w->colcnt || (w->soa && !w->cx)) return GROVE_OUT_OF_MEMORY;
     w->cap = cap;
     return GROVE_OK;
 }
@@ -115,27 +117,19 @@ typedef struct join_sink {
     int64_t room, count;
 } join_sink;
 
-static grove_status join_sink_open(const join_pass *pass, uint32_t row, join_sink *s)
+static void join_sink_open(const join_pass *pass, uint32_t row, join_sink *s)
 {
+    const int64_t *o = pass->offsets + (row - pass->row0);
     s->row = row;
     s->count = 0;
-    s->idx = NULL;
-    s->dist = NULL;
-    s->room = INT64_MAX;
-    if (!pass->fill) return GROVE_OK;
-    const int64_t *o = pass->offsets + (row - pass->row0);
     s->room = o[1] - o[0];
     s->idx = pass->indices + (o[0] - pass->base);
     s->dist = pass->distances ? pass->distances + (o[0] - pass->base) : NULL;
-    return GROVE_OK;
 }
 
+/* Append k neighbours; refuses to pass the end of the query's slice. */
 static grove_status join_sink_put(join_sink *s, const uint32_t *rows, const double *d2, size_t k)
 {
-    if (!s->idx) {
-        s->count += (int64_t)k;
-        return GROVE_OK;
-    }
     if ((int64_t)k > s->room - s->count) return GROVE_INVALID_ARGUMENT;
     for (size_t i = 0; i < k; i++) s->idx[s->count + (int64_t)i] = rows[i];
     if (s->dist)
@@ -144,14 +138,15 @@ static grove_status join_sink_put(join_sink *s, const uint32_t *rows, const doub
     return GROVE_OK;
 }
 
-static grove_status join_sink_close(const join_pass *pass, join_sink *s)
-{
-    if (!pass->fill) {
-        pass->counts[s->row - pass->row0] = s->count;
-        return GROVE_OK;
-    }
-    return s->count == s->room ? GROVE_OK : GROVE_INVALID_ARGUMENT;
-}
+/* The portable build stops at SSE2: on x86-64 with GCC the refinement is
+ * also compiled for x86-64-v3 (AVX2) and picked at load time. FMA stays
+ * off (-std=c11), so every clone rounds alike and results do not depend
+ * on the machine. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define JOIN_KERNEL __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define JOIN_KERNEL
+#endif
 
 #define T float
 #define FN(name) name##_f32
@@ -173,6 +168,10 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
     /* Blocks of groups between progress reports and cancel checks: large
      * enough that the barrier after each costs nothing. */
     size_t block = groups / 64 > 1024 ? groups / 64 : 1024;
+    /* A whole self-join count visits each pair of groups once. */
+    int symmetric = !pass->fill && Q == D && pass->row0 == 0 && pass->row1 == D->n;
+    int64_t *cpos = symmetric ? grove__calloc(D->n, sizeof *cpos, "join counts by position") : NULL;
+    if (symmetric && !cpos) return GROVE_OUT_OF_MEMORY;
     grove_status status = GROVE_OK;
     int stop = 0;
 #pragma omp parallel num_threads(threads)
@@ -185,8 +184,10 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
             size_t b1 = groups - b0 > block ? b0 + block : groups;
 #pragma omp for schedule(dynamic, 1)
             for (size_t g = b0; g < b1; g++) {
-                grove_status s = D->dtype == GROVE_FLOAT32 ? join_group_f32(D, Q, g, &w, pass)
-                                                           : join_group_f64(D, Q, g, &w, pass);
+                grove_status s = symmetric ? (D->dtype == GROVE_FLOAT32 ? count_self_group_f32(D, g, &w, pass, cpos)
+                                                                        : count_self_group_f64(D, g, &w, pass, cpos))
+                                 : D->dtype == GROVE_FLOAT32 ? join_group_f32(D, Q, g, &w, pass)
+                                                             : join_group_f64(D, Q, g, &w, pass);
                 if (s != GROVE_OK) {
 #pragma omp critical
                     if (status == GROVE_OK || s == GROVE_OUT_OF_MEMORY) status = s;
@@ -204,6 +205,9 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
         }
         join_work_free(&w);
     }
+    if (symmetric && status == GROVE_OK)
+        for (size_t p = 0; p < D->n; p++) pass->counts[D->rows[p]] = cpos[p] - pass->exclude_self;
+    grove__free(cpos);
     if (status == GROVE_OUT_OF_MEMORY)
         return grove__fail(GROVE_OUT_OF_MEMORY, "join: out of memory for the candidate scratch");
     if (status == GROVE_INVALID_ARGUMENT)
