@@ -12,6 +12,10 @@
 
 /* Subtrees of at least this many points are handed to a task. */
 #define KD_TASK_MIN 16384
+/* Up to this many split axes the builder works on a packed copy of their
+ * coordinates, moved along with the permutation, so the median selections
+ * and spreads read contiguous doubles instead of gathering through perm. */
+#define KD_PACK_MAX 16
 
 typedef struct kd_ctx {
     grove_points p;
@@ -20,6 +24,7 @@ typedef struct kd_ctx {
     const size_t *axes;   /* split candidates, or NULL for 0..d-1 */
     size_t naxes;
     uint32_t *perm;
+    double *xa;           /* n x naxes packed split coordinates, or NULL */
     grove__node *node;
 } kd_ctx;
 
@@ -30,38 +35,60 @@ static size_t kd_count(size_t m, size_t leaf)
     return 1 + kd_count(m / 2, leaf) + kd_count(m - m / 2, leaf);
 }
 
-/* (coordinate, row) order on axis j. */
-static inline int kd_less(const kd_ctx *c, size_t j, uint32_t a, uint32_t b)
+/* Coordinate on split axis a of the point at position i. */
+static inline double kd_at(const kd_ctx *c, size_t i, size_t a)
 {
-    double x = grove__coord(c->p, c->stride, a, j), y = grove__coord(c->p, c->stride, b, j);
-    return x < y || (x == y && a < b);
+    if (c->xa) return c->xa[i * c->naxes + a];
+    return grove__coord(c->p, c->stride, c->perm[i], c->axes ? c->axes[a] : a);
 }
 
-/* Rearrange perm[lo, hi) so position k holds the element of rank k - lo and
- * lower ranks come before it (quickselect, median-of-three pivot). */
-static void kd_select(const kd_ctx *c, size_t j, size_t lo, size_t hi, size_t k)
+/* (coordinate, row) order on axis a between positions i and k. */
+static inline int kd_less(const kd_ctx *c, size_t a, size_t i, size_t k)
 {
-    uint32_t *a = c->perm;
+    double x = kd_at(c, i, a), y = kd_at(c, k, a);
+    return x < y || (x == y && c->perm[i] < c->perm[k]);
+}
+
+static inline void kd_swap(const kd_ctx *c, size_t i, size_t k)
+{
+    uint32_t t = c->perm[i];
+    c->perm[i] = c->perm[k];
+    c->perm[k] = t;
+    if (!c->xa) return;
+    double *x = c->xa + i * c->naxes, *y = c->xa + k * c->naxes;
+    for (size_t a = 0; a < c->naxes; a++) {
+        double v = x[a];
+        x[a] = y[a];
+        y[a] = v;
+    }
+}
+
+/* Rearrange positions [lo, hi) so position k holds the element of rank
+ * k - lo on axis a and lower ranks come before it (quickselect,
+ * median-of-three pivot). */
+static void kd_select(const kd_ctx *c, size_t a, size_t lo, size_t hi, size_t k)
+{
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2, last = hi - 1;
-        /* Order a[lo], a[mid], a[last]; the median becomes the pivot. */
-        if (kd_less(c, j, a[mid], a[lo])) { uint32_t t = a[mid]; a[mid] = a[lo]; a[lo] = t; }
-        if (kd_less(c, j, a[last], a[lo])) { uint32_t t = a[last]; a[last] = a[lo]; a[lo] = t; }
-        if (kd_less(c, j, a[last], a[mid])) { uint32_t t = a[last]; a[last] = a[mid]; a[mid] = t; }
-        /* Lomuto partition around the median, parked at the end. The order
-         * is strict and total (rows break ties), so the pivot's final
-         * position is its exact rank. */
-        uint32_t pivot = a[mid];
-        a[mid] = a[last];
-        a[last] = pivot;
-        size_t store = lo;
-        for (size_t i = lo; i < last; i++)
-            if (kd_less(c, j, a[i], pivot)) {
-                uint32_t t = a[i]; a[i] = a[store]; a[store] = t;
-                store++;
-            }
-        a[last] = a[store];
-        a[store] = pivot;
+        /* Order lo, mid, last; the median becomes the pivot. */
+        if (kd_less(c, a, mid, lo)) kd_swap(c, mid, lo);
+        if (kd_less(c, a, last, lo)) kd_swap(c, last, lo);
+        if (kd_less(c, a, last, mid)) kd_swap(c, last, mid);
+        if (hi - lo <= 3) return;
+        /* Hoare partition around the median, parked at lo: the order is
+         * strict and total (rows break ties), so the pivot's final
+         * position is its exact rank, and last (above the pivot) stops
+         * the upward scan. */
+        kd_swap(c, mid, lo);
+        size_t i = lo, j = hi;
+        for (;;) {
+            do i++; while (kd_less(c, a, i, lo));
+            do j--; while (kd_less(c, a, lo, j));
+            if (i >= j) break;
+            kd_swap(c, i, j);
+        }
+        kd_swap(c, lo, j);
+        size_t store = j;
         if (k == store) return;
         if (k < store) hi = store;
         else lo = store + 1;
@@ -73,16 +100,15 @@ static size_t kd_widest(const kd_ctx *c, size_t begin, size_t end)
     size_t best = 0;
     double best_spread = -1;
     for (size_t a = 0; a < c->naxes; a++) {
-        size_t j = c->axes ? c->axes[a] : a;
         double mn = DBL_MAX, mx = -DBL_MAX;
         for (size_t i = begin; i < end; i++) {
-            double v = grove__coord(c->p, c->stride, c->perm[i], j);
+            double v = kd_at(c, i, a);
             mn = v < mn ? v : mn;
             mx = v > mx ? v : mx;
         }
         if (mx - mn > best_spread) {
             best_spread = mx - mn;
-            best = j;
+            best = a;
         }
     }
     return best;
@@ -115,10 +141,20 @@ grove_status grove__kdtree_topology(grove_points points, size_t leaf, const size
     tree->node = grove__malloc(count * sizeof *tree->node, "kd-tree nodes");
     if (!tree->node) return GROVE_OUT_OF_MEMORY;
     for (size_t i = 0; i < n; i++) tree->perm[i] = (uint32_t)i;
-    kd_ctx c = {points, grove__points_stride(points), leaf, axes, axes ? naxes : points.d, tree->perm, tree->node};
+    kd_ctx c = {points, grove__points_stride(points), leaf, axes, axes ? naxes : points.d, tree->perm, NULL,
+                tree->node};
+    if (c.naxes <= KD_PACK_MAX) {
+        /* Without the packed copy the build is slower, not wrong. */
+        c.xa = grove__malloc(n * c.naxes * sizeof *c.xa, "kd-tree split coordinates");
+        for (size_t i = 0; c.xa && i < n; i++)
+            for (size_t a = 0; a < c.naxes; a++)
+                c.xa[i * c.naxes + a] = grove__coord(points, c.stride, i, axes ? axes[a] : a);
+        grove__clear_error();
+    }
 #pragma omp parallel num_threads(threads)
 #pragma omp single
     kd_build(&c, 0, 0, n, 0);
+    grove__free(c.xa);
     tree->nodes = count;
     int depth = 0;
     for (size_t m = n; m > leaf; m -= m / 2) depth++;

@@ -15,6 +15,20 @@ static inline T FN(box_box2)(const T *a, const T *b, size_t m)
     return s;
 }
 
+/* The largest squared distance from a point of box b to box a: per
+ * dimension the farther of b's faces beyond a's. */
+static inline T FN(box_far2)(const T *b, const T *a, size_t m)
+{
+    T s = 0;
+    for (size_t j = 0; j < m; j++) {
+        T below = a[j] - b[j], above = b[m + j] - a[m + j];
+        T t = below > above ? below : above;
+        t = t > 0 ? t : 0;
+        s += t * t;
+    }
+    return s;
+}
+
 /* Squared distance from point x to the box (lo[m], hi[m]). */
 static inline T FN(point_box2)(const T *box, const T *x, size_t m)
 {

@@ -13,6 +13,14 @@
  * per level). */
 #define JOIN_STACK 160
 
+/* Where one query's neighbours go. */
+typedef struct join_sink {
+    size_t row;
+    int64_t *idx;
+    double *dist;
+    int64_t room, count;
+} join_sink;
+
 typedef struct join_work {
     size_t cap;          /* candidate capacity */
     size_t d, elem;
@@ -22,6 +30,8 @@ typedef struct join_work {
     int32_t *colcnt;     /* symmetric count: hits per candidate */
     void *cx;            /* cap x d coordinates by dimension, or NULL */
     int soa;
+    join_sink *sinks;    /* per query of a group (fill) */
+    int64_t *hits;       /* per query of a group (count) */
     uint32_t hit_row[JOIN_CHUNK];
     double hit_d2[JOIN_CHUNK];
     uint32_t stack[JOIN_STACK];
@@ -34,6 +44,24 @@ static void join_work_free(join_work *w)
     grove__free(w->crow);
     grove__free(w->colcnt);
     grove__free(w->cx);
+    grove__free(w->sinks);
+    grove__free(w->hits);
+}
+
+/* Scratch for one thread: empty candidate arrays, per-query state for
+ * groups of Q. */
+static grove_status join_work_init(join_work *w, const grove_index *D, const grove_index *Q)
+{
+    memset(w, 0, sizeof *w);
+    w->d = D->d;
+    w->elem = grove_dtype_size(D->dtype);
+    w->soa = D->xs != NULL;
+    w->sinks = grove__malloc(Q->leaf * sizeof *w->sinks, "join query state");
+    w->hits = grove__malloc(Q->leaf * sizeof *w->hits, "join query state");
+    if (w->sinks && w->hits) return GROVE_OK;
+    join_work_free(w);
+    memset(w, 0, sizeof *w);
+    return GROVE_OUT_OF_MEMORY;
 }
 
 /* Room for `need` candidates (rounded up to whole chunks, so the vector
@@ -109,13 +137,6 @@ static size_t join_lower_row(const uint32_t *rows, size_t lo, size_t hi, size_t 
     return lo;
 }
 
-/* Where one query's neighbours go. */
-typedef struct join_sink {
-    size_t row;
-    int64_t *idx;
-    double *dist;
-    int64_t room, count;
-} join_sink;
 
 static void join_sink_open(const join_pass *pass, uint32_t row, join_sink *s)
 {
@@ -131,9 +152,12 @@ static void join_sink_open(const join_pass *pass, uint32_t row, join_sink *s)
 static grove_status join_sink_put(join_sink *s, const uint32_t *rows, const double *d2, size_t k)
 {
     if ((int64_t)k > s->room - s->count) return GROVE_INVALID_ARGUMENT;
-    for (size_t i = 0; i < k; i++) s->idx[s->count + (int64_t)i] = rows[i];
-    if (s->dist)
-        for (size_t i = 0; i < k; i++) s->dist[s->count + (int64_t)i] = sqrt(d2[i]);
+    /* Locals, or every store would make the compiler reload s's fields. */
+    int64_t *restrict idx = s->idx + s->count;
+    double *restrict dist = s->dist ? s->dist + s->count : NULL;
+    for (size_t i = 0; i < k; i++) idx[i] = rows[i];
+    if (dist)
+        for (size_t i = 0; i < k; i++) dist[i] = sqrt(d2[i]);
     s->count += (int64_t)k;
     return GROVE_OK;
 }
@@ -176,14 +200,16 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
     int stop = 0;
 #pragma omp parallel num_threads(threads)
     {
-        join_work w = {0};
-        w.d = D->d;
-        w.elem = grove_dtype_size(D->dtype);
-        w.soa = D->xs != NULL;
+        join_work w;
+        if (join_work_init(&w, D, Q) != GROVE_OK) {
+#pragma omp critical
+            status = GROVE_OUT_OF_MEMORY;
+        }
         for (size_t b0 = 0; b0 < groups; b0 += block) {
             size_t b1 = groups - b0 > block ? b0 + block : groups;
 #pragma omp for schedule(dynamic, 1)
             for (size_t g = b0; g < b1; g++) {
+                if (!w.hits) continue;
                 grove_status s = symmetric ? (D->dtype == GROVE_FLOAT32 ? count_self_group_f32(D, g, &w, pass, cpos)
                                                                         : count_self_group_f64(D, g, &w, pass, cpos))
                                  : D->dtype == GROVE_FLOAT32 ? join_group_f32(D, Q, g, &w, pass)

@@ -34,9 +34,16 @@ static grove_status FN(gather_keys)(const grove_index *D, const T *qbox, double 
         }
         if (k < first) continue;
         if (join_reserve(w, c + (nd->end - nd->begin)) != GROVE_OK) return GROVE_OUT_OF_MEMORY;
+        uint64_t *restrict keys = w->keys;
+        const uint32_t *rows = D->rows;
+        if ((double)FN(box_far2)(box + (size_t)k * 2 * m, qbox, m) <= prune2) {
+            /* Every point of the group is within reach of the query box. */
+            for (uint32_t p = nd->begin; p < nd->end; p++) keys[c++] = (uint64_t)rows[p] << 32 | p;
+            continue;
+        }
         for (uint32_t p = nd->begin; p < nd->end; p++) {
-            if ((double)FN(point_box2)(qbox, x + (size_t)p * d, m) <= prune2)
-                w->keys[c++] = (uint64_t)D->rows[p] << 32 | p;
+            keys[c] = (uint64_t)rows[p] << 32 | p;
+            c += (double)FN(point_box2)(qbox, x + (size_t)p * d, m) <= prune2;
         }
     }
     *count = c;
@@ -91,65 +98,100 @@ static inline GROVE__ALWAYS_INLINE void FN(chunk_d2)(const grove_index *D, const
     for (size_t c = 0; c < len; c++) acc[c] = FN(dist2_lanes)(q, x + (size_t)(uint32_t)w->keys[c0 + c] * d, d, eps2);
 }
 
+/* Hits among len squared distances; adds each to col[c] when col is set. */
+static inline GROVE__ALWAYS_INLINE int FN(tally)(const T *acc, size_t len, T eps2, int32_t *col)
+{
+    int hits = 0;
+    if (col)
+        for (size_t c = 0; c < len; c++) {
+            int hit = acc[c] <= eps2;
+            col[c] += hit;
+            hits += hit;
+        }
+    else
+        for (size_t c = 0; c < len; c++) hits += acc[c] <= eps2;
+    return hits;
+}
+
+/* The rows (and squared distances, if d2 is set) of the hits among len
+ * candidates, in order, without row `skip`; returns how many. The mask is
+ * computed apart so both loops stay simple for the compiler. */
+static inline GROVE__ALWAYS_INLINE size_t FN(collect)(const T *acc, const uint32_t *rows, size_t len, T eps2,
+                                                      uint32_t skip, uint32_t *out, double *d2)
+{
+    uint8_t mask[JOIN_CHUNK];
+    for (size_t c = 0; c < len; c++) mask[c] = acc[c] <= eps2;
+    size_t k = 0;
+    if (d2)
+        for (size_t c = 0; c < len; c++) {
+            out[k] = rows[c];
+            d2[k] = (double)acc[c];
+            k += mask[c];
+        }
+    else
+        for (size_t c = 0; c < len; c++) {
+            out[k] = rows[c];
+            k += mask[c];
+        }
+    for (size_t h = 0; skip != UINT32_MAX && h < k; h++)
+        if (out[h] == skip) {
+            for (size_t t = h + 1; t < k; t++) {
+                out[t - 1] = out[t];
+                if (d2) d2[t - 1] = d2[t];
+            }
+            k--;
+            break;
+        }
+    return k;
+}
+
 /* Refine queries [qa, qz) of Q against the candidates in w, by pass mode:
  * count into pass->counts (by row), count symmetrically (colcnt non-NULL:
  * also tally each candidate's hits, see FN(count_self_group)), or append
- * each query's neighbours, in candidate order, to its CSR slice. */
+ * each query's neighbours, in candidate order, to its CSR slice. Rows of
+ * many dimensions go in chunks, each met by every query of the group while
+ * it is in cache (they would otherwise stream from memory once per query);
+ * chunks in order keep every list ascending. */
 JOIN_KERNEL static grove_status FN(refine)(const grove_index *D, const grove_index *Q, size_t qa, size_t qz,
                                            join_work *w, size_t count, const join_pass *pass, int32_t *colcnt,
                                            int64_t *rowcnt)
 {
-    size_t d = D->d;
+    size_t d = D->d, nqa = qz - qa;
     T eps2 = (T)pass->eps2, acc[JOIN_CHUNK];
-    for (size_t a = qa; a < qz; a++) {
-        const T *q = (const T *)Q->x + a * d;
-        uint32_t qrow = Q->rows[a], skip = pass->exclude_self ? qrow : UINT32_MAX;
-        if (!pass->fill) {
-            int64_t hits = 0;
-            for (size_t c0 = 0; c0 < count; c0 += JOIN_CHUNK) {
-                FN(chunk_d2)(D, w, c0, count, q, eps2, acc);
+    join_sink *sinks = w->sinks;
+    int64_t *hits = w->hits;
+    for (size_t i = 0; i < nqa; i++) {
+        hits[i] = 0;
+        if (pass->fill) join_sink_open(pass, Q->rows[qa + i], &sinks[i]);
+    }
+    /* By-dimension candidates are small: every query takes them all. */
+    size_t block = D->xs ? count : JOIN_CHUNK;
+    for (size_t b0 = 0; b0 < count; b0 += block)
+        for (size_t i = 0; i < nqa; i++) {
+            const T *q = (const T *)Q->x + (qa + i) * d;
+            uint32_t skip = pass->exclude_self ? Q->rows[qa + i] : UINT32_MAX;
+            for (size_t c0 = b0; c0 < count && c0 < b0 + block; c0 += JOIN_CHUNK) {
                 size_t len = count - c0 < JOIN_CHUNK ? count - c0 : JOIN_CHUNK;
-                const uint32_t *rows = w->crow + c0;
-                int32_t *col = colcnt ? colcnt + c0 : NULL;
-                int chunk_hits = 0;
-                if (col)
-                    for (size_t c = 0; c < len; c++) {
-                        int hit = acc[c] <= eps2;
-                        col[c] += hit;
-                        chunk_hits += hit;
-                    }
-                else
-                    for (size_t c = 0; c < len; c++) chunk_hits += (acc[c] <= eps2) & (rows[c] != skip);
-                hits += chunk_hits;
+                FN(chunk_d2)(D, w, c0, count, q, eps2, acc);
+                if (!pass->fill) {
+                    hits[i] += FN(tally)(acc, len, eps2, colcnt ? colcnt + c0 : NULL);
+                    continue;
+                }
+                size_t k = FN(collect)(acc, w->crow + c0, len, eps2, skip, w->hit_row,
+                                       sinks[i].dist ? w->hit_d2 : NULL);
+                if (join_sink_put(&sinks[i], w->hit_row, w->hit_d2, k) != GROVE_OK) return GROVE_INVALID_ARGUMENT;
             }
-            if (rowcnt) {
+        }
+    for (size_t i = 0; i < nqa; i++) {
+        if (pass->fill) {
+            if (sinks[i].count != sinks[i].room) return GROVE_INVALID_ARGUMENT;
+        } else if (rowcnt) {
 #pragma omp atomic update
-                rowcnt[a] += hits;
-            } else {
-                pass->counts[qrow - pass->row0] = hits;
-            }
-            continue;
+            rowcnt[qa + i] += hits[i];
+        } else {
+            /* A self-join query always finds itself. */
+            pass->counts[Q->rows[qa + i] - pass->row0] = hits[i] - pass->exclude_self;
         }
-        join_sink sink;
-        join_sink_open(pass, qrow, &sink);
-        for (size_t c0 = 0; c0 < count; c0 += JOIN_CHUNK) {
-            FN(chunk_d2)(D, w, c0, count, q, eps2, acc);
-            size_t len = count - c0 < JOIN_CHUNK ? count - c0 : JOIN_CHUNK, k = 0;
-            const uint32_t *rows = w->crow + c0;
-            if (sink.dist)
-                for (size_t c = 0; c < len; c++) {
-                    w->hit_row[k] = rows[c];
-                    w->hit_d2[k] = (double)acc[c];
-                    k += (acc[c] <= eps2) & (rows[c] != skip);
-                }
-            else
-                for (size_t c = 0; c < len; c++) {
-                    w->hit_row[k] = rows[c];
-                    k += (acc[c] <= eps2) & (rows[c] != skip);
-                }
-            if (join_sink_put(&sink, w->hit_row, w->hit_d2, k) != GROVE_OK) return GROVE_INVALID_ARGUMENT;
-        }
-        if (sink.count != sink.room) return GROVE_INVALID_ARGUMENT;
     }
     return GROVE_OK;
 }
