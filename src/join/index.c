@@ -39,6 +39,9 @@ void grove_index_free(grove_index *index)
 {
     if (!index) return;
     grove__free(index->order);
+    if (index->keys != index->x) grove__free(index->keys);
+    grove__free(index->axes);
+    grove__free(index->mean);
     grove__free(index->x);
     grove__free(index->xs);
     grove__free(index->rows);
@@ -64,8 +67,27 @@ static int row_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-grove_status grove__index_build(grove_points points, grove_dtype dtype, const size_t *order, size_t dims,
-                                size_t leaf, int threads, grove_index **out)
+/* With principal axes: every point's keys (n x m, input order) and the
+ * largest distance from the centre. */
+static double *project_all(grove_points points, const double *axes, const double *mean, size_t m, int threads,
+                           double *radius)
+{
+    size_t n = points.n, bytes;
+    if (!grove__mul_size(n, m * sizeof(double), &bytes)) return NULL;
+    double *keys = grove__malloc(bytes ? bytes : 1, "index keys");
+    double r = 0;
+    if (!keys) return NULL;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : r)
+    for (size_t i = 0; i < n; i++) {
+        double norm = grove__project(axes, mean, points.d, m, points, i, keys + i * m);
+        r = norm > r ? norm : r;
+    }
+    *radius = r;
+    return keys;
+}
+
+grove_status grove__index_build(grove_points points, grove_dtype dtype, const size_t *order, const double *axes,
+                                const double *mean, size_t dims, size_t leaf, int threads, grove_index **out)
 {
     *out = NULL;
     size_t n = points.n, d = points.d, elem = grove_dtype_size(dtype), bytes, box_bytes = 0;
@@ -82,14 +104,31 @@ grove_status grove__index_build(grove_points points, grove_dtype dtype, const si
     ix->dims = dims;
     ix->leaf = leaf;
     ix->dtype = dtype;
+    ix->kstride = axes ? dims : d;
     grove_status s = GROVE_OK;
     ix->order = grove__malloc(d * sizeof *ix->order, "index dimension order");
-    if (!ix->order) s = GROVE_OUT_OF_MEMORY;
-    else memcpy(ix->order, order, d * sizeof *order);
+    if (axes) {
+        ix->axes = grove__malloc(dims * d * sizeof *ix->axes, "index axes");
+        ix->mean = grove__malloc(d * sizeof *ix->mean, "index axes");
+    }
+    if (!ix->order || (axes && (!ix->axes || !ix->mean))) s = GROVE_OUT_OF_MEMORY;
+    if (s == GROVE_OK) {
+        memcpy(ix->order, order, d * sizeof *order);
+        if (axes) memcpy(ix->axes, axes, dims * d * sizeof *axes);
+        if (axes) memcpy(ix->mean, mean, d * sizeof *mean);
+    }
+    /* The kd-tree splits the keys: projections, or the leading dimensions. */
+    double *keys_in = NULL;
+    if (s == GROVE_OK && axes && n > 0) {
+        keys_in = project_all(points, axes, mean, dims, threads, &ix->radius);
+        if (!keys_in) s = GROVE_OUT_OF_MEMORY;
+    }
     if (s == GROVE_OK && n > 0) {
         grove__tree topo = {0};
         topo.perm = grove__malloc(n * sizeof *topo.perm, "index permutation");
-        s = topo.perm ? grove__kdtree_topology(points, leaf, order, dims, threads, &topo) : GROVE_OUT_OF_MEMORY;
+        grove_points split = keys_in ? grove_points_f64(keys_in, n, dims) : points;
+        s = topo.perm ? grove__kdtree_topology(split, leaf, keys_in ? NULL : order, dims, threads, &topo)
+                      : GROVE_OUT_OF_MEMORY;
         ix->rows = topo.perm;
         ix->node = topo.node;
         ix->nodes = topo.nodes;
@@ -100,11 +139,14 @@ grove_status grove__index_build(grove_points points, grove_dtype dtype, const si
     if (s == GROVE_OK && n > 0) {
         ix->x = grove__malloc(bytes, "index coordinates");
         ix->xs = d <= GROVE__JOIN_SOA_MAX ? grove__malloc(bytes, "index coordinates by dimension") : NULL;
+        ix->keys = axes ? grove__malloc(n * dims * elem, "index keys") : ix->x;
         ix->box = grove__malloc(box_bytes, "index boxes");
         ix->leaves = grove__malloc(ix->nleaves * sizeof *ix->leaves, "index leaves");
-        if (!ix->x || (d <= GROVE__JOIN_SOA_MAX && !ix->xs) || !ix->box || !ix->leaves) s = GROVE_OUT_OF_MEMORY;
+        if (!ix->x || (d <= GROVE__JOIN_SOA_MAX && !ix->xs) || !ix->keys || !ix->box || !ix->leaves)
+            s = GROVE_OUT_OF_MEMORY;
     }
     if (s != GROVE_OK) {
+        grove__free(keys_in);
         grove_index_free(ix);
         return s;
     }
@@ -117,8 +159,9 @@ grove_status grove__index_build(grove_points points, grove_dtype dtype, const si
         const grove__node *nd = &ix->node[ix->leaves[l]];
         qsort(ix->rows + nd->begin, nd->end - nd->begin, sizeof *ix->rows, row_cmp);
     }
-    if (dtype == GROVE_FLOAT32) index_fill_f32(ix, points, threads);
-    else index_fill_f64(ix, points, threads);
+    if (dtype == GROVE_FLOAT32) index_fill_f32(ix, points, keys_in, threads);
+    else index_fill_f64(ix, points, keys_in, threads);
+    grove__free(keys_in);
     *out = ix;
     return GROVE_OK;
 }
@@ -181,8 +224,17 @@ grove_status grove_index_build(grove_points data, const grove_index_params *para
     size_t *order = grove__malloc(data.d * sizeof *order, "index dimension order");
     if (!order) return GROVE_OUT_OF_MEMORY;
     s = variance_order(data, threads, order);
-    if (s == GROVE_OK) s = grove__index_build(data, data.dtype, order, dims, leaf, threads, out);
+    /* Many dimensions: keys on principal axes (project.c). */
+    double *axes = NULL, *mean = NULL;
+    if (s == GROVE_OK && data.d > GROVE__JOIN_SOA_MAX) {
+        axes = grove__malloc(dims * data.d * sizeof *axes, "index axes");
+        mean = grove__malloc(data.d * sizeof *mean, "index axes");
+        s = axes && mean ? grove__principal_axes(data, order, dims, threads, axes, mean) : GROVE_OUT_OF_MEMORY;
+    }
+    if (s == GROVE_OK) s = grove__index_build(data, data.dtype, order, axes, mean, dims, leaf, threads, out);
     grove__free(order);
+    grove__free(axes);
+    grove__free(mean);
     return s;
 }
 
@@ -207,7 +259,8 @@ grove_status grove__queries_prepare(const grove_index *index, const grove_points
     grove_points q = *queries;
     q.d = index->d; /* an empty query set may say any d */
     grove_index *built = NULL;
-    s = grove__index_build(q, index->dtype, index->order, index->dims, index->leaf, threads, &built);
+    s = grove__index_build(q, index->dtype, index->order, index->axes, index->mean, index->dims, index->leaf, threads,
+                           &built);
     *qi = built;
     return s;
 }
@@ -223,10 +276,18 @@ double grove__join_eps2(const grove_index *index, double eps)
     return index->dtype == GROVE_FLOAT32 ? (double)(float)e2 : e2;
 }
 
-double grove__join_prune2(const grove_index *index, double eps)
+double grove__join_prune2_sq(const grove_index *D, const grove_index *Q, double r2)
 {
-    /* Any two summation orders of d non-negative terms agree within a
-     * relative 2 d u (u the unit roundoff). */
-    double u = index->dtype == GROVE_FLOAT32 ? 0x1p-24 : 0x1p-53;
-    return grove__join_eps2(index, eps) * (1 + 4 * (double)index->d * u) + 0x1p-1000;
+    /* Any two summation orders of k non-negative terms agree within a
+     * relative 2 k u (u the unit roundoff); projected keys are off by at
+     * most (u + d 2^-50) |x - mean| per axis at each end. */
+    double u = D->dtype == GROVE_FLOAT32 ? 0x1p-24 : 0x1p-53;
+    double r = sqrt(r2 * (1 + 4 * (double)D->d * u));
+    if (D->axes) r += 2 * sqrt((double)D->dims) * (u + (double)D->d * 0x1p-50) * (D->radius + Q->radius) + 1e-12 * r;
+    return r * r * (1 + 4 * (double)D->dims * u) + 0x1p-1000;
+}
+
+double grove__join_prune2(const grove_index *D, const grove_index *Q, double eps)
+{
+    return grove__join_prune2_sq(D, Q, grove__join_eps2(D, eps));
 }

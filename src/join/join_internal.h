@@ -13,7 +13,7 @@
 
 struct grove_index {
     size_t n, d;
-    size_t dims;         /* leading dimensions in the boxes (and split axes) */
+    size_t dims;         /* key dimensions: of the boxes, splits and filter */
     size_t leaf;         /* most points per leaf group */
     grove_dtype dtype;
     size_t *order;       /* stored dimension j is input dimension order[j] */
@@ -24,14 +24,31 @@ struct grove_index {
     size_t nodes;
     uint32_t *leaves;    /* leaf node numbers in tree order */
     size_t nleaves;
-    void *box;           /* nodes x 2 dims: lo then hi, in the dtype */
+    void *box;           /* nodes x 2 dims of keys: lo then hi, in the dtype */
+    /* Keys, in tree order: the leading `dims` stored dimensions (keys == x,
+     * kstride == d) up to SOA_MAX dimensions; above, the projections onto
+     * `dims` principal axes (project.c), kstride == dims. */
+    void *keys;
+    size_t kstride;
+    double *axes;        /* dims x d principal axes over input dimensions, or NULL */
+    double *mean;        /* d: the centre the axes project from, or NULL */
+    double radius;       /* with axes: the largest |x - mean| */
 };
 
 /* Build an index of `points` (validated, any n including 0) converted to
  * `dtype`, storing dimension order[j] j-th; leaf and dims already chosen.
  * Used for the data and, with the data's order, for semi-join queries. */
-grove_status grove__index_build(grove_points points, grove_dtype dtype, const size_t *order, size_t dims,
-                                size_t leaf, int threads, grove_index **out);
+grove_status grove__index_build(grove_points points, grove_dtype dtype, const size_t *order, const double *axes,
+                                const double *mean, size_t dims, size_t leaf, int threads, grove_index **out);
+
+/* The m leading principal axes (m x d, orthonormal rows over the input
+ * dimensions) and the centre of a fixed sample of p; the search starts
+ * from the coordinate axes order[0 .. m). */
+grove_status grove__principal_axes(grove_points p, const size_t *order, size_t m, int threads, double *axes,
+                                   double *mean);
+/* key[0 .. m) = axes (row i of p - mean); returns |row i - mean|. */
+double grove__project(const double *axes, const double *mean, size_t d, size_t m, grove_points p, size_t i,
+                      double *key);
 
 /* Validate queries against the index (NULL = the indexed points) and, for
  * a semi-join, build their grouping; *qi is the index itself for a
@@ -49,10 +66,12 @@ static inline size_t grove__join_work(const grove_index *D, const grove_index *Q
 }
 
 /* Squared radius in the index's dtype, and the looser one used to prune
- * boxes: box distances are summed in a different order from the pair
- * kernels, so a box is dropped only when it is beyond eps^2 by more than
- * any difference in rounding. */
+ * by keys: key distances are summed in a different order from the pair
+ * kernels (and projected keys carry rounding of their own), so a box or
+ * point is dropped only when it is beyond eps by more than any rounding. */
 double grove__join_eps2(const grove_index *index, double eps);
-double grove__join_prune2(const grove_index *index, double eps);
+double grove__join_prune2(const grove_index *D, const grove_index *Q, double eps);
+/* The same for a squared radius r2 in the dtype (kNN bounds). */
+double grove__join_prune2_sq(const grove_index *D, const grove_index *Q, double r2);
 
 #endif

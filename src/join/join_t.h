@@ -18,8 +18,8 @@
 static grove_status FN(gather_keys)(const grove_index *D, const T *qbox, double prune2, join_work *w, size_t *count,
                                     uint32_t first)
 {
-    size_t m = D->dims, d = D->d, top = 0, c = 0;
-    const T *box = D->box, *x = D->x;
+    size_t m = D->dims, ks = D->kstride, top = 0, c = 0;
+    const T *box = D->box, *kx = D->keys;
     uint32_t *stack = w->stack;
     if (D->nodes) stack[top++] = 0;
     while (top) {
@@ -43,7 +43,7 @@ static grove_status FN(gather_keys)(const grove_index *D, const T *qbox, double 
         }
         for (uint32_t p = nd->begin; p < nd->end; p++) {
             keys[c] = (uint64_t)rows[p] << 32 | p;
-            c += (double)FN(point_box2)(qbox, x + (size_t)p * d, m) <= prune2;
+            c += (double)FN(point_box2)(qbox, kx + (size_t)p * ks, m) <= prune2;
         }
     }
     *count = c;
@@ -81,10 +81,13 @@ static inline GROVE__ALWAYS_INLINE void FN(chunk_soa)(const T *cx, size_t cap, s
     }
 }
 
-/* Squared distances from q to candidates [c0, c0 + JOIN_CHUNK) into acc
- * (above SOA_MAX, values beyond eps2 may be partial sums). */
+/* Squared distances from q (keys qk) to candidates [c0, c0 + JOIN_CHUNK)
+ * into acc. Above SOA_MAX, values beyond eps2 may be partial sums, and a
+ * candidate whose keys alone put it beyond reach (prune2) is not refined:
+ * 8 projected dimensions rule out most pairs for a fraction of the cost. */
 static inline GROVE__ALWAYS_INLINE void FN(chunk_d2)(const grove_index *D, const join_work *w, size_t c0,
-                                                     size_t count, const T *q, T eps2, T *acc)
+                                                     size_t count, const T *q, const T *qk, T eps2, double prune2,
+                                                     T *acc)
 {
     size_t d = D->d;
     if (D->xs) {
@@ -93,9 +96,13 @@ static inline GROVE__ALWAYS_INLINE void FN(chunk_d2)(const grove_index *D, const
 #undef GROVE__JOIN_CHUNK_BODY
         return;
     }
-    const T *x = D->x;
-    size_t len = count - c0 < JOIN_CHUNK ? count - c0 : JOIN_CHUNK;
-    for (size_t c = 0; c < len; c++) acc[c] = FN(dist2_lanes)(q, x + (size_t)(uint32_t)w->keys[c0 + c] * d, d, eps2);
+    const T *x = D->x, *kx = D->keys;
+    size_t len = count - c0 < JOIN_CHUNK ? count - c0 : JOIN_CHUNK, m = D->dims;
+    for (size_t c = 0; c < len; c++) {
+        size_t p = (uint32_t)w->keys[c0 + c];
+        acc[c] = (double)FN(dist2_seq)(qk, kx + p * m, m) > prune2 ? (T)INFINITY
+                                                                   : FN(dist2_lanes)(q, x + p * d, d, eps2);
+    }
 }
 
 /* Hits among len squared distances; adds each to col[c] when col is set. */
@@ -168,11 +175,11 @@ JOIN_KERNEL static grove_status FN(refine)(const grove_index *D, const grove_ind
     size_t block = D->xs ? count : JOIN_CHUNK;
     for (size_t b0 = 0; b0 < count; b0 += block)
         for (size_t i = 0; i < nqa; i++) {
-            const T *q = (const T *)Q->x + (qa + i) * d;
+            const T *q = (const T *)Q->x + (qa + i) * d, *qk = (const T *)Q->keys + (qa + i) * Q->kstride;
             uint32_t skip = pass->exclude_self ? Q->rows[qa + i] : UINT32_MAX;
             for (size_t c0 = b0; c0 < count && c0 < b0 + block; c0 += JOIN_CHUNK) {
                 size_t len = count - c0 < JOIN_CHUNK ? count - c0 : JOIN_CHUNK;
-                FN(chunk_d2)(D, w, c0, count, q, eps2, acc);
+                FN(chunk_d2)(D, w, c0, count, q, qk, eps2, pass->prune2, acc);
                 if (!pass->fill) {
                     hits[i] += FN(tally)(acc, len, eps2, colcnt ? colcnt + c0 : NULL);
                     continue;

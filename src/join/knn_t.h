@@ -1,31 +1,31 @@
 /* Exact k nearest neighbours on a grove_index, instantiated per coordinate
  * type: include with T and FN(name) defined (knn.c). Depth first through
- * the kd-tree, nearer child first, with box lower bounds in the leading
- * dimensions; a box is skipped only when it is farther than the current
- * k-th distance by more than any rounding difference (equal distances can
- * still win on the row). */
+ * the kd-tree, nearer child first, with box lower bounds on the keys; a box
+ * is skipped only when it is farther than the current k-th distance by
+ * more than any rounding difference (equal distances can still win on the
+ * row). */
 
 #include "dist_t.h"
 #include "../index/heap_t.h"
 
-/* The k nearest of the query q (row qrow; skip = the row to leave out or
+/* The k nearest of the query q (keys qk; skip = the row to leave out or
  * UINT32_MAX) left ascending in hd/hr; returns how many were found. */
-static size_t FN(knn_query)(const grove_index *D, const T *q, size_t k, uint32_t skip, double slack, T *hd,
-                            uint32_t *hr, uint32_t *stack_node, T *stack_lb)
+static size_t FN(knn_query)(const grove_index *D, const grove_index *Q, const T *q, const T *qk, size_t k,
+                            uint32_t skip, T *hd, uint32_t *hr, uint32_t *stack_node, T *stack_lb)
 {
     size_t d = D->d, m = D->dims, found = 0, top = 0;
     const T *x = D->x, *box = D->box;
     uint32_t cur = 0;
     T cur_lb = 0;
+    double reach = INFINITY; /* boxes farther (in keys) than this are skipped */
     if (D->nodes == 0) return 0;
     for (;;) {
-        T bound = found == k ? hd[0] : (T)INFINITY;
-        if ((double)cur_lb <= (double)bound * slack) {
+        if ((double)cur_lb <= reach) {
             const grove__node *nd = &D->node[cur];
             if (nd->right) {
                 uint32_t l = cur + 1, r = nd->right;
-                T dl = FN(point_box2)(box + (size_t)l * 2 * m, q, m);
-                T dr = FN(point_box2)(box + (size_t)r * 2 * m, q, m);
+                T dl = FN(point_box2)(box + (size_t)l * 2 * m, qk, m);
+                T dr = FN(point_box2)(box + (size_t)r * 2 * m, qk, m);
                 int left_first = dl <= dr;
                 stack_node[top] = left_first ? r : l;
                 stack_lb[top++] = left_first ? dr : dl;
@@ -37,7 +37,11 @@ static size_t FN(knn_query)(const grove_index *D, const T *q, size_t k, uint32_t
                 uint32_t row = D->rows[p];
                 if (row == skip) continue;
                 T d2 = FN(dist2_join)(q, x + p * d, d, found == k ? hd[0] : (T)INFINITY);
+                size_t before = found;
+                T worst = found ? hd[0] : 0;
                 FN(knn_offer)(hd, hr, &found, k, d2, row);
+                if (found == k && (before < k || hd[0] != worst))
+                    reach = grove__join_prune2_sq(D, Q, (double)hd[0]);
             }
         }
         if (top == 0) break;
@@ -54,7 +58,6 @@ static grove_status FN(knn_groups)(const grove_index *D, const grove_index *Q, s
                                    int exclude_self, int64_t *indices, double *distances)
 {
     size_t d = D->d, depth = 2 * 64 + 2;
-    double slack = 1 + 4 * (double)d * (sizeof(T) == 4 ? 0x1p-24 : 0x1p-53);
     T *hd = grove__malloc((k + depth) * sizeof *hd, "kNN heap");
     uint32_t *hr = grove__malloc((k + depth) * sizeof *hr, "kNN heap");
     grove_status s = hd && hr ? GROVE_OK : GROVE_OUT_OF_MEMORY;
@@ -62,8 +65,8 @@ static grove_status FN(knn_groups)(const grove_index *D, const grove_index *Q, s
         const grove__node *nd = &Q->node[Q->leaves[g]];
         for (size_t a = nd->begin; a < nd->end; a++) {
             uint32_t qrow = Q->rows[a];
-            size_t found = FN(knn_query)(D, (const T *)Q->x + a * d, k, exclude_self ? qrow : UINT32_MAX, slack, hd,
-                                         hr, hr + k, hd + k);
+            size_t found = FN(knn_query)(D, Q, (const T *)Q->x + a * d, (const T *)Q->keys + a * Q->kstride, k,
+                                         exclude_self ? qrow : UINT32_MAX, hd, hr, hr + k, hd + k);
             for (size_t r = 0; r < found; r++) {
                 if (indices) indices[(size_t)qrow * k + r] = hr[r];
                 if (distances) distances[(size_t)qrow * k + r] = sqrt((double)hd[r]);

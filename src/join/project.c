@@ -1,0 +1,96 @@
+/* Principal axes for indexing many dimensions. The group boxes, the
+ * kd-tree splits and the candidate filter then work on the projections of
+ * the points onto the m leading principal axes: an orthonormal projection
+ * never lengthens a distance, so it gives exact lower bounds, and on real
+ * high-dimensional data (images, embeddings) it prunes far more pairs than
+ * the same number of original dimensions (Fashion-MNIST, 8 axes: 96% of
+ * pairs beyond eps against none for 8 pixels). Refinement still sums the
+ * original coordinates, so results stay exact.
+ *
+ * The axes come from a fixed sample of rows (at most SAMPLE, evenly spaced)
+ * by subspace iteration on its covariance, started from the highest-variance
+ * coordinate axes: deterministic, and cheap next to the join. */
+#include "join_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#define SAMPLE 1024
+#define ITERATIONS 24
+
+/* Orthonormalise the m columns of v (d x m, column k at v + k d) by
+ * modified Gram-Schmidt, twice for accuracy. A column that vanishes is set
+ * to zero, which keeps the projection from lengthening distances. */
+static void orthonormalise(double *v, size_t d, size_t m)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t k = 0; k < m; k++) {
+            double *a = v + k * d;
+            for (size_t l = 0; l < k; l++) {
+                const double *b = v + l * d;
+                double dot = 0;
+                for (size_t j = 0; j < d; j++) dot += a[j] * b[j];
+                for (size_t j = 0; j < d; j++) a[j] -= dot * b[j];
+            }
+            double norm = 0;
+            for (size_t j = 0; j < d; j++) norm += a[j] * a[j];
+            norm = sqrt(norm);
+            for (size_t j = 0; j < d; j++) a[j] = norm > 1e-150 ? a[j] / norm : 0;
+        }
+}
+
+grove_status grove__principal_axes(grove_points p, const size_t *order, size_t m, int threads, double *axes,
+                                   double *mean)
+{
+    size_t n = p.n, d = p.d, s = n < SAMPLE ? n : SAMPLE, stride = grove__points_stride(p);
+    double *c = grove__calloc(d * d + 2 * d * m + s * d, sizeof *c, "index principal axes");
+    if (!c) return GROVE_OUT_OF_MEMORY;
+    double *v = c + d * d, *w = v + d * m, *xs = w + d * m;
+    memset(mean, 0, d * sizeof *mean);
+    for (size_t i = 0; i < s; i++)
+        for (size_t j = 0; j < d; j++) mean[j] += grove__coord(p, stride, i * n / s, j);
+    for (size_t j = 0; j < d; j++) mean[j] /= (double)(s ? s : 1);
+    /* The centred sample by dimension, so covariance entries are dot
+     * products of contiguous rows. */
+    for (size_t i = 0; i < s; i++)
+        for (size_t j = 0; j < d; j++) xs[j * s + i] = grove__coord(p, stride, i * n / s, j) - mean[j];
+    /* Covariance (unscaled), upper triangle, then mirrored. */
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 8)
+    for (size_t a = 0; a < d; a++)
+        for (size_t b = a; b < d; b++) {
+            const double *row_a = xs + a * s, *row_b = xs + b * s;
+            double sum = 0;
+#pragma omp simd reduction(+ : sum)
+            for (size_t i = 0; i < s; i++) sum += row_a[i] * row_b[i];
+            c[a * d + b] = c[b * d + a] = sum;
+        }
+    for (size_t k = 0; k < m; k++) v[k * d + order[k]] = 1;
+    for (int it = 0; it < ITERATIONS; it++) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (size_t k = 0; k < m; k++)
+            for (size_t a = 0; a < d; a++) {
+                double sum = 0;
+                for (size_t b = 0; b < d; b++) sum += c[a * d + b] * v[k * d + b];
+                w[k * d + a] = sum;
+            }
+        orthonormalise(w, d, m);
+        memcpy(v, w, d * m * sizeof *v);
+    }
+    memcpy(axes, v, d * m * sizeof *axes);
+    grove__free(c);
+    return GROVE_OK;
+}
+
+double grove__project(const double *axes, const double *mean, size_t d, size_t m, grove_points p, size_t i,
+                      double *key)
+{
+    size_t stride = grove__points_stride(p);
+    double norm2 = 0;
+    for (size_t k = 0; k < m; k++) key[k] = 0;
+    for (size_t j = 0; j < d; j++) {
+        double x = grove__coord(p, stride, i, j) - mean[j];
+        norm2 += x * x;
+        for (size_t k = 0; k < m; k++) key[k] += axes[k * d + j] * x;
+    }
+    return sqrt(norm2);
+}
