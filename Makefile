@@ -102,6 +102,20 @@ TEST_ENV = GROVE_CLI=$(BUILD)/grove GROVE_LIB_SO=$(BUILD)/libgrove.so GROVE_LIB_
 check: all $(BUILD)/test_grove
 	$(TEST_ENV) $(BUILD)/test_grove $(TESTS)
 
+# The Python binding's tests (tests/python, pytest) against this build's
+# libgrove.so and grove, when python3 has NumPy and pytest. A prerequisite of
+# check, so they run before the C runner and its "N passed, N failed" stays
+# the last line. Skipped for sanitizer builds (Python cannot load them).
+PYTHON ?= python3
+check-python: all
+	@if [ -n "$(SANITIZE)" ]; then echo "check-python: skipped: sanitizer build"; \
+	elif ! $(PYTHON) -c "import numpy, pytest" 2>/dev/null; then \
+	    echo "check-python: skipped: $(PYTHON) cannot import numpy and pytest (pip install numpy pytest)"; \
+	else GROVE_LIB=$(abspath $(BUILD))/libgrove.so GROVE_CLI=$(abspath $(BUILD))/grove GROVE_CC="$(CC)" \
+	    PYTHONPATH=$(CURDIR)/python PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/python; fi
+check: check-python
+.PHONY: check-python
+
 check-asan:
 	$(MAKE) check BUILD=build-asan CC=clang OPT=-O1 \
 	    SANITIZE="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"

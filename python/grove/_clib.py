@@ -1,0 +1,148 @@
+"""Loading libgrove and declaring the C prototypes.
+
+The library is ``$GROVE_LIB`` when that is set (the in-tree mode used by
+``make check``: ``GROVE_LIB=build/libgrove.so``), else the ``libgrove.so``
+shipped inside this package by ``pip install ./python``.
+
+It is loaded as a ``ctypes.CDLL``, so every call releases the GIL for its
+duration: other Python threads run while grove computes. Callbacks from C
+(the join stream) take the GIL back for the Python code they run.
+"""
+from __future__ import annotations
+
+import ctypes as C
+import os
+from pathlib import Path
+
+from . import _cstructs as S
+from ._errors import UnsupportedError, error_for
+
+_vp, _sz, _i, _i64, _u64, _d, _s = C.c_void_p, C.c_size_t, C.c_int, C.c_int64, C.c_uint64, C.c_double, C.c_char_p
+_P = C.POINTER
+
+# name: (restype, argtypes). Arrays are passed as c_void_p addresses.
+PROTOTYPES = {
+    "grove_status_str": (_s, [_i]),
+    "grove_last_error": (_s, []),
+    "grove_version": (_s, []),
+    "grove_build_info": (_s, []),
+    "grove_options_init": (None, [_P(S.Options)]),
+    "grove_options_threads": (_i, [_P(S.Options)]),
+    "grove_gen_params_init": (None, [_P(S.GenParams)]),
+    "grove_gen": (_i, [_P(S.GenParams), _vp, _P(S.Options)]),
+    # ball tree
+    "grove_balltree_params_init": (None, [_P(S.BalltreeParams)]),
+    "grove_balltree_layout": (_i, [_sz, _P(S.BalltreeParams), _P(_sz), _P(_sz)]),
+    "grove_balltree_batches": (_i, [_sz, _P(S.BalltreeParams), _vp]),
+    "grove_balltree_build": (_i, [S.Points, _P(S.BalltreeParams), _vp, _vp, _P(S.Options)]),
+    "grove_balltree_ball_count": (_i, [_sz, _P(S.BalltreeParams), _i, _P(_sz)]),
+    "grove_balltree_ball_stats": (_i, [S.Points, _P(S.BalltreeParams), _vp, _vp, _i, _vp, _vp, _P(S.Options)]),
+    "grove_balltree_check": (_i, [S.Points, _P(S.BalltreeParams), _vp, _vp, _P(S.Options)]),
+    "grove_rotation_random": (_i, [_sz, _u64, _vp]),
+    # EMST and HDBSCAN*
+    "grove_emst_params_init": (None, [_P(S.EmstParams)]),
+    "grove_emst": (_i, [S.Points, _P(S.EmstParams), _vp, _vp, _P(S.Options)]),
+    "grove_core_distances": (_i, [S.Points, _sz, _vp, _P(S.Options)]),
+    "grove_hdbscan_params_init": (None, [_P(S.HdbscanParams)]),
+    "grove_hdbscan": (_i, [S.Points, _P(S.HdbscanParams), _vp, _vp, _vp, _P(_sz), _P(S.Options)]),
+    # range join and kNN
+    "grove_index_params_init": (None, [_P(S.IndexParams)]),
+    "grove_index_build": (_i, [S.Points, _P(S.IndexParams), _P(S.Options), _P(_vp)]),
+    "grove_index_free": (None, [_vp]),
+    "grove_index_n": (_sz, [_vp]),
+    "grove_index_d": (_sz, [_vp]),
+    "grove_index_leaf_size": (_sz, [_vp]),
+    "grove_index_dims": (_sz, [_vp]),
+    "grove_index_dim_order": (None, [_vp, _vp]),
+    "grove_join_params_init": (None, [_P(S.JoinParams)]),
+    "grove_join_count": (_i, [_vp, _P(S.Points), _P(S.JoinParams), _vp, _P(_i64), _P(S.Options)]),
+    "grove_join_fill": (_i, [_vp, _P(S.Points), _P(S.JoinParams), _vp, _vp, _vp, _P(S.Options)]),
+    "grove_join_stream": (_i, [_vp, _P(S.Points), _P(S.JoinParams), S.JOIN_BATCH_FN, _vp, _P(S.Options)]),
+    "grove_knn_search": (_i, [_vp, _P(S.Points), _sz, _i, _vp, _vp, _P(S.Options)]),
+    "grove_knn": (_i, [S.Points, _P(S.Points), _sz, _i, _vp, _vp, _P(S.Options)]),
+    # gravity and N-body
+    "grove_gravity_params_init": (None, [_P(S.GravityParams)]),
+    "grove_gravity": (_i, [_vp, _vp, _sz, _P(S.GravityParams), _vp, _vp, _P(S.GravityStats), _P(S.Options)]),
+    "grove_nbody_params_init": (None, [_P(S.NbodyParams)]),
+    "grove_nbody_create": (_i, [_sz, _vp, _vp, _vp, _P(S.NbodyParams), _P(S.Options), _P(_vp)]),
+    "grove_nbody_free": (None, [_vp]),
+    "grove_nbody_step": (_i, [_vp, _u64, _P(S.Options)]),
+    "grove_nbody_diagnostics": (_i, [_vp, _P(S.NbodyDiag)]),
+    "grove_nbody_stats": (_i, [_vp, _P(S.GravityStats)]),
+    "grove_nbody_count": (_sz, [_vp]),
+    "grove_nbody_positions": (_P(_d), [_vp]),
+    "grove_nbody_velocities": (_P(_d), [_vp]),
+    "grove_nbody_masses": (_P(_d), [_vp]),
+    "grove_nbody_accelerations": (_P(_d), [_vp]),
+    "grove_nbody_potentials": (_P(_d), [_vp]),
+    "grove_nbody_get_params": (_P(S.NbodyParams), [_vp]),
+    "grove_nbody_checkpoint_write": (_i, [_vp, _s]),
+    "grove_nbody_checkpoint_read": (_i, [_s, _P(S.Options), _P(_vp)]),
+    "grove_ic_params_init": (None, [_P(S.IcParams)]),
+    "grove_ic_generate": (_i, [_P(S.IcParams), _vp, _vp, _vp]),
+    "grove_snapshot_free": (None, [_P(S.Snapshot)]),
+    "grove_tipsy_read": (_i, [_s, _P(S.Snapshot)]),
+    "grove_tipsy_write": (_i, [_s, _sz, _d, _vp, _vp, _vp, _d, _i]),
+    "grove_render_params_init": (None, [_P(S.RenderParams)]),
+    "grove_render_png": (_i, [_vp, _vp, _sz, _P(S.RenderParams), _s]),
+}
+
+
+def library_path() -> str:
+    """The path of the libgrove this process loads (see the module doc)."""
+    env = os.environ.get("GROVE_LIB")
+    if env:
+        return env
+    shipped = Path(__file__).with_name("libgrove.so")
+    if shipped.exists():
+        return str(shipped)
+    raise ImportError("grove: libgrove.so is not in the package; install it with `pip install ./python` from "
+                      "the grove repository, or point GROVE_LIB at a built one (make; GROVE_LIB=build/libgrove.so)")
+
+
+def _load() -> tuple[C.CDLL, frozenset[str]]:
+    lib = C.CDLL(library_path())
+    missing = set()
+    for name, (restype, argtypes) in PROTOTYPES.items():
+        try:
+            fn = getattr(lib, name)
+        except AttributeError:
+            missing.add(name)
+            continue
+        fn.restype, fn.argtypes = restype, argtypes
+    return lib, frozenset(missing)
+
+
+lib, MISSING = _load()
+
+
+def has(name: str) -> bool:
+    """Whether the loaded library exports the C function ``name``."""
+    return name not in MISSING
+
+
+def require(name: str) -> None:
+    """Raise UnsupportedError when the loaded library lacks ``name`` (an
+    older build, e.g. one from before the join/kNN module)."""
+    if name in MISSING:
+        raise UnsupportedError(f"{name} is not in {library_path()}: this libgrove predates it; rebuild grove")
+
+
+def check(status: int) -> None:
+    """Raise the GroveError for a nonzero status, with grove_last_error().
+
+    grove_last_error() is per thread: call this on the thread that made the
+    failing call, right after it (every wrapper does)."""
+    if status:
+        raise error_for(status, lib.grove_last_error().decode("utf-8", "replace"))
+
+
+def version() -> str:
+    """The loaded library's version, e.g. "0.1.0"."""
+    return lib.grove_version().decode()
+
+
+def build_info() -> str:
+    """The loaded library's build description: compiler, flags, OpenMP,
+    optional parts."""
+    return lib.grove_build_info().decode()

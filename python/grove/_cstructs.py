@@ -1,0 +1,103 @@
+"""ctypes mirrors of the structs in include/grove.h, field by field in the
+header's order and with the header's C types (``size_t`` is ``c_size_t``,
+enums are ``c_int``). tests/python/test_structs.py compiles a C program that
+prints every struct's size and field offsets and compares them with these."""
+from __future__ import annotations
+
+import ctypes as C
+
+PROGRESS_FN = C.CFUNCTYPE(None, C.c_void_p, C.c_char_p, C.c_double)
+
+
+class Points(C.Structure):
+    _fields_ = [("data", C.c_void_p), ("n", C.c_size_t), ("d", C.c_size_t), ("dtype", C.c_int),
+                ("stride", C.c_size_t)]
+
+
+class Options(C.Structure):
+    _fields_ = [("threads", C.c_int), ("progress", PROGRESS_FN), ("progress_user", C.c_void_p),
+                ("memory_budget", C.c_size_t), ("cancel", C.POINTER(C.c_int))]
+
+
+class GenParams(C.Structure):
+    _fields_ = [("kind", C.c_int), ("n", C.c_size_t), ("d", C.c_size_t), ("rate", C.c_double),
+                ("centers", C.c_size_t), ("seed", C.c_uint64)]
+
+
+class BalltreeParams(C.Structure):
+    _fields_ = [("batch", C.POINTER(C.c_int64)), ("levels", C.c_int), ("rotation", C.POINTER(C.c_double))]
+
+
+class BalltreeBatch(C.Structure):
+    _fields_ = [("id", C.c_int64), ("count", C.c_size_t), ("slot_offset", C.c_size_t), ("slots", C.c_size_t),
+                ("levels", C.c_int)]
+
+
+class EmstParams(C.Structure):
+    _fields_ = [("min_samples", C.c_size_t)]
+
+
+class HdbscanParams(C.Structure):
+    _fields_ = [("min_cluster_size", C.c_size_t), ("min_samples", C.c_size_t), ("selection", C.c_int),
+                ("epsilon", C.c_double), ("allow_single_cluster", C.c_int)]
+
+
+class IndexParams(C.Structure):
+    _fields_ = [("leaf_size", C.c_size_t), ("index_dims", C.c_size_t)]
+
+
+class JoinParams(C.Structure):
+    _fields_ = [("eps", C.c_double), ("exclude_self", C.c_int), ("distances", C.c_int)]
+
+
+class JoinBatch(C.Structure):
+    _fields_ = [("query_begin", C.c_size_t), ("query_end", C.c_size_t), ("offsets", C.POINTER(C.c_int64)),
+                ("indices", C.POINTER(C.c_int64)), ("distances", C.POINTER(C.c_double)),
+                ("pairs_before", C.c_int64)]
+
+
+JOIN_BATCH_FN = C.CFUNCTYPE(C.c_int, C.c_void_p, C.POINTER(JoinBatch))
+
+
+class GravityParams(C.Structure):
+    _fields_ = [("theta", C.c_double), ("softening", C.c_double), ("G", C.c_double), ("leaf_size", C.c_size_t),
+                ("group_size", C.c_size_t)]
+
+
+class GravityStats(C.Structure):
+    _fields_ = [("particle_interactions", C.c_double), ("cell_interactions", C.c_double), ("cells", C.c_size_t),
+                ("leaves", C.c_size_t), ("groups", C.c_size_t), ("depth", C.c_int), ("flops", C.c_double)]
+
+
+class NbodyParams(C.Structure):
+    _fields_ = [("gravity", GravityParams), ("dt", C.c_double), ("eta", C.c_double)]
+
+
+class NbodyDiag(C.Structure):
+    _fields_ = [("time", C.c_double), ("step", C.c_uint64), ("kinetic", C.c_double), ("potential", C.c_double),
+                ("energy", C.c_double), ("momentum", C.c_double * 3), ("angular_momentum", C.c_double * 3),
+                ("com", C.c_double * 3), ("mass", C.c_double)]
+
+
+class IcParams(C.Structure):
+    _fields_ = [("kind", C.c_int), ("n", C.c_size_t), ("seed", C.c_uint64), ("separation", C.c_double),
+                ("impact", C.c_double)]
+
+
+class Snapshot(C.Structure):
+    _fields_ = [("n", C.c_size_t), ("time", C.c_double), ("pos", C.POINTER(C.c_double)),
+                ("vel", C.POINTER(C.c_double)), ("mass", C.POINTER(C.c_double))]
+
+
+class RenderParams(C.Structure):
+    _fields_ = [("width", C.c_size_t), ("extent", C.c_double), ("center", C.c_double * 3),
+                ("decades", C.c_double)]
+
+
+# C name of each mirror, for the layout test.
+C_NAMES = {Points: "grove_points", Options: "grove_options", GenParams: "grove_gen_params",
+           BalltreeParams: "grove_balltree_params", BalltreeBatch: "grove_balltree_batch",
+           EmstParams: "grove_emst_params", HdbscanParams: "grove_hdbscan_params", IndexParams: "grove_index_params",
+           JoinParams: "grove_join_params", JoinBatch: "grove_join_batch", GravityParams: "grove_gravity_params",
+           GravityStats: "grove_gravity_stats", NbodyParams: "grove_nbody_params", NbodyDiag: "grove_nbody_diag",
+           IcParams: "grove_ic_params", Snapshot: "grove_snapshot", RenderParams: "grove_render_params"}

@@ -1,0 +1,239 @@
+"""Exact epsilon joins and k nearest neighbours: ``grove.Index`` (a reusable
+index handle) and the one-shot ``join``, ``join_csr``, ``join_batches`` and
+``knn``."""
+from __future__ import annotations
+
+import ctypes as C
+import queue
+import threading
+from typing import Any, Iterator, NamedTuple
+
+import numpy as np
+
+from . import _clib
+from ._arrays import address, count, options, points_array, points_view
+from ._cstructs import JOIN_BATCH_FN, IndexParams, JoinParams, Points
+from ._handle import Handle
+
+
+class JoinBatch(NamedTuple):
+    """Consecutive queries [query_begin, query_end) and their neighbours in
+    CSR form (offsets start at 0); distances is None unless asked for;
+    pairs_before counts the pairs of earlier batches."""
+
+    query_begin: int
+    query_end: int
+    offsets: np.ndarray
+    indices: np.ndarray
+    distances: np.ndarray | None
+    pairs_before: int
+
+
+def _copy(ptr: Any, n: int, dtype: type) -> np.ndarray:
+    return np.ctypeslib.as_array(ptr, (n,)).copy() if n else np.empty(0, dtype=dtype)
+
+
+class Index(Handle):
+    """A search index over (n, d) points (``grove_index``: RT-HiSS, a kd-tree
+    of leaf groups with tight boxes). The points are copied into it, so the
+    input may change afterwards. Immutable: queries from several threads at
+    once are safe. Free it with ``close()`` or a ``with`` block (or let it
+    be collected); do not close it while a join_batches stream runs.
+
+    leaf_size: points per leaf group, 0 = automatic; index_dims: leading
+    (highest-variance) dimensions kept in the group boxes, 0 = automatic."""
+
+    _free = "grove_index_free"
+
+    def __init__(self, points: Any, *, leaf_size: int = 0, index_dims: int = 0, threads: int | None = None):
+        _clib.require("grove_index_build")
+        super().__init__()
+        x = points_array(points)
+        params = IndexParams()
+        _clib.lib.grove_index_params_init(C.byref(params))
+        params.leaf_size = count(leaf_size, "leaf_size")
+        params.index_dims = count(index_dims, "index_dims")
+        opts = options(threads)
+        _clib.check(_clib.lib.grove_index_build(points_view(x), C.byref(params), C.byref(opts),
+                                                 C.byref(self._handle)))
+
+    n = property(lambda self: _clib.lib.grove_index_n(self._h()), doc="number of indexed points")
+    d = property(lambda self: _clib.lib.grove_index_d(self._h()), doc="dimensions")
+    leaf_size = property(lambda self: _clib.lib.grove_index_leaf_size(self._h()), doc="points per leaf group")
+    index_dims = property(lambda self: _clib.lib.grove_index_dims(self._h()), doc="dimensions in the group boxes")
+
+    @property
+    def dim_order(self) -> np.ndarray:
+        """The variance order: dim_order[j] is the input dimension stored j-th."""
+        out = np.empty(self.d, dtype=np.uintp)
+        _clib.lib.grove_index_dim_order(self._h(), address(out))
+        return out.astype(np.int64)
+
+    def _queries(self, queries: Any) -> tuple[np.ndarray | None, Points | None, int]:
+        """(array, view, count) of the queries; callers hold the array while
+        C reads the view."""
+        if queries is None:
+            return None, None, self.n
+        q = points_array(queries, "queries")
+        return q, points_view(q), q.shape[0]
+
+    def _params(self, eps: float, exclude_self: bool, distances: bool) -> JoinParams:
+        params = JoinParams()
+        _clib.lib.grove_join_params_init(C.byref(params))
+        params.eps, params.exclude_self, params.distances = float(eps), bool(exclude_self), bool(distances)
+        return params
+
+    def count(self, eps: float, queries: Any = None, *, exclude_self: bool = False,
+              threads: int | None = None) -> np.ndarray:
+        """Number of indexed points within eps (inclusive) of each query
+        (int64, one per query; queries None = a self-join)."""
+        _keep, qv, nq = self._queries(queries)
+        params, opts = self._params(eps, exclude_self, False), options(threads)
+        counts = np.empty(nq, dtype=np.int64)
+        _clib.check(_clib.lib.grove_join_count(self._h(), qv, C.byref(params), address(counts), None,
+                                                C.byref(opts)))
+        return counts
+
+    def join(self, eps: float, queries: Any = None, *, exclude_self: bool = False, distances: bool = False,
+             threads: int | None = None) -> tuple[np.ndarray, ...]:
+        """All pairs within eps: ``(offsets, indices)`` in CSR form, plus
+        ``distances`` when asked. Query q's neighbours are
+        ``indices[offsets[q]:offsets[q + 1]]``, ascending. Count pass, then
+        a fill pass straight into the returned arrays."""
+        _keep, qv, nq = self._queries(queries)
+        params, opts = self._params(eps, exclude_self, distances), options(threads)
+        offsets = np.empty(nq + 1, dtype=np.int64)
+        offsets[0] = 0
+        pairs = C.c_int64()
+        _clib.check(_clib.lib.grove_join_count(self._h(), qv, C.byref(params), address(offsets[1:]),
+                                                C.byref(pairs), C.byref(opts)))
+        np.cumsum(offsets[1:], out=offsets[1:])
+        indices = np.empty(pairs.value, dtype=np.int64)
+        dist = np.empty(pairs.value) if distances else None
+        _clib.check(_clib.lib.grove_join_fill(self._h(), qv, C.byref(params), address(offsets), address(indices),
+                                               address(dist), C.byref(opts)))
+        return (offsets, indices, dist) if distances else (offsets, indices)
+
+    def join_batches(self, eps: float, queries: Any = None, *, exclude_self: bool = False,
+                     distances: bool = False, memory_budget: int = 0,
+                     threads: int | None = None) -> Iterator[JoinBatch]:
+        """The join as a stream of JoinBatch, each sized so its arrays fit
+        memory_budget bytes (0 = one batch): ``grove_join_stream`` runs on a
+        worker thread and hands each batch over as it is made. Peak memory:
+        the counts (8 bytes per query) and up to three batches. Closing the
+        iterator early cancels the join."""
+        _keep, qv, nq = self._queries(queries)
+        params, opts = self._params(eps, exclude_self, distances), options(threads, memory_budget)
+        handoff: queue.Queue = queue.Queue(maxsize=1)
+        stop = threading.Event()
+        failure: list[BaseException] = []
+
+        def on_batch(_user: Any, ptr: Any) -> int:
+            if stop.is_set():
+                return 1
+            try:
+                b = ptr.contents
+                m = b.query_end - b.query_begin
+                offs = _copy(b.offsets, m + 1, np.int64)
+                pairs = int(offs[-1])
+                handoff.put(JoinBatch(b.query_begin, b.query_end, offs, _copy(b.indices, pairs, np.int64),
+                                      _copy(b.distances, pairs, np.float64) if distances else None,
+                                      b.pairs_before))
+                return 0
+            except BaseException as e:  # never let an exception cross the C frame
+                failure.append(e)
+                return 1
+
+        def worker() -> None:
+            try:
+                _clib.check(_clib.lib.grove_join_stream(self._h(), qv, C.byref(params), JOIN_BATCH_FN(on_batch),
+                                                         None, C.byref(opts)))
+                handoff.put(None)
+            except BaseException as e:
+                handoff.put(failure[0] if failure else e)
+
+        thread = threading.Thread(target=worker, name="grove-join-stream", daemon=True)
+        thread.start()
+        try:
+            while (item := handoff.get()) is not None:
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            stop.set()
+            while thread.is_alive():
+                try:
+                    handoff.get(timeout=0.01)
+                except queue.Empty:
+                    pass
+            thread.join()
+
+    def knn(self, k: int, queries: Any = None, *, exclude_self: bool = False,
+            threads: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The k nearest indexed points of each query: ``(indices,
+        distances)``, both (nq, k), nearest first, ties by the smaller row.
+        Self-queries (queries None) include the point itself unless
+        exclude_self."""
+        _keep, qv, nq = self._queries(queries)
+        k = count(k, "k", 1)
+        indices, dist = np.empty((nq, k), dtype=np.int64), np.empty((nq, k))
+        opts = options(threads)
+        _clib.check(_clib.lib.grove_knn_search(self._h(), qv, k, bool(exclude_self), address(indices),
+                                                address(dist), C.byref(opts)))
+        return indices, dist
+
+
+def join(points: Any, eps: float, queries: Any = None, exclude_self: bool = False, *, distances: bool = False,
+         leaf_size: int = 0, index_dims: int = 0, threads: int | None = None) -> tuple[np.ndarray, ...]:
+    """Exact epsilon join: for each query (each point when queries is None)
+    every point within Euclidean distance eps, inclusive.
+
+    Returns ``(offsets, indices)`` (CSR, int64; query q's neighbours,
+    ascending, are ``indices[offsets[q]:offsets[q + 1]]``), and
+    ``distances`` (float64) as a third array when ``distances=True``.
+    exclude_self leaves out (i, i) in a self-join. For repeated queries on
+    the same points build an ``Index`` once."""
+    with Index(points, leaf_size=leaf_size, index_dims=index_dims, threads=threads) as ix:
+        return ix.join(eps, queries, exclude_self=exclude_self, distances=distances, threads=threads)
+
+
+def join_csr(points: Any, eps: float, queries: Any = None, exclude_self: bool = False, *,
+             threads: int | None = None) -> Any:
+    """The join as a ``scipy.sparse.csr_matrix`` of shape (queries, points)
+    holding the distances. Pairs at distance 0 (duplicates, and (i, i) in a
+    self-join) are stored zeros: test membership with the sparsity
+    structure (``.indices``), not the values. Needs SciPy."""
+    try:
+        from scipy.sparse import csr_matrix
+    except ImportError:
+        raise ImportError("grove.join_csr needs SciPy (pip install scipy); grove.join gives the same CSR arrays")
+    offsets, indices, dist = join(points, eps, queries, exclude_self, distances=True, threads=threads)
+    n = points_array(points).shape[0]
+    return csr_matrix((dist, indices, offsets), shape=(offsets.size - 1, n))
+
+
+def join_batches(points: Any, eps: float, queries: Any = None, exclude_self: bool = False, *,
+                 distances: bool = False, memory_budget: int = 0, threads: int | None = None) -> Iterator[JoinBatch]:
+    """The join streamed in batches that fit memory_budget bytes each (see
+    ``Index.join_batches``)."""
+    with Index(points, threads=threads) as ix:
+        yield from ix.join_batches(eps, queries, exclude_self=exclude_self, distances=distances,
+                                   memory_budget=memory_budget, threads=threads)
+
+
+def knn(points: Any, k: int, queries: Any = None, exclude_self: bool = False, *,
+        threads: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Exact k nearest neighbours: ``(indices, distances)``, each (nq, k),
+    nearest first, ties broken by the smaller row; k must be between 1 and
+    the number of candidates (n, or n - 1 with exclude_self)."""
+    _clib.require("grove_knn")
+    x = points_array(points)
+    q = None if queries is None else points_array(queries, "queries")
+    k = count(k, "k", 1)
+    nq = x.shape[0] if q is None else q.shape[0]
+    indices, dist = np.empty((nq, k), dtype=np.int64), np.empty((nq, k))
+    opts = options(threads)
+    qv = None if q is None else points_view(q)
+    _clib.check(_clib.lib.grove_knn(points_view(x), qv, k, bool(exclude_self), address(indices), address(dist),
+                                    C.byref(opts)))
+    return indices, dist

@@ -1,0 +1,275 @@
+"""Barnes-Hut gravity and N-body simulations: ``grove.gravity``,
+``grove.NBody``, tipsy snapshots."""
+from __future__ import annotations
+
+import ctypes as C
+import os
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import numpy as np
+
+from . import _clib
+from ._arrays import address, count, fixed, options
+from ._cstructs import GravityParams, GravityStats as _CStats, IcParams, NbodyDiag, NbodyParams, RenderParams
+from ._cstructs import Snapshot as _CSnapshot
+from ._errors import InvalidArgumentError
+from ._handle import Handle
+
+_IC_KINDS = {"plummer": 1, "cold": 2, "merger": 3}
+
+
+@dataclass(frozen=True)
+class GravityStats:
+    """Counts from one force evaluation."""
+
+    particle_interactions: float
+    cell_interactions: float
+    cells: int
+    leaves: int
+    groups: int
+    depth: int
+    flops: float
+
+    @classmethod
+    def _from_c(cls, s: _CStats) -> GravityStats:
+        return cls(*(getattr(s, f) for f, _ in _CStats._fields_))
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """Conserved quantities at the current (synchronised) time; potential =
+    1/2 sum m_i phi_i, energy = kinetic + potential."""
+
+    time: float
+    step: int
+    kinetic: float
+    potential: float
+    energy: float
+    momentum: np.ndarray
+    angular_momentum: np.ndarray
+    com: np.ndarray
+    mass: float
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Particles at a time: positions and velocities (n, 3), masses (n,),
+    float64 arrays owned by the snapshot."""
+
+    time: float
+    positions: np.ndarray
+    velocities: np.ndarray
+    masses: np.ndarray
+
+
+def _gravity_params(theta: float | None, softening: float | None, G: float | None, leaf_size: int | None,
+                    group_size: int | None, into: GravityParams | None = None) -> GravityParams:
+    """grove_gravity_params from its C defaults, overriding what is given."""
+    params = into if into is not None else GravityParams()
+    if into is None:
+        _clib.lib.grove_gravity_params_init(C.byref(params))
+    for name, value in (("theta", theta), ("softening", softening), ("G", G)):
+        if value is not None:
+            setattr(params, name, float(value))
+    for name, value in (("leaf_size", leaf_size), ("group_size", group_size)):
+        if value is not None:
+            setattr(params, name, count(value, name, 1))
+    return params
+
+
+def gravity(positions: Any, masses: Any, theta: float | None = None, softening: float | None = None, *,
+            G: float | None = None, leaf_size: int | None = None, group_size: int | None = None,
+            potentials: bool = False, stats: bool = False, threads: int | None = None) -> Any:
+    """Barnes-Hut accelerations of n particles on each other (Bonsai's
+    sparse octree and group walk; quadrupole moments).
+
+    positions: (n, 3), masses: (n,) >= 0 (float64; other dtypes and layouts
+    are converted once). theta: opening angle in [0, 1] (default 0.75; 0 =
+    direct summation); softening: Plummer length (default 0); G (default
+    1); leaf_size / group_size: most particles per leaf (16) and per group
+    (64). Omitted parameters take grove_gravity_params_init's defaults.
+
+    Returns accelerations (n, 3); with ``potentials=True`` also the
+    potentials (n,), with ``stats=True`` also a GravityStats, in that
+    order. Bit-identical for any thread count."""
+    pos = fixed(positions, np.float64, (None, 3), "positions")
+    n = pos.shape[0]
+    mass = fixed(masses, np.float64, (n,), "masses")
+    params = _gravity_params(theta, softening, G, leaf_size, group_size)
+    acc = np.empty((n, 3))
+    pot = np.empty(n) if potentials else None
+    st = _CStats()
+    opts = options(threads)
+    _clib.check(_clib.lib.grove_gravity(address(pos), address(mass), n, C.byref(params), address(acc), address(pot),
+                                        C.byref(st), C.byref(opts)))
+    extra = ([pot] if potentials else []) + ([GravityStats._from_c(st)] if stats else [])
+    return tuple([acc, *extra]) if extra else acc
+
+
+def read_tipsy(path: str | os.PathLike) -> Snapshot:
+    """A tipsy file (either byte order; all particle kinds, in file order)."""
+    snap = _CSnapshot()
+    _clib.check(_clib.lib.grove_tipsy_read(os.fsencode(path), C.byref(snap)))
+    try:
+        n = snap.n
+        pos, vel, mass = (np.ctypeslib.as_array(p, shape).copy() if n else np.empty(shape)
+                          for p, shape in ((snap.pos, (n, 3)), (snap.vel, (n, 3)), (snap.mass, (n,))))
+        return Snapshot(snap.time, pos, vel, mass)
+    finally:
+        _clib.lib.grove_snapshot_free(C.byref(snap))
+
+
+def write_tipsy(path: str | os.PathLike, snapshot: Snapshot, *, softening: float = 0.0,
+                big_endian: bool = True) -> None:
+    """Write a snapshot as tipsy dark-matter particles (float32; big endian,
+    "standard" tipsy, unless big_endian=False), atomically."""
+    pos = fixed(snapshot.positions, np.float64, (None, 3), "positions")
+    n = pos.shape[0]
+    vel = fixed(snapshot.velocities, np.float64, (n, 3), "velocities")
+    mass = fixed(snapshot.masses, np.float64, (n,), "masses")
+    _clib.check(_clib.lib.grove_tipsy_write(os.fsencode(path), n, float(snapshot.time), address(pos), address(vel),
+                                            address(mass), float(softening), bool(big_endian)))
+
+
+class NBody(Handle):
+    """A kick-drift-kick leapfrog N-body simulation on Barnes-Hut forces
+    (``grove_nbody``). The state is copied in; the first force evaluation
+    happens here.
+
+    positions, velocities: (n, 3); masses: (n,). dt: step (default 1/128);
+    eta > 0: adaptive global step <= dt; theta, softening, G, leaf_size,
+    group_size as in ``grove.gravity``. Omitted parameters take the C
+    defaults. threads: for every step (None or 0 = all cores).
+
+    One thread at a time per simulation. ``close()`` (or ``with``) frees it.
+    """
+
+    _free = "grove_nbody_free"
+
+    def __init__(self, positions: Any, velocities: Any, masses: Any, *, dt: float | None = None,
+                 eta: float | None = None, theta: float | None = None, softening: float | None = None,
+                 G: float | None = None, leaf_size: int | None = None, group_size: int | None = None,
+                 threads: int | None = None):
+        super().__init__()
+        pos = fixed(positions, np.float64, (None, 3), "positions")
+        n = pos.shape[0]
+        vel = fixed(velocities, np.float64, (n, 3), "velocities")
+        mass = fixed(masses, np.float64, (n,), "masses")
+        params = NbodyParams()
+        _clib.lib.grove_nbody_params_init(C.byref(params))
+        _gravity_params(theta, softening, G, leaf_size, group_size, into=params.gravity)
+        if dt is not None:
+            params.dt = float(dt)
+        if eta is not None:
+            params.eta = float(eta)
+        self.threads = threads
+        opts = options(threads)
+        _clib.check(_clib.lib.grove_nbody_create(n, address(pos), address(vel), address(mass), C.byref(params),
+                                                 C.byref(opts), C.byref(self._handle)))
+
+    @classmethod
+    def from_ic(cls, kind: str, n: int, *, seed: int = 0, separation: float | None = None,
+                impact: float | None = None, **params: Any) -> NBody:
+        """A simulation from generated initial conditions (Henon units, total
+        mass 1, G = 1): "plummer", "cold" (uniform sphere at rest) or
+        "merger" (two Plummer spheres `separation` apart, impact parameter
+        `impact`). The other keywords go to NBody()."""
+        if kind not in _IC_KINDS:
+            raise InvalidArgumentError(f"kind: one of {', '.join(_IC_KINDS)}, got {kind!r}")
+        ic = IcParams()
+        _clib.lib.grove_ic_params_init(C.byref(ic))
+        ic.kind, ic.n, ic.seed = _IC_KINDS[kind], count(n, "n", 1), count(seed, "seed")
+        if separation is not None:
+            ic.separation = float(separation)
+        if impact is not None:
+            ic.impact = float(impact)
+        pos, vel, mass = np.empty((n, 3)), np.empty((n, 3)), np.empty(n)
+        _clib.check(_clib.lib.grove_ic_generate(C.byref(ic), address(pos), address(vel), address(mass)))
+        return cls(pos, vel, mass, **params)
+
+    @classmethod
+    def from_checkpoint(cls, path: str | os.PathLike, *, threads: int | None = None) -> NBody:
+        """Resume from a checkpoint (time, step count, parameters and state);
+        the continued run equals the uninterrupted one bit for bit."""
+        self = cls.__new__(cls)
+        Handle.__init__(self)
+        self.threads = threads
+        opts = options(threads)
+        _clib.check(_clib.lib.grove_nbody_checkpoint_read(os.fsencode(path), C.byref(opts), C.byref(self._handle)))
+        return self
+
+    def step(self, steps: int = 1, *, threads: int | None = None) -> None:
+        """Advance `steps` steps (threads overrides the simulation's)."""
+        opts = options(self.threads if threads is None else threads)
+        _clib.check(_clib.lib.grove_nbody_step(self._h(), count(steps, "steps"), C.byref(opts)))
+
+    def energies(self) -> Diagnostics:
+        """Time, step count, kinetic/potential/total energy, momentum,
+        angular momentum, centre of mass and total mass."""
+        d = NbodyDiag()
+        _clib.check(_clib.lib.grove_nbody_diagnostics(self._h(), C.byref(d)))
+        return Diagnostics(d.time, d.step, d.kinetic, d.potential, d.energy, np.array(d.momentum),
+                           np.array(d.angular_momentum), np.array(d.com), d.mass)
+
+    def snapshot(self) -> Snapshot:
+        """A copy of the current state."""
+        return Snapshot(self.energies().time, self.positions, self.velocities, self.masses)
+
+    def snapshots(self, every: int, count: int) -> Iterator[Snapshot]:
+        """Step `every` steps, yield a snapshot, `count` times."""
+        for _ in range(count):
+            self.step(every)
+            yield self.snapshot()
+
+    def _state(self, getter: str, shape: tuple[int, ...]) -> np.ndarray:
+        """A copy of one of the C views (valid only until the next call)."""
+        if not self.n:
+            return np.empty(shape)
+        return np.ctypeslib.as_array(getattr(_clib.lib, getter)(self._h()), shape).copy()
+
+    n = property(lambda self: _clib.lib.grove_nbody_count(self._h()), doc="number of particles")
+    time = property(lambda self: self.energies().time, doc="simulation time")
+    positions = property(lambda self: self._state("grove_nbody_positions", (self.n, 3)), doc="(n, 3) copy")
+    velocities = property(lambda self: self._state("grove_nbody_velocities", (self.n, 3)), doc="(n, 3) copy")
+    masses = property(lambda self: self._state("grove_nbody_masses", (self.n,)), doc="(n,) copy")
+    accelerations = property(lambda self: self._state("grove_nbody_accelerations", (self.n, 3)), doc="(n, 3) copy")
+    potentials = property(lambda self: self._state("grove_nbody_potentials", (self.n,)), doc="(n,) copy")
+
+    @property
+    def stats(self) -> GravityStats:
+        """Counts from the latest force evaluation."""
+        st = _CStats()
+        _clib.check(_clib.lib.grove_nbody_stats(self._h(), C.byref(st)))
+        return GravityStats._from_c(st)
+
+    @property
+    def params(self) -> dict[str, float]:
+        """The simulation's parameters (dt, eta, theta, softening, G,
+        leaf_size, group_size)."""
+        p = _clib.lib.grove_nbody_get_params(self._h()).contents
+        g = p.gravity
+        return {"dt": p.dt, "eta": p.eta, **{f: getattr(g, f) for f, _ in GravityParams._fields_}}
+
+    def checkpoint(self, path: str | os.PathLike) -> None:
+        """Write the whole state atomically (see from_checkpoint)."""
+        _clib.check(_clib.lib.grove_nbody_checkpoint_write(self._h(), os.fsencode(path)))
+
+    def render(self, path: str | os.PathLike, *, width: int | None = None, extent: float | None = None,
+               center: Any = None, decades: float | None = None) -> None:
+        """A PNG density projection onto the x-y plane (needs grove built
+        with libpng; UnsupportedError otherwise). Defaults: 512 pixels, side
+        8, centred on the origin, 4 decades."""
+        params = RenderParams()
+        _clib.lib.grove_render_params_init(C.byref(params))
+        if width is not None:
+            params.width = count(width, "width", 1)
+        if extent is not None:
+            params.extent = float(extent)
+        if center is not None:
+            params.center[:] = [float(c) for c in fixed(center, np.float64, (3,), "center")]
+        if decades is not None:
+            params.decades = float(decades)
+        pos, mass = self.positions, self.masses
+        _clib.check(_clib.lib.grove_render_png(address(pos), address(mass), self.n, C.byref(params),
+                                               os.fsencode(path)))
