@@ -18,8 +18,9 @@ static const char usage[] =
     "O is (nq+1,) int64 CSR offsets, I (m,) int64 neighbour rows ascending per query, D (m,) float64\n"
     "distances; P is (m, 2) int64 rows (query, point) sorted by query then point.\n"
     "  --count-only        count the pairs (and write O if given) without listing them\n"
-    "  --memory-budget S   bytes for the result in memory (K/M/G suffixes); larger results are produced\n"
-    "                      in batches of queries streamed into the files (default: half the RAM)\n"
+    "  --memory-budget S   memory for the result (K/M/G suffixes; the data and index come on top):\n"
+    "                      larger results are produced in batches of queries streamed into the\n"
+    "                      files (default: half the RAM)\n"
     "  --leaf-size L       points per leaf group (default 32 for d <= 16, else 64)\n"
     "  --index-dims M      leading (highest-variance) dimensions in the group boxes (default min(d, 16) / 8)\n"
     "  --verify N          check N sampled queries against brute force\n";
@@ -53,21 +54,22 @@ static grove_status grow_scratch(join_sink *s, size_t need)
     return GROVE_OK;
 }
 
-/* Global offsets of the batch's queries, then the lists, then (query,
- * point) rows in pieces of at most 64K pairs. */
+/* Global offsets of the batch's queries, the lists, and (query, point)
+ * rows, the converted ones in pieces of at most 64K (a fixed scratch). */
 static grove_status write_batch(join_sink *s, const grove_join_batch *b)
 {
     size_t nb = b->query_end - b->query_begin, m = (size_t)b->offsets[nb];
     grove_status st = GROVE_OK;
-    if (s->offsets.f) {
-        st = grow_scratch(s, nb);
-        for (size_t i = 0; st == GROVE_OK && i < nb; i++) s->scratch[i] = b->pairs_before + b->offsets[i];
-        if (st == GROVE_OK) st = cli_stream_write(&s->offsets, s->scratch, nb);
+    enum { PIECE = 1 << 16 };
+    for (size_t q0 = 0; st == GROVE_OK && s->offsets.f && q0 < nb; q0 += PIECE) {
+        size_t piece = nb - q0 < PIECE ? nb - q0 : PIECE;
+        st = grow_scratch(s, piece);
+        for (size_t i = 0; st == GROVE_OK && i < piece; i++) s->scratch[i] = b->pairs_before + b->offsets[q0 + i];
+        if (st == GROVE_OK) st = cli_stream_write(&s->offsets, s->scratch, piece);
     }
     if (st == GROVE_OK && s->indices.f) st = cli_stream_write(&s->indices, b->indices, m);
     if (st == GROVE_OK && s->distances.f) st = cli_stream_write(&s->distances, b->distances, m);
     if (st == GROVE_OK && s->pair_rows.f) {
-        enum { PIECE = 1 << 16 };
         st = grow_scratch(s, 2 * PIECE);
         size_t q = 0, written = 0;
         while (st == GROVE_OK && written < m) {

@@ -519,10 +519,12 @@ typedef struct grove_join_batch {
 typedef int (*grove_join_batch_fn)(void *user, const grove_join_batch *batch);
 
 /* The whole result, streamed: one count pass, then batches of queries in
- * order, each sized from the counts so its offsets, indices and distances
- * fit in options->memory_budget bytes (0 = one batch). A single query whose
- * result alone exceeds the budget is refused (GROVE_OVER_BUDGET), naming it. Peak memory: the
- * index, 8 bytes per query for the counts, and one batch. */
+ * order, each sized from the counts so the counts (8 bytes per query) and a
+ * batch's offsets, indices and distances fit in options->memory_budget
+ * bytes together (0 = one batch). A single query whose result alone
+ * exceeds what is left is refused (GROVE_OVER_BUDGET), naming it. Peak
+ * memory: the index, the queries' grouping for a semi-join, the budget,
+ * and per thread the candidates of one group (about 16 + 8 d bytes each). */
 GROVE_API grove_status grove_join_stream(const grove_index *index, const grove_points *queries,
                                          const grove_join_params *params, grove_join_batch_fn fn, void *user,
                                          const grove_options *options);

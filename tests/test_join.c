@@ -139,9 +139,9 @@ static void check_join(const ref_set *ds, const ref_set *qs, double eps, bool ex
         int64_t largest = 0;
         for (size_t q = 0; q < nq; q++) largest = counts[q] > largest ? counts[q] : largest;
         grove_options small = opt;
-        small.memory_budget = 16 + (size_t)(largest * 2 + 3) * 16;
+        small.memory_budget = nq * 8 + 16 + (size_t)(largest * 2 + 3) * 16;
         jp.distances = 1;
-        stream_check sc = {offsets, want, want_d, 0, small.memory_budget, 0, true};
+        stream_check sc = {offsets, want, want_d, 0, small.memory_budget - nq * 8, 0, true};
         CHECK_OK(grove_join_stream(ix, self ? NULL : &qv, &jp, on_batch, &sc, &small));
         CHECK_MSG(sc.ok && sc.next_q == nq, "%s: streamed batches differ from the one-shot result", what);
         CHECK_MSG(nq < 8 || m < 8 * (size_t)largest || sc.batches > 1, "%s: a tiny budget gave one batch", what);
@@ -407,6 +407,8 @@ TEST(join_errors_name_the_problem)
     grove_join_result r;
     CHECK_FAILS(grove_join(p, NULL, &jp, &r, &small), GROVE_OVER_BUDGET, "memory budget");
     CHECK(r.offsets == NULL && r.indices == NULL);
+    CHECK_FAILS(grove_join_stream(ix, NULL, &jp, on_batch, NULL, &small), GROVE_OVER_BUDGET, "per-query counts");
+    small.memory_budget = 6 * 8 + 30; /* the counts, and less than query 0 needs */
     CHECK_FAILS(grove_join_stream(ix, NULL, &jp, on_batch, NULL, &small), GROVE_OVER_BUDGET, "query 0 alone");
     int64_t kn[12];
     CHECK_FAILS(grove_knn_search(ix, NULL, 7, 0, kn, NULL, NULL), GROVE_INVALID_ARGUMENT, "k = 7");

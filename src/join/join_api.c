@@ -155,8 +155,15 @@ grove_status grove_join_stream(const grove_index *index, const grove_points *que
     if (s != GROVE_OK) return s;
     size_t nq = Q->n, budget = options ? options->memory_budget : 0;
     int want_dist = params->distances != 0;
-    int64_t *counts = grove__malloc((nq ? nq : 1) * sizeof *counts, "join counts");
-    if (!counts) s = GROVE_OUT_OF_MEMORY;
+    /* The counts live through the whole stream: they come out of the budget. */
+    size_t counts_bytes = (nq ? nq : 1) * sizeof(int64_t);
+    if (budget && budget <= counts_bytes + 2 * sizeof(int64_t))
+        s = grove__fail(GROVE_OVER_BUDGET, "join stream: the memory budget of %zu bytes does not hold the %zu "
+                        "bytes of per-query counts", budget, counts_bytes);
+    else if (budget)
+        budget -= counts_bytes;
+    int64_t *counts = s == GROVE_OK ? grove__malloc(counts_bytes, "join counts") : NULL;
+    if (s == GROVE_OK && !counts) s = GROVE_OUT_OF_MEMORY;
     if (s == GROVE_OK) s = count_pass(index, Q, params, counts, options);
     /* The largest batch, to size the buffers once; a query alone over the
      * budget is refused. */
