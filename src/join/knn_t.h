@@ -14,7 +14,7 @@ static size_t FN(knn_query)(const grove_index *D, const grove_index *Q, const T 
                             uint32_t skip, T *hd, uint32_t *hr, uint32_t *stack_node, T *stack_lb)
 {
     size_t d = D->d, m = D->dims, found = 0, top = 0;
-    const T *x = D->x, *box = D->box;
+    const T *x = D->x, *box = D->box, *kx = D->keys;
     uint32_t cur = 0;
     T cur_lb = 0;
     double reach = INFINITY; /* boxes farther (in keys) than this are skipped */
@@ -36,6 +36,8 @@ static size_t FN(knn_query)(const grove_index *D, const grove_index *Q, const T 
             for (size_t p = nd->begin; p < nd->end; p++) {
                 uint32_t row = D->rows[p];
                 if (row == skip) continue;
+                /* Projected keys rule most points out cheaply. */
+                if (D->axes && (double)FN(dist2_seq)(qk, kx + p * m, m) > reach) continue;
                 T d2 = FN(dist2_join)(q, x + p * d, d, found == k ? hd[0] : (T)INFINITY);
                 size_t before = found;
                 T worst = found ? hd[0] : 0;
