@@ -414,6 +414,17 @@ TEST(join_errors_name_the_problem)
     CHECK_FAILS(grove_knn_search(ix, NULL, 7, 0, kn, NULL, NULL), GROVE_INVALID_ARGUMENT, "k = 7");
     CHECK_FAILS(grove_knn_search(ix, NULL, 6, 1, kn, NULL, NULL), GROVE_INVALID_ARGUMENT, "k = 6");
     CHECK_FAILS(grove_knn_search(ix, NULL, 0, 0, kn, NULL, NULL), GROVE_INVALID_ARGUMENT, "k = 0");
+    /* The same above 16 dimensions, where a self-join fill writes both
+     * ends of each pair (the query named is the first whose count is off). */
+    double wide[6 * 20] = {0};
+    for (size_t i = 0; i < 6; i++) wide[i * 20 + i % 20] = (double)i;
+    grove_index *wide_ix = NULL;
+    REQUIRE_OK(grove_index_build(grove_points_f64(wide, 6, 20), NULL, NULL, &wide_ix));
+    int64_t wide_offsets[7] = {0, 1, 2, 3, 4, 5, 7};
+    jp.eps = 1.5; /* rows 0 and 1 are 1 apart, the others farther */
+    CHECK_FAILS(grove_join_fill(wide_ix, NULL, &jp, wide_offsets, idx, NULL, NULL), GROVE_INVALID_ARGUMENT,
+                "query 0 1 neighbours but it has 2");
+    grove_index_free(wide_ix);
     grove_index_params ip;
     grove_index_params_init(&ip);
     ip.index_dims = 3;

@@ -4,6 +4,7 @@
 #include "../core/parallel.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Candidates refined at a time per query: the unit of the vector kernels
@@ -183,6 +184,54 @@ static grove_status join_sink_put(join_sink *s, const uint32_t *rows, const doub
 #undef T
 #undef FN
 
+static int row_dist_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* After a mirrored fill: every slice must be exactly full; then sort each
+ * by row, distances alongside. */
+static grove_status join_sort_slices(const grove_index *D, const join_pass *pass, const int64_t *filled, int threads)
+{
+    int bad = 0;
+#pragma omp parallel num_threads(threads) reduction(| : bad)
+    {
+        /* (row, distance bits) pairs for one slice at a time. */
+        int64_t *pairs = NULL;
+        size_t cap = 0;
+#pragma omp for schedule(dynamic, 256)
+        for (size_t p = 0; p < D->n; p++) {
+            const int64_t *o = pass->offsets + D->rows[p];
+            size_t m = (size_t)(o[1] - o[0]);
+            if (filled[p] != o[1] - o[0]) bad = 1;
+            if (bad || m < 2) continue;
+            int64_t *idx = pass->indices + o[0];
+            double *dist = pass->distances ? pass->distances + o[0] : NULL;
+            if (m > cap) {
+                int64_t *grown = grove__realloc(pairs, 2 * m * sizeof *pairs, "join slice sort");
+                if (!grown) {
+                    bad = 2;
+                    continue;
+                }
+                pairs = grown;
+                cap = m;
+            }
+            for (size_t i = 0; i < m; i++) {
+                pairs[2 * i] = idx[i];
+                if (dist) memcpy(&pairs[2 * i + 1], &dist[i], sizeof *dist);
+            }
+            qsort(pairs, m, 2 * sizeof *pairs, row_dist_cmp);
+            for (size_t i = 0; i < m; i++) {
+                idx[i] = pairs[2 * i];
+                if (dist) memcpy(&dist[i], &pairs[2 * i + 1], sizeof *dist);
+            }
+        }
+        grove__free(pairs);
+    }
+    return bad & 2 ? GROVE_OUT_OF_MEMORY : bad ? GROVE_INVALID_ARGUMENT : GROVE_OK;
+}
+
 grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pass *pass,
                              const grove_options *options, const char *stage)
 {
@@ -192,10 +241,13 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
     /* Blocks of groups between progress reports and cancel checks: large
      * enough that the barrier after each costs nothing. */
     size_t block = groups / 64 > 1024 ? groups / 64 : 1024;
-    /* A whole self-join count visits each pair of groups once. */
-    int symmetric = !pass->fill && Q == D && pass->row0 == 0 && pass->row1 == D->n;
-    int64_t *cpos = symmetric ? grove__calloc(D->n, sizeof *cpos, "join counts by position") : NULL;
-    if (symmetric && !cpos) return GROVE_OUT_OF_MEMORY;
+    /* A whole self-join count visits each pair of groups once, and so does
+     * a whole self-join fill above SOA_MAX dimensions (then sorted). cpos
+     * holds counts, or fill cursors, by tree position. */
+    int whole_self = Q == D && pass->row0 == 0 && pass->row1 == D->n;
+    int symmetric = whole_self && !pass->fill, mirrored = whole_self && pass->fill && !D->xs;
+    int64_t *cpos = symmetric || mirrored ? grove__calloc(D->n, sizeof *cpos, "join counts by position") : NULL;
+    if ((symmetric || mirrored) && !cpos) return GROVE_OUT_OF_MEMORY;
     grove_status status = GROVE_OK;
     int stop = 0;
 #pragma omp parallel num_threads(threads)
@@ -210,10 +262,13 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
 #pragma omp for schedule(dynamic, 1)
             for (size_t g = b0; g < b1; g++) {
                 if (!w.hits) continue;
-                grove_status s = symmetric ? (D->dtype == GROVE_FLOAT32 ? count_self_group_f32(D, g, &w, pass, cpos)
-                                                                        : count_self_group_f64(D, g, &w, pass, cpos))
-                                 : D->dtype == GROVE_FLOAT32 ? join_group_f32(D, Q, g, &w, pass)
-                                                             : join_group_f64(D, Q, g, &w, pass);
+                int f32 = D->dtype == GROVE_FLOAT32;
+                grove_status s = symmetric  ? (f32 ? count_self_group_f32(D, g, &w, pass, cpos)
+                                                   : count_self_group_f64(D, g, &w, pass, cpos))
+                                 : mirrored ? (f32 ? fill_self_group_f32(D, g, &w, pass, cpos)
+                                                   : fill_self_group_f64(D, g, &w, pass, cpos))
+                                 : f32      ? join_group_f32(D, Q, g, &w, pass)
+                                            : join_group_f64(D, Q, g, &w, pass);
                 if (s != GROVE_OK) {
 #pragma omp critical
                     if (status == GROVE_OK || s == GROVE_OUT_OF_MEMORY) status = s;
@@ -233,6 +288,7 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
     }
     if (symmetric && status == GROVE_OK)
         for (size_t p = 0; p < D->n; p++) pass->counts[D->rows[p]] = cpos[p] - pass->exclude_self;
+    if (mirrored && status == GROVE_OK) status = join_sort_slices(D, pass, cpos, threads);
     grove__free(cpos);
     if (status == GROVE_OUT_OF_MEMORY)
         return grove__fail(GROVE_OUT_OF_MEMORY, "join: out of memory for the candidate scratch");

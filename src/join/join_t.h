@@ -245,3 +245,54 @@ static grove_status FN(count_self_group)(const grove_index *D, size_t leaf, join
     }
     return s;
 }
+
+/* Put row `row` at squared distance d2 into the slice of the query at tree
+ * position p (a claimed slot of its cursor); 0 when the slice is full,
+ * which means the offsets disagree with the counts. */
+static inline int FN(mirror_put)(const join_pass *pass, const grove_index *D, int64_t *cursor, size_t p,
+                                 uint32_t row, T d2)
+{
+    int64_t slot;
+#pragma omp atomic capture
+    slot = cursor[p]++;
+    const int64_t *o = pass->offsets + D->rows[p];
+    if (slot >= o[1] - o[0]) return 0;
+    pass->indices[o[0] + slot] = row;
+    if (pass->distances) pass->distances[o[0] + slot] = sqrt((double)d2);
+    return 1;
+}
+
+/* Self-join fill for group `leaf` above SOA_MAX dimensions, where distances
+ * cost far more than sorting: like FN(count_self_group), each pair of groups
+ * is visited once and every hit is written for both ends, into slots
+ * claimed from per-position cursors; the slices are sorted afterwards
+ * (join_sort_slices), so the result does not depend on the schedule. */
+static grove_status FN(fill_self_group)(const grove_index *D, size_t leaf, join_work *w, const join_pass *pass,
+                                        int64_t *cursor)
+{
+    uint32_t self = D->leaves[leaf];
+    const grove__node *nd = &D->node[self];
+    const T *qbox = (const T *)D->box + (size_t)self * 2 * D->dims;
+    size_t count = 0, d = D->d;
+    grove_status s = FN(gather_keys)(D, qbox, pass->prune2, w, &count, self);
+    if (s != GROVE_OK) return s;
+    FN(gather_candidates)(D, w, count);
+    T eps2 = (T)pass->eps2, acc[JOIN_CHUNK];
+    int ok = 1;
+    for (size_t c0 = 0; c0 < count; c0 += JOIN_CHUNK)
+        for (size_t a = nd->begin; a < nd->end; a++) {
+            const T *q = (const T *)D->x + a * d, *qk = (const T *)D->keys + a * D->kstride;
+            uint32_t qrow = D->rows[a];
+            FN(chunk_d2)(D, w, c0, count, q, qk, eps2, pass->prune2, acc);
+            size_t len = count - c0 < JOIN_CHUNK ? count - c0 : JOIN_CHUNK;
+            for (size_t c = 0; c < len; c++) {
+                if (!(acc[c] <= eps2)) continue;
+                uint32_t p = (uint32_t)w->keys[c0 + c], row = w->crow[c0 + c];
+                if (pass->exclude_self && row == qrow) continue;
+                ok &= FN(mirror_put)(pass, D, cursor, a, row, acc[c]);
+                /* Pairs inside the group are met from both ends already. */
+                if (p < nd->begin || p >= nd->end) ok &= FN(mirror_put)(pass, D, cursor, p, qrow, acc[c]);
+            }
+        }
+    return ok ? GROVE_OK : GROVE_INVALID_ARGUMENT;
+}
