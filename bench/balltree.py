@@ -19,6 +19,8 @@ import types
 
 import numpy as np
 
+from machine import cpu_model
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -163,15 +165,7 @@ HEADER = ["threads", "grove", "erwin", "erwin/g", "sklearn", "sklrn/g", "leaves"
 
 
 def machine(grove, standin):
-    model = "unknown"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
+    model = cpu_model()
     import sklearn
     try:
         from importlib.metadata import version

@@ -23,6 +23,8 @@ import time
 
 import numpy as np
 
+from machine import cpu_model
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -170,7 +172,7 @@ def main():
     ap.add_argument("--energy", action="store_true", help="the 1000-step energy run instead")
     a = ap.parse_args()
     lib = load(a.lib)
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    cpu = cpu_model()
     print(f"# machine: {cpu}, {os.cpu_count()} cpus, {platform.system()} {platform.release()}")
     if a.energy:
         energy_run(lib, 10000, 1000, 1.0 / 128, 0.75, a.softening, 2)

@@ -31,6 +31,8 @@ import types
 
 import numpy as np
 
+from machine import cpu_model
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 # bench/ holds a balltree.py of its own: keep it from shadowing balltree-erwin.
@@ -289,12 +291,7 @@ def table(title, header, rows):
 
 
 def machine():
-    model = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
+    model = cpu_model()
     return (f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; Python "
             f"{platform.python_version()}, NumPy {np.__version__}; grove {grove.__version__} ({grove.library_path()})")
 
