@@ -1,10 +1,8 @@
 /* The one allocation path of the library. Failures set an error message and
  * can be injected per thread by tests (grove__alloc_fail_after). */
-#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
 #include "internal.h"
 
 #include <stdlib.h>
-#include <sys/mman.h>
 
 static _Thread_local long fail_countdown;
 
@@ -21,21 +19,6 @@ void *grove__malloc(size_t size, const char *what)
 {
     void *p = injected_failure() ? NULL : malloc(size ? size : 1);
     if (!p) grove__fail(GROVE_OUT_OF_MEMORY, "out of memory allocating %zu bytes for %s", size, what);
-    return p;
-}
-
-void *grove__malloc_large(size_t size, const char *what)
-{
-    enum { HUGE = 2u << 20 };
-    if (size < 32 * (size_t)HUGE) return grove__malloc(size, what);
-    void *p = NULL;
-    if (!injected_failure() && posix_memalign(&p, HUGE, size) != 0) p = NULL;
-    if (!p) grove__fail(GROVE_OUT_OF_MEMORY, "out of memory allocating %zu bytes for %s", size, what);
-#ifdef MADV_HUGEPAGE
-    /* A hint: where the kernel has transparent huge pages on request, the
-     * first touch of each 2 MiB costs one fault instead of 512. */
-    if (p) (void)madvise(p, size / HUGE * HUGE, MADV_HUGEPAGE);
-#endif
     return p;
 }
 

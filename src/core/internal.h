@@ -28,9 +28,6 @@ void grove__error_prefix(const char *context);
 /* Every allocation goes through these, so tests can inject failures. A NULL
  * return has already set GROVE_OUT_OF_MEMORY's message naming `what`. */
 void *grove__malloc(size_t size, const char *what);
-/* The same for big result buffers (freed with grove__free): from 64 MiB on,
- * aligned to 2 MiB and marked for transparent huge pages. */
-void *grove__malloc_large(size_t size, const char *what);
 void *grove__calloc(size_t count, size_t size, const char *what);
 void *grove__realloc(void *ptr, size_t size, const char *what);
 void grove__free(void *ptr);

@@ -189,9 +189,8 @@ grove_status grove_join_stream(const grove_index *index, const grove_points *que
     double *distances = NULL;
     if (s == GROVE_OK) {
         offsets = grove__malloc((max_q + 1) * sizeof *offsets, "join batch offsets");
-        indices = grove__malloc_large((max_pairs ? max_pairs : 1) * sizeof *indices, "join batch indices");
-        distances = want_dist ? grove__malloc_large((max_pairs ? max_pairs : 1) * sizeof *distances,
-                                                    "join batch distances")
+        indices = grove__malloc((max_pairs ? max_pairs : 1) * sizeof *indices, "join batch indices");
+        distances = want_dist ? grove__malloc((max_pairs ? max_pairs : 1) * sizeof *distances, "join batch distances")
                               : NULL;
         if (!offsets || !indices || (want_dist && !distances)) s = GROVE_OUT_OF_MEMORY;
     }
@@ -268,9 +267,8 @@ grove_status grove_join(grove_points data, const grove_points *queries, const gr
     }
     if (s == GROVE_OK) {
         size_t m = result->pairs ? (size_t)result->pairs : 1;
-        result->indices = grove__malloc_large(m * sizeof *result->indices, "join indices");
-        result->distances =
-            params->distances ? grove__malloc_large(m * sizeof *result->distances, "join distances") : NULL;
+        result->indices = grove__malloc(m * sizeof *result->indices, "join indices");
+        result->distances = params->distances ? grove__malloc(m * sizeof *result->distances, "join distances") : NULL;
         if (!result->indices || (params->distances && !result->distances)) s = GROVE_OUT_OF_MEMORY;
     }
     if (s == GROVE_OK)
