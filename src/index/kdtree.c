@@ -66,9 +66,26 @@ static inline void kd_swap(const kd_ctx *c, size_t i, size_t k)
 /* Rearrange positions [lo, hi) so position k holds the element of rank
  * k - lo on axis a and lower ranks come before it (quickselect,
  * median-of-three pivot). */
+/* On long ranges the pivot is the median of a sample spread over the range
+ * (moved to mid), so a partition lands near the median rank and few passes
+ * are needed; insertion-sorting the sample in place keeps it cheap. */
+#define KD_SAMPLE_FROM 4096
+#define KD_SAMPLE 31
+
+static void kd_sample_pivot(const kd_ctx *c, size_t a, size_t lo, size_t hi)
+{
+    size_t step = (hi - lo) / KD_SAMPLE;
+    /* Gather the sample to the front of the range, then sort it there. */
+    for (size_t s = 0; s < KD_SAMPLE; s++) kd_swap(c, lo + s, lo + s * step);
+    for (size_t i = lo + 1; i < lo + KD_SAMPLE; i++)
+        for (size_t j = i; j > lo && kd_less(c, a, j, j - 1); j--) kd_swap(c, j, j - 1);
+    kd_swap(c, lo + KD_SAMPLE / 2, lo + (hi - lo) / 2);
+}
+
 static void kd_select(const kd_ctx *c, size_t a, size_t lo, size_t hi, size_t k)
 {
     while (hi - lo > 1) {
+        if (hi - lo >= KD_SAMPLE_FROM) kd_sample_pivot(c, a, lo, hi);
         size_t mid = lo + (hi - lo) / 2, last = hi - 1;
         /* Order lo, mid, last; the median becomes the pivot. */
         if (kd_less(c, a, mid, lo)) kd_swap(c, mid, lo);

@@ -18,24 +18,32 @@
 #define SAMPLE 1024
 #define ITERATIONS 24
 
+static double norm2(const double *a, size_t d)
+{
+    double s = 0;
+    for (size_t j = 0; j < d; j++) s += a[j] * a[j];
+    return s;
+}
+
 /* Orthonormalise the m columns of v (d x m, column k at v + k d) by
- * modified Gram-Schmidt, twice for accuracy. A column that vanishes is set
- * to zero, which keeps the projection from lengthening distances. */
+ * modified Gram-Schmidt, twice for accuracy. A column that (nearly)
+ * vanishes against the earlier ones, as happens when the data have fewer
+ * than m directions, is set to zero rather than normalised: its remainder
+ * would be rounding noise, and a noisy axis could lengthen distances. Zero
+ * axes give zero keys, which bound nothing but break nothing. */
 static void orthonormalise(double *v, size_t d, size_t m)
 {
     for (int pass = 0; pass < 2; pass++)
         for (size_t k = 0; k < m; k++) {
-            double *a = v + k * d;
+            double *a = v + k * d, before = norm2(a, d);
             for (size_t l = 0; l < k; l++) {
                 const double *b = v + l * d;
                 double dot = 0;
                 for (size_t j = 0; j < d; j++) dot += a[j] * b[j];
                 for (size_t j = 0; j < d; j++) a[j] -= dot * b[j];
             }
-            double norm = 0;
-            for (size_t j = 0; j < d; j++) norm += a[j] * a[j];
-            norm = sqrt(norm);
-            for (size_t j = 0; j < d; j++) a[j] = norm > 1e-150 ? a[j] / norm : 0;
+            double after = norm2(a, d), scale = after > 1e-12 * before && after > 1e-300 ? 1 / sqrt(after) : 0;
+            for (size_t j = 0; j < d; j++) a[j] *= scale;
         }
 }
 
