@@ -453,12 +453,14 @@ TEST(join_empty_inputs)
     grove_join_result_free(&r);
 }
 
-TEST(join_allocation_failures)
+/* Every allocation of a join (low and high dimensions: the latter keeps
+ * hits between its passes) and a kNN failing in turn. */
+static void check_allocation_failures(size_t d)
 {
-    ref_set *s = make_set(TEST_UNIFORM, 500, 3, false, 4);
+    ref_set *s = make_set(TEST_UNIFORM, 500, d, false, 4);
     grove_join_params jp;
     grove_join_params_init(&jp);
-    jp.eps = 0.2;
+    jp.eps = 0.2 * sqrt((double)d / 3);
     jp.distances = 1;
     grove_options opt;
     grove_options_init(&opt);
@@ -466,7 +468,7 @@ TEST(join_allocation_failures)
     grove_join_result good;
     REQUIRE_OK(grove_join(view(s), NULL, &jp, &good, &opt));
     int64_t kn[500 * 3];
-    for (long k = 1; k < 40; k++) {
+    for (long k = 1; k < 60; k++) {
         grove_join_result r;
         grove__alloc_fail_after(k);
         grove_status st = grove_join(view(s), NULL, &jp, &r, &opt);
@@ -482,4 +484,10 @@ TEST(join_allocation_failures)
     }
     grove_join_result_free(&good);
     free_set(s);
+}
+
+TEST(join_allocation_failures)
+{
+    check_allocation_failures(3);
+    check_allocation_failures(24);
 }

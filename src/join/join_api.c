@@ -36,10 +36,11 @@ static join_pass pass_init(const grove_index *index, const grove_join_params *pa
 }
 
 static grove_status count_pass(const grove_index *index, const grove_index *Q, const grove_join_params *params,
-                               int64_t *counts, const grove_options *options)
+                               int64_t *counts, join_hits *hits, const grove_options *options)
 {
     join_pass p = pass_init(index, params, Q);
     p.counts = counts;
+    p.hits = hits;
     return grove__join_run(index, Q, &p, options, "join count");
 }
 
@@ -59,7 +60,7 @@ grove_status grove_join_count(const grove_index *index, const grove_points *quer
     if (s == GROVE_OK)
         s = grove__queries_prepare(index, queries, params->exclude_self, grove__options(options).threads, &Q);
     if (s == GROVE_OK && Q->n > 0 && !counts) s = grove__fail(GROVE_INVALID_ARGUMENT, "join count: counts is NULL");
-    if (s == GROVE_OK) s = count_pass(index, Q, params, counts, options);
+    if (s == GROVE_OK) s = count_pass(index, Q, params, counts, NULL, options);
     if (s == GROVE_OK && pairs) *pairs = sum_counts(counts, Q->n);
     grove__queries_release(index, Q);
     return s;
@@ -85,7 +86,7 @@ static grove_status name_bad_query(const grove_index *index, const grove_index *
 {
     int64_t *counts = grove__malloc(Q->n * sizeof *counts, "join check");
     if (!counts) return GROVE_OUT_OF_MEMORY;
-    grove_status s = count_pass(index, Q, params, counts, options);
+    grove_status s = count_pass(index, Q, params, counts, NULL, options);
     for (size_t q = 0; s == GROVE_OK && q < Q->n; q++)
         if (offsets[q + 1] - offsets[q] != counts[q]) {
             s = grove__fail(GROVE_INVALID_ARGUMENT,
@@ -100,9 +101,10 @@ static grove_status name_bad_query(const grove_index *index, const grove_index *
 
 static grove_status fill_pass(const grove_index *index, const grove_index *Q, const grove_join_params *params,
                               size_t row0, size_t row1, const int64_t *offsets, int64_t base, int64_t *indices,
-                              double *distances, const grove_options *options)
+                              double *distances, join_hits *hits, const grove_options *options)
 {
     join_pass p = pass_init(index, params, Q);
+    p.hits = hits;
     p.fill = 1;
     p.row0 = row0;
     p.row1 = row1;
@@ -126,7 +128,7 @@ grove_status grove_join_fill(const grove_index *index, const grove_points *queri
     if (s == GROVE_OK && offsets[Q->n] > 0 && !indices)
         s = grove__fail(GROVE_INVALID_ARGUMENT, "join fill: indices is NULL");
     if (s == GROVE_OK) {
-        s = fill_pass(index, Q, params, 0, Q->n, offsets, 0, indices, distances, options);
+        s = fill_pass(index, Q, params, 0, Q->n, offsets, 0, indices, distances, NULL, options);
         if (s == GROVE_INVALID_ARGUMENT) {
             grove_status named = name_bad_query(index, Q, params, offsets, options);
             if (named != GROVE_OK) s = named;
@@ -141,6 +143,19 @@ static size_t query_bytes(int64_t count, int distances)
 {
     return sizeof(int64_t) + (size_t)count * (sizeof(int64_t) + (distances ? sizeof(double) : 0));
 }
+
+/* The end of the batch starting at query q0: as many queries as fit in
+ * budget bytes with the closing offset (0 = no limit); q0 if none does. */
+static size_t batch_end(const int64_t *counts, size_t nq, size_t q0, size_t budget, int distances)
+{
+    size_t bytes = sizeof(int64_t), q1 = q0;
+    while (q1 < nq && (!budget || bytes + query_bytes(counts[q1], distances) <= budget))
+        bytes += query_bytes(counts[q1++], distances);
+    return q1;
+}
+
+/* Hits a count may keep for the fill without a budget: 1 GiB of them. */
+#define KEEP_DEFAULT (((size_t)1 << 30) / sizeof(join_hit))
 
 grove_status grove_join_stream(const grove_index *index, const grove_points *queries,
                                const grove_join_params *params, grove_join_batch_fn fn, void *user,
@@ -164,23 +179,31 @@ grove_status grove_join_stream(const grove_index *index, const grove_points *que
         budget -= counts_bytes;
     int64_t *counts = s == GROVE_OK ? grove__malloc(counts_bytes, "join counts") : NULL;
     if (s == GROVE_OK && !counts) s = GROVE_OUT_OF_MEMORY;
-    if (s == GROVE_OK) s = count_pass(index, Q, params, counts, options);
+    /* Hits kept by the count (join_hits) take up to half the budget; they
+     * are used only when the whole result then fits in one batch. */
+    join_hits hits = {budget ? budget / 2 / sizeof(join_hit) : KEEP_DEFAULT, 0, NULL, 0};
+    if (s == GROVE_OK) s = count_pass(index, Q, params, counts, &hits, options);
+    size_t room = budget;
+    if (hits.complete && budget) {
+        room = budget - hits.count * sizeof(join_hit);
+        if (batch_end(counts, nq, 0, room, want_dist) < nq) {
+            grove__join_hits_free(&hits);
+            room = budget;
+        }
+    }
     /* The largest batch, to size the buffers once; a query alone over the
      * budget is refused. */
     size_t max_q = 0, max_pairs = 0;
     for (size_t q0 = 0; s == GROVE_OK && q0 < nq;) {
-        size_t bytes = sizeof(int64_t), q1 = q0, pairs = 0;
-        while (q1 < nq && (!budget || bytes + query_bytes(counts[q1], want_dist) <= budget)) {
-            bytes += query_bytes(counts[q1], want_dist);
-            pairs += (size_t)counts[q1++];
-        }
+        size_t q1 = batch_end(counts, nq, q0, room, want_dist), pairs = 0;
         if (q1 == q0) {
             s = grove__fail(GROVE_OVER_BUDGET,
                             "join stream: query %zu alone has %lld neighbours (%zu bytes), more than the memory "
                             "budget of %zu bytes",
-                            q0, (long long)counts[q0], sizeof(int64_t) + query_bytes(counts[q0], want_dist), budget);
+                            q0, (long long)counts[q0], sizeof(int64_t) + query_bytes(counts[q0], want_dist), room);
             break;
         }
+        for (size_t q = q0; q < q1; q++) pairs += (size_t)counts[q];
         max_q = q1 - q0 > max_q ? q1 - q0 : max_q;
         max_pairs = pairs > max_pairs ? pairs : max_pairs;
         q0 = q1;
@@ -196,14 +219,10 @@ grove_status grove_join_stream(const grove_index *index, const grove_points *que
     }
     int64_t before = 0;
     for (size_t q0 = 0; s == GROVE_OK && (q0 < nq || (nq == 0 && q0 == 0));) {
-        size_t bytes = sizeof(int64_t), q1 = q0;
+        size_t q1 = batch_end(counts, nq, q0, room, want_dist);
         offsets[0] = 0;
-        while (q1 < nq && (!budget || bytes + query_bytes(counts[q1], want_dist) <= budget)) {
-            bytes += query_bytes(counts[q1], want_dist);
-            offsets[q1 - q0 + 1] = offsets[q1 - q0] + counts[q1];
-            q1++;
-        }
-        s = fill_pass(index, Q, params, q0, q1, offsets, 0, indices, distances, options);
+        for (size_t q = q0; q < q1; q++) offsets[q - q0 + 1] = offsets[q - q0] + counts[q];
+        s = fill_pass(index, Q, params, q0, q1, offsets, 0, indices, distances, &hits, options);
         if (s != GROVE_OK) break;
         grove_join_batch batch = {q0, q1, offsets, indices, distances, before};
         if (fn(user, &batch) != 0) {
@@ -218,6 +237,7 @@ grove_status grove_join_stream(const grove_index *index, const grove_points *que
     grove__free(indices);
     grove__free(distances);
     grove__free(counts);
+    grove__join_hits_free(&hits);
     grove__queries_release(index, Q);
     return s;
 }
@@ -249,14 +269,16 @@ grove_status grove_join(grove_points data, const grove_points *queries, const gr
         result->offsets = grove__malloc((nq + 1) * sizeof *result->offsets, "join offsets");
         if (!result->offsets) s = GROVE_OUT_OF_MEMORY;
     }
-    if (s == GROVE_OK) s = count_pass(index, Q, params, result->offsets + 1, options);
+    size_t budget = options ? options->memory_budget : 0;
+    join_hits hits = {budget ? budget / 4 / sizeof(join_hit) : KEEP_DEFAULT, 0, NULL, 0};
+    if (s == GROVE_OK) s = count_pass(index, Q, params, result->offsets + 1, &hits, options);
     if (s == GROVE_OK) {
         int64_t *o = result->offsets;
         o[0] = 0;
         for (size_t q = 0; q < nq; q++) o[q + 1] += o[q];
         result->pairs = o[nq];
         size_t per_pair = sizeof(int64_t) + (params->distances ? sizeof(double) : 0);
-        size_t budget = options ? options->memory_budget : 0, need = (nq + 1) * sizeof(int64_t);
+        size_t need = (nq + 1) * sizeof(int64_t);
         if ((size_t)result->pairs > (SIZE_MAX - need) / per_pair)
             s = grove__fail(GROVE_TOO_LARGE, "join: %lld pairs overflow the address space", (long long)result->pairs);
         else if (need += (size_t)result->pairs * per_pair, budget && need > budget)
@@ -272,7 +294,9 @@ grove_status grove_join(grove_points data, const grove_points *queries, const gr
         if (!result->indices || (params->distances && !result->distances)) s = GROVE_OUT_OF_MEMORY;
     }
     if (s == GROVE_OK)
-        s = fill_pass(index, Q, params, 0, nq, result->offsets, 0, result->indices, result->distances, options);
+        s = fill_pass(index, Q, params, 0, nq, result->offsets, 0, result->indices, result->distances, &hits,
+                      options);
+    grove__join_hits_free(&hits);
     grove__queries_release(index, Q);
     grove_index_free(index);
     if (s != GROVE_OK) grove_join_result_free(result);

@@ -31,6 +31,11 @@ typedef struct join_work {
     int32_t *colcnt;     /* symmetric count: hits per candidate */
     void *cx;            /* cap x d coordinates by dimension, or NULL */
     int soa;
+    join_hit *kept;      /* hits kept by this thread (see join_hits) */
+    size_t nkept, capkept;
+    int keep;            /* keep hits in this pass */
+    size_t *taken;       /* hits kept by all threads, against limit */
+    size_t limit;
     join_sink *sinks;    /* per query of a group (fill) */
     int64_t *hits;       /* per query of a group (count) */
     uint32_t hit_row[JOIN_CHUNK];
@@ -47,6 +52,41 @@ static void join_work_free(join_work *w)
     grove__free(w->cx);
     grove__free(w->sinks);
     grove__free(w->hits);
+    grove__free(w->kept);
+}
+
+void grove__join_hits_free(join_hits *hits)
+{
+    grove__free(hits->hit);
+    hits->hit = NULL;
+    hits->count = 0;
+    hits->complete = 0;
+}
+
+/* Keep one hit; past the limit (or out of memory) this thread stops
+ * keeping, and the run sees the hits are incomplete. */
+static void join_keep(join_work *w, uint32_t pos, uint32_t row, double d2)
+{
+    size_t taken;
+#pragma omp atomic capture
+    taken = (*w->taken)++;
+    if (taken >= w->limit) {
+        w->keep = 0;
+        return;
+    }
+    if (w->nkept == w->capkept) {
+        size_t cap = w->capkept ? 2 * w->capkept : 4096;
+        join_hit *grown = grove__realloc(w->kept, cap * sizeof *grown, "join kept hits");
+        if (!grown) {
+            w->keep = 0;
+#pragma omp atomic write
+            *w->taken = SIZE_MAX / 2; /* marks the set incomplete */
+            return;
+        }
+        w->kept = grown;
+        w->capkept = cap;
+    }
+    w->kept[w->nkept++] = (join_hit){pos, row, d2};
 }
 
 /* Scratch for one thread: empty candidate arrays, per-query state for
@@ -232,6 +272,29 @@ static grove_status join_sort_slices(const grove_index *D, const join_pass *pass
     return bad & 2 ? GROVE_OUT_OF_MEMORY : bad ? GROVE_INVALID_ARGUMENT : GROVE_OK;
 }
 
+/* Write the kept hits into their slices (a fill after a count that kept
+ * them all). */
+static grove_status join_replay(const grove_index *D, const join_pass *pass, const join_hits *hits, int64_t *cursor)
+{
+    for (size_t h = 0; h < hits->count; h++) {
+        const join_hit *e = &hits->hit[h];
+        const int64_t *o = pass->offsets + D->rows[e->pos];
+        int64_t slot = cursor[e->pos]++;
+        if (slot >= o[1] - o[0]) return GROVE_INVALID_ARGUMENT;
+        pass->indices[o[0] + slot] = e->row;
+        if (pass->distances) pass->distances[o[0] + slot] = sqrt(e->d2);
+    }
+    return GROVE_OK;
+}
+
+/* The message for a failed run. */
+static grove_status join_failed(grove_status status)
+{
+    if (status == GROVE_OUT_OF_MEMORY)
+        return grove__fail(GROVE_OUT_OF_MEMORY, "join: out of memory for the candidate scratch");
+    return grove__fail(GROVE_INVALID_ARGUMENT, "join fill: offsets disagree with the counts");
+}
+
 grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pass *pass,
                              const grove_options *options, const char *stage)
 {
@@ -241,13 +304,24 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
     /* Blocks of groups between progress reports and cancel checks: large
      * enough that the barrier after each costs nothing. */
     size_t block = groups / 64 > 1024 ? groups / 64 : 1024;
-    /* A whole self-join count visits each pair of groups once, and so does
-     * a whole self-join fill above SOA_MAX dimensions (then sorted). cpos
-     * holds counts, or fill cursors, by tree position. */
+    /* A whole self-join count visits each pair of groups once (symmetric:
+     * tallies per candidate); above SOA_MAX dimensions a whole self-join
+     * count or fill does too, putting each hit at both ends (mirrored, then
+     * sorted). cpos holds counts, or fill cursors, by tree position. */
     int whole_self = Q == D && pass->row0 == 0 && pass->row1 == D->n;
-    int symmetric = whole_self && !pass->fill, mirrored = whole_self && pass->fill && !D->xs;
+    int mirrored = whole_self && !D->xs, symmetric = whole_self && !pass->fill && !mirrored;
     int64_t *cpos = symmetric || mirrored ? grove__calloc(D->n, sizeof *cpos, "join counts by position") : NULL;
     if ((symmetric || mirrored) && !cpos) return GROVE_OUT_OF_MEMORY;
+    join_hits *hits = mirrored ? pass->hits : NULL;
+    if (hits && pass->fill && hits->complete) {
+        /* The count kept every hit: write them out. */
+        grove_status s = join_replay(D, pass, hits, cpos);
+        if (s == GROVE_OK) s = join_sort_slices(D, pass, cpos, threads);
+        grove__free(cpos);
+        return s == GROVE_OK ? GROVE_OK : join_failed(s);
+    }
+    int keep = hits && !pass->fill && hits->limit > 0;
+    size_t taken = 0;
     grove_status status = GROVE_OK;
     int stop = 0;
 #pragma omp parallel num_threads(threads)
@@ -257,6 +331,9 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
 #pragma omp critical
             status = GROVE_OUT_OF_MEMORY;
         }
+        w.keep = keep;
+        w.taken = &taken;
+        w.limit = keep ? hits->limit : 0;
         for (size_t b0 = 0; b0 < groups; b0 += block) {
             size_t b1 = groups - b0 > block ? b0 + block : groups;
 #pragma omp for schedule(dynamic, 1)
@@ -265,8 +342,8 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
                 int f32 = D->dtype == GROVE_FLOAT32;
                 grove_status s = symmetric  ? (f32 ? count_self_group_f32(D, g, &w, pass, cpos)
                                                    : count_self_group_f64(D, g, &w, pass, cpos))
-                                 : mirrored ? (f32 ? fill_self_group_f32(D, g, &w, pass, cpos)
-                                                   : fill_self_group_f64(D, g, &w, pass, cpos))
+                                 : mirrored ? (f32 ? mirror_self_group_f32(D, g, &w, pass, cpos)
+                                                   : mirror_self_group_f64(D, g, &w, pass, cpos))
                                  : f32      ? join_group_f32(D, Q, g, &w, pass)
                                             : join_group_f64(D, Q, g, &w, pass);
                 if (s != GROVE_OK) {
@@ -284,16 +361,32 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
 #pragma omp barrier
             if (stop) break;
         }
+        if (keep && w.nkept) {
+#pragma omp critical
+            {
+                join_hit *all = grove__realloc(hits->hit, (hits->count + w.nkept) * sizeof *all, "join kept hits");
+                if (all) {
+                    memcpy(all + hits->count, w.kept, w.nkept * sizeof *all);
+                    hits->hit = all;
+                    hits->count += w.nkept;
+                } else {
+                    taken = SIZE_MAX / 2;
+                }
+            }
+        }
         join_work_free(&w);
+    }
+    if (keep) {
+        hits->complete = status == GROVE_OK && taken <= hits->limit;
+        if (!hits->complete) grove__join_hits_free(hits);
     }
     if (symmetric && status == GROVE_OK)
         for (size_t p = 0; p < D->n; p++) pass->counts[D->rows[p]] = cpos[p] - pass->exclude_self;
-    if (mirrored && status == GROVE_OK) status = join_sort_slices(D, pass, cpos, threads);
+    if (mirrored && !pass->fill && status == GROVE_OK)
+        for (size_t p = 0; p < D->n; p++) pass->counts[D->rows[p]] = cpos[p];
+    if (mirrored && pass->fill && status == GROVE_OK) status = join_sort_slices(D, pass, cpos, threads);
     grove__free(cpos);
-    if (status == GROVE_OUT_OF_MEMORY)
-        return grove__fail(GROVE_OUT_OF_MEMORY, "join: out of memory for the candidate scratch");
-    if (status == GROVE_INVALID_ARGUMENT)
-        return grove__fail(GROVE_INVALID_ARGUMENT, "join fill: offsets disagree with the counts");
+    if (status != GROVE_OK) return join_failed(status);
     if (grove__cancelled(options)) return grove__fail(GROVE_CANCELLED, "join: cancelled");
     return GROVE_OK;
 }

@@ -5,6 +5,25 @@
 
 #include "join_internal.h"
 
+/* Hits kept by a whole self-join count above SOA_MAX dimensions, where a
+ * hit costs hundreds of operations to find and 16 bytes to keep: the fill
+ * that follows in the same call (grove_join, grove_join_stream) then only
+ * writes them out. Each hit is one entry of a slice: the query's tree
+ * position, the neighbour's row, their squared distance. */
+typedef struct join_hit {
+    uint32_t pos, row;
+    double d2;
+} join_hit;
+
+typedef struct join_hits {
+    size_t limit;    /* most hits to keep; the count gives up beyond it */
+    size_t count;
+    join_hit *hit;   /* all of them, in no particular order */
+    int complete;    /* every hit of the count pass is here */
+} join_hits;
+
+void grove__join_hits_free(join_hits *hits);
+
 typedef struct join_pass {
     double eps2, prune2;     /* see grove__join_eps2 / grove__join_prune2 */
     int exclude_self;
@@ -16,6 +35,7 @@ typedef struct join_pass {
     int64_t base;
     int64_t *indices;
     double *distances;       /* or NULL */
+    join_hits *hits;         /* or NULL: kept by the count, used by the fill */
 } join_pass;
 
 /* Run a pass of index D against the query grouping Q (Q == D for a

@@ -248,13 +248,18 @@ static grove_status FN(count_self_group)(const grove_index *D, size_t leaf, join
 
 /* Put row `row` at squared distance d2 into the slice of the query at tree
  * position p (a claimed slot of its cursor); 0 when the slice is full,
- * which means the offsets disagree with the counts. */
-static inline int FN(mirror_put)(const join_pass *pass, const grove_index *D, int64_t *cursor, size_t p,
-                                 uint32_t row, T d2)
+ * which means the offsets disagree with the counts. A count pass only
+ * advances the cursor (the count) and keeps the hit if asked. */
+static inline int FN(mirror_put)(const join_pass *pass, const grove_index *D, join_work *w, int64_t *cursor,
+                                 size_t p, uint32_t row, T d2)
 {
     int64_t slot;
 #pragma omp atomic capture
     slot = cursor[p]++;
+    if (!pass->fill) {
+        if (w->keep) join_keep(w, (uint32_t)p, row, (double)d2);
+        return 1;
+    }
     const int64_t *o = pass->offsets + D->rows[p];
     if (slot >= o[1] - o[0]) return 0;
     pass->indices[o[0] + slot] = row;
@@ -262,13 +267,14 @@ static inline int FN(mirror_put)(const join_pass *pass, const grove_index *D, in
     return 1;
 }
 
-/* Self-join fill for group `leaf` above SOA_MAX dimensions, where distances
- * cost far more than sorting: like FN(count_self_group), each pair of groups
- * is visited once and every hit is written for both ends, into slots
- * claimed from per-position cursors; the slices are sorted afterwards
+/* Whole self-join count or fill for group `leaf` above SOA_MAX dimensions,
+ * where distances cost far more than sorting: each pair of groups is
+ * visited once (like FN(count_self_group)) and every hit goes to both
+ * ends, by slots claimed from per-position cursors (cursor: counts, or
+ * fill positions); the filled slices are sorted afterwards
  * (join_sort_slices), so the result does not depend on the schedule. */
-static grove_status FN(fill_self_group)(const grove_index *D, size_t leaf, join_work *w, const join_pass *pass,
-                                        int64_t *cursor)
+static grove_status FN(mirror_self_group)(const grove_index *D, size_t leaf, join_work *w, const join_pass *pass,
+                                          int64_t *cursor)
 {
     uint32_t self = D->leaves[leaf];
     const grove__node *nd = &D->node[self];
@@ -289,9 +295,9 @@ static grove_status FN(fill_self_group)(const grove_index *D, size_t leaf, join_
                 if (!(acc[c] <= eps2)) continue;
                 uint32_t p = (uint32_t)w->keys[c0 + c], row = w->crow[c0 + c];
                 if (pass->exclude_self && row == qrow) continue;
-                ok &= FN(mirror_put)(pass, D, cursor, a, row, acc[c]);
+                ok &= FN(mirror_put)(pass, D, w, cursor, a, row, acc[c]);
                 /* Pairs inside the group are met from both ends already. */
-                if (p < nd->begin || p >= nd->end) ok &= FN(mirror_put)(pass, D, cursor, p, qrow, acc[c]);
+                if (p < nd->begin || p >= nd->end) ok &= FN(mirror_put)(pass, D, w, cursor, p, qrow, acc[c]);
             }
         }
     return ok ? GROVE_OK : GROVE_INVALID_ARGUMENT;
