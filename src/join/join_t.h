@@ -57,6 +57,7 @@ static void FN(gather_candidates)(const grove_index *D, join_work *w, size_t cou
     size_t n = D->n, d = D->d, cap = w->cap;
     const T *xs = D->xs;
     T *cx = w->cx;
+    if (count == 0) return; /* the scratch may not exist yet */
     for (size_t c = 0; c < count; c++) w->crow[c] = (uint32_t)(w->keys[c] >> 32);
     for (size_t j = 0; xs && j < d; j++) {
         const T *col = xs + j * n;
