@@ -117,11 +117,11 @@ class Index(Handle):
     def join_batches(self, eps: float, queries: Any = None, *, exclude_self: bool = False,
                      distances: bool = False, memory_budget: int = 0,
                      threads: int | None = None) -> Iterator[JoinBatch]:
-        """The join as a stream of JoinBatch, each sized so its arrays fit
-        memory_budget bytes (0 = one batch): ``grove_join_stream`` runs on a
-        worker thread and hands each batch over as it is made. Peak memory:
-        the counts (8 bytes per query) and up to three batches. Closing the
-        iterator early cancels the join."""
+        """The join as a stream of JoinBatch, each sized so the per-query
+        counts (8 bytes per query) and its arrays fit memory_budget bytes
+        (0 = one batch): ``grove_join_stream`` runs on a worker thread and
+        hands each batch over as it is made. Peak memory: the counts and up
+        to three batches. Closing the iterator early cancels the join."""
         _keep, qv, nq = self._queries(queries)
         params, opts = self._params(eps, exclude_self, distances), options(threads, memory_budget)
         handoff: queue.Queue = queue.Queue(maxsize=1)

@@ -52,7 +52,8 @@ def test_csr_and_batches_agree_with_join(rng):
     m = grove.join_csr(x, 0.15)
     assert m.shape == (500, 500) and np.array_equal(m.indptr, offsets) and np.array_equal(m.indices, indices)
     assert np.array_equal(m.data, dist)
-    batches = list(grove.join_batches(x, 0.15, distances=True, memory_budget=4096))
+    # The budget holds the 8-byte count of every query, then batches of ~4 KiB.
+    batches = list(grove.join_batches(x, 0.15, distances=True, memory_budget=500 * 8 + 4096))
     assert len(batches) > 1 and batches[0].query_begin == 0 and batches[-1].query_end == 500
     assert np.array_equal(np.concatenate([b.indices for b in batches]), indices)
     assert np.array_equal(np.concatenate([b.distances for b in batches]), dist)
@@ -63,7 +64,7 @@ def test_csr_and_batches_agree_with_join(rng):
 def test_stopping_a_stream_early_cancels_it(rng):
     x = rng.random((2000, 3))
     with grove.Index(x) as ix:
-        stream = ix.join_batches(0.05, memory_budget=2048)
+        stream = ix.join_batches(0.05, memory_budget=2000 * 8 + 2048)
         first = next(stream)
         stream.close()
         assert first.query_begin == 0
