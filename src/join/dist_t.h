@@ -1,7 +1,10 @@
 /* Distance kernels of the join and kNN, instantiated per coordinate type:
  * include with T and FN(name) defined. Squared distances are summed in T:
- * over the dimensions in order up to GROVE__JOIN_SOA_MAX dimensions, in
+ * over the dimensions in order up to GROVE__JOIN_SOA_MAX dimensions
+ * (FN(dist2) of geom_t.h, as the by-dimension join kernel sums them), in
  * eight fixed lanes above (the same bits on every machine either way). */
+
+#include "../index/geom_t.h"
 
 /* Squared distance between two boxes (lo[m], hi[m]) in m dimensions. */
 static inline T FN(box_box2)(const T *a, const T *b, size_t m)
@@ -24,30 +27,6 @@ static inline T FN(box_far2)(const T *b, const T *a, size_t m)
         T below = a[j] - b[j], above = b[m + j] - a[m + j];
         T t = below > above ? below : above;
         t = t > 0 ? t : 0;
-        s += t * t;
-    }
-    return s;
-}
-
-/* Squared distance from point x to the box (lo[m], hi[m]). */
-static inline T FN(point_box2)(const T *box, const T *x, size_t m)
-{
-    T s = 0;
-    for (size_t j = 0; j < m; j++) {
-        T below = box[j] - x[j], above = x[j] - box[m + j];
-        T t = below > 0 ? below : above > 0 ? above : 0;
-        s += t * t;
-    }
-    return s;
-}
-
-/* Squared distance between two rows of d <= SOA_MAX coordinates, in order
- * (as the by-dimension join kernel sums them). */
-static inline GROVE__ALWAYS_INLINE T FN(dist2_seq)(const T *a, const T *b, size_t d)
-{
-    T s = 0;
-    for (size_t j = 0; j < d; j++) {
-        T t = a[j] - b[j];
         s += t * t;
     }
     return s;
@@ -81,5 +60,5 @@ static inline GROVE__ALWAYS_INLINE T FN(dist2_lanes)(const T *a, const T *b, siz
  * SOA_MAX it may stop early with any value > bound. */
 static inline GROVE__ALWAYS_INLINE T FN(dist2_join)(const T *a, const T *b, size_t d, T bound)
 {
-    return d <= GROVE__JOIN_SOA_MAX ? FN(dist2_seq)(a, b, d) : FN(dist2_lanes)(a, b, d, bound);
+    return d <= GROVE__JOIN_SOA_MAX ? FN(dist2)(a, b, d) : FN(dist2_lanes)(a, b, d, bound);
 }

@@ -43,7 +43,7 @@ static grove_status FN(gather_keys)(const grove_index *D, const T *qbox, double 
         }
         for (uint32_t p = nd->begin; p < nd->end; p++) {
             keys[c] = (uint64_t)rows[p] << 32 | p;
-            c += (double)FN(point_box2)(qbox, kx + (size_t)p * ks, m) <= prune2;
+            c += (double)FN(box_dist2)(qbox, kx + (size_t)p * ks, m) <= prune2;
         }
     }
     *count = c;
@@ -101,7 +101,7 @@ static inline GROVE__ALWAYS_INLINE void FN(chunk_d2)(const grove_index *D, const
     size_t len = count - c0 < JOIN_CHUNK ? count - c0 : JOIN_CHUNK, m = D->dims;
     for (size_t c = 0; c < len; c++) {
         size_t p = (uint32_t)w->keys[c0 + c];
-        acc[c] = (double)FN(dist2_seq)(qk, kx + p * m, m) > prune2 ? (T)INFINITY
+        acc[c] = (double)FN(dist2)(qk, kx + p * m, m) > prune2 ? (T)INFINITY
                                                                    : FN(dist2_lanes)(q, x + p * d, d, eps2);
     }
 }

@@ -24,8 +24,8 @@ static size_t FN(knn_query)(const grove_index *D, const grove_index *Q, const T 
             const grove__node *nd = &D->node[cur];
             if (nd->right) {
                 uint32_t l = cur + 1, r = nd->right;
-                T dl = FN(point_box2)(box + (size_t)l * 2 * m, qk, m);
-                T dr = FN(point_box2)(box + (size_t)r * 2 * m, qk, m);
+                T dl = FN(box_dist2)(box + (size_t)l * 2 * m, qk, m);
+                T dr = FN(box_dist2)(box + (size_t)r * 2 * m, qk, m);
                 int left_first = dl <= dr;
                 stack_node[top] = left_first ? r : l;
                 stack_lb[top++] = left_first ? dr : dl;
@@ -37,7 +37,7 @@ static size_t FN(knn_query)(const grove_index *D, const grove_index *Q, const T 
                 uint32_t row = D->rows[p];
                 if (row == skip) continue;
                 /* Projected keys rule most points out cheaply. */
-                if (D->axes && (double)FN(dist2_seq)(qk, kx + p * m, m) > reach) continue;
+                if (D->axes && (double)FN(dist2)(qk, kx + p * m, m) > reach) continue;
                 T d2 = FN(dist2_join)(q, x + p * d, d, found == k ? hd[0] : (T)INFINITY);
                 size_t before = found;
                 T worst = found ? hd[0] : 0;
