@@ -16,7 +16,6 @@
 
 /* Where one query's neighbours go. */
 typedef struct join_sink {
-    size_t row;
     int64_t *idx;
     double *dist;
     int64_t room, count;
@@ -178,11 +177,10 @@ static size_t join_lower_row(const uint32_t *rows, size_t lo, size_t hi, size_t 
     return lo;
 }
 
-
+/* Open query row's CSR slice for appending. */
 static void join_sink_open(const join_pass *pass, uint32_t row, join_sink *s)
 {
     const int64_t *o = pass->offsets + (row - pass->row0);
-    s->row = row;
     s->count = 0;
     s->room = o[1] - o[0];
     s->idx = pass->indices + (o[0] - pass->base);
