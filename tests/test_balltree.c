@@ -316,30 +316,34 @@ TEST(balltree_large_and_wide_cases)
 
 /* Batches above the size where nodes relabel their points, and coordinates
  * whose sort needs the recursion on runs: a dense cluster (distinct values
- * sharing their top key bits) beside far outliers, with ties. */
+ * sharing their top key bits) beside far outliers, with ties. In d = 3 the
+ * ranks pack into 64 bits (the packed builder); in d = 5 they do not (the
+ * presorted builder, which relabels). */
 TEST(balltree_relabelled_batches_and_clustered_keys)
 {
     grove_rng rng;
     grove_rng_seed(&rng, 9);
-    size_t n = quick() ? 9000 : 40000, d = 3;
-    double *x = malloc(n * d * sizeof *x), *xf = malloc(n * d * sizeof *xf);
-    int64_t *ids = malloc(n * sizeof *ids);
-    for (size_t i = 0; i < n * d; i++) {
-        double u = grove_rng_uniform(&rng), w = (double)(int)(u * 1048576);
-        bool far = u < 0.02, tie = u < 0.1;
-        x[i] = far ? (u < 0.01 ? -1e30 : 1e30) : tie ? 0.5 : 1 + w * 0x1p-40;
-        xf[i] = far ? x[i] : tie ? 0.5 : 1 + (double)((int)w % 2048) * 0x1p-23;
+    size_t n = quick() ? 9000 : 40000;
+    for (size_t d = 3; d <= 5; d += 2) {
+        double *x = malloc(n * d * sizeof *x), *xf = malloc(n * d * sizeof *xf);
+        int64_t *ids = malloc(n * sizeof *ids);
+        for (size_t i = 0; i < n * d; i++) {
+            double u = grove_rng_uniform(&rng), w = (double)(int)(u * 1048576);
+            bool far = u < 0.02, tie = u < 0.1;
+            x[i] = far ? (u < 0.01 ? -1e30 : 1e30) : tie ? 0.5 : 1 + w * 0x1p-40;
+            xf[i] = far ? x[i] : tie ? 0.5 : 1 + (double)((int)w % 2048) * 0x1p-23;
+        }
+        round_to_float(xf, n * d);
+        for (size_t i = 0; i < n; i++) ids[i] = i % 7 == 3 ? 1 : 0; /* one big batch, one of n/7 */
+        CHECK(agrees(x, n, d, NULL, GROVE_BALLTREE_FULL, false, 0, 1));
+        CHECK(agrees(xf, n, d, NULL, GROVE_BALLTREE_FULL, true, 1, 2));
+        CHECK(agrees(x, n, d, ids, GROVE_BALLTREE_FULL, false, 0, 2));
+        CHECK(agrees(xf, n, d, ids, 3, true, 0, 1));
+        CHECK(agrees(x, n, d, NULL, 20, false, 2, 2));
+        free(ids);
+        free(xf);
+        free(x);
     }
-    round_to_float(xf, n * d);
-    for (size_t i = 0; i < n; i++) ids[i] = i % 7 == 3 ? 1 : 0; /* one big batch, one of n/7 */
-    CHECK(agrees(x, n, d, NULL, GROVE_BALLTREE_FULL, false, 0, 1));
-    CHECK(agrees(xf, n, d, NULL, GROVE_BALLTREE_FULL, true, 1, 2));
-    CHECK(agrees(x, n, d, ids, GROVE_BALLTREE_FULL, false, 0, 2));
-    CHECK(agrees(xf, n, d, ids, 3, true, 0, 1));
-    CHECK(agrees(x, n, d, NULL, 20, false, 2, 2));
-    free(ids);
-    free(xf);
-    free(x);
 }
 
 /* Batch ids of unequal batch sizes in shuffled order; `spread` scales the

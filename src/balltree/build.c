@@ -7,6 +7,15 @@
 
 /* Nodes of at most BT_SMALL points are finished from their coordinates. */
 #define BT_SMALL 4
+/* The packed builder (build_packed.h) takes batches of at most
+ * BP_MAX_COUNT points, where it measured faster than the presorted one:
+ * beyond, its lookups by rank miss the cache (the presorted builder
+ * relabels for locality). It finishes nodes of at most BP_SMALL points
+ * from their records. */
+#define BP_MAX_COUNT 65536
+#define BP_SMALL 4
+/* ... and partitions lists shorter than BP_VECTOR_MIN without vectors. */
+#define BP_VECTOR_MIN 16
 /* The first node of at most BT_LOCAL points on every path relabels its
  * points (see build_tree.h). */
 #define BT_LOCAL 4096
@@ -20,6 +29,10 @@
 #define BT_DIGIT 11
 #define BT_SORT_SLACK 8
 #define BT_SORT_SMALL 16
+
+/* Stable two-way partition of packed records (build_packed.h). */
+typedef void bp_partition_fn(const uint64_t *restrict src, uint64_t *restrict dst, size_t k, size_t h, int shift,
+                             uint64_t mask, uint64_t pivot);
 
 typedef struct bt_ctx {
     size_t n, d;       /* points, dimensions */
@@ -36,6 +49,11 @@ typedef struct bt_ctx {
     size_t max_count;  /* points of the largest batch */
     int64_t *indices;  /* outputs */
     uint8_t *mask;
+    int bits;          /* packed builder (build_packed.h): bits per rank, 0 = not used */
+    uint64_t *rec[2];  /*   ping-pong record lists: list j of buffer b at rec[b] + j * n */
+    double *val;       /*   d x n: each dimension's coordinates in sorted order */
+    uint32_t *perm;    /*   d x n: each dimension's rank -> batch-local id */
+    bp_partition_fn *partition_fn;
     bool partition;    /* partition mode (no padding) */
     bool spawn;        /* running in a team: create tasks */
 } bt_ctx;
@@ -173,6 +191,8 @@ static void bt_lsd(uint64_t **a, uint64_t **b, size_t g, int bits)
 /* How many points ahead random reads are prefetched. */
 #define BT_AHEAD 16
 
+#include "build_packed.h"
+
 #define BT_T float
 #define BT_K uint32_t
 #define BT_(name) name##_f32
@@ -217,6 +237,17 @@ static void build_batch(const bt_ctx *c, const bt_batch *b, const bt_input *in)
     bool f32 = !in->rotated && in->points.dtype == GROVE_FLOAT32;
     size_t elem = f32 ? sizeof(float) : sizeof(double);
     const size_t *rows = in->rotated || !c->order ? NULL : c->order + start;
+    bt_view ids = {c->base + (rows ? 0 : start * c->stride), c->stride, rows, NULL, NULL};
+    if (c->bits) {
+        bp_tree t = {c, b, {c->rec[0] + start, c->rec[1] + start}, c->val + start, c->perm + start,
+                     ((uint64_t)1 << c->bits) - 1, c->partition_fn};
+        if (f32) presort_f32(&ids, &t);
+        else presort_f64(&ids, &t);
+        /* t lives on this stack frame: wait for every task that uses it. */
+#pragma omp taskgroup
+        bp_node(&t, 0, 0, m, 0, b->slot);
+        return;
+    }
     bt_tree t = {c, b,
                  {c->base + (rows ? 0 : start * c->stride), c->stride, rows, NULL, c->flag[0] + start},
                  {(const char *)c->x + start * c->d * elem, c->d * elem, NULL, c->id + start, c->flag[1] + start},
@@ -280,30 +311,60 @@ static bt_batch *plan_batches(const grove__bt_groups *g, int levels)
     return out;
 }
 
-/* Working memory, in bytes: 8 n lists (two buffers of `lists` labels per
- * point), n flags, 16 max_count sort entries per thread; when a batch has
- * more than BT_LOCAL points (relabelling), n d elem local coordinates, 8 n
- * for the two label maps and n more flags; with a rotation 8 n d more. */
-static grove_status alloc_work(bt_ctx *c, bt_input *in, size_t elem, int threads)
+/* Working memory of the packed builder, in bytes: 16 n lists records (two
+ * buffers), 12 n d for the sorted coordinates and ranks, 16 max_count sort
+ * entries per thread. */
+static bool alloc_packed(bt_ctx *c, size_t sort)
+{
+    size_t lists, dims;
+    if (!grove__mul_size(c->n, c->lists, &lists) || !grove__mul_size(lists, 2 * sizeof(uint64_t), &lists) ||
+        !grove__mul_size(c->n, c->d, &dims))
+        return false;
+    c->rec[0] = grove__malloc(lists, "balltree records");
+    c->val = c->rec[0] ? grove__malloc(dims * sizeof(double), "balltree sorted coordinates") : NULL;
+    c->perm = c->val ? grove__malloc(dims * sizeof(uint32_t), "balltree ranks") : NULL;
+    c->scratch = c->perm ? grove__malloc(sort, "balltree sort scratch") : NULL;
+    c->rec[1] = c->rec[0] ? c->rec[0] + c->lists * c->n : NULL;
+    c->partition_fn = bp_partition_pick();
+    return true;
+}
+
+/* Working memory of the presorted builder, in bytes: 8 n lists (two
+ * buffers of `lists` labels per point), n flags, 16 max_count sort entries
+ * per thread; when a batch has more than BT_LOCAL points (relabelling), n
+ * d elem local coordinates, 8 n for the two label maps and n more flags. */
+static bool alloc_presorted(bt_ctx *c, size_t elem, size_t sort)
 {
     bool local = c->max_count > BT_LOCAL;
-    size_t coords, lists, sort, rotated = 0;
-    if (!grove__mul_size(c->n, c->d, &coords) || (in->rotation && !grove__mul_size(coords, sizeof(double), &rotated)) ||
-        !grove__mul_size(coords, local ? elem : 0, &coords) || !grove__mul_size(c->n, c->lists, &lists) ||
-        !grove__mul_size(lists, 2 * sizeof(uint32_t), &lists) ||
-        !grove__mul_size(c->max_count, 2 * (size_t)threads, &sort) || !grove__mul_size(sort, sizeof(uint64_t), &sort))
-        return grove__fail(GROVE_TOO_LARGE, "balltree: working memory for %zu x %zu points is too large", c->n, c->d);
+    size_t coords, lists;
+    if (!grove__mul_size(c->n, c->d, &coords) || !grove__mul_size(coords, local ? elem : 0, &coords) ||
+        !grove__mul_size(c->n, c->lists, &lists) || !grove__mul_size(lists, 2 * sizeof(uint32_t), &lists))
+        return false;
     c->x = grove__malloc(coords, "balltree local coordinates");
     uint32_t *l = c->x ? grove__malloc(lists, "balltree lists") : NULL;
     c->id = l ? grove__malloc(local ? 2 * sizeof(uint32_t) * c->n : 0, "balltree labels") : NULL;
     c->flag[0] = c->id ? grove__malloc((local ? 2 : 1) * c->n, "balltree flags") : NULL;
     c->scratch = c->flag[0] ? grove__malloc(sort, "balltree sort scratch") : NULL;
-    in->rotated = c->scratch && rotated ? grove__malloc(rotated, "balltree rotated coordinates") : NULL;
     c->list[0] = l;
+    c->list[1] = l ? l + c->lists * c->n : NULL;
+    c->map = c->id ? c->id + (local ? c->n : 0) : NULL;
+    c->flag[1] = c->flag[0] ? c->flag[0] + (local ? c->n : 0) : NULL;
+    return true;
+}
+
+/* Working memory for the builder the batches allow (c->bits), plus 8 n d
+ * bytes for the rotated coordinates with a rotation. */
+static grove_status alloc_work(bt_ctx *c, bt_input *in, size_t elem, int threads)
+{
+    size_t sort, rotated = 0;
+    bool sized = grove__mul_size(c->max_count, 2 * (size_t)threads, &sort) &&
+                 grove__mul_size(sort, sizeof(uint64_t), &sort) &&
+                 (!in->rotation || (grove__mul_size(c->n, c->d, &rotated) &&
+                                    grove__mul_size(rotated, sizeof(double), &rotated)));
+    if (!sized || !(c->bits ? alloc_packed(c, sort) : alloc_presorted(c, elem, sort)))
+        return grove__fail(GROVE_TOO_LARGE, "balltree: working memory for %zu x %zu points is too large", c->n, c->d);
+    in->rotated = c->scratch && rotated ? grove__malloc(rotated, "balltree rotated coordinates") : NULL;
     if (!c->scratch || (rotated && !in->rotated)) return GROVE_OUT_OF_MEMORY;
-    c->list[1] = l + c->lists * c->n;
-    c->map = c->id + (local ? c->n : 0);
-    c->flag[1] = c->flag[0] + (local ? c->n : 0);
     if (in->rotated) {
         c->base = (const char *)in->rotated;
         c->stride = c->d * sizeof(double);
@@ -318,6 +379,9 @@ static void free_work(bt_ctx *c, bt_input *in)
     grove__free(c->id);
     grove__free(c->flag[0]);
     grove__free(c->scratch);
+    grove__free(c->rec[0]);
+    grove__free(c->val);
+    grove__free(c->perm);
     grove__free(in->rotated);
 }
 
@@ -345,11 +409,13 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     grove_options o = grove__options(options);
     bt_input in = {points, grove__points_stride(points), p.rotation, NULL};
     bool partition = p.levels != GROVE_BALLTREE_FULL;
-    bt_ctx c = {points.n, points.d, points.d + partition, points.data, in.stride, g.order, NULL, NULL, NULL,
-                {NULL, NULL}, {NULL, NULL}, NULL, 0, indices, mask, partition, o.threads > 1};
+    bt_ctx c = {.n = points.n, .d = points.d, .lists = points.d + partition, .base = points.data,
+                .stride = in.stride, .order = g.order, .indices = indices, .mask = mask, .partition = partition,
+                .spawn = o.threads > 1};
     bt_batch *batches = plan_batches(&g, p.levels);
     for (size_t b = 0; batches && b < g.count; b++)
         c.max_count = batches[b].count > c.max_count ? batches[b].count : c.max_count;
+    c.bits = bt_packed_bits(c.max_count, c.d, c.lists);
     bool f32 = !p.rotation && points.dtype == GROVE_FLOAT32;
     s = batches ? alloc_work(&c, &in, f32 ? sizeof(float) : sizeof(double), o.threads) : GROVE_OUT_OF_MEMORY;
     if (s == GROVE_OK && !build_all(&c, batches, g.count, &in, options, o.threads))

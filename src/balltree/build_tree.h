@@ -282,3 +282,49 @@ static void BT_(tree)(const bt_tree *t)
 #pragma omp taskgroup
     BT_(node)(t, &t->ids, 0, 0, m, 0, t->b->slot);
 }
+
+/* The packed builder's presort (build_packed.h) of dimension j: its
+ * batch-local ids by (coordinate, id) into perm, their coordinates into
+ * val. */
+static void BT_(presort_dim)(const bt_view *v, const bp_tree *t, size_t j)
+{
+    size_t m = t->b->count, at = j * t->c->n;
+    uint32_t *perm = t->perm + at;
+    double *val = t->val + at;
+    for (size_t i = 0; i < m; i++) perm[i] = (uint32_t)i;
+    uint64_t *a = bt_scratch(t->c);
+    BT_(sort_ids)(v, j, perm, m, a, a + m);
+    for (size_t r = 0; r < m; r++) val[r] = (double)BT_(at)(v, perm[r], j);
+}
+
+/* Sort every dimension, pack each point's ranks into its record, and fill
+ * buffer 0's lists: list j the records in dimension j's order, and in
+ * partition mode list d the records in id order. The records are built
+ * in buffer 1, unused until the first split. */
+static void BT_(presort)(const bt_view *v, const bp_tree *t)
+{
+    const bt_ctx *c = t->c;
+    size_t m = t->b->count, n = c->n, d = c->d;
+    bool tasks = c->spawn && m >= BT_TASK_MIN;
+    for (size_t j = 0; j < d; j++) {
+#pragma omp task default(shared) firstprivate(j) if (tasks)
+        BT_(presort_dim)(v, t, j);
+    }
+#pragma omp taskwait
+    uint64_t *rec = t->rec[1];
+    for (size_t j = 0; j < d; j++) {
+        const uint32_t *perm = t->perm + j * n;
+        int shift = (int)j * c->bits;
+        for (size_t r = 0; r < m; r++) rec[perm[r]] = (j ? rec[perm[r]] : 0) | (uint64_t)r << shift;
+    }
+    for (size_t j = 0; j < d; j++) {
+#pragma omp task default(shared) firstprivate(j) if (tasks)
+        {
+            const uint32_t *perm = t->perm + j * n;
+            uint64_t *list = t->rec[0] + j * n;
+            for (size_t r = 0; r < m; r++) list[r] = rec[perm[r]];
+        }
+    }
+#pragma omp taskwait
+    if (c->partition) memcpy(t->rec[0] + d * n, rec, m * sizeof *rec);
+}

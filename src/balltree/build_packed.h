@@ -1,0 +1,226 @@
+/* The packed-rank builder, used when a batch's ranks pack into one 64-bit
+ * word: d * ceil(log2 m) <= 64 (bt_packed_bits). build.c includes this
+ * file once; the type-generic presort is BT_(presort) in build_tree.h.
+ *
+ * Every dimension is sorted once by (coordinate, id), which gives each
+ * point its rank in every dimension; a point's record holds all d ranks,
+ * `bits` bits each. As in the presorted design (build_tree.h), a node is
+ * the same segment of d lists, list j sorted along dimension j, but the
+ * lists hold records instead of ids. So
+ *
+ * - the extent of a node in dimension j is val_j[rank of the first record]
+ *   to val_j[rank of the last] (val_j: the coordinates in sorted order);
+ * - the (coordinate, id) order in the split dimension s is the order of
+ *   the rank in s, so the right child is every record whose rank in s is at
+ *   least the rank of the median record; each other list is partitioned
+ *   stably by that comparison, reading nothing but the list itself.
+ *
+ * No flags, no lookups by id: each level streams the lists once, and the
+ * partition vectorises (an AVX-512 version is picked at run time). The
+ * split list itself is not copied: a bit per list says which buffer holds
+ * it. Leaves map the rank in dimension 0 back to the id. */
+
+/* A record's rank in the dimension whose bits start at `shift`. */
+static inline uint64_t bp_rank(uint64_t e, int shift, uint64_t mask) { return e >> shift & mask; }
+
+/* Stable partition of src[0..k) into dst: records whose rank at `shift` is
+ * below `pivot` to dst[0..h), the others (exactly k - h of them) to
+ * dst[h..k). Branch-free: the outcome is a coin flip. */
+static void bp_partition_portable(const uint64_t *restrict src, uint64_t *restrict dst, size_t k, size_t h,
+                                  int shift, uint64_t mask, uint64_t pivot)
+{
+    size_t l = 0, r = h;
+    for (size_t i = 0; i < k; i++) {
+        uint64_t e = src[i];
+        size_t right = bp_rank(e, shift, mask) >= pivot;
+        dst[right ? r : l] = e;
+        l += 1 - right;
+        r += right;
+    }
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define BP_AVX512 1
+/* The same, eight records at a time: compare, compress each side into a
+ * register and store just its valid lanes (masked stores, so nothing is
+ * written past a side's end and the two sides never overlap). */
+__attribute__((target("avx512f"))) static void bp_partition_avx512(const uint64_t *restrict src,
+                                                                   uint64_t *restrict dst, size_t k, size_t h,
+                                                                   int shift, uint64_t mask, uint64_t pivot)
+{
+    const __m128i count = _mm_cvtsi32_si128(shift);
+    const __m512i vmask = _mm512_set1_epi64((long long)mask), vpivot = _mm512_set1_epi64((long long)pivot);
+    size_t l = 0, r = h;
+    for (size_t i = 0; i < k; i += 8) {
+        __mmask8 live = k - i >= 8 ? 0xff : (__mmask8)((1u << (k - i)) - 1);
+        __m512i v = _mm512_maskz_loadu_epi64(live, src + i);
+        __m512i rank = _mm512_and_si512(_mm512_srl_epi64(v, count), vmask);
+        __mmask8 right = _mm512_mask_cmpge_epu64_mask(live, rank, vpivot), left = live & (__mmask8)~right;
+        int nl = __builtin_popcount(left), nr = __builtin_popcount(right);
+        _mm512_mask_storeu_epi64(dst + l, (__mmask8)((1u << nl) - 1), _mm512_maskz_compress_epi64(left, v));
+        _mm512_mask_storeu_epi64(dst + r, (__mmask8)((1u << nr) - 1), _mm512_maskz_compress_epi64(right, v));
+        l += (size_t)nl;
+        r += (size_t)nr;
+    }
+}
+#endif
+
+/* The partition for this machine (both give the same bytes). */
+static bp_partition_fn *bp_partition_pick(void)
+{
+#ifdef BP_AVX512
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return bp_partition_avx512;
+#endif
+    return bp_partition_portable;
+}
+
+/* Bits per rank for batches of up to m points in d dimensions, or 0 when
+ * the packed builder is not used: d ranks do not fit in a 64-bit record,
+ * there are too many lists for the buffer bits of `where`, or the batch
+ * is larger than BP_MAX_COUNT. */
+static int bt_packed_bits(size_t m, size_t d, size_t lists)
+{
+    int bits = 1;
+    while (((size_t)1 << bits) < m) bits++;
+    return m <= BP_MAX_COUNT && lists < 64 && d * (size_t)bits <= 64 ? bits : 0;
+}
+
+/* One batch's slice of the packed builder's memory. */
+typedef struct bp_tree {
+    const bt_ctx *c;
+    const bt_batch *b;
+    uint64_t *rec[2];     /* c->rec[buf] + start: list j at + j * n */
+    double *val;          /* c->val + start: dimension j's coordinates in its order at + j * n */
+    uint32_t *perm;       /* c->perm + start: dimension j's rank -> batch-local id at + j * n */
+    uint64_t mask;        /* (1 << bits) - 1 */
+    bp_partition_fn *partition;
+} bp_tree;
+
+static inline void bp_emit(const bp_tree *t, size_t slot, uint64_t e, uint8_t real)
+{
+    bt_emit(t->c, slot, bt_row(t->c, t->b, t->perm[e & t->mask]), real);
+}
+
+/* The subtree of a small node (bp_small): its points' coordinates and
+ * records, gathered once, as x[i * d + j] and rec[i]; nodes are index
+ * lists into them. */
+typedef struct bp_local {
+    const bp_tree *t;
+    const double *x;
+    const uint64_t *rec;
+} bp_local;
+
+static void bp_small_node(const bp_local *p, const uint8_t *idx, size_t k, int level, size_t out)
+{
+    const bp_tree *t = p->t;
+    const bt_ctx *c = t->c;
+    size_t d = c->d;
+    if (c->partition && (level == t->b->levels || k <= 1)) {
+        for (size_t i = 0; i < k; i++) bp_emit(t, out + i, p->rec[idx[i]], 1);
+        return;
+    }
+    size_t s = 0;
+    double best_spread = -1.0;
+    for (size_t j = 0; j < d; j++) {
+        double lo = p->x[idx[0] * d + j], hi = lo;
+        for (size_t i = 1; i < k; i++) {
+            double v = p->x[idx[i] * d + j];
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        double spread = hi - lo;
+        s = spread > best_spread ? j : s;
+        best_spread = spread > best_spread ? spread : best_spread;
+    }
+    int shift = (int)s * c->bits;
+    uint64_t r[BP_SMALL];
+    for (size_t i = 0; i < k; i++) r[i] = bp_rank(p->rec[idx[i]], shift, t->mask);
+    if (!c->partition && level == t->b->levels) { /* a leaf of one or two points, in split order */
+        size_t first = k == 2 && r[1] < r[0];
+        bp_emit(t, out, p->rec[idx[first]], 1);
+        bp_emit(t, out + 1, p->rec[idx[k - 1 - first]], k == 2);
+        return;
+    }
+    size_t h = k / 2, nl = 0, nr = h;
+    uint8_t split[BP_SMALL];
+    for (size_t i = 0; i < k; i++) { /* the h lowest ranks go left, stably */
+        size_t below = 0;
+        for (size_t j = 0; j < k; j++) below += r[j] < r[i];
+        size_t left = below < h;
+        split[left ? nl : nr] = idx[i];
+        nl += left;
+        nr += !left;
+    }
+    size_t right_out = out + (c->partition ? h : (size_t)1 << (t->b->levels - level));
+    bp_small_node(p, split, h, level + 1, out);
+    bp_small_node(p, split + h, k - h, level + 1, right_out);
+}
+
+/* A node of k <= BP_SMALL points and its subtree, from its records (in id
+ * order in partition mode, any order otherwise). The coordinates come
+ * from the sorted arrays by rank, once per point; the splits rank the
+ * records against each other. Cheaper than lists and partitions at this
+ * size. */
+static void bp_small(const bp_tree *t, const uint64_t *rec, size_t k, int level, size_t out)
+{
+    size_t n = t->c->n, d = t->c->d;
+    double x[BP_SMALL * 64];
+    uint8_t idx[BP_SMALL];
+    for (size_t i = 0; i < k; i++) {
+        idx[i] = (uint8_t)i;
+        for (size_t j = 0; j < d; j++) x[i * d + j] = t->val[j * n + bp_rank(rec[i], (int)j * t->c->bits, t->mask)];
+    }
+    bp_local p = {t, x, rec};
+    bp_small_node(&p, idx, k, level, out);
+}
+
+/* The node holding segment [off, off + k) of every list, list j in buffer
+ * (where >> j) & 1, at `level`, its slots starting at `out`. */
+static void bp_node(const bp_tree *t, uint64_t where, size_t off, size_t k, int level, size_t out)
+{
+    const bt_ctx *c = t->c;
+    size_t n = c->n, d = c->d, h = k / 2;
+    int bits = c->bits;
+#define BP_LIST(j, buf) (t->rec[buf] + (j) * n + off)
+    const uint64_t *last = BP_LIST(c->lists - 1, where >> (c->lists - 1) & 1); /* in id order in partition mode */
+    if (c->partition && level == t->b->levels) { /* a leaf: rows ascending */
+        for (size_t i = 0; i < k; i++) bp_emit(t, out + i, last[i], 1);
+        return;
+    }
+    if (k <= BP_SMALL) {
+        bp_small(t, last, k, level, out);
+        return;
+    }
+    size_t s = 0;
+    double best_spread = -1.0;
+    for (size_t j = 0; j < d; j++) {
+        const uint64_t *l = BP_LIST(j, where >> j & 1);
+        const double *v = t->val + j * n;
+        int shift = (int)j * bits;
+        double spread = v[bp_rank(l[k - 1], shift, t->mask)] - v[bp_rank(l[0], shift, t->mask)];
+        s = spread > best_spread ? j : s;
+        best_spread = spread > best_spread ? spread : best_spread;
+    }
+    const uint64_t *split = BP_LIST(s, where >> s & 1);
+    int shift = (int)s * bits;
+    uint64_t pivot = bp_rank(split[h], shift, t->mask);
+    /* Short lists go the portable way: cheaper than vector setup, and so
+     * both versions run on every machine that has the vector one. */
+    bp_partition_fn *partition = k >= BP_VECTOR_MIN ? t->partition : bp_partition_portable;
+    for (size_t j = 0; j < c->lists; j++) {
+        unsigned buf = where >> j & 1;
+        if (j != s) partition(BP_LIST(j, buf), BP_LIST(j, !buf), k, h, shift, t->mask, pivot);
+    }
+    where ^= (((uint64_t)1 << c->lists) - 1) & ~((uint64_t)1 << s);
+#undef BP_LIST
+    size_t right_out = out + (c->partition ? h : (size_t)1 << (t->b->levels - level));
+    if (c->spawn && k >= BT_TASK_MIN) {
+#pragma omp task default(shared) firstprivate(t, where, off, h, level, out)
+        bp_node(t, where, off, h, level + 1, out);
+    } else {
+        bp_node(t, where, off, h, level + 1, out);
+    }
+    bp_node(t, where, off + h, k - h, level + 1, right_out);
+}
