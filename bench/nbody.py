@@ -49,7 +49,7 @@ class IcParams(C.Structure):
 
 
 class NbodyParams(C.Structure):
-    _fields_ = [("gravity", GravityParams), ("dt", C.c_double), ("eta", C.c_double)]
+    _fields_ = [("gravity", GravityParams), ("dt", C.c_double), ("eta", C.c_double), ("conserve_momentum", C.c_int)]
 
 
 class Diag(C.Structure):

@@ -12,13 +12,15 @@
 static const char usage[] =
     "usage: grove nbody [--ic plummer|cold|merger --n N --seed S | --input SNAP] [--dt DT] --steps K\n"
     "                   [--theta T] [--softening E] [--eta ETA] [--snapshot-every M] [--report-every R]\n"
-    "                   --out DIR [--tipsy] [--render] [--resume] [--threads N] [--json] [--quiet]\n"
+    "                   [--raw-forces] --out DIR [--tipsy] [--render] [--resume] [--threads N] [--json] [--quiet]\n"
     "Kick-drift-kick leapfrog N-body run on Barnes-Hut tree forces (G = 1, Henon units for the ICs).\n"
     "  --ic KIND         plummer (default), cold (uniform sphere at rest) or merger (two Plummers)\n"
     "  --input SNAP      start from a snapshot: .npy (n, 7) float64 x y z vx vy vz m, or tipsy\n"
     "  --dt DT           time step (default 1/128); --eta ETA > 0: adaptive global step <= DT\n"
     "  --steps K         run until step K (counted from the start, also when resuming)\n"
     "  --theta T         opening angle (default 0.75); --softening E (default 0.01)\n"
+    "  --raw-forces      keep the tree forces' small net force (by default it is removed, so the\n"
+    "                    total momentum is conserved to rounding)\n"
     "  --snapshot-every M  write DIR/snap_STEP.npy (and .tipsy, .png) and a checkpoint every M steps\n"
     "  --render          also write a PNG density projection with every snapshot\n"
     "  --resume          continue from DIR/checkpoint.grove (its parameters win) up to step K\n";
@@ -27,7 +29,7 @@ typedef struct nbody_args {
     const char *ic, *input, *out;
     size_t n, snapshot_every, report_every;
     uint64_t seed, steps;
-    bool have_steps, render, resume, tipsy;
+    bool have_steps, render, resume, tipsy, raw_forces;
     grove_nbody_params params;
 } nbody_args;
 
@@ -242,12 +244,14 @@ int cmd_nbody(int argc, char **argv)
         {"--tipsy", OPT_FLAG, &a.tipsy, NULL},
         {"--render", OPT_FLAG, &a.render, NULL},
         {"--resume", OPT_FLAG, &a.resume, NULL},
+        {"--raw-forces", OPT_FLAG, &a.raw_forces, NULL},
     };
     size_t npositional;
     cli_common common;
     if (!cli_parse("nbody", argc, argv, opts, sizeof opts / sizeof opts[0], NULL, 0, &npositional, &common))
         return CLI_EXIT_USAGE;
     if (!check_args(&a)) return CLI_EXIT_USAGE;
+    a.params.conserve_momentum = !a.raw_forces;
     grove_options options = cli_options(&common);
     int threads = grove_options_threads(&options);
     grove_nbody *sim = NULL;
@@ -287,6 +291,7 @@ int cmd_nbody(int argc, char **argv)
         cli_json_num(&j, "theta", grove_nbody_get_params(sim)->gravity.theta);
         cli_json_num(&j, "softening", grove_nbody_get_params(sim)->gravity.softening);
         cli_json_num(&j, "dt", grove_nbody_get_params(sim)->dt);
+        cli_json_bool(&j, "conserve_momentum", grove_nbody_get_params(sim)->conserve_momentum != 0);
         cli_json_num(&j, "energy_initial", e0);
         cli_json_num(&j, "energy", d.energy);
         cli_json_num(&j, "relative_energy_error", rel);

@@ -624,6 +624,13 @@ typedef struct grove_nbody_params {
     grove_gravity_params gravity;
     double dt;  /* step (or largest step when eta > 0), > 0 (default 1/128) */
     double eta; /* adaptive step accuracy, 0 = fixed step (default 0) */
+    /* Nonzero (default): after every force evaluation subtract the
+     * mass-weighted mean acceleration sum(m a) / sum(m) from every
+     * particle, so the total momentum is conserved to rounding. Tree forces
+     * are not exactly pairwise antisymmetric; their net force is of the
+     * order of the force errors and drifts the momentum. 0: the tree forces
+     * as they are (what grove_gravity returns). */
+    int conserve_momentum;
 } grove_nbody_params;
 
 GROVE_API void grove_nbody_params_init(grove_nbody_params *params);

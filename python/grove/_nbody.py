@@ -139,8 +139,10 @@ class NBody(Handle):
 
     positions, velocities: (n, 3); masses: (n,). dt: step (default 1/128);
     eta > 0: adaptive global step <= dt; theta, softening, G, leaf_size,
-    group_size as in ``grove.gravity``. Omitted parameters take the C
-    defaults. threads: for every step (None or 0 = all cores).
+    group_size as in ``grove.gravity``. conserve_momentum (default True):
+    remove the tree forces' net force after every evaluation, so the total
+    momentum is conserved to rounding; False keeps the raw tree forces.
+    Omitted parameters take the C defaults. threads: for every step (None or 0 = all cores).
 
     One thread at a time per simulation. ``close()`` (or ``with``) frees it.
     """
@@ -150,7 +152,7 @@ class NBody(Handle):
     def __init__(self, positions: Any, velocities: Any, masses: Any, *, dt: float | None = None,
                  eta: float | None = None, theta: float | None = None, softening: float | None = None,
                  G: float | None = None, leaf_size: int | None = None, group_size: int | None = None,
-                 threads: int | None = None):
+                 conserve_momentum: bool | None = None, threads: int | None = None):
         super().__init__()
         pos = fixed(positions, np.float64, (None, 3), "positions")
         n = pos.shape[0]
@@ -163,6 +165,8 @@ class NBody(Handle):
             params.dt = float(dt)
         if eta is not None:
             params.eta = float(eta)
+        if conserve_momentum is not None:
+            params.conserve_momentum = int(bool(conserve_momentum))
         self.threads = threads
         opts = options(threads)
         _clib.check(_clib.lib.grove_nbody_create(n, address(pos), address(vel), address(mass), C.byref(params),
@@ -245,11 +249,12 @@ class NBody(Handle):
 
     @property
     def params(self) -> dict[str, float]:
-        """The simulation's parameters (dt, eta, theta, softening, G,
-        leaf_size, group_size)."""
+        """The simulation's parameters (dt, eta, conserve_momentum, theta,
+        softening, G, leaf_size, group_size)."""
         p = _clib.lib.grove_nbody_get_params(self._h()).contents
         g = p.gravity
-        return {"dt": p.dt, "eta": p.eta, **{f: getattr(g, f) for f, _ in GravityParams._fields_}}
+        return {"dt": p.dt, "eta": p.eta, "conserve_momentum": bool(p.conserve_momentum),
+                **{f: getattr(g, f) for f, _ in GravityParams._fields_}}
 
     def checkpoint(self, path: str | os.PathLike) -> None:
         """Write the whole state atomically (see from_checkpoint)."""

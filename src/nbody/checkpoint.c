@@ -1,6 +1,8 @@
 /* Checkpoints: a 128-byte header (magic, version, byte-order mark, n, step,
  * time, parameters) and the positions, velocities and masses in native
- * doubles, written atomically. The accelerations are not stored: they are a
+ * doubles, written atomically. Version 2 added conserve_momentum after the
+ * version 1 fields; a version 1 header has zeros there, which is what
+ * version 1 runs did (no correction), so both are read. The accelerations are not stored: they are a
  * deterministic function of the positions and are recomputed on reading,
  * which is what makes a resumed run bit-identical to an uninterrupted one. */
 #include "sim_internal.h"
@@ -9,7 +11,7 @@
 
 #include <math.h>
 
-enum { HEAD = 128, VERSION = 1 };
+enum { HEAD = 128, VERSION = 2 };
 static const char MAGIC[8] = {'G', 'R', 'O', 'V', 'E', 'N', 'B', '\0'};
 static const uint32_t BOM = 0x01020304u;
 
@@ -19,6 +21,7 @@ typedef struct ckpt_head {
     uint64_t n, step;
     double time, dt, eta, theta, softening, G;
     uint64_t leaf_size, group_size;
+    uint64_t conserve_momentum; /* 64 bits: no padding bytes in the header */
 } ckpt_head;
 
 _Static_assert(sizeof(ckpt_head) <= HEAD, "checkpoint header must fit 128 bytes");
@@ -30,7 +33,8 @@ grove_status grove_nbody_checkpoint_write(const grove_nbody *sim, const char *pa
     unsigned char head[HEAD] = {0};
     const grove_nbody_params *p = &sim->params;
     ckpt_head h = {{0}, VERSION, BOM, sim->n, sim->step, sim->time, p->dt, p->eta, p->gravity.theta,
-                   p->gravity.softening, p->gravity.G, p->gravity.leaf_size, p->gravity.group_size};
+                   p->gravity.softening, p->gravity.G, p->gravity.leaf_size, p->gravity.group_size,
+                   p->conserve_momentum != 0};
     memcpy(h.magic, MAGIC, sizeof MAGIC);
     memcpy(head, &h, sizeof h);
     grove_status s = grove__file_write_atomic(path, head, HEAD, sim->pos, 7 * sim->n * sizeof(double));
@@ -44,8 +48,8 @@ static grove_status parse(const unsigned char *buf, size_t len, const grove_opti
     ckpt_head h;
     memcpy(&h, buf, sizeof h);
     if (memcmp(h.magic, MAGIC, sizeof MAGIC) != 0) return grove__fail(GROVE_PARSE_ERROR, "not a grove checkpoint");
-    if (h.version != VERSION)
-        return grove__fail(GROVE_UNSUPPORTED, "checkpoint version %u (this build reads %d)", h.version, VERSION);
+    if (h.version < 1 || h.version > VERSION)
+        return grove__fail(GROVE_UNSUPPORTED, "checkpoint version %u (this build reads 1 to %d)", h.version, VERSION);
     if (h.bom != BOM) return grove__fail(GROVE_UNSUPPORTED, "checkpoint written on a machine of the other byte order");
     size_t body;
     if (h.n > GROVE__OCT_MAX_N || !grove__mul_size((size_t)h.n, 7 * sizeof(double), &body) || len - HEAD != body)
@@ -61,6 +65,7 @@ static grove_status parse(const unsigned char *buf, size_t len, const grove_opti
     p.gravity.G = h.G;
     p.gravity.leaf_size = (size_t)h.leaf_size;
     p.gravity.group_size = (size_t)h.group_size;
+    p.conserve_momentum = h.conserve_momentum != 0;
     grove_nbody *sim;
     grove_status s = grove__nbody_params(&p, &p);
     if (s == GROVE_OK) s = grove__nbody_alloc((size_t)h.n, &p, &sim);

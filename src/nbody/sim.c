@@ -14,6 +14,7 @@ void grove_nbody_params_init(grove_nbody_params *p)
     grove_gravity_params_init(&p->gravity);
     p->dt = 1.0 / 128;
     p->eta = 0;
+    p->conserve_momentum = 1;
 }
 
 grove_status grove__nbody_params(const grove_nbody_params *in, grove_nbody_params *out)
@@ -57,11 +58,30 @@ grove_status grove__nbody_alloc(size_t n, const grove_nbody_params *p, grove_nbo
     return GROVE_OK;
 }
 
+/* Subtract the mass-weighted mean acceleration, so that sum(m a) = 0 to
+ * rounding. The sums run in particle order: the same bits for any thread
+ * count. */
+static void remove_net_force(grove_nbody *sim)
+{
+    double f[3] = {0, 0, 0}, mass = 0;
+    for (size_t i = 0; i < sim->n; i++) {
+        double m = sim->mass[i];
+        mass += m;
+        for (int a = 0; a < 3; a++) f[a] += m * sim->acc[3 * i + a];
+    }
+    if (!(mass > 0)) return;
+    for (int a = 0; a < 3; a++) f[a] /= mass;
+    for (size_t i = 0; i < sim->n; i++)
+        for (int a = 0; a < 3; a++) sim->acc[3 * i + a] -= f[a];
+}
+
 grove_status grove__nbody_forces(grove_nbody *sim, int threads)
 {
     if (sim->n == 0) return GROVE_OK;
-    return grove__gravity_eval(&sim->engine, sim->pos, sim->mass, sim->n, &sim->params.gravity, sim->acc, sim->pot,
-                               &sim->stats, threads);
+    grove_status s = grove__gravity_eval(&sim->engine, sim->pos, sim->mass, sim->n, &sim->params.gravity, sim->acc,
+                                         sim->pot, &sim->stats, threads);
+    if (s == GROVE_OK && sim->params.conserve_momentum) remove_net_force(sim);
+    return s;
 }
 
 grove_status grove_nbody_create(size_t n, const double *pos, const double *vel, const double *mass,

@@ -75,6 +75,19 @@ def test_nbody_energy_snapshots_and_checkpoint(tmp_path):
         sim.step()
 
 
+def test_nbody_momentum_default_and_raw_forces():
+    def drift(**kw):
+        with grove.NBody.from_ic("plummer", 800, seed=4, theta=0.75, **kw) as sim:
+            p0 = sim.energies().momentum
+            sim.step(3)
+            scale = (sim.masses * np.linalg.norm(sim.velocities, axis=1)).sum()
+            return np.linalg.norm(np.subtract(sim.energies().momentum, p0)) / scale, sim.params["conserve_momentum"]
+    conserved, flag = drift()
+    raw, raw_flag = drift(conserve_momentum=False)
+    assert flag is True and raw_flag is False
+    assert conserved < 1e-14 < 1e-10 < raw
+
+
 def test_tipsy_round_trip(tmp_path):
     with grove.NBody.from_ic("merger", 200, seed=5) as sim:
         snap = sim.snapshot()
