@@ -70,13 +70,11 @@ static void BT_(sort_small)(const bt_view *v, size_t j, uint32_t *ids, size_t g)
     }
 }
 
-/* a[i] = (key - lo) >> shift in the high half, id in the low half. */
-static void BT_(pack)(const bt_view *v, size_t j, const uint32_t *ids, size_t g, BT_K lo, int shift, uint64_t *a)
+/* a[i] = key a[i]: (key - lo) >> shift in the high half, ids[i] in the low
+ * half. */
+static void BT_(pack)(const uint32_t *ids, size_t g, BT_K lo, int shift, uint64_t *a)
 {
-    for (size_t i = 0; i < g; i++) {
-        uint32_t id = ids[i];
-        a[i] = (uint64_t)(uint32_t)((BT_(key)(BT_(at)(v, id, j)) - lo) >> shift) << 32 | id;
-    }
+    for (size_t i = 0; i < g; i++) a[i] = (uint64_t)(uint32_t)(((BT_K)a[i] - lo) >> shift) << 32 | ids[i];
 }
 
 /* Sort ids[0..g), ascending on entry, by (key of coordinate j, id); a and b
@@ -92,8 +90,9 @@ static void BT_(sort_ids)(const bt_view *v, size_t j, uint32_t *ids, size_t g, u
         return;
     }
     BT_K lo = BT_(key)(BT_(at)(v, ids[0], j)), hi = lo;
-    for (size_t i = 1; i < g; i++) {
+    for (size_t i = 0; i < g; i++) { /* the keys, read once, into a */
         BT_K k = BT_(key)(BT_(at)(v, ids[i], j));
+        a[i] = k;
         lo = k < lo ? k : lo;
         hi = k > hi ? k : hi;
     }
@@ -103,7 +102,7 @@ static void BT_(sort_ids)(const bt_view *v, size_t j, uint32_t *ids, size_t g, u
     while (bits < 32 && ((size_t)1 << (bits - BT_SORT_SLACK)) < g) bits++;
     bits = bits < width ? bits : width;
     int shift = width - bits;
-    BT_(pack)(v, j, ids, g, lo, shift, a);
+    BT_(pack)(ids, g, lo, shift, a);
     bt_lsd(&a, &b, g, bits);
     if (shift == 0) { /* exact keys: ties are already in id order */
         for (size_t i = 0; i < g; i++) ids[i] = (uint32_t)a[i];
