@@ -102,8 +102,10 @@ static grove_status reserve_cells(grove__gravity *g, size_t cells)
     return g->cap_cells ? GROVE_OK : GROVE_OUT_OF_MEMORY;
 }
 
-/* The parallel group loop; returns false if a thread ran out of memory. */
-static bool walk_groups(grove__gravity *g, double eps2, int threads, double *pp, double *pc)
+/* The parallel group loop; returns false if a thread ran out of memory.
+ * theta = 0 skips the walk (it would open every leaf) for the direct sum
+ * in double. */
+static bool walk_groups(grove__gravity *g, double theta, double eps2, int threads, double *pp, double *pc)
 {
     bool ok = true;
     double npp = 0, npc = 0;
@@ -117,6 +119,11 @@ static bool walk_groups(grove__gravity *g, double eps2, int threads, double *pp,
 #pragma omp for schedule(dynamic, 4)
         for (size_t k = 0; k < g->ngroups; k++) {
             uint32_t b = g->group[k], e = g->group[k + 1];
+            if (theta == 0) {
+                grove__nb_direct(g, b, e, eps2);
+                npp += (double)(e - b) * (double)g->tree.n;
+                continue;
+            }
             if (!ok || !grove__nb_walk(g, b, e, L)) {
                 ok = false;
                 continue;
@@ -152,7 +159,7 @@ grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const dou
     grove__nb_moments(g, p->theta, threads);
     grove__nb_groups(g, p->group_size);
     double eps2 = p->softening * p->softening, npp, npc;
-    if (!walk_groups(g, eps2, threads, &npp, &npc))
+    if (!walk_groups(g, p->theta, eps2, threads, &npp, &npc))
         return grove__fail(GROVE_OUT_OF_MEMORY, "gravity: out of memory for the interaction lists");
     /* The kernel counted each particle's own softened self-potential
      * -m/eps; take it back out (with eps = 0 it was skipped). */

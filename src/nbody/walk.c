@@ -45,13 +45,19 @@ static inline double box_dist2(const double *ctr, const double *half, const doub
     return d2;
 }
 
+/* A leaf's particles go to the list in single precision relative to the
+ * group's centre, like the cells (see kernel.c). */
 static bool add_particles(const grove__gravity *g, const grove__ocell *c, grove__nb_lists *L)
 {
     size_t count = c->end - c->begin;
     if (!grow_columns((void **)&L->p, &L->cap_p, GROVE__NB_PCOLS, sizeof *L->p, L->np, L->np + count + GROVE__NB_PAD))
         return false;
-    for (size_t k = 0; k < GROVE__NB_PCOLS; k++)
-        memcpy(L->p + k * L->cap_p + L->np, g->x + k * g->cap_n + c->begin, count * sizeof(double));
+    for (size_t k = 0; k < GROVE__NB_PCOLS; k++) {
+        const double *src = g->x + k * g->cap_n + c->begin;
+        float *dst = L->p + k * L->cap_p + L->np;
+        double off = k < 3 ? L->ctr[k] : 0;
+        for (size_t i = 0; i < count; i++) dst[i] = (float)(src[i] - off);
+    }
     L->np += count;
     return true;
 }
@@ -79,7 +85,7 @@ static bool add_cell(const grove__gravity *g, size_t k, grove__nb_lists *L)
 static void pad(grove__nb_lists *L, double far)
 {
     for (size_t i = L->np; i % GROVE__NB_PAD; i++)
-        for (size_t k = 0; k < GROVE__NB_PCOLS; k++) L->p[k * L->cap_p + i] = k == 0 ? far : 0;
+        for (size_t k = 0; k < GROVE__NB_PCOLS; k++) L->p[k * L->cap_p + i] = k == 0 ? (float)(far - L->ctr[0]) : 0;
     for (size_t i = L->nc; i % GROVE__NB_PAD; i++)
         for (size_t k = 0; k < GROVE__NB_CCOLS; k++) L->c[k * L->cap_c + i] = k == 0 ? (float)(far - L->ctr[0]) : 0;
 }
