@@ -94,11 +94,13 @@ static grove_status reserve_cells(grove__gravity *g, size_t cells)
     grove__free(g->quad);
     grove__free(g->box);
     grove__free(g->rc2);
+    grove__free(g->fmom);
     g->cm = grove__malloc(4 * want * sizeof(double), "gravity cell moments");
     g->quad = grove__malloc(6 * want * sizeof(double), "gravity cell moments");
     g->box = grove__malloc(6 * want * sizeof(double), "gravity cell boxes");
     g->rc2 = grove__malloc(want * sizeof(double), "gravity cell radii");
-    g->cap_cells = g->cm && g->quad && g->box && g->rc2 ? want : 0;
+    g->fmom = grove__malloc(8 * want * sizeof(float), "gravity cell moments");
+    g->cap_cells = g->cm && g->quad && g->box && g->rc2 && g->fmom ? want : 0;
     return g->cap_cells ? GROVE_OK : GROVE_OUT_OF_MEMORY;
 }
 
@@ -197,6 +199,7 @@ void grove__gravity_free(grove__gravity *g)
     grove__free(g->quad);
     grove__free(g->box);
     grove__free(g->rc2);
+    grove__free(g->fmom);
     for (int k = 0; k < g->nlists; k++) grove__nb_lists_free(&g->lists[k]);
     grove__free(g->lists);
     memset(g, 0, sizeof *g);

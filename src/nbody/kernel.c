@@ -121,31 +121,35 @@ static void p2p(const float *restrict p, size_t cap, size_t n, const float s[3],
  *   phi = -M/r - 3/2 (r.Q.r)/r^5 + 1/2 tr(Q)/r^3
  *   a   = r (-M/r^3 + 3/2 tr(Q)/r^5 - 15/2 (r.Q.r)/r^7) + 3 Q.r / r^5
  * with r^2 softened to r^2 + eps^2 as Bonsai does. Accepted cells are
- * never at r = 0 (the opening criterion keeps them away from the group). */
+ * never at r = 0 (the opening criterion keeps them away from the group).
+ * The list holds P = 3/2 Q and t = 1/2 tr(Q), so that with y = 1/r,
+ * q = P.r and A = (q.r) y^2 - t:
+ *   phi = -y (M + y^2 A)
+ *   a   = -y^3 (M + y^2 (5 A + 2 t)) r + 2 y^5 q
+ * (fewer operations than the formulas above, same terms). */
 static void p2c(const float *restrict c, size_t cap, size_t n, const float s[3], float eps2, double out[4])
 {
     const float *restrict cx = c, *restrict cy = c + cap, *restrict cz = c + 2 * cap, *restrict cmass = c + 3 * cap;
-    const float *restrict q11 = c + 4 * cap, *restrict q22 = c + 5 * cap, *restrict q33 = c + 6 * cap;
-    const float *restrict q12 = c + 7 * cap, *restrict q13 = c + 8 * cap, *restrict q23 = c + 9 * cap;
-    const float *restrict tr = c + 10 * cap;
+    const float *restrict p11 = c + 4 * cap, *restrict p22 = c + 5 * cap, *restrict p33 = c + 6 * cap;
+    const float *restrict p12 = c + 7 * cap, *restrict p13 = c + 8 * cap, *restrict p23 = c + 9 * cap;
+    const float *restrict t = c + 10 * cap;
     float xi = s[0], yi = s[1], zi = s[2];
     float ax = 0, ay = 0, az = 0, ph = 0;
     NB_SIMD_SUM
     for (size_t j = 0; j < n; j++) {
         float dx = xi - cx[j], dy = yi - cy[j], dz = zi - cz[j];
         float r2 = dx * dx + dy * dy + dz * dz + eps2;
-        float rinv = rsqrt_float(r2), rinv2 = rinv * rinv;
-        float rinv3 = rinv * rinv2, rinv5 = rinv3 * rinv2, rinv7 = rinv5 * rinv2;
-        float qx = q11[j] * dx + q12[j] * dy + q13[j] * dz;
-        float qy = q12[j] * dx + q22[j] * dy + q23[j] * dz;
-        float qz = q13[j] * dx + q23[j] * dy + q33[j] * dz;
-        float qrr = qx * dx + qy * dy + qz * dz;
+        float y = rsqrt_float(r2), y2 = y * y, y3 = y * y2;
+        float qx = p11[j] * dx + p12[j] * dy + p13[j] * dz;
+        float qy = p12[j] * dx + p22[j] * dy + p23[j] * dz;
+        float qz = p13[j] * dx + p23[j] * dy + p33[j] * dz;
+        float A = (qx * dx + qy * dy + qz * dz) * y2 - t[j];
         float m = cmass[j];
-        ph -= m * rinv + 1.5f * qrr * rinv5 - 0.5f * tr[j] * rinv3;
-        float C = -m * rinv3 + 1.5f * tr[j] * rinv5 - 7.5f * qrr * rinv7, D = 3.0f * rinv5;
-        ax += C * dx + D * qx;
-        ay += C * dy + D * qy;
-        az += C * dz + D * qz;
+        ph -= y * (m + y2 * A);
+        float C = y3 * (m + y2 * (5.0f * A + 2.0f * t[j])), D = 2.0f * y3 * y2;
+        ax += D * qx - C * dx;
+        ay += D * qy - C * dy;
+        az += D * qz - C * dz;
     }
     out[0] += ax;
     out[1] += ay;

@@ -61,13 +61,11 @@ NB_AVX2 static void p2p(const float *p, size_t cap, size_t n, const float s[3], 
     add_sums(ax, ay, az, ph, out);
 }
 
-/* kernel.c's p2c. */
+/* kernel.c's p2c, in its reduced form. */
 NB_AVX2 static void p2c(const float *c, size_t cap, size_t n, const float s[3], float eps2, double out[4])
 {
     const __m256 xi = _mm256_set1_ps(s[0]), yi = _mm256_set1_ps(s[1]), zi = _mm256_set1_ps(s[2]);
-    const __m256 e2 = _mm256_set1_ps(eps2), zero = _mm256_setzero_ps();
-    const __m256 half = _mm256_set1_ps(0.5f), three = _mm256_set1_ps(3.0f), c15 = _mm256_set1_ps(1.5f);
-    const __m256 c75 = _mm256_set1_ps(7.5f);
+    const __m256 e2 = _mm256_set1_ps(eps2), five = _mm256_set1_ps(5.0f), zero = _mm256_setzero_ps();
     __m256 ax = zero, ay = zero, az = zero, ph = zero;
     for (size_t j = 0; j < n; j += 8) {
         const float *col = c + j;
@@ -75,28 +73,24 @@ NB_AVX2 static void p2c(const float *c, size_t cap, size_t n, const float s[3], 
         __m256 dy = _mm256_sub_ps(yi, _mm256_loadu_ps(col + cap));
         __m256 dz = _mm256_sub_ps(zi, _mm256_loadu_ps(col + 2 * cap));
         __m256 m = _mm256_loadu_ps(col + 3 * cap);
-        __m256 q11 = _mm256_loadu_ps(col + 4 * cap), q22 = _mm256_loadu_ps(col + 5 * cap);
-        __m256 q33 = _mm256_loadu_ps(col + 6 * cap), q12 = _mm256_loadu_ps(col + 7 * cap);
-        __m256 q13 = _mm256_loadu_ps(col + 8 * cap), q23 = _mm256_loadu_ps(col + 9 * cap);
-        __m256 tr = _mm256_loadu_ps(col + 10 * cap);
+        __m256 p11 = _mm256_loadu_ps(col + 4 * cap), p22 = _mm256_loadu_ps(col + 5 * cap);
+        __m256 p33 = _mm256_loadu_ps(col + 6 * cap), p12 = _mm256_loadu_ps(col + 7 * cap);
+        __m256 p13 = _mm256_loadu_ps(col + 8 * cap), p23 = _mm256_loadu_ps(col + 9 * cap);
+        __m256 t = _mm256_loadu_ps(col + 10 * cap);
         __m256 r2 = _mm256_fmadd_ps(dx, dx, _mm256_fmadd_ps(dy, dy, _mm256_fmadd_ps(dz, dz, e2)));
-        __m256 rinv = rsqrt8(r2), rinv2 = _mm256_mul_ps(rinv, rinv);
-        __m256 rinv3 = _mm256_mul_ps(rinv, rinv2), rinv5 = _mm256_mul_ps(rinv3, rinv2);
-        __m256 rinv7 = _mm256_mul_ps(rinv5, rinv2);
-        __m256 qx = _mm256_fmadd_ps(q11, dx, _mm256_fmadd_ps(q12, dy, _mm256_mul_ps(q13, dz)));
-        __m256 qy = _mm256_fmadd_ps(q12, dx, _mm256_fmadd_ps(q22, dy, _mm256_mul_ps(q23, dz)));
-        __m256 qz = _mm256_fmadd_ps(q13, dx, _mm256_fmadd_ps(q23, dy, _mm256_mul_ps(q33, dz)));
+        __m256 y = rsqrt8(r2), y2 = _mm256_mul_ps(y, y), y3 = _mm256_mul_ps(y, y2);
+        __m256 qx = _mm256_fmadd_ps(p11, dx, _mm256_fmadd_ps(p12, dy, _mm256_mul_ps(p13, dz)));
+        __m256 qy = _mm256_fmadd_ps(p12, dx, _mm256_fmadd_ps(p22, dy, _mm256_mul_ps(p23, dz)));
+        __m256 qz = _mm256_fmadd_ps(p13, dx, _mm256_fmadd_ps(p23, dy, _mm256_mul_ps(p33, dz)));
         __m256 qrr = _mm256_fmadd_ps(qx, dx, _mm256_fmadd_ps(qy, dy, _mm256_mul_ps(qz, dz)));
-        /* phi -= m/r + 3/2 qrr/r^5 - 1/2 tr/r^3 */
-        __m256 phi = _mm256_fmadd_ps(m, rinv, _mm256_mul_ps(c15, _mm256_mul_ps(qrr, rinv5)));
-        ph = _mm256_sub_ps(ph, _mm256_fnmadd_ps(_mm256_mul_ps(half, tr), rinv3, phi));
-        /* C = -m/r^3 + 3/2 tr/r^5 - 15/2 qrr/r^7, D = 3/r^5 */
-        __m256 C = _mm256_fmsub_ps(_mm256_mul_ps(c15, tr), rinv5, _mm256_mul_ps(m, rinv3));
-        C = _mm256_fnmadd_ps(_mm256_mul_ps(c75, qrr), rinv7, C);
-        __m256 D = _mm256_mul_ps(three, rinv5);
-        ax = _mm256_fmadd_ps(C, dx, _mm256_fmadd_ps(D, qx, ax));
-        ay = _mm256_fmadd_ps(C, dy, _mm256_fmadd_ps(D, qy, ay));
-        az = _mm256_fmadd_ps(C, dz, _mm256_fmadd_ps(D, qz, az));
+        __m256 A = _mm256_fmsub_ps(qrr, y2, t);
+        ph = _mm256_fnmadd_ps(y, _mm256_fmadd_ps(y2, A, m), ph);
+        __m256 B = _mm256_fmadd_ps(five, A, _mm256_add_ps(t, t));
+        __m256 C = _mm256_mul_ps(y3, _mm256_fmadd_ps(y2, B, m));
+        __m256 D = _mm256_mul_ps(y3, _mm256_add_ps(y2, y2));
+        ax = _mm256_fnmadd_ps(C, dx, _mm256_fmadd_ps(D, qx, ax));
+        ay = _mm256_fnmadd_ps(C, dy, _mm256_fmadd_ps(D, qy, ay));
+        az = _mm256_fnmadd_ps(C, dz, _mm256_fmadd_ps(D, qz, az));
     }
     add_sums(ax, ay, az, ph, out);
 }

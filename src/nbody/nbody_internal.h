@@ -19,8 +19,8 @@ typedef struct grove__nb_lists {
     size_t cap_cur, cap_next;
     float *p;        /* 4 columns x cap_p: x, y, z (relative to ctr), m */
     size_t np, cap_p;
-    float *c;        /* 11 columns x cap_c: x, y, z (relative to ctr), m, q11, q22, q33,
-                        q12, q13, q23, trace; single precision, see kernel.c */
+    float *c;        /* 11 columns x cap_c: x, y, z (relative to ctr), then the cell's
+                        fmom: m, 3/2 (q11, q22, q33, q12, q13, q23), 1/2 tr(Q) */
     size_t nc, cap_c;
     double ctr[3];   /* centre of the group's box */
 } grove__nb_lists;
@@ -40,6 +40,8 @@ typedef struct grove__gravity {
     double *quad;         /* 6 per cell: q11, q22, q33, q12, q13, q23 about cm */
     double *box;          /* 6 per cell: tight box lo[3], hi[3] */
     double *rc2;          /* per cell: (l / theta + s)^2, +inf = always open */
+    float *fmom;          /* 8 per cell: mass, 3/2 (q11, q22, q33, q12, q13, q23),
+                             1/2 tr(Q) in single precision, as p2c takes them */
     grove__nb_lists *lists;
     int nlists;
 } grove__gravity;

@@ -5,6 +5,7 @@
  * columns so the kernels stream them. */
 #include "nbody_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Grow a column block of `cols` columns of `elem`-byte values to hold
@@ -33,14 +34,16 @@ static bool grow_ids(uint32_t **p, size_t *cap, size_t need)
     return true;
 }
 
-/* Squared distance from a point to the box centre +- half. */
+/* Squared distance from a point to the box centre +- half; without
+ * branches (the compiler makes max and fabs), since whether a point is
+ * beside the box along an axis is unpredictable. */
 static inline double box_dist2(const double *ctr, const double *half, const double *p)
 {
     double d2 = 0;
     for (int a = 0; a < 3; a++) {
-        double d = p[a] - ctr[a];
-        d = (d < 0 ? -d : d) - half[a];
-        if (d > 0) d2 += d * d;
+        double d = fabs(p[a] - ctr[a]) - half[a];
+        d = d > 0 ? d : 0;
+        d2 += d * d;
     }
     return d2;
 }
@@ -63,20 +66,17 @@ static bool add_particles(const grove__gravity *g, const grove__ocell *c, grove_
 }
 
 /* Cells go to the list in single precision with positions relative to the
- * group's centre, so the float differences keep their accuracy. */
-static bool add_cell(const grove__gravity *g, size_t k, grove__nb_lists *L)
+ * group's centre, so the float differences keep their accuracy; the list
+ * has room for it (reserved per level in grove__nb_walk). */
+static void add_cell(const grove__gravity *g, size_t k, grove__nb_lists *L)
 {
-    if (!grow_columns((void **)&L->c, &L->cap_c, GROVE__NB_CCOLS, sizeof *L->c, L->nc, L->nc + 1 + GROVE__NB_PAD))
-        return false;
-    const double *cm = g->cm + 4 * k, *q = g->quad + 6 * k;
+    const double *cm = g->cm + 4 * k;
+    const float *f = g->fmom + 8 * k;
     float *col = L->c + L->nc;
     size_t cap = L->cap_c;
     for (int a = 0; a < 3; a++) col[a * cap] = (float)(cm[a] - L->ctr[a]);
-    col[3 * cap] = (float)cm[3];
-    for (int a = 0; a < 6; a++) col[(4 + a) * cap] = (float)q[a];
-    col[10 * cap] = (float)(q[0] + q[1] + q[2]);
+    for (int a = 0; a < 8; a++) col[(3 + a) * cap] = f[a];
     L->nc++;
-    return true;
 }
 
 /* Pad both lists to a multiple of GROVE__NB_PAD with massless entries at
@@ -115,11 +115,13 @@ bool grove__nb_walk(const grove__gravity *g, uint32_t b, uint32_t e, grove__nb_l
     L->cur[0] = 0;
     while (ncur) {
         size_t nnext = 0;
+        if (!grow_columns((void **)&L->c, &L->cap_c, GROVE__NB_CCOLS, sizeof *L->c, L->nc, L->nc + ncur + GROVE__NB_PAD))
+            return false;
         for (size_t i = 0; i < ncur; i++) {
             uint32_t k = L->cur[i];
             const grove__ocell *c = &t->cell[k];
             if (box_dist2(ctr, half, g->cm + 4 * (size_t)k) > g->rc2[k]) {
-                if (!add_cell(g, k, L)) return false;
+                add_cell(g, k, L);
             } else if (c->nchild == 0) {
                 if (!add_particles(g, c, L)) return false;
             } else {
