@@ -163,16 +163,14 @@ grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const dou
     double eps2 = p->softening * p->softening, npp, npc;
     if (!walk_groups(g, p->theta, eps2, threads, &npp, &npc))
         return grove__fail(GROVE_OUT_OF_MEMORY, "gravity: out of memory for the interaction lists");
-    /* The kernel counted each particle's own softened self-potential
-     * -m/eps; take it back out (with eps = 0 it was skipped). */
-    double self = p->softening > 0 ? 1.0 / sqrt(eps2) : 0, G = p->G;
+    double G = p->G;
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; i++) {
         uint32_t r = order[i];
         acc[3 * (size_t)r] = G * g->out[i];
         acc[3 * (size_t)r + 1] = G * g->out[cap + i];
         acc[3 * (size_t)r + 2] = G * g->out[2 * cap + i];
-        if (pot) pot[r] = G * (g->out[3 * cap + i] + g->x[3 * cap + i] * self);
+        if (pot) pot[r] = G * g->out[3 * cap + i];
     }
     if (stats) {
         memset(stats, 0, sizeof *stats);

@@ -26,14 +26,16 @@
 
 #include "nbody_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 /* GCC needs the simd reduction to vectorise without -ffast-math; clang
  * warns when it cannot honour the pragma (at -O1), so it goes without. */
 #if defined(__GNUC__) && !defined(__clang__)
-#define NB_SIMD_SUM _Pragma("omp simd reduction(+ : ax, ay, az, ph)")
+#define NB_PRAGMA(x) _Pragma(#x)
+#define NB_SIMD_SUM(...) NB_PRAGMA(omp simd reduction(+ : __VA_ARGS__))
 #else
-#define NB_SIMD_SUM
+#define NB_SIMD_SUM(...)
 #endif
 
 /* 1 / sqrt(x) for x > 0 from integer and multiply-add operations only:
@@ -53,19 +55,17 @@ static inline double rsqrt(double x)
     return y;
 }
 
-/* rsqrt(x) for x > 0 and 0 for x == 0 (x >= 0). The mask is built with
+/* The bits of v where x > 0, else +0 (x >= 0). The mask is built with
  * integer operations on the bits of x, because GCC turns a compare and
- * select here into a branch, which stops the loop from vectorising;
- * rsqrt(0) itself is finite, so it is safe to compute and discard. */
-static inline double masked_rsqrt(double x)
+ * select here into a branch, which stops the loop from vectorising. */
+static inline double where_positive(double x, double v)
 {
-    uint64_t xb, yb;
-    double y = rsqrt(x);
+    uint64_t xb, vb;
     memcpy(&xb, &x, sizeof xb);
-    memcpy(&yb, &y, sizeof yb);
-    yb &= UINT64_C(0) - ((UINT64_C(0) - xb) >> 63); /* all ones unless x is +0 */
-    memcpy(&y, &yb, sizeof y);
-    return y;
+    memcpy(&vb, &v, sizeof vb);
+    vb &= UINT64_C(0) - ((UINT64_C(0) - xb) >> 63); /* all ones unless x is +0 */
+    memcpy(&v, &vb, sizeof v);
+    return v;
 }
 
 /* The same two in single precision: first guess and three Newton steps
@@ -81,40 +81,45 @@ static inline float rsqrt_float(float x)
     return y;
 }
 
-static inline float masked_rsqrt_float(float x)
+static inline float where_positive_float(float x, float v)
 {
-    uint32_t xb, yb;
-    float y = rsqrt_float(x);
+    uint32_t xb, vb;
     memcpy(&xb, &x, sizeof xb);
-    memcpy(&yb, &y, sizeof yb);
-    yb &= UINT32_C(0) - ((UINT32_C(0) - xb) >> 31);
-    memcpy(&y, &yb, sizeof y);
-    return y;
+    memcpy(&vb, &v, sizeof vb);
+    vb &= UINT32_C(0) - ((UINT32_C(0) - xb) >> 31);
+    memcpy(&v, &vb, sizeof v);
+    return v;
 }
 
 /* Particle-particle: a += m r / (r^2 + eps^2)^(3/2), phi -= m / (r^2 +
- * eps^2)^(1/2), r = source - sink. A pair at r^2 + eps^2 == 0 (a particle
- * and itself, or duplicates, without softening) contributes nothing. */
-static void p2p(const float *restrict p, size_t cap, size_t n, const float s[3], float eps2, double out[4])
+ * eps^2)^(1/2), r = source - sink. Pairs at r == 0 (the sink and itself,
+ * or duplicates) are left out and their mass goes to out[4] instead, so
+ * that the sink's own term never enters the float sums (with a small
+ * softening it would be the largest by far); see grove__nb_evaluate.
+ * rsqrt of 0 (r == 0 without softening) is finite, so it is safe to
+ * compute and discard. */
+static void p2p(const float *restrict p, size_t cap, size_t n, const float s[3], float eps2, double out[5])
 {
     const float *restrict sx = p, *restrict sy = p + cap, *restrict sz = p + 2 * cap, *restrict sm = p + 3 * cap;
     float xi = s[0], yi = s[1], zi = s[2];
-    float ax = 0, ay = 0, az = 0, ph = 0;
-    NB_SIMD_SUM
+    float ax = 0, ay = 0, az = 0, ph = 0, at = 0;
+    NB_SIMD_SUM(ax, ay, az, ph, at)
     for (size_t j = 0; j < n; j++) {
         float dx = sx[j] - xi, dy = sy[j] - yi, dz = sz[j] - zi;
-        float r2 = dx * dx + dy * dy + dz * dz + eps2;
-        float rinv = masked_rsqrt_float(r2);
+        float d2 = dx * dx + dy * dy + dz * dz;
+        float rinv = where_positive_float(d2, rsqrt_float(d2 + eps2));
         float mr = sm[j] * rinv, mr3 = mr * rinv * rinv;
         ax += mr3 * dx;
         ay += mr3 * dy;
         az += mr3 * dz;
         ph -= mr;
+        at += sm[j] - where_positive_float(d2, sm[j]);
     }
     out[0] += ax;
     out[1] += ay;
     out[2] += az;
     out[3] += ph;
+    out[4] += at;
 }
 
 /* Particle-cell with r = sink - centre of mass, Q the second moments:
@@ -127,7 +132,7 @@ static void p2p(const float *restrict p, size_t cap, size_t n, const float s[3],
  *   phi = -y (M + y^2 A)
  *   a   = -y^3 (M + y^2 (5 A + 2 t)) r + 2 y^5 q
  * (fewer operations than the formulas above, same terms). */
-static void p2c(const float *restrict c, size_t cap, size_t n, const float s[3], float eps2, double out[4])
+static void p2c(const float *restrict c, size_t cap, size_t n, const float s[3], float eps2, double out[5])
 {
     const float *restrict cx = c, *restrict cy = c + cap, *restrict cz = c + 2 * cap, *restrict cmass = c + 3 * cap;
     const float *restrict p11 = c + 4 * cap, *restrict p22 = c + 5 * cap, *restrict p33 = c + 6 * cap;
@@ -135,7 +140,7 @@ static void p2c(const float *restrict c, size_t cap, size_t n, const float s[3],
     const float *restrict t = c + 10 * cap;
     float xi = s[0], yi = s[1], zi = s[2];
     float ax = 0, ay = 0, az = 0, ph = 0;
-    NB_SIMD_SUM
+    NB_SIMD_SUM(ax, ay, az, ph)
     for (size_t j = 0; j < n; j++) {
         float dx = xi - cx[j], dy = yi - cy[j], dz = zi - cz[j];
         float r2 = dx * dx + dy * dy + dz * dz + eps2;
@@ -165,6 +170,14 @@ static grove__nb_kernels kernels(void)
     return k;
 }
 
+/* The potential of the sink's coincident partners, left out by p2p: with
+ * mass `at` at the sink's position (itself included, mass m), -(at - m) /
+ * eps with softening, nothing without (a pair at r = 0 exerts nothing). */
+static double coincident_potential(double at, double m, double eps2)
+{
+    return eps2 > 0 ? -(at - m) / sqrt(eps2) : 0;
+}
+
 void grove__nb_evaluate(const grove__gravity *g, uint32_t b, uint32_t e, const grove__nb_lists *L, double eps2)
 {
     grove__nb_kernels k = kernels();
@@ -174,9 +187,11 @@ void grove__nb_evaluate(const grove__gravity *g, uint32_t b, uint32_t e, const g
     for (uint32_t i = b; i < e; i++) {
         float s[3];
         for (int a = 0; a < 3; a++) s[a] = (float)(g->x[a * cap + i] - L->ctr[a]);
-        double out[4] = {0, 0, 0, 0};
+        double out[5] = {0, 0, 0, 0, 0};
         if (np) k.p2p(L->p, L->cap_p, np, s, (float)eps2, out);
         if (nc) k.p2c(L->c, L->cap_c, nc, s, (float)eps2, out);
+        /* The list holds the sink's mass as this float. */
+        out[3] += coincident_potential(out[4], (float)g->x[3 * cap + i], eps2);
         for (int a = 0; a < 4; a++) g->out[a * cap + i] = out[a];
     }
 }
@@ -190,21 +205,22 @@ void grove__nb_direct(const grove__gravity *g, uint32_t b, uint32_t e, double ep
     const double *restrict sm = g->x + 3 * cap;
     for (uint32_t i = b; i < e; i++) {
         double xi = sx[i], yi = sy[i], zi = sz[i];
-        double ax = 0, ay = 0, az = 0, ph = 0;
-        NB_SIMD_SUM
+        double ax = 0, ay = 0, az = 0, ph = 0, at = 0;
+        NB_SIMD_SUM(ax, ay, az, ph, at)
         for (size_t j = 0; j < n; j++) {
             double dx = sx[j] - xi, dy = sy[j] - yi, dz = sz[j] - zi;
-            double r2 = dx * dx + dy * dy + dz * dz + eps2;
-            double rinv = masked_rsqrt(r2);
+            double d2 = dx * dx + dy * dy + dz * dz;
+            double rinv = where_positive(d2, rsqrt(d2 + eps2));
             double mr = sm[j] * rinv, mr3 = mr * rinv * rinv;
             ax += mr3 * dx;
             ay += mr3 * dy;
             az += mr3 * dz;
             ph -= mr;
+            at += sm[j] - where_positive(d2, sm[j]);
         }
         g->out[i] = ax;
         g->out[cap + i] = ay;
         g->out[2 * cap + i] = az;
-        g->out[3 * cap + i] = ph;
+        g->out[3 * cap + i] = ph + coincident_potential(at, sm[i], eps2);
     }
 }

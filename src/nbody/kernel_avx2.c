@@ -31,7 +31,7 @@ NB_AVX2 static inline double sum8(__m256 v)
     return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
 }
 
-NB_AVX2 static void add_sums(__m256 ax, __m256 ay, __m256 az, __m256 ph, double out[4])
+NB_AVX2 static void add_sums(__m256 ax, __m256 ay, __m256 az, __m256 ph, double out[5])
 {
     out[0] += sum8(ax);
     out[1] += sum8(ay);
@@ -39,30 +39,34 @@ NB_AVX2 static void add_sums(__m256 ax, __m256 ay, __m256 az, __m256 ph, double 
     out[3] += sum8(ph);
 }
 
-/* kernel.c's p2p; the mask zeroes pairs at r^2 + eps^2 == 0. */
-NB_AVX2 static void p2p(const float *p, size_t cap, size_t n, const float s[3], float eps2, double out[4])
+/* kernel.c's p2p: pairs at r == 0 are masked out, their mass goes to out[4]. */
+NB_AVX2 static void p2p(const float *p, size_t cap, size_t n, const float s[3], float eps2, double out[5])
 {
     const __m256 xi = _mm256_set1_ps(s[0]), yi = _mm256_set1_ps(s[1]), zi = _mm256_set1_ps(s[2]);
     const __m256 e2 = _mm256_set1_ps(eps2), zero = _mm256_setzero_ps();
-    __m256 ax = zero, ay = zero, az = zero, ph = zero;
+    __m256 ax = zero, ay = zero, az = zero, ph = zero, at = zero;
     for (size_t j = 0; j < n; j += 8) {
         __m256 dx = _mm256_sub_ps(_mm256_loadu_ps(p + j), xi);
         __m256 dy = _mm256_sub_ps(_mm256_loadu_ps(p + cap + j), yi);
         __m256 dz = _mm256_sub_ps(_mm256_loadu_ps(p + 2 * cap + j), zi);
-        __m256 r2 = _mm256_fmadd_ps(dx, dx, _mm256_fmadd_ps(dy, dy, _mm256_fmadd_ps(dz, dz, e2)));
-        __m256 rinv = _mm256_and_ps(rsqrt8(r2), _mm256_cmp_ps(r2, zero, _CMP_GT_OQ));
-        __m256 mr = _mm256_mul_ps(_mm256_loadu_ps(p + 3 * cap + j), rinv);
+        __m256 m = _mm256_loadu_ps(p + 3 * cap + j);
+        __m256 d2 = _mm256_fmadd_ps(dx, dx, _mm256_fmadd_ps(dy, dy, _mm256_mul_ps(dz, dz)));
+        __m256 apart = _mm256_cmp_ps(d2, zero, _CMP_GT_OQ);
+        __m256 rinv = _mm256_and_ps(rsqrt8(_mm256_add_ps(d2, e2)), apart);
+        __m256 mr = _mm256_mul_ps(m, rinv);
         __m256 mr3 = _mm256_mul_ps(mr, _mm256_mul_ps(rinv, rinv));
         ax = _mm256_fmadd_ps(mr3, dx, ax);
         ay = _mm256_fmadd_ps(mr3, dy, ay);
         az = _mm256_fmadd_ps(mr3, dz, az);
         ph = _mm256_sub_ps(ph, mr);
+        at = _mm256_add_ps(at, _mm256_andnot_ps(apart, m));
     }
     add_sums(ax, ay, az, ph, out);
+    out[4] += sum8(at);
 }
 
 /* kernel.c's p2c, in its reduced form. */
-NB_AVX2 static void p2c(const float *c, size_t cap, size_t n, const float s[3], float eps2, double out[4])
+NB_AVX2 static void p2c(const float *c, size_t cap, size_t n, const float s[3], float eps2, double out[5])
 {
     const __m256 xi = _mm256_set1_ps(s[0]), yi = _mm256_set1_ps(s[1]), zi = _mm256_set1_ps(s[2]);
     const __m256 e2 = _mm256_set1_ps(eps2), five = _mm256_set1_ps(5.0f), zero = _mm256_setzero_ps();

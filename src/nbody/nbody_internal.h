@@ -74,9 +74,10 @@ void grove__nb_evaluate(const grove__gravity *g, uint32_t b, uint32_t e, const g
 void grove__nb_direct(const grove__gravity *g, uint32_t b, uint32_t e, double eps2);
 
 /* One sink (position relative to the group centre) against a list padded
- * to GROVE__NB_PAD rows, column k at list + k * cap; adds a, phi to out. */
+ * to GROVE__NB_PAD rows, column k at list + k * cap; adds a and phi to
+ * out[0..3], and p2p the mass at the sink's own position to out[4]. */
 typedef void grove__nb_kernel(const float *list, size_t cap, size_t n, const float sink[3], float eps2,
-                              double out[4]);
+                              double out[5]);
 typedef struct grove__nb_kernels {
     grove__nb_kernel *p2p, *p2c;
 } grove__nb_kernels;
