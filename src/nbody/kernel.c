@@ -162,10 +162,17 @@ static void p2c(const float *restrict c, size_t cap, size_t n, const float s[3],
     out[3] += ph;
 }
 
+void grove__nb_kernels_portable(grove__nb_kernels *k)
+{
+    k->p2p = p2p;
+    k->p2c = p2c;
+}
+
 /* The kernel set for this machine (a cheap test of the CPU's features). */
 static grove__nb_kernels kernels(void)
 {
-    grove__nb_kernels k = {p2p, p2c};
+    grove__nb_kernels k;
+    grove__nb_kernels_portable(&k);
     grove__nb_kernels_avx2(&k);
     return k;
 }

@@ -81,6 +81,8 @@ typedef void grove__nb_kernel(const float *list, size_t cap, size_t n, const flo
 typedef struct grove__nb_kernels {
     grove__nb_kernel *p2p, *p2c;
 } grove__nb_kernels;
+/* The portable kernels (kernel.c), the fallback everywhere. */
+void grove__nb_kernels_portable(grove__nb_kernels *k);
 /* The AVX2 + FMA kernels (kernel_avx2.c) into *k when this build has them
  * and the CPU runs them; false otherwise. */
 bool grove__nb_kernels_avx2(grove__nb_kernels *k);

@@ -103,8 +103,8 @@ bool grove__nb_walk(const grove__gravity *g, uint32_t b, uint32_t e, grove__nb_l
         half[a] = 0.5 * (hi[a] - lo[a]);
     }
     L->np = L->nc = 0;
+    /* (The cell list is grown level by level below.) */
     if (!grow_columns((void **)&L->p, &L->cap_p, GROVE__NB_PCOLS, sizeof *L->p, 0, GROVE__NB_PAD) ||
-        !grow_columns((void **)&L->c, &L->cap_c, GROVE__NB_CCOLS, sizeof *L->c, 0, GROVE__NB_PAD) ||
         !grow_ids(&L->cur, &L->cap_cur, 1))
         return false;
     size_t ncur = 1;
@@ -112,7 +112,8 @@ bool grove__nb_walk(const grove__gravity *g, uint32_t b, uint32_t e, grove__nb_l
     while (ncur) {
         /* Room for the whole level: each cell adds at most one cell or
          * eight children (leaves grow the particle list themselves). */
-        if (!grow_columns((void **)&L->c, &L->cap_c, GROVE__NB_CCOLS, sizeof *L->c, L->nc, L->nc + ncur + GROVE__NB_PAD) ||
+        size_t need = L->nc + ncur + GROVE__NB_PAD;
+        if (!grow_columns((void **)&L->c, &L->cap_c, GROVE__NB_CCOLS, sizeof *L->c, L->nc, need) ||
             !grow_ids(&L->next, &L->cap_next, 8 * ncur))
             return false;
         size_t nnext = 0, nc = L->nc;
