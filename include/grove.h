@@ -571,16 +571,18 @@ GROVE_API grove_status grove_knn(grove_points data, const grove_points *queries,
  * in key order, walk the tree together; a cell with tight box size l and
  * offset s between its box centre and centre of mass is accepted for a group
  * when the distance from the group's box to the centre of mass exceeds
- * l / theta + s; cells of one particle are always opened. theta = 0 opens
- * every cell: plain direct summation.
+ * l / theta + s; cells of one particle are always opened. theta = 0 is
+ * plain direct summation, in double.
  *
  * Units: G is a parameter (default 1). Plummer softening: a pair at distance
  * r interacts as -G m / sqrt(r^2 + eps^2); a particle does not act on
  * itself, and with eps = 0 exactly coincident particles do not act on each
- * other. Tree, moments, particle pairs and all sums are in double; the
- * particle-cell (multipole) terms are evaluated in single precision
- * relative to the group's centre, as in Bonsai, far below the multipole
- * error. Results are bit-identical for any thread count. Accuracy (median
+ * other. Tree and moments are in double; for theta > 0 the particle-particle
+ * and particle-cell terms are evaluated in single precision relative to the
+ * group's centre, as in Bonsai (float rounding is far below the tree's
+ * error), and each particle's sums are added in double. Results are
+ * bit-identical for any thread count (the kernels may round differently
+ * between CPUs: AVX2 or portable code). Accuracy (median
  * relative acceleration error on a Plummer sphere with softening 0.01:
  * 5e-4 at theta 0.75, 1.1e-4 at 0.5; theta 0 equals the direct sum to
  * rounding): see docs/nbody.md.

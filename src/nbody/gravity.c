@@ -94,16 +94,20 @@ static grove_status reserve_cells(grove__gravity *g, size_t cells)
     grove__free(g->quad);
     grove__free(g->box);
     grove__free(g->rc2);
+    grove__free(g->fmom);
     g->cm = grove__malloc(4 * want * sizeof(double), "gravity cell moments");
     g->quad = grove__malloc(6 * want * sizeof(double), "gravity cell moments");
     g->box = grove__malloc(6 * want * sizeof(double), "gravity cell boxes");
     g->rc2 = grove__malloc(want * sizeof(double), "gravity cell radii");
-    g->cap_cells = g->cm && g->quad && g->box && g->rc2 ? want : 0;
+    g->fmom = grove__malloc(8 * want * sizeof(float), "gravity cell moments");
+    g->cap_cells = g->cm && g->quad && g->box && g->rc2 && g->fmom ? want : 0;
     return g->cap_cells ? GROVE_OK : GROVE_OUT_OF_MEMORY;
 }
 
-/* The parallel group loop; returns false if a thread ran out of memory. */
-static bool walk_groups(grove__gravity *g, double eps2, int threads, double *pp, double *pc)
+/* The parallel group loop; returns false if a thread ran out of memory.
+ * theta = 0 skips the walk (it would open every leaf) for the direct sum
+ * in double. */
+static bool walk_groups(grove__gravity *g, double theta, double eps2, int threads, double *pp, double *pc)
 {
     bool ok = true;
     double npp = 0, npc = 0;
@@ -117,6 +121,11 @@ static bool walk_groups(grove__gravity *g, double eps2, int threads, double *pp,
 #pragma omp for schedule(dynamic, 4)
         for (size_t k = 0; k < g->ngroups; k++) {
             uint32_t b = g->group[k], e = g->group[k + 1];
+            if (theta == 0) {
+                grove__nb_direct(g, b, e, eps2);
+                npp += (double)(e - b) * (double)g->tree.n;
+                continue;
+            }
             if (!ok || !grove__nb_walk(g, b, e, L)) {
                 ok = false;
                 continue;
@@ -152,18 +161,16 @@ grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const dou
     grove__nb_moments(g, p->theta, threads);
     grove__nb_groups(g, p->group_size);
     double eps2 = p->softening * p->softening, npp, npc;
-    if (!walk_groups(g, eps2, threads, &npp, &npc))
+    if (!walk_groups(g, p->theta, eps2, threads, &npp, &npc))
         return grove__fail(GROVE_OUT_OF_MEMORY, "gravity: out of memory for the interaction lists");
-    /* The kernel counted each particle's own softened self-potential
-     * -m/eps; take it back out (with eps = 0 it was skipped). */
-    double self = p->softening > 0 ? 1.0 / sqrt(eps2) : 0, G = p->G;
+    double G = p->G;
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; i++) {
         uint32_t r = order[i];
         acc[3 * (size_t)r] = G * g->out[i];
         acc[3 * (size_t)r + 1] = G * g->out[cap + i];
         acc[3 * (size_t)r + 2] = G * g->out[2 * cap + i];
-        if (pot) pot[r] = G * (g->out[3 * cap + i] + g->x[3 * cap + i] * self);
+        if (pot) pot[r] = G * g->out[3 * cap + i];
     }
     if (stats) {
         memset(stats, 0, sizeof *stats);
@@ -190,6 +197,7 @@ void grove__gravity_free(grove__gravity *g)
     grove__free(g->quad);
     grove__free(g->box);
     grove__free(g->rc2);
+    grove__free(g->fmom);
     for (int k = 0; k < g->nlists; k++) grove__nb_lists_free(&g->lists[k]);
     grove__free(g->lists);
     memset(g, 0, sizeof *g);

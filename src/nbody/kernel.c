@@ -1,36 +1,41 @@
 /* The interaction kernels: every sink of a group against the group's
- * particle list (in double) and cell list (monopole + quadrupole, in single
- * precision relative to the group centre, see p2c).
+ * particle list (monopole, Plummer softened) and cell list (monopole +
+ * quadrupole), both in single precision with positions relative to the
+ * group's centre, like Bonsai. A tree force is an approximation good to
+ * ~1e-4 at best, so float rounding (~1e-7 per term; the relative positions
+ * keep the differences accurate) costs no accuracy, and a float vector
+ * holds twice the lanes. Each sink's float sums over a list are added into
+ * double once. theta = 0 is the exception: there the result must be a
+ * direct sum to double rounding, so it has its own double kernel
+ * (grove__nb_direct) and no lists.
  *
- * Loops run over the sources with per-lane accumulators (omp simd
- * reductions), which the compiler turns into packed arithmetic; sources are
- * padded to GROVE__NB_PAD so there is no remainder loop. On x86-64 with GCC
- * the kernels are also compiled for x86-64-v3 (AVX2 + FMA) and picked at
- * load time, since the portable build otherwise stops at SSE2. The choice
- * is per machine, so results stay bit-identical for any thread count. */
+ * Two versions of the list kernels: the portable loops below (per-lane
+ * accumulators through omp simd reductions, which the compiler turns into
+ * packed arithmetic; 1/sqrt from a bit-level guess and Newton steps), and
+ * AVX2 + FMA intrinsics (kernel_avx2.c) that use the hardware reciprocal
+ * square root, which no portable build can reach without -ffast-math.
+ * The AVX2 set is chosen at run time when the CPU has it; the choice is
+ * per machine, so results stay bit-identical for any thread count. */
 #if defined(__GNUC__) && !defined(__clang__)
-/* -std=c11 turns off FMA contraction; the kernels are mostly a*b + c, and
- * the x86-64-v3 clone below has FMA, so allow it here (results stay the
- * same for any thread count; they may differ between machines in the last
- * bits, as they would with any other instruction set choice). */
+/* -std=c11 turns off FMA contraction; the kernels are mostly a*b + c, so
+ * allow it where the target has FMA (results stay the same for any thread
+ * count; they may differ between machines in the last bits, as they would
+ * with any other instruction set choice). */
 #pragma GCC optimize("fp-contract=fast")
 #endif
 
 #include "nbody_internal.h"
 
+#include <math.h>
 #include <string.h>
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define NB_KERNEL __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define NB_KERNEL
-#endif
 /* GCC needs the simd reduction to vectorise without -ffast-math; clang
  * warns when it cannot honour the pragma (at -O1), so it goes without. */
 #if defined(__GNUC__) && !defined(__clang__)
-#define NB_SIMD_SUM _Pragma("omp simd reduction(+ : ax, ay, az, ph)")
+#define NB_PRAGMA(x) _Pragma(#x)
+#define NB_SIMD_SUM(...) NB_PRAGMA(omp simd reduction(+ : __VA_ARGS__))
 #else
-#define NB_SIMD_SUM
+#define NB_SIMD_SUM(...)
 #endif
 
 /* 1 / sqrt(x) for x > 0 from integer and multiply-add operations only:
@@ -39,63 +44,33 @@
  * (about 2 ulp) after four. Unlike sqrt() it has no errno side effect, so
  * the loops below vectorise in a portable -O3 build, and it is cheaper
  * than a packed square root followed by a divide. */
-static inline double rsqrt_steps(double x, int steps)
+static inline double rsqrt(double x)
 {
     uint64_t i;
     memcpy(&i, &x, sizeof i);
     i = UINT64_C(0x5fe6eb50c7b537a9) - (i >> 1);
     double y, h = 0.5 * x;
     memcpy(&y, &i, sizeof y);
-    for (int k = 0; k < steps; k++) y = y * (1.5 - h * y * y);
+    for (int k = 0; k < 4; k++) y = y * (1.5 - h * y * y);
     return y;
 }
 
-/* Full precision, for particle pairs (theta = 0 must be a direct sum). */
-static inline double rsqrt(double x) { return rsqrt_steps(x, 4); }
-
-/* rsqrt(x) for x > 0 and 0 for x == 0 (x >= 0). The mask is built with
+/* The bits of v where x > 0, else +0 (x >= 0). The mask is built with
  * integer operations on the bits of x, because GCC turns a compare and
- * select here into a branch, which stops the loop from vectorising;
- * rsqrt(0) itself is finite, so it is safe to compute and discard. */
-static inline double masked_rsqrt(double x)
+ * select here into a branch, which stops the loop from vectorising. */
+static inline double where_positive(double x, double v)
 {
-    uint64_t xb, yb;
-    double y = rsqrt(x);
+    uint64_t xb, vb;
     memcpy(&xb, &x, sizeof xb);
-    memcpy(&yb, &y, sizeof yb);
-    yb &= UINT64_C(0) - ((UINT64_C(0) - xb) >> 63); /* all ones unless x is +0 */
-    memcpy(&y, &yb, sizeof y);
-    return y;
+    memcpy(&vb, &v, sizeof vb);
+    vb &= UINT64_C(0) - ((UINT64_C(0) - xb) >> 63); /* all ones unless x is +0 */
+    memcpy(&v, &vb, sizeof v);
+    return v;
 }
 
-/* Particle-particle: a += m r / (r^2 + eps^2)^(3/2), phi -= m / (r^2 +
- * eps^2)^(1/2), r = source - sink. A pair at r^2 + eps^2 == 0 (a particle
- * and itself, or duplicates, without softening) contributes nothing. */
-NB_KERNEL static void p2p(const double *restrict sx, const double *restrict sy, const double *restrict sz,
-                          const double *restrict sm, size_t n, double xi, double yi, double zi, double eps2,
-                          double out[4])
-{
-    double ax = 0, ay = 0, az = 0, ph = 0;
-    NB_SIMD_SUM
-    for (size_t j = 0; j < n; j++) {
-        double dx = sx[j] - xi, dy = sy[j] - yi, dz = sz[j] - zi;
-        double r2 = dx * dx + dy * dy + dz * dz + eps2;
-        double rinv = masked_rsqrt(r2);
-        double mr = sm[j] * rinv, mr3 = mr * rinv * rinv;
-        ax += mr3 * dx;
-        ay += mr3 * dy;
-        az += mr3 * dz;
-        ph -= mr;
-    }
-    out[0] += ax;
-    out[1] += ay;
-    out[2] += az;
-    out[3] += ph;
-}
-
-/* 1 / sqrt(x) in single precision: first guess and three Newton steps
+/* The same two in single precision: first guess and three Newton steps
  * (3.5e-2, 1.8e-3, 4.9e-6, then float rounding). */
-static inline float rsqrtf_steps(float x)
+static inline float rsqrt_float(float x)
 {
     uint32_t i;
     memcpy(&i, &x, sizeof i);
@@ -106,41 +81,80 @@ static inline float rsqrtf_steps(float x)
     return y;
 }
 
+static inline float where_positive_float(float x, float v)
+{
+    uint32_t xb, vb;
+    memcpy(&xb, &x, sizeof xb);
+    memcpy(&vb, &v, sizeof vb);
+    vb &= UINT32_C(0) - ((UINT32_C(0) - xb) >> 31);
+    memcpy(&v, &vb, sizeof v);
+    return v;
+}
+
+/* Particle-particle: a += m r / (r^2 + eps^2)^(3/2), phi -= m / (r^2 +
+ * eps^2)^(1/2), r = source - sink. Pairs at r == 0 (the sink and itself,
+ * or duplicates) are left out and their mass goes to out[4] instead, so
+ * that the sink's own term never enters the float sums (with a small
+ * softening it would be the largest by far); see grove__nb_evaluate.
+ * rsqrt of 0 (r == 0 without softening) is finite, so it is safe to
+ * compute and discard. */
+static void p2p(const float *restrict p, size_t cap, size_t n, const float s[3], float eps2, double out[5])
+{
+    const float *restrict sx = p, *restrict sy = p + cap, *restrict sz = p + 2 * cap, *restrict sm = p + 3 * cap;
+    float xi = s[0], yi = s[1], zi = s[2];
+    float ax = 0, ay = 0, az = 0, ph = 0, at = 0;
+    NB_SIMD_SUM(ax, ay, az, ph, at)
+    for (size_t j = 0; j < n; j++) {
+        float dx = sx[j] - xi, dy = sy[j] - yi, dz = sz[j] - zi;
+        float d2 = dx * dx + dy * dy + dz * dz;
+        float rinv = where_positive_float(d2, rsqrt_float(d2 + eps2));
+        float mr = sm[j] * rinv, mr3 = mr * rinv * rinv;
+        ax += mr3 * dx;
+        ay += mr3 * dy;
+        az += mr3 * dz;
+        ph -= mr;
+        at += sm[j] - where_positive_float(d2, sm[j]);
+    }
+    out[0] += ax;
+    out[1] += ay;
+    out[2] += az;
+    out[3] += ph;
+    out[4] += at;
+}
+
 /* Particle-cell with r = sink - centre of mass, Q the second moments:
  *   phi = -M/r - 3/2 (r.Q.r)/r^5 + 1/2 tr(Q)/r^3
  *   a   = r (-M/r^3 + 3/2 tr(Q)/r^5 - 15/2 (r.Q.r)/r^7) + 3 Q.r / r^5
  * with r^2 softened to r^2 + eps^2 as Bonsai does. Accepted cells are
  * never at r = 0 (the opening criterion keeps them away from the group).
- *
- * In single precision, like Bonsai: a multipole term is an approximation
- * good to ~1e-3 at best, so float rounding (1e-7 per term, positions taken
- * relative to the group's centre) costs no accuracy, and a float vector
- * holds twice as many lanes. The sink's sum over its cell list is added to
- * the double accumulators once. */
-NB_KERNEL static void p2c(const float *restrict c, size_t cap, size_t n, float xi, float yi, float zi, float eps2,
-                          double out[4])
+ * The list holds P = 3/2 Q and t = 1/2 tr(Q), so that with y = 1/r,
+ * q = P.r and A = (q.r) y^2 - t:
+ *   phi = -y (M + y^2 A)
+ *   a   = -y^3 (M + y^2 (5 A + 2 t)) r + 2 y^5 q
+ * (fewer operations than the formulas above, same terms). */
+static void p2c(const float *restrict c, size_t cap, size_t n, const float s[3], float eps2, double out[5])
 {
     const float *restrict cx = c, *restrict cy = c + cap, *restrict cz = c + 2 * cap, *restrict cmass = c + 3 * cap;
-    const float *restrict q11 = c + 4 * cap, *restrict q22 = c + 5 * cap, *restrict q33 = c + 6 * cap;
-    const float *restrict q12 = c + 7 * cap, *restrict q13 = c + 8 * cap, *restrict q23 = c + 9 * cap;
-    const float *restrict tr = c + 10 * cap;
+    const float *restrict p11 = c + 4 * cap, *restrict p22 = c + 5 * cap, *restrict p33 = c + 6 * cap;
+    const float *restrict p12 = c + 7 * cap, *restrict p13 = c + 8 * cap, *restrict p23 = c + 9 * cap;
+    const float *restrict t = c + 10 * cap;
+    float xi = s[0], yi = s[1], zi = s[2];
     float ax = 0, ay = 0, az = 0, ph = 0;
-    NB_SIMD_SUM
+    NB_SIMD_SUM(ax, ay, az, ph)
     for (size_t j = 0; j < n; j++) {
         float dx = xi - cx[j], dy = yi - cy[j], dz = zi - cz[j];
         float r2 = dx * dx + dy * dy + dz * dz + eps2;
-        float rinv = rsqrtf_steps(r2), rinv2 = rinv * rinv;
-        float rinv3 = rinv * rinv2, rinv5 = rinv3 * rinv2, rinv7 = rinv5 * rinv2;
-        float qx = q11[j] * dx + q12[j] * dy + q13[j] * dz;
-        float qy = q12[j] * dx + q22[j] * dy + q23[j] * dz;
-        float qz = q13[j] * dx + q23[j] * dy + q33[j] * dz;
-        float qrr = qx * dx + qy * dy + qz * dz;
+        float y = rsqrt_float(r2), y2 = y * y, y3 = y * y2;
+        float qx = p11[j] * dx + p12[j] * dy + p13[j] * dz;
+        float qy = p12[j] * dx + p22[j] * dy + p23[j] * dz;
+        float qz = p13[j] * dx + p23[j] * dy + p33[j] * dz;
+        float A = (qx * dx + qy * dy + qz * dz) * y2 - t[j];
         float m = cmass[j];
-        ph -= m * rinv + 1.5f * qrr * rinv5 - 0.5f * tr[j] * rinv3;
-        float C = -m * rinv3 + 1.5f * tr[j] * rinv5 - 7.5f * qrr * rinv7, D = 3.0f * rinv5;
-        ax += C * dx + D * qx;
-        ay += C * dy + D * qy;
-        az += C * dz + D * qz;
+        ph -= y * (m + y2 * A);
+        float C = y3 * (m + y2 * (5.0f * A + 2.0f * t[j])), D = 2.0f * y3 * y2;
+        ax += D * qx - C * dx;
+        ay += D * qy - C * dy;
+        az += D * qz - C * dz;
     }
     out[0] += ax;
     out[1] += ay;
@@ -148,18 +162,72 @@ NB_KERNEL static void p2c(const float *restrict c, size_t cap, size_t n, float x
     out[3] += ph;
 }
 
+void grove__nb_kernels_portable(grove__nb_kernels *k)
+{
+    k->p2p = p2p;
+    k->p2c = p2c;
+}
+
+/* The kernel set for this machine (a cheap test of the CPU's features). */
+static grove__nb_kernels kernels(void)
+{
+    grove__nb_kernels k;
+    grove__nb_kernels_portable(&k);
+    grove__nb_kernels_avx2(&k);
+    return k;
+}
+
+/* The potential of the sink's coincident partners, left out by p2p: with
+ * mass `at` at the sink's position (itself included, mass m), -(at - m) /
+ * eps with softening, nothing without (a pair at r = 0 exerts nothing). */
+static double coincident_potential(double at, double m, double eps2)
+{
+    return eps2 > 0 ? -(at - m) / sqrt(eps2) : 0;
+}
+
 void grove__nb_evaluate(const grove__gravity *g, uint32_t b, uint32_t e, const grove__nb_lists *L, double eps2)
 {
-    size_t cap = g->cap_n, cp = L->cap_p;
+    grove__nb_kernels k = kernels();
+    size_t cap = g->cap_n;
     size_t np = (L->np + GROVE__NB_PAD - 1) / GROVE__NB_PAD * GROVE__NB_PAD;
     size_t nc = (L->nc + GROVE__NB_PAD - 1) / GROVE__NB_PAD * GROVE__NB_PAD;
     for (uint32_t i = b; i < e; i++) {
-        double xi = g->x[i], yi = g->x[cap + i], zi = g->x[2 * cap + i];
-        double out[4] = {0, 0, 0, 0};
-        p2p(L->p, L->p + cp, L->p + 2 * cp, L->p + 3 * cp, np, xi, yi, zi, eps2, out);
-        if (nc)
-            p2c(L->c, L->cap_c, nc, (float)(xi - L->ctr[0]), (float)(yi - L->ctr[1]), (float)(zi - L->ctr[2]),
-                (float)eps2, out);
-        for (int k = 0; k < 4; k++) g->out[k * cap + i] = out[k];
+        float s[3];
+        for (int a = 0; a < 3; a++) s[a] = (float)(g->x[a * cap + i] - L->ctr[a]);
+        double out[5] = {0, 0, 0, 0, 0};
+        if (np) k.p2p(L->p, L->cap_p, np, s, (float)eps2, out);
+        if (nc) k.p2c(L->c, L->cap_c, nc, s, (float)eps2, out);
+        /* The list holds the sink's mass as this float. */
+        out[3] += coincident_potential(out[4], (float)g->x[3 * cap + i], eps2);
+        for (int a = 0; a < 4; a++) g->out[a * cap + i] = out[a];
+    }
+}
+
+/* theta = 0: the particle-particle sum of p2p in double over all n
+ * particles in tree order (the simd loop handles the remainder). */
+void grove__nb_direct(const grove__gravity *g, uint32_t b, uint32_t e, double eps2)
+{
+    size_t cap = g->cap_n, n = g->tree.n;
+    const double *restrict sx = g->x, *restrict sy = g->x + cap, *restrict sz = g->x + 2 * cap;
+    const double *restrict sm = g->x + 3 * cap;
+    for (uint32_t i = b; i < e; i++) {
+        double xi = sx[i], yi = sy[i], zi = sz[i];
+        double ax = 0, ay = 0, az = 0, ph = 0, at = 0;
+        NB_SIMD_SUM(ax, ay, az, ph, at)
+        for (size_t j = 0; j < n; j++) {
+            double dx = sx[j] - xi, dy = sy[j] - yi, dz = sz[j] - zi;
+            double d2 = dx * dx + dy * dy + dz * dz;
+            double rinv = where_positive(d2, rsqrt(d2 + eps2));
+            double mr = sm[j] * rinv, mr3 = mr * rinv * rinv;
+            ax += mr3 * dx;
+            ay += mr3 * dy;
+            az += mr3 * dz;
+            ph -= mr;
+            at += sm[j] - where_positive(d2, sm[j]);
+        }
+        g->out[i] = ax;
+        g->out[cap + i] = ay;
+        g->out[2 * cap + i] = az;
+        g->out[3 * cap + i] = ph + coincident_potential(at, sm[i], eps2);
     }
 }

@@ -94,6 +94,16 @@ static double open_radius2(const grove__ocell *c, const double *cm, const double
     return r * r;
 }
 
+/* The single-precision moments that the walk puts on the cell lists,
+ * scaled as p2c (kernel.c) takes them, made once here rather than once per
+ * group. */
+static void float_moments(const double *cm, const double *q, float *f)
+{
+    f[0] = (float)cm[3];
+    for (int a = 0; a < 6; a++) f[1 + a] = (float)(1.5 * q[a]);
+    f[7] = (float)(0.5 * (q[0] + q[1] + q[2]));
+}
+
 void grove__nb_moments(grove__gravity *g, double theta, int threads)
 {
     const grove__octree *t = &g->tree;
@@ -106,6 +116,7 @@ void grove__nb_moments(grove__gravity *g, double theta, int threads)
             if (c->nchild) node_moments(g, c, cm, q, box);
             else leaf_moments(g, c, cm, q, box);
             g->rc2[k] = open_radius2(c, cm, box, theta);
+            float_moments(cm, q, g->fmom + 8 * k);
         }
     }
 }

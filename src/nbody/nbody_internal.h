@@ -11,14 +11,16 @@
 #define GROVE__NB_PAD 8
 
 /* One thread's interaction lists: cells to open (breadth first) and the
- * accepted cells and opened particles as structure-of-arrays columns. */
+ * accepted cells and opened particles as structure-of-arrays columns, both
+ * in single precision with positions relative to the group's centre (see
+ * kernel.c). */
 typedef struct grove__nb_lists {
     uint32_t *cur, *next;
     size_t cap_cur, cap_next;
-    double *p;       /* 4 columns x cap_p: x, y, z, m */
+    float *p;        /* 4 columns x cap_p: x, y, z (relative to ctr), m */
     size_t np, cap_p;
-    float *c;        /* 11 columns x cap_c: x, y, z (relative to ctr), m, q11, q22, q33,
-                        q12, q13, q23, trace; single precision, see kernel.c */
+    float *c;        /* 11 columns x cap_c: x, y, z (relative to ctr), then the cell's
+                        fmom: m, 3/2 (q11, q22, q33, q12, q13, q23), 1/2 tr(Q) */
     size_t nc, cap_c;
     double ctr[3];   /* centre of the group's box */
 } grove__nb_lists;
@@ -38,6 +40,8 @@ typedef struct grove__gravity {
     double *quad;         /* 6 per cell: q11, q22, q33, q12, q13, q23 about cm */
     double *box;          /* 6 per cell: tight box lo[3], hi[3] */
     double *rc2;          /* per cell: (l / theta + s)^2, +inf = always open */
+    float *fmom;          /* 8 per cell: mass, 3/2 (q11, q22, q33, q12, q13, q23),
+                             1/2 tr(Q) in single precision, as p2c takes them */
     grove__nb_lists *lists;
     int nlists;
 } grove__gravity;
@@ -65,6 +69,23 @@ bool grove__nb_walk(const grove__gravity *g, uint32_t b, uint32_t e, grove__nb_l
 /* Evaluate the lists for sinks [b, e) into g->out (unscaled by G). */
 void grove__nb_evaluate(const grove__gravity *g, uint32_t b, uint32_t e, const grove__nb_lists *lists,
                         double eps2);
+/* theta = 0: sinks [b, e) against all particles, a direct sum in double
+ * (no lists), into g->out (unscaled by G). */
+void grove__nb_direct(const grove__gravity *g, uint32_t b, uint32_t e, double eps2);
+
+/* One sink (position relative to the group centre) against a list padded
+ * to GROVE__NB_PAD rows, column k at list + k * cap; adds a and phi to
+ * out[0..3], and p2p the mass at the sink's own position to out[4]. */
+typedef void grove__nb_kernel(const float *list, size_t cap, size_t n, const float sink[3], float eps2,
+                              double out[5]);
+typedef struct grove__nb_kernels {
+    grove__nb_kernel *p2p, *p2c;
+} grove__nb_kernels;
+/* The portable kernels (kernel.c), the fallback everywhere. */
+void grove__nb_kernels_portable(grove__nb_kernels *k);
+/* The AVX2 + FMA kernels (kernel_avx2.c) into *k when this build has them
+ * and the CPU runs them; false otherwise. */
+bool grove__nb_kernels_avx2(grove__nb_kernels *k);
 void grove__nb_lists_free(grove__nb_lists *lists);
 
 /* Flop conventions for the stats (counted operations, sqrt and divide as
