@@ -80,15 +80,17 @@ def plummer(lib, n, seed=1):
 
 
 def direct(x, m, idx, eps):
-    """Direct-sum accelerations at rows idx, in double, in chunks."""
+    """Direct-sum accelerations at rows idx, in double, in chunks of rows
+    small enough that a chunk's (rows, n, 3) differences stay near 0.5 GB."""
     out = np.zeros((len(idx), 3))
-    for lo in range(0, len(idx), 64):
-        i = idx[lo:lo + 64]
+    rows = max(1, min(64, 20_000_000 // len(x)))
+    for lo in range(0, len(idx), rows):
+        i = idx[lo:lo + rows]
         d = x[None, :, :] - x[i, None, :]
         r2 = (d * d).sum(axis=2) + eps * eps
         r2[np.arange(len(i)), i] = np.inf  # no self-force
         w = m[None, :] / (r2 * np.sqrt(r2))
-        out[lo:lo + 64] = (d * w[:, :, None]).sum(axis=1)
+        out[lo:lo + rows] = (d * w[:, :, None]).sum(axis=1)
     return out
 
 
