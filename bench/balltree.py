@@ -147,13 +147,13 @@ class Bench:
 
 def table(title, header, rows):
     print()
-    print("=" * 88)
+    print("=" * 96)
     print(title)
-    print("=" * 88)
-    print(("{:>9}" * len(header)).format(*header))
-    print("-" * 88)
+    print("=" * 96)
+    print(("{:>10}" * len(header)).format(*header))
+    print("-" * 96)
     for r in rows:
-        print(("{:>9}" * len(r)).format(*r))
+        print(("{:>10}" * len(r)).format(*r))
 
 
 def fmt_row(key, threads, g, e, s, same):
