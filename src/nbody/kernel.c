@@ -91,35 +91,33 @@ static inline float where_positive_float(float x, float v)
     return v;
 }
 
-/* Particle-particle: a += m r / (r^2 + eps^2)^(3/2), phi -= m / (r^2 +
- * eps^2)^(1/2), r = source - sink. Pairs at r == 0 (the sink and itself,
- * or duplicates) are left out and their mass goes to out[4] instead, so
- * that the sink's own term never enters the float sums (with a small
- * softening it would be the largest by far); see grove__nb_evaluate.
- * rsqrt of 0 (r == 0 without softening) is finite, so it is safe to
- * compute and discard. */
+#define NB_T float
+#define NB_RSQRT rsqrt_float
+#define NB_WHERE where_positive_float
+#define NB_(name) name##_f32
+#include "p2p_t.h"
+#undef NB_T
+#undef NB_RSQRT
+#undef NB_WHERE
+#undef NB_
+
+#define NB_T double
+#define NB_RSQRT rsqrt
+#define NB_WHERE where_positive
+#define NB_(name) name##_f64
+#include "p2p_t.h"
+#undef NB_T
+#undef NB_RSQRT
+#undef NB_WHERE
+#undef NB_
+
+/* Particle-particle against the group's float list (p2p_t.h); the sums
+ * are added into out, the mass at zero distance into out[4]. */
 static void p2p(const float *restrict p, size_t cap, size_t n, const float s[3], float eps2, double out[5])
 {
-    const float *restrict sx = p, *restrict sy = p + cap, *restrict sz = p + 2 * cap, *restrict sm = p + 3 * cap;
-    float xi = s[0], yi = s[1], zi = s[2];
-    float ax = 0, ay = 0, az = 0, ph = 0, at = 0;
-    NB_SIMD_SUM(ax, ay, az, ph, at)
-    for (size_t j = 0; j < n; j++) {
-        float dx = sx[j] - xi, dy = sy[j] - yi, dz = sz[j] - zi;
-        float d2 = dx * dx + dy * dy + dz * dz;
-        float rinv = where_positive_float(d2, rsqrt_float(d2 + eps2));
-        float mr = sm[j] * rinv, mr3 = mr * rinv * rinv;
-        ax += mr3 * dx;
-        ay += mr3 * dy;
-        az += mr3 * dz;
-        ph -= mr;
-        at += sm[j] - where_positive_float(d2, sm[j]);
-    }
-    out[0] += ax;
-    out[1] += ay;
-    out[2] += az;
-    out[3] += ph;
-    out[4] += at;
+    float sum[5];
+    p2p_sum_f32(p, p + cap, p + 2 * cap, p + 3 * cap, n, s[0], s[1], s[2], eps2, sum);
+    for (int k = 0; k < 5; k++) out[k] += sum[k];
 }
 
 /* Particle-cell with r = sink - centre of mass, Q the second moments:
@@ -203,31 +201,16 @@ void grove__nb_evaluate(const grove__gravity *g, uint32_t b, uint32_t e, const g
     }
 }
 
-/* theta = 0: the particle-particle sum of p2p in double over all n
- * particles in tree order (the simd loop handles the remainder). */
+/* theta = 0: the particle-particle sum in double (p2p_t.h) over all n
+ * particles in tree order. */
 void grove__nb_direct(const grove__gravity *g, uint32_t b, uint32_t e, double eps2)
 {
     size_t cap = g->cap_n, n = g->tree.n;
-    const double *restrict sx = g->x, *restrict sy = g->x + cap, *restrict sz = g->x + 2 * cap;
-    const double *restrict sm = g->x + 3 * cap;
+    const double *sx = g->x, *sy = g->x + cap, *sz = g->x + 2 * cap, *sm = g->x + 3 * cap;
     for (uint32_t i = b; i < e; i++) {
-        double xi = sx[i], yi = sy[i], zi = sz[i];
-        double ax = 0, ay = 0, az = 0, ph = 0, at = 0;
-        NB_SIMD_SUM(ax, ay, az, ph, at)
-        for (size_t j = 0; j < n; j++) {
-            double dx = sx[j] - xi, dy = sy[j] - yi, dz = sz[j] - zi;
-            double d2 = dx * dx + dy * dy + dz * dz;
-            double rinv = where_positive(d2, rsqrt(d2 + eps2));
-            double mr = sm[j] * rinv, mr3 = mr * rinv * rinv;
-            ax += mr3 * dx;
-            ay += mr3 * dy;
-            az += mr3 * dz;
-            ph -= mr;
-            at += sm[j] - where_positive(d2, sm[j]);
-        }
-        g->out[i] = ax;
-        g->out[cap + i] = ay;
-        g->out[2 * cap + i] = az;
-        g->out[3 * cap + i] = ph + coincident_potential(at, sm[i], eps2);
+        double sum[5];
+        p2p_sum_f64(sx, sy, sz, sm, n, sx[i], sy[i], sz[i], eps2, sum);
+        for (int k = 0; k < 3; k++) g->out[k * cap + i] = sum[k];
+        g->out[3 * cap + i] = sum[3] + coincident_potential(sum[4], sm[i], eps2);
     }
 }
