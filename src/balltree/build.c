@@ -183,6 +183,21 @@ static void bt_lsd(uint64_t **a, uint64_t **b, size_t g, int bits)
     }
 }
 
+/* The split dimension so far: j replaces *s when its spread is strictly
+ * larger, so ties go to the lowest dimension. */
+static inline void bt_widest(double spread, size_t j, size_t *s, double *best)
+{
+    *s = spread > *best ? j : *s;
+    *best = spread > *best ? spread : *best;
+}
+
+/* The first output slot of the right child of a node at `level` whose
+ * slots start at `out` and whose left child holds h points. */
+static inline size_t bt_right_out(const bt_ctx *c, const bt_batch *b, size_t out, size_t h, int level)
+{
+    return out + (c->partition ? h : (size_t)1 << (b->levels - level));
+}
+
 #if defined(__GNUC__)
 #define BT_PREFETCH(p) __builtin_prefetch(p)
 #else

@@ -131,8 +131,7 @@ static void bp_small_node(const bp_local *p, const uint8_t *idx, size_t k, int l
             hi = v > hi ? v : hi;
         }
         double spread = hi - lo;
-        s = spread > best_spread ? j : s;
-        best_spread = spread > best_spread ? spread : best_spread;
+        bt_widest(spread, j, &s, &best_spread);
     }
     int shift = (int)s * c->bits;
     uint64_t r[BP_SMALL];
@@ -153,7 +152,7 @@ static void bp_small_node(const bp_local *p, const uint8_t *idx, size_t k, int l
         nl += left;
         nr += !left;
     }
-    size_t right_out = out + (c->partition ? h : (size_t)1 << (t->b->levels - level));
+    size_t right_out = bt_right_out(c, t->b, out, h, level);
     bp_small_node(p, split, h, level + 1, out);
     bp_small_node(p, split + h, k - h, level + 1, right_out);
 }
@@ -166,7 +165,7 @@ static void bp_small_node(const bp_local *p, const uint8_t *idx, size_t k, int l
 static void bp_small(const bp_tree *t, const uint64_t *rec, size_t k, int level, size_t out)
 {
     size_t n = t->c->n, d = t->c->d;
-    double x[BP_SMALL * 64];
+    double x[BP_SMALL * 64]; /* d <= 64: every rank takes at least one of the 64 bits */
     uint8_t idx[BP_SMALL];
     for (size_t i = 0; i < k; i++) {
         idx[i] = (uint8_t)i;
@@ -200,8 +199,7 @@ static void bp_node(const bp_tree *t, uint64_t where, size_t off, size_t k, int 
         const double *v = t->val + j * n;
         int shift = (int)j * bits;
         double spread = v[bp_rank(l[k - 1], shift, t->mask)] - v[bp_rank(l[0], shift, t->mask)];
-        s = spread > best_spread ? j : s;
-        best_spread = spread > best_spread ? spread : best_spread;
+        bt_widest(spread, j, &s, &best_spread);
     }
     const uint64_t *split = BP_LIST(s, where >> s & 1);
     int shift = (int)s * bits;
@@ -215,7 +213,7 @@ static void bp_node(const bp_tree *t, uint64_t where, size_t off, size_t k, int 
     }
     where ^= (((uint64_t)1 << c->lists) - 1) & ~((uint64_t)1 << s);
 #undef BP_LIST
-    size_t right_out = out + (c->partition ? h : (size_t)1 << (t->b->levels - level));
+    size_t right_out = bt_right_out(c, t->b, out, h, level);
     if (c->spawn && k >= BT_TASK_MIN) {
 #pragma omp task default(shared) firstprivate(t, where, off, h, level, out)
         bp_node(t, where, off, h, level + 1, out);

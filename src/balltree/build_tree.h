@@ -148,8 +148,7 @@ static void BT_(small)(const bt_tree *t, const bt_view *w, const uint32_t *label
             hi = v > hi ? v : hi;
         }
         double spread = (double)hi - (double)lo;
-        s = spread > best_spread ? j : s;
-        best_spread = spread > best_spread ? spread : best_spread;
+        bt_widest(spread, j, &s, &best_spread);
     }
     BT_T v[BT_SMALL];
     uint32_t id[BT_SMALL];
@@ -174,7 +173,7 @@ static void BT_(small)(const bt_tree *t, const bt_view *w, const uint32_t *label
         nl += left;
         nr += !left;
     }
-    size_t right_out = out + (c->partition ? h : (size_t)1 << (b->levels - level));
+    size_t right_out = bt_right_out(c, b, out, h, level);
     BT_(small)(t, w, split, h, level + 1, out);
     BT_(small)(t, w, split + h, k - h, level + 1, right_out);
 }
@@ -226,8 +225,7 @@ static void BT_(node)(const bt_tree *t, const bt_view *w, int buf, size_t off, s
     for (size_t j = 0; j < d; j++) {
         const uint32_t *l = src + j * n;
         double spread = (double)BT_(at)(w, l[k - 1], j) - (double)BT_(at)(w, l[0], j);
-        s = spread > best_spread ? j : s;
-        best_spread = spread > best_spread ? spread : best_spread;
+        bt_widest(spread, j, &s, &best_spread);
     }
     /* The flags of the node's labels were set by its ancestors (at most
      * `level`) or not at all (0), so tag marks the right child alone. */
@@ -239,7 +237,7 @@ static void BT_(node)(const bt_tree *t, const bt_view *w, int buf, size_t off, s
         if (j == s) memcpy(dst + j * n, split, k * sizeof *split);
         else bt_partition(src + j * n, dst + j * n, k, h, w->flag, tag);
     }
-    size_t right_out = out + (c->partition ? h : (size_t)1 << (t->b->levels - level));
+    size_t right_out = bt_right_out(c, t->b, out, h, level);
     if (c->spawn && k >= BT_TASK_MIN) {
 #pragma omp task default(shared) firstprivate(t, w, buf, off, h, level, out)
         BT_(node)(t, w, !buf, off, h, level + 1, out);
