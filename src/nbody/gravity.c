@@ -111,6 +111,8 @@ static bool walk_groups(grove__gravity *g, double theta, double eps2, int thread
 {
     bool ok = true;
     double npp = 0, npc = 0;
+    grove__nb_kernels kernels;
+    grove__nb_kernels_pick(&kernels);
 #pragma omp parallel num_threads(threads) reduction(+ : npp, npc) reduction(&& : ok)
     {
 #ifdef _OPENMP
@@ -130,7 +132,7 @@ static bool walk_groups(grove__gravity *g, double theta, double eps2, int thread
                 ok = false;
                 continue;
             }
-            grove__nb_evaluate(g, b, e, L, eps2);
+            grove__nb_evaluate(g, b, e, L, &kernels, eps2);
             npp += (double)(e - b) * (double)L->np;
             npc += (double)(e - b) * (double)L->nc;
         }

@@ -166,13 +166,10 @@ void grove__nb_kernels_portable(grove__nb_kernels *k)
     k->p2c = p2c;
 }
 
-/* The kernel set for this machine (a cheap test of the CPU's features). */
-static grove__nb_kernels kernels(void)
+void grove__nb_kernels_pick(grove__nb_kernels *k)
 {
-    grove__nb_kernels k;
-    grove__nb_kernels_portable(&k);
-    grove__nb_kernels_avx2(&k);
-    return k;
+    grove__nb_kernels_portable(k);
+    grove__nb_kernels_avx2(k);
 }
 
 /* The potential of the sink's coincident partners, left out by p2p: with
@@ -183,9 +180,9 @@ static double coincident_potential(double at, double m, double eps2)
     return eps2 > 0 ? -(at - m) / sqrt(eps2) : 0;
 }
 
-void grove__nb_evaluate(const grove__gravity *g, uint32_t b, uint32_t e, const grove__nb_lists *L, double eps2)
+void grove__nb_evaluate(const grove__gravity *g, uint32_t b, uint32_t e, const grove__nb_lists *L,
+                        const grove__nb_kernels *k, double eps2)
 {
-    grove__nb_kernels k = kernels();
     size_t cap = g->cap_n;
     size_t np = (L->np + GROVE__NB_PAD - 1) / GROVE__NB_PAD * GROVE__NB_PAD;
     size_t nc = (L->nc + GROVE__NB_PAD - 1) / GROVE__NB_PAD * GROVE__NB_PAD;
@@ -193,8 +190,8 @@ void grove__nb_evaluate(const grove__gravity *g, uint32_t b, uint32_t e, const g
         float s[3];
         for (int a = 0; a < 3; a++) s[a] = (float)(g->x[a * cap + i] - L->ctr[a]);
         double out[5] = {0, 0, 0, 0, 0};
-        if (np) k.p2p(L->p, L->cap_p, np, s, (float)eps2, out);
-        if (nc) k.p2c(L->c, L->cap_c, nc, s, (float)eps2, out);
+        if (np) k->p2p(L->p, L->cap_p, np, s, (float)eps2, out);
+        if (nc) k->p2c(L->c, L->cap_c, nc, s, (float)eps2, out);
         /* The list holds the sink's mass as this float. */
         out[3] += coincident_potential(out[4], (float)g->x[3 * cap + i], eps2);
         for (int a = 0; a < 4; a++) g->out[a * cap + i] = out[a];

@@ -66,13 +66,6 @@ void grove__nb_groups(grove__gravity *g, size_t ncrit);
 /* Interaction lists of particles [b, e) (breadth-first walk); false when
  * out of memory. */
 bool grove__nb_walk(const grove__gravity *g, uint32_t b, uint32_t e, grove__nb_lists *lists);
-/* Evaluate the lists for sinks [b, e) into g->out (unscaled by G). */
-void grove__nb_evaluate(const grove__gravity *g, uint32_t b, uint32_t e, const grove__nb_lists *lists,
-                        double eps2);
-/* theta = 0: sinks [b, e) against all particles, a direct sum in double
- * (no lists), into g->out (unscaled by G). */
-void grove__nb_direct(const grove__gravity *g, uint32_t b, uint32_t e, double eps2);
-
 /* One sink (position relative to the group centre) against a list padded
  * to GROVE__NB_PAD rows, column k at list + k * cap; adds a and phi to
  * out[0..3], and p2p the mass at the sink's own position to out[4]. */
@@ -86,6 +79,17 @@ void grove__nb_kernels_portable(grove__nb_kernels *k);
 /* The AVX2 + FMA kernels (kernel_avx2.c) into *k when this build has them
  * and the CPU runs them; false otherwise. */
 bool grove__nb_kernels_avx2(grove__nb_kernels *k);
+/* The set for this machine: AVX2 where it runs, else portable. */
+void grove__nb_kernels_pick(grove__nb_kernels *k);
+
+/* Evaluate the lists for sinks [b, e) with kernel set k into g->out
+ * (unscaled by G). */
+void grove__nb_evaluate(const grove__gravity *g, uint32_t b, uint32_t e, const grove__nb_lists *lists,
+                        const grove__nb_kernels *k, double eps2);
+/* theta = 0: sinks [b, e) against all particles, a direct sum in double
+ * (no lists), into g->out (unscaled by G). */
+void grove__nb_direct(const grove__gravity *g, uint32_t b, uint32_t e, double eps2);
+
 void grove__nb_lists_free(grove__nb_lists *lists);
 
 /* Flop conventions for the stats (counted operations, sqrt and divide as
