@@ -22,7 +22,8 @@ static const char usage[] =
     "                      larger results are produced in batches of queries streamed into the\n"
     "                      files (default: half the RAM)\n"
     "  --leaf-size L       points per leaf group (default 32 for d <= 16, else 64)\n"
-    "  --index-dims M      leading (highest-variance) dimensions in the group boxes (default min(d, 16) / 8)\n"
+    "  --index-dims M      key dimensions in the group boxes (default min(d, 16)): the highest-variance\n"
+    "                      dimensions up to d = 16, principal axes above\n"
     "  --verify N          check N sampled queries against brute force\n";
 
 typedef struct join_args {
@@ -153,7 +154,6 @@ static grove_status full_join(const grove_index *ix, const grove_points *qp, con
     grove_join_params params = a->params;
     params.distances = a->distances != NULL || sink->check != NULL;
     if (s == GROVE_OK) s = grove_join_stream(ix, qp, &params, on_batch, sink, options);
-    if (s == GROVE_CANCELLED && sink->check == NULL) s = GROVE_IO_ERROR; /* the callback failed to write */
     if (s == GROVE_OK && sink->offsets.f) {
         /* The closing offset: the total. */
         int64_t total = sink->pairs;

@@ -69,9 +69,12 @@ static void check_list(verify_join *v, size_t q, const int64_t *rows, const doub
         bool listed = k < m && rows[k] == (long long)p;
         bool borderline = near(d, v->eps);
         if (listed && dists && !near(dists[k], d)) fail(v, "query %zu: row %lld at distance %.17g differs", q, (long long)p, dists[k]);
-        if (listed) k++;
-        else if (d <= v->eps && !borderline) fail(v, "query %zu: row %lld at distance %.17g is missing", q, (long long)p, d);
-        else if (d > v->eps && listed && !borderline) fail(v, "query %zu: row %lld at %.17g is beyond eps", q, (long long)p, d);
+        if (listed) {
+            if (d > v->eps && !borderline) fail(v, "query %zu: row %lld at %.17g is beyond eps", q, (long long)p, d);
+            k++;
+        } else if (d <= v->eps && !borderline) {
+            fail(v, "query %zu: row %lld at distance %.17g is missing", q, (long long)p, d);
+        }
     }
     if (k != m) fail(v, "query %zu: %zu listed rows are not ascending rows of the data", q, m - k);
     v->checked++;

@@ -63,9 +63,6 @@ static inline void kd_swap(const kd_ctx *c, size_t i, size_t k)
     }
 }
 
-/* Rearrange positions [lo, hi) so position k holds the element of rank
- * k - lo on axis a and lower ranks come before it (quickselect,
- * median-of-three pivot). */
 /* On long ranges the pivot is the median of a sample spread over the range
  * (moved to mid), so a partition lands near the median rank and few passes
  * are needed; insertion-sorting the sample in place keeps it cheap. */
@@ -82,6 +79,9 @@ static void kd_sample_pivot(const kd_ctx *c, size_t a, size_t lo, size_t hi)
     kd_swap(c, lo + KD_SAMPLE / 2, lo + (hi - lo) / 2);
 }
 
+/* Rearrange positions [lo, hi) so position k holds the element of rank
+ * k - lo on axis a and lower ranks come before it (quickselect,
+ * median-of-three pivot, or a sampled one on long ranges). */
 static void kd_select(const kd_ctx *c, size_t a, size_t lo, size_t hi, size_t k)
 {
     while (hi - lo > 1) {

@@ -172,9 +172,8 @@ grove_status grove__index_build(grove_points points, grove_dtype dtype, const si
 static grove_status variance_order(grove_points p, int threads, size_t *order)
 {
     size_t n = p.n, d = p.d, stride = grove__points_stride(p);
-    double *mean = grove__calloc(2 * d, sizeof *mean, "index dimension variances");
-    if (!mean) return GROVE_OUT_OF_MEMORY;
-    double *var = mean + d;
+    double *var = grove__calloc(d, sizeof *var, "index dimension variances");
+    if (!var) return GROVE_OUT_OF_MEMORY;
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t j = 0; j < d; j++) {
         double s = 0, s2 = 0;
@@ -184,7 +183,6 @@ static grove_status variance_order(grove_points p, int threads, size_t *order)
             double t = grove__coord(p, stride, i, j) - s;
             s2 += t * t;
         }
-        mean[j] = s;
         var[j] = s2;
     }
     for (size_t j = 0; j < d; j++) order[j] = j;
@@ -197,7 +195,7 @@ static grove_status variance_order(grove_points p, int threads, size_t *order)
         }
         order[k] = v;
     }
-    grove__free(mean);
+    grove__free(var);
     return GROVE_OK;
 }
 

@@ -100,7 +100,7 @@ static grove_status name_bad_query(const grove_index *index, const grove_index *
 }
 
 static grove_status fill_pass(const grove_index *index, const grove_index *Q, const grove_join_params *params,
-                              size_t row0, size_t row1, const int64_t *offsets, int64_t base, int64_t *indices,
+                              size_t row0, size_t row1, const int64_t *offsets, int64_t *indices,
                               double *distances, join_hits *hits, const grove_options *options)
 {
     join_pass p = pass_init(index, params, Q);
@@ -109,7 +109,6 @@ static grove_status fill_pass(const grove_index *index, const grove_index *Q, co
     p.row0 = row0;
     p.row1 = row1;
     p.offsets = offsets;
-    p.base = base;
     p.indices = indices;
     p.distances = distances;
     return grove__join_run(index, Q, &p, options, "join fill");
@@ -128,7 +127,7 @@ grove_status grove_join_fill(const grove_index *index, const grove_points *queri
     if (s == GROVE_OK && offsets[Q->n] > 0 && !indices)
         s = grove__fail(GROVE_INVALID_ARGUMENT, "join fill: indices is NULL");
     if (s == GROVE_OK) {
-        s = fill_pass(index, Q, params, 0, Q->n, offsets, 0, indices, distances, NULL, options);
+        s = fill_pass(index, Q, params, 0, Q->n, offsets, indices, distances, NULL, options);
         if (s == GROVE_INVALID_ARGUMENT) {
             grove_status named = name_bad_query(index, Q, params, offsets, options);
             if (named != GROVE_OK) s = named;
@@ -222,7 +221,7 @@ grove_status grove_join_stream(const grove_index *index, const grove_points *que
         size_t q1 = batch_end(counts, nq, q0, room, want_dist);
         offsets[0] = 0;
         for (size_t q = q0; q < q1; q++) offsets[q - q0 + 1] = offsets[q - q0] + counts[q];
-        s = fill_pass(index, Q, params, q0, q1, offsets, 0, indices, distances, &hits, options);
+        s = fill_pass(index, Q, params, q0, q1, offsets, indices, distances, &hits, options);
         if (s != GROVE_OK) break;
         grove_join_batch batch = {q0, q1, offsets, indices, distances, before};
         if (fn(user, &batch) != 0) {
@@ -294,7 +293,7 @@ grove_status grove_join(grove_points data, const grove_points *queries, const gr
         if (!result->indices || (params->distances && !result->distances)) s = GROVE_OUT_OF_MEMORY;
     }
     if (s == GROVE_OK)
-        s = fill_pass(index, Q, params, 0, nq, result->offsets, 0, result->indices, result->distances, &hits,
+        s = fill_pass(index, Q, params, 0, nq, result->offsets, result->indices, result->distances, &hits,
                       options);
     grove__join_hits_free(&hits);
     grove__queries_release(index, Q);

@@ -183,8 +183,8 @@ static void join_sink_open(const join_pass *pass, uint32_t row, join_sink *s)
     const int64_t *o = pass->offsets + (row - pass->row0);
     s->count = 0;
     s->room = o[1] - o[0];
-    s->idx = pass->indices + (o[0] - pass->base);
-    s->dist = pass->distances ? pass->distances + (o[0] - pass->base) : NULL;
+    s->idx = pass->indices + o[0];
+    s->dist = pass->distances ? pass->distances + o[0] : NULL;
 }
 
 /* Append k neighbours; refuses to pass the end of the query's slice. */
@@ -378,10 +378,10 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
         hits->complete = status == GROVE_OK && taken <= hits->limit;
         if (!hits->complete) grove__join_hits_free(hits);
     }
-    if (symmetric && status == GROVE_OK)
-        for (size_t p = 0; p < D->n; p++) pass->counts[D->rows[p]] = cpos[p] - pass->exclude_self;
-    if (mirrored && !pass->fill && status == GROVE_OK)
-        for (size_t p = 0; p < D->n; p++) pass->counts[D->rows[p]] = cpos[p];
+    if ((symmetric || (mirrored && !pass->fill)) && status == GROVE_OK) {
+        int64_t self = symmetric ? pass->exclude_self : 0;
+        for (size_t p = 0; p < D->n; p++) pass->counts[D->rows[p]] = cpos[p] - self;
+    }
     if (mirrored && pass->fill && status == GROVE_OK) status = join_sort_slices(D, pass, cpos, threads);
     grove__free(cpos);
     if (status != GROVE_OK) return join_failed(status);

@@ -31,8 +31,7 @@ typedef struct join_pass {
     size_t row0, row1;       /* the query rows this pass handles */
     int64_t *counts;         /* count: counts[row - row0] */
     const int64_t *offsets;  /* fill: query row's slice is [offsets[row - row0],
-                                offsets[row - row0 + 1]) minus base */
-    int64_t base;
+                                offsets[row - row0 + 1]) of indices and distances */
     int64_t *indices;
     double *distances;       /* or NULL */
     join_hits *hits;         /* or NULL: kept by the count, used by the fill */

@@ -85,7 +85,8 @@ static inline GROVE__ALWAYS_INLINE void FN(chunk_soa)(const T *cx, size_t cap, s
 /* Squared distances from q (keys qk) to candidates [c0, c0 + JOIN_CHUNK)
  * into acc. Above SOA_MAX, values beyond eps2 may be partial sums, and a
  * candidate whose keys alone put it beyond reach (prune2) is not refined:
- * 8 projected dimensions rule out most pairs for a fraction of the cost. */
+ * the projected key dimensions rule out most pairs for a fraction of the
+ * cost. */
 static inline GROVE__ALWAYS_INLINE void FN(chunk_d2)(const grove_index *D, const join_work *w, size_t c0,
                                                      size_t count, const T *q, const T *qk, T eps2, double prune2,
                                                      T *acc)

@@ -4,6 +4,10 @@
 
 #include <math.h>
 
+/* Heap scratch per thread: k entries and the walk's stack (two entries per
+ * level of a tree at most 64 deep, plus two). */
+#define KNN_SCRATCH(k) ((k) + 2 * 64 + 2)
+
 #define T float
 #define FN(name) name##_f32
 #include "knn_t.h"
@@ -35,12 +39,19 @@ grove_status grove_knn_search(const grove_index *index, const grove_points *quer
     for (size_t b0 = 0; s == GROVE_OK && b0 < groups; b0 += block) {
         size_t b1 = groups - b0 > block ? b0 + block : groups;
         int failed = 0;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(| : failed)
-        for (size_t g = b0; g < b1; g++) {
-            grove_status gs = index->dtype == GROVE_FLOAT32
-                                  ? knn_groups_f32(index, Q, g, g + 1, k, exclude_self, indices, distances)
-                                  : knn_groups_f64(index, Q, g, g + 1, k, exclude_self, indices, distances);
-            failed |= gs != GROVE_OK;
+#pragma omp parallel num_threads(threads) reduction(| : failed)
+        {
+            void *hd = grove__malloc(KNN_SCRATCH(k) * sizeof(double), "kNN heap");
+            uint32_t *hr = grove__malloc(KNN_SCRATCH(k) * sizeof *hr, "kNN heap");
+            failed = !hd || !hr;
+#pragma omp for schedule(dynamic, 1)
+            for (size_t g = b0; g < b1; g++) {
+                if (failed) continue;
+                if (index->dtype == GROVE_FLOAT32) knn_group_f32(index, Q, g, k, exclude_self, indices, distances, hd, hr);
+                else knn_group_f64(index, Q, g, k, exclude_self, indices, distances, hd, hr);
+            }
+            grove__free(hd);
+            grove__free(hr);
         }
         if (failed) s = grove__fail(GROVE_OUT_OF_MEMORY, "kNN: out of memory for the heaps (k = %zu)", k);
         else if (grove__cancelled(options)) s = grove__fail(GROVE_CANCELLED, "kNN: cancelled");

@@ -55,27 +55,22 @@ static size_t FN(knn_query)(const grove_index *D, const grove_index *Q, const T 
     return found;
 }
 
-/* Queries of Q's leaf groups [g0, g1), written by query row. */
-static grove_status FN(knn_groups)(const grove_index *D, const grove_index *Q, size_t g0, size_t g1, size_t k,
-                                   int exclude_self, int64_t *indices, double *distances)
+/* The queries of Q's leaf group g, written by query row, with the
+ * calling thread's heap scratch: KNN_SCRATCH(k) entries each of hd (as T)
+ * and hr. */
+static void FN(knn_group)(const grove_index *D, const grove_index *Q, size_t g, size_t k, int exclude_self,
+                          int64_t *indices, double *distances, void *scratch_d, uint32_t *hr)
 {
-    size_t d = D->d, depth = 2 * 64 + 2;
-    T *hd = grove__malloc((k + depth) * sizeof *hd, "kNN heap");
-    uint32_t *hr = grove__malloc((k + depth) * sizeof *hr, "kNN heap");
-    grove_status s = hd && hr ? GROVE_OK : GROVE_OUT_OF_MEMORY;
-    for (size_t g = g0; s == GROVE_OK && g < g1; g++) {
-        const grove__node *nd = &Q->node[Q->leaves[g]];
-        for (size_t a = nd->begin; a < nd->end; a++) {
-            uint32_t qrow = Q->rows[a];
-            size_t found = FN(knn_query)(D, Q, (const T *)Q->x + a * d, (const T *)Q->keys + a * Q->kstride, k,
-                                         exclude_self ? qrow : UINT32_MAX, hd, hr, hr + k, hd + k);
-            for (size_t r = 0; r < found; r++) {
-                if (indices) indices[(size_t)qrow * k + r] = hr[r];
-                if (distances) distances[(size_t)qrow * k + r] = sqrt((double)hd[r]);
-            }
+    size_t d = D->d;
+    T *hd = scratch_d;
+    const grove__node *nd = &Q->node[Q->leaves[g]];
+    for (size_t a = nd->begin; a < nd->end; a++) {
+        uint32_t qrow = Q->rows[a];
+        size_t found = FN(knn_query)(D, Q, (const T *)Q->x + a * d, (const T *)Q->keys + a * Q->kstride, k,
+                                     exclude_self ? qrow : UINT32_MAX, hd, hr, hr + k, hd + k);
+        for (size_t r = 0; r < found; r++) {
+            if (indices) indices[(size_t)qrow * k + r] = hr[r];
+            if (distances) distances[(size_t)qrow * k + r] = sqrt((double)hd[r]);
         }
     }
-    grove__free(hd);
-    grove__free(hr);
-    return s;
 }
