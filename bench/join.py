@@ -127,7 +127,6 @@ def csr_hash(offsets, indices, n, chunk=1 << 23):
         a = b
     return h
 '''
-exec(HASH_CODE)
 
 HASH_FILES = r'''
 import sys
@@ -172,7 +171,7 @@ if tool.startswith("ckdtree"):
             ar = np.arange(n, dtype=np.int64)
             h = (pair_hash(p[:, 0], p[:, 1], n) + pair_hash(p[:, 1], p[:, 0], n) + pair_hash(ar, ar, n)) % 2**64
     elif tool == "ckdtree_ball":
-        total, spent, h = 0, 0.0, 0
+        total, spent, h = 0, 0.0, (0 if do_hash else None)
         from itertools import chain
         for a in range(0, n, 65536):
             s0 = time.perf_counter()

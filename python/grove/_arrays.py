@@ -18,6 +18,7 @@ dtype the C function reads, which is free when they already are one.
 from __future__ import annotations
 
 import ctypes as C
+import math
 from typing import Any
 
 import numpy as np
@@ -94,9 +95,15 @@ def fixed(obj: Any, dtype: type, shape: tuple[int | None, ...], name: str) -> np
         raise InvalidArgumentError(f"{name}: expected shape {want}, got {a.shape}")
     if np.dtype(dtype).kind == "i" and a.dtype.kind not in "biu":
         raise InvalidArgumentError(f"{name}: expected integers, got dtype {a.dtype}")
-    if np.dtype(dtype).kind == "f" and a.dtype.kind not in "biuf":
-        raise InvalidArgumentError(f"{name}: dtype {a.dtype} is not a real number type")
+    if np.dtype(dtype).kind == "f":
+        _float_dtype(a, name)
     return np.ascontiguousarray(a, dtype=dtype)
+
+
+def from_c(ptr: Any, shape: tuple[int, ...], dtype: type = np.float64) -> np.ndarray:
+    """A copy of `shape` values behind a C pointer (which may be NULL when
+    there are none)."""
+    return np.ctypeslib.as_array(ptr, shape).copy() if math.prod(shape) else np.empty(shape, dtype=dtype)
 
 
 def address(a: np.ndarray | None) -> int | None:

@@ -11,7 +11,7 @@ from typing import Any, Iterator, NamedTuple
 import numpy as np
 
 from . import _clib
-from ._arrays import address, count, options, points_array, points_view
+from ._arrays import address, count, from_c, options, points_array, points_view
 from ._cstructs import JOIN_BATCH_FN, IndexParams, JoinParams, Points
 from ._handle import Handle
 
@@ -27,10 +27,6 @@ class JoinBatch(NamedTuple):
     indices: np.ndarray
     distances: np.ndarray | None
     pairs_before: int
-
-
-def _copy(ptr: Any, n: int, dtype: type) -> np.ndarray:
-    return np.ctypeslib.as_array(ptr, (n,)).copy() if n else np.empty(0, dtype=dtype)
 
 
 class Index(Handle):
@@ -134,10 +130,10 @@ class Index(Handle):
             try:
                 b = ptr.contents
                 m = b.query_end - b.query_begin
-                offs = _copy(b.offsets, m + 1, np.int64)
+                offs = from_c(b.offsets, (m + 1,), np.int64)
                 pairs = int(offs[-1])
-                handoff.put(JoinBatch(b.query_begin, b.query_end, offs, _copy(b.indices, pairs, np.int64),
-                                      _copy(b.distances, pairs, np.float64) if distances else None,
+                handoff.put(JoinBatch(b.query_begin, b.query_end, offs, from_c(b.indices, (pairs,), np.int64),
+                                      from_c(b.distances, (pairs,)) if distances else None,
                                       b.pairs_before))
                 return 0
             except BaseException as e:  # never let an exception cross the C frame
@@ -207,8 +203,9 @@ def join_csr(points: Any, eps: float, queries: Any = None, exclude_self: bool = 
         from scipy.sparse import csr_matrix
     except ImportError:
         raise ImportError("grove.join_csr needs SciPy (pip install scipy); grove.join gives the same CSR arrays")
-    offsets, indices, dist = join(points, eps, queries, exclude_self, distances=True, threads=threads)
-    n = points_array(points).shape[0]
+    with Index(points, threads=threads) as ix:
+        offsets, indices, dist = ix.join(eps, queries, exclude_self=exclude_self, distances=True, threads=threads)
+        n = ix.n
     return csr_matrix((dist, indices, offsets), shape=(offsets.size - 1, n))
 
 

@@ -10,7 +10,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from . import _clib
-from ._arrays import address, count, fixed, options
+from ._arrays import address, count, fixed, from_c, options
 from ._cstructs import GravityParams, GravityStats as _CStats, IcParams, NbodyDiag, NbodyParams, RenderParams
 from ._cstructs import Snapshot as _CSnapshot
 from ._errors import InvalidArgumentError
@@ -113,8 +113,7 @@ def read_tipsy(path: str | os.PathLike) -> Snapshot:
     _clib.check(_clib.lib.grove_tipsy_read(os.fsencode(path), C.byref(snap)))
     try:
         n = snap.n
-        pos, vel, mass = (np.ctypeslib.as_array(p, shape).copy() if n else np.empty(shape)
-                          for p, shape in ((snap.pos, (n, 3)), (snap.vel, (n, 3)), (snap.mass, (n,))))
+        pos, vel, mass = from_c(snap.pos, (n, 3)), from_c(snap.vel, (n, 3)), from_c(snap.mass, (n,))
         return Snapshot(snap.time, pos, vel, mass)
     finally:
         _clib.lib.grove_snapshot_free(C.byref(snap))
@@ -228,9 +227,7 @@ class NBody(Handle):
 
     def _state(self, getter: str, shape: tuple[int, ...]) -> np.ndarray:
         """A copy of one of the C views (valid only until the next call)."""
-        if not self.n:
-            return np.empty(shape)
-        return np.ctypeslib.as_array(getattr(_clib.lib, getter)(self._h()), shape).copy()
+        return from_c(getattr(_clib.lib, getter)(self._h()), shape)
 
     n = property(lambda self: _clib.lib.grove_nbody_count(self._h()), doc="number of particles")
     time = property(lambda self: self.energies().time, doc="simulation time")

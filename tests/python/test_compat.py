@@ -55,18 +55,14 @@ def test_full_trees_equal_erwin(erwin, rng):
 
 
 def test_partitions_equal_erwin(erwin, rng):
-    x, batch = sorted_batches(rng, 1024, 3, 4)
+    # four batches of 256 rows: every level's leaves have equal sizes, so
+    # they can be compared as sets, leaf by leaf, at every level
+    x, batch = rng.random((1024, 3)), np.repeat(np.arange(4), 256)
+    offsets = np.searchsorted(batch, np.arange(5))
     for level in (0, 2, 5):
         gi = compat_bt.partition_balltree_with_idx(x, batch, level)
         ei = erwin.partition_balltree_with_idx(x, batch, level)
-        # leaves of one batch of 2^k rows split `level` times; compare them as sets
-        bounds = np.searchsorted(batch, np.arange(5))
-        for a, b in zip(bounds[:-1], bounds[1:]):
-            size = (b - a) // 2 ** level
-            if (b - a) % 2 ** level == 0:
-                assert leaf_sets(gi[a:b], size=size) == leaf_sets(ei[a:b], size=size)
-        assert sorted(gi.tolist()) == sorted(ei.tolist())
-        offsets = np.searchsorted(batch, np.arange(5))
+        assert leaf_sets(gi, size=256 // 2 ** level) == leaf_sets(ei, size=256 // 2 ** level)
         assert np.array_equal(compat_bt.partition_balltree_with_offsets(x, offsets, level), gi)
 
 
@@ -114,7 +110,9 @@ def test_rotated_trees_equal_erwin(erwin, rng):
 def test_rotation_matrices_are_erwins():
     r2 = compat_bt.generate_rotation_matrix(30, 2)
     assert np.allclose(np.asarray(r2), [[math.sqrt(3) / 2, -0.5], [0.5, math.sqrt(3) / 2]], atol=1e-7)
-    assert np.asarray(compat_bt.generate_rotation_matrix(45, 3)).shape == (3, 3)
+    # balltree-erwin's 3-D formula, at 90 degrees
+    r3 = compat_bt.generate_rotation_matrix(90, 3)
+    assert np.allclose(np.asarray(r3), [[0, 0, 1], [0, 1, 0], [-1, 0, 0]], atol=1e-7)
     with pytest.raises(ValueError, match="Unsupported dimension"):
         compat_bt.generate_rotation_matrix(45, 4)
 

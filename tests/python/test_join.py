@@ -12,12 +12,9 @@ def brute_distances(x, q):
     return np.sqrt(((q[:, None, :].astype(np.float64) - x[None, :, :]) ** 2).sum(-1))
 
 
-def brute_join(x, q, eps, exclude_self=False):
+def brute_join(x, q, eps):
     dist = brute_distances(x, q)
-    rows = [np.flatnonzero(r <= eps) for r in dist]
-    if exclude_self:
-        rows = [r[r != i] for i, r in enumerate(rows)]
-    return rows, dist
+    return [np.flatnonzero(r <= eps) for r in dist], dist
 
 
 def test_self_join_equals_brute_force_integer_data(rng):

@@ -145,7 +145,8 @@ def build_balltree_with_rotations(data: Any, batch_idx: Any, strides: list, ball
     tensors for tensor input."""
     if len(strides) != len(ball_sizes) - 1:
         raise InvalidArgumentError("Strides must be one less than ball sizes")
-    x, b = _host(data), _batch_ids(data, batch_idx)
+    x = _host(data)
+    b = _batch_ids(x, batch_idx)
     dim = x.shape[1]
     tree_idx, tree_mask = build_balltree_with_idx(x, b)
     if angle <= 0:
