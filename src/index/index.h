@@ -64,6 +64,9 @@ typedef struct grove__tree {
 /* Build the index for validated points with n >= 1: BVH for d <= 3,
  * kd-tree otherwise. Peak extra memory: see docs/emst.md. */
 grove_status grove__tree_build(grove_points points, int threads, grove__tree *tree);
+/* Bytes of n x d coordinates of elem bytes each into *bytes, after checking
+ * min_n <= n <= GROVE__INDEX_MAX_N and that the size fits (named errors). */
+grove_status grove__index_size(size_t n, size_t d, size_t elem, size_t min_n, size_t *bytes);
 void grove__tree_free(grove__tree *tree);
 
 /* Builders: fill tree->perm and the node topology (begin, end, right,

@@ -25,15 +25,22 @@ void grove__tree_free(grove__tree *tree)
     memset(tree, 0, sizeof *tree);
 }
 
+grove_status grove__index_size(size_t n, size_t d, size_t elem, size_t min_n, size_t *bytes)
+{
+    if (n < min_n || n > GROVE__INDEX_MAX_N)
+        return grove__fail(GROVE_TOO_LARGE, "index: n = %zu points; %zu to %zu are supported", n, min_n,
+                           GROVE__INDEX_MAX_N);
+    if (!grove__mul_size(n, d, bytes) || !grove__mul_size(*bytes, elem, bytes))
+        return grove__fail(GROVE_TOO_LARGE, "index: %zu x %zu coordinates overflow the address space", n, d);
+    return GROVE_OK;
+}
+
 grove_status grove__tree_build(grove_points points, int threads, grove__tree *tree)
 {
     memset(tree, 0, sizeof *tree);
-    size_t n = points.n, d = points.d, elem = grove_dtype_size(points.dtype), bytes;
-    if (n == 0 || n > GROVE__INDEX_MAX_N)
-        return grove__fail(GROVE_TOO_LARGE, "index: n = %zu points; at most %zu are supported", n,
-                           GROVE__INDEX_MAX_N);
-    if (!grove__mul_size(n, d, &bytes) || !grove__mul_size(bytes, elem, &bytes))
-        return grove__fail(GROVE_TOO_LARGE, "index: %zu x %zu coordinates overflow the address space", n, d);
+    size_t n = points.n, d = points.d, elem = grove_dtype_size(points.dtype), bytes = 0;
+    grove_status size = grove__index_size(n, d, elem, 1, &bytes);
+    if (size != GROVE_OK) return size;
     tree->n = n;
     tree->d = d;
     tree->dtype = points.dtype;

@@ -91,12 +91,9 @@ grove_status grove__index_build(grove_points points, grove_dtype dtype, const si
                                 const double *mean, size_t dims, size_t leaf, int threads, grove_index **out)
 {
     *out = NULL;
-    size_t n = points.n, d = points.d, elem = grove_dtype_size(dtype), bytes, box_bytes = 0;
-    if (n > GROVE__INDEX_MAX_N)
-        return grove__fail(GROVE_TOO_LARGE, "index: n = %zu points; at most %zu are supported", n,
-                           GROVE__INDEX_MAX_N);
-    if (!grove__mul_size(n, d, &bytes) || !grove__mul_size(bytes, elem, &bytes))
-        return grove__fail(GROVE_TOO_LARGE, "index: %zu x %zu coordinates overflow the address space", n, d);
+    size_t n = points.n, d = points.d, elem = grove_dtype_size(dtype), bytes = 0, box_bytes = 0;
+    grove_status size = grove__index_size(n, d, elem, 0, &bytes);
+    if (size != GROVE_OK) return size;
     threads = grove__threads_for(threads, n);
     grove_index *ix = grove__calloc(1, sizeof *ix, "index");
     if (!ix) return GROVE_OUT_OF_MEMORY;
