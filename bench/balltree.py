@@ -14,38 +14,12 @@ import ctypes as C
 import os
 import platform
 import sys
-import time
-import types
 
 import numpy as np
 
-from machine import cpu_model
+from machine import best_seconds, cpu_model, torch_standin
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def torch_standin():
-    """balltree-erwin imports torch at module level but its numpy entry
-    points never use it; without torch installed, a stand-in module is put
-    in its place (a Tensor class and compiler.disable returning functions
-    unchanged)."""
-    try:
-        import torch  # noqa: F401
-        return False
-    except ImportError:
-        pass
-    torch = types.ModuleType("torch")
-
-    class Tensor:  # only ever named in annotations and isinstance checks
-        pass
-
-    def disable(fn=None, recursive=True):
-        return (lambda f: f) if fn is None else fn
-
-    torch.Tensor = Tensor
-    torch.compiler = types.SimpleNamespace(disable=disable)
-    sys.modules["torch"] = torch
-    return True
 
 
 # ---- grove through ctypes ---------------------------------------------------
@@ -100,16 +74,8 @@ class Grove:
 
 # ---- timing and tables ------------------------------------------------------
 
-def best_ms(fn, budget_s, min_repeats=3, max_repeats=50):
-    best, spent, runs = float("inf"), 0.0, 0
-    while runs < min_repeats or (spent < budget_s and runs < max_repeats):
-        t0 = time.perf_counter()
-        fn()
-        dt = time.perf_counter() - t0
-        best, spent, runs = min(best, dt), spent + dt, runs + 1
-        if dt > budget_s:  # one slow run is all we wait for
-            break
-    return best * 1e3
+def best_ms(fn, budget_s, min_repeats=3):
+    return best_seconds(fn, budget_s, min_repeats) * 1e3
 
 
 def leaves(idx, mask):

@@ -19,7 +19,6 @@ faster). Peers run with their defaults (threads noted); absent peers are
 listed as not installed.
 """
 import argparse
-import importlib.util
 import json
 import os
 import platform
@@ -27,11 +26,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import types
 
 import numpy as np
 
-from machine import cpu_model
+from machine import best_seconds, cpu_model, torch_standin
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -46,15 +44,7 @@ CLI = os.environ.get("GROVE_CLI", os.path.join(ROOT, "build", "grove"))
 
 def best(fn, budget, repeats=3):
     """Minimum seconds of fn() over at least `repeats` runs within `budget` s."""
-    times, spent = [], 0.0
-    while len(times) < repeats or (spent < budget and len(times) < 200):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-        spent += times[-1]
-        if times[-1] > budget:
-            break
-    return min(times)
+    return best_seconds(fn, budget, repeats, 200)
 
 
 def cli(args, cwd):
@@ -134,17 +124,6 @@ def overhead_rows(budget):
 
 
 # ---- part 2: beside the peers -------------------------------------------------
-
-def torch_standin():
-    """balltree-erwin imports torch at module level but its NumPy entry points
-    never use it: without torch, a stand-in module takes its place."""
-    if importlib.util.find_spec("torch") is not None:
-        return
-    torch = types.ModuleType("torch")
-    torch.Tensor = type("Tensor", (), {})
-    torch.compiler = types.SimpleNamespace(disable=lambda fn=None, recursive=True: (lambda f: f))
-    sys.modules["torch"] = torch
-
 
 def peer_balltree(x):
     torch_standin()
