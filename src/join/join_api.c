@@ -14,13 +14,20 @@ void grove_join_params_init(grove_join_params *params)
     params->distances = 0;
 }
 
-static grove_status check_params(const grove_index *index, const grove_join_params *params)
+/* The checks that need no index, so grove_join makes them before it
+ * builds one. */
+static grove_status check_join_params(const grove_join_params *params)
 {
-    if (!index) return grove__fail(GROVE_INVALID_ARGUMENT, "join: index is NULL");
     if (!params) return grove__fail(GROVE_INVALID_ARGUMENT, "join: params is NULL");
     if (!(params->eps >= 0) || !isfinite(params->eps))
         return grove__fail(GROVE_INVALID_ARGUMENT, "join: eps = %g; it must be finite and >= 0", params->eps);
     return GROVE_OK;
+}
+
+static grove_status check_params(const grove_index *index, const grove_join_params *params)
+{
+    if (!index) return grove__fail(GROVE_INVALID_ARGUMENT, "join: index is NULL");
+    return check_join_params(params);
 }
 
 static join_pass pass_init(const grove_index *index, const grove_join_params *params, const grove_index *Q)
@@ -257,8 +264,8 @@ grove_status grove_join(grove_points data, const grove_points *queries, const gr
     if (!result) return grove__fail(GROVE_INVALID_ARGUMENT, "join: result is NULL");
     memset(result, 0, sizeof *result);
     grove_index *index = NULL;
-    grove_status s = grove_index_build(data, NULL, options, &index);
-    if (s == GROVE_OK) s = check_params(index, params);
+    grove_status s = check_join_params(params);
+    if (s == GROVE_OK) s = grove_index_build(data, NULL, options, &index);
     const grove_index *Q = NULL;
     if (s == GROVE_OK)
         s = grove__queries_prepare(index, queries, params->exclude_self, grove__options(options).threads, &Q);

@@ -19,15 +19,24 @@
 #undef T
 #undef FN
 
+/* k against the n indexed points (one fewer when a self-join excludes
+ * the query itself). */
+static grove_status check_k(size_t n, size_t k, int exclude_self, const grove_points *queries)
+{
+    size_t candidates = n - (exclude_self && !queries && n > 0 ? 1 : 0);
+    if (k < 1 || k > candidates)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "kNN: k = %zu must be between 1 and %zu (the points%s)", k,
+                           candidates, exclude_self ? " other than the query" : "");
+    return GROVE_OK;
+}
+
 grove_status grove_knn_search(const grove_index *index, const grove_points *queries, size_t k, int exclude_self,
                               int64_t *indices, double *distances, const grove_options *options)
 {
     grove__clear_error();
     if (!index) return grove__fail(GROVE_INVALID_ARGUMENT, "kNN: index is NULL");
-    size_t candidates = index->n - (exclude_self && !queries && index->n > 0 ? 1 : 0);
-    if (k < 1 || k > candidates)
-        return grove__fail(GROVE_INVALID_ARGUMENT, "kNN: k = %zu must be between 1 and %zu (the points%s)", k,
-                           candidates, exclude_self ? " other than the query" : "");
+    grove_status checked = check_k(index->n, k, exclude_self, queries);
+    if (checked != GROVE_OK) return checked;
     int threads = grove__options(options).threads;
     const grove_index *Q = NULL;
     grove_status s = grove__queries_prepare(index, queries, exclude_self, threads, &Q);
@@ -66,7 +75,8 @@ grove_status grove_knn(grove_points data, const grove_points *queries, size_t k,
 {
     grove__clear_error();
     grove_index *index = NULL;
-    grove_status s = grove_index_build(data, NULL, options, &index);
+    grove_status s = check_k(data.n, k, exclude_self, queries);
+    if (s == GROVE_OK) s = grove_index_build(data, NULL, options, &index);
     if (s == GROVE_OK) s = grove_knn_search(index, queries, k, exclude_self, indices, distances, options);
     grove_index_free(index);
     return s;
