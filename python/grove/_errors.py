@@ -53,9 +53,7 @@ class InternalError(GroveError, RuntimeError):
     status, status_name = 9, "internal error"
 
 
-_BY_STATUS = {cls.status: cls for cls in (InvalidArgumentError, OutOfMemoryError, InputOutputError, ParseError,
-                                          UnsupportedError, TooLargeError, OverBudgetError, CancelledError,
-                                          InternalError)}
+_BY_STATUS = {cls.status: cls for cls in GroveError.__subclasses__()}
 
 
 def error_for(status: int, message: str) -> GroveError:
