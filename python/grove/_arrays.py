@@ -17,7 +17,6 @@ dtype the C function reads, which is free when they already are one.
 """
 from __future__ import annotations
 
-import ctypes as C
 import math
 from typing import Any
 
@@ -114,8 +113,7 @@ def address(a: np.ndarray | None) -> int | None:
 def options(threads: int | None = None, memory_budget: int = 0) -> Options:
     """A grove_options with threads (None or 0 = all cores) and a memory
     budget in bytes (0 = unlimited)."""
-    opts = Options()
-    _clib.lib.grove_options_init(C.byref(opts))
+    opts = _clib.defaults(Options)
     if threads is not None:
         opts.threads = count(threads, "threads (0 = all cores)")
     opts.memory_budget = count(memory_budget, "memory_budget (bytes, 0 = unlimited)")

@@ -83,8 +83,7 @@ class BallTree(tuple):
 
 
 def _params(batch: np.ndarray | None, levels: int, rotation: np.ndarray | None) -> BalltreeParams:
-    params = BalltreeParams()
-    _clib.lib.grove_balltree_params_init(C.byref(params))
+    params = _clib.defaults(BalltreeParams)
     if batch is not None:
         params.batch = batch.ctypes.data_as(C.POINTER(C.c_int64))
     params.levels = levels

@@ -128,6 +128,13 @@ def require(name: str) -> None:
         raise UnsupportedError(f"{name} is not in {library_path()}: this libgrove predates it; rebuild grove")
 
 
+def defaults(cls: type) -> C.Structure:
+    """A parameter struct filled by its C ``<name>_init`` function."""
+    params = cls()
+    getattr(lib, S.C_NAMES[cls] + "_init")(C.byref(params))
+    return params
+
+
 def check(status: int) -> None:
     """Raise the GroveError for a nonzero status, with grove_last_error().
 

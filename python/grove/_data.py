@@ -21,8 +21,7 @@ def generate(kind: str, n: int, d: int, *, seed: int = 0, rate: float | None = N
     same values on every platform and for any thread count."""
     if kind not in _KINDS:
         raise InvalidArgumentError(f"kind: one of {', '.join(_KINDS)}, got {kind!r}")
-    params = GenParams()
-    _clib.lib.grove_gen_params_init(C.byref(params))
+    params = _clib.defaults(GenParams)
     params.kind, params.n, params.d, params.seed = _KINDS[kind], count(n, "n"), count(d, "d", 1), count(seed, "seed")
     if rate is not None:
         params.rate = float(rate)

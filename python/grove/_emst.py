@@ -24,8 +24,7 @@ def emst(points: Any, mutual_reachability: int = 1, *, threads: int | None = Non
     for any thread count."""
     x = points_array(points)
     n = x.shape[0]
-    params = EmstParams()
-    _clib.lib.grove_emst_params_init(C.byref(params))
+    params = _clib.defaults(EmstParams)
     params.min_samples = count(mutual_reachability, "mutual_reachability", 1)
     edges = np.empty((max(n - 1, 0), 2), dtype=np.int64)
     weights = np.empty(max(n - 1, 0))

@@ -73,8 +73,7 @@ class HDBSCAN(Estimator):
         return self.min_cluster_size if self.min_samples is None else self.min_samples
 
     def _params(self) -> HdbscanParams:
-        params = HdbscanParams()
-        _clib.lib.grove_hdbscan_params_init(C.byref(params))
+        params = _clib.defaults(HdbscanParams)
         params.min_cluster_size = count(self.min_cluster_size, "min_cluster_size", 2)
         params.min_samples = count(self._grove_min_samples(), "min_samples", 1)
         if self.cluster_selection_method not in _SELECTION:

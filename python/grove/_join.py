@@ -45,8 +45,7 @@ class Index(Handle):
         _clib.require("grove_index_build")
         super().__init__()
         x = points_array(points)
-        params = IndexParams()
-        _clib.lib.grove_index_params_init(C.byref(params))
+        params = _clib.defaults(IndexParams)
         params.leaf_size = count(leaf_size, "leaf_size")
         params.index_dims = count(index_dims, "index_dims")
         opts = options(threads)
@@ -74,8 +73,7 @@ class Index(Handle):
         return q, points_view(q), q.shape[0]
 
     def _params(self, eps: float, exclude_self: bool, distances: bool) -> JoinParams:
-        params = JoinParams()
-        _clib.lib.grove_join_params_init(C.byref(params))
+        params = _clib.defaults(JoinParams)
         params.eps, params.exclude_self, params.distances = float(eps), bool(exclude_self), bool(distances)
         return params
 

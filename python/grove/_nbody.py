@@ -66,9 +66,7 @@ class Snapshot:
 def _gravity_params(theta: float | None, softening: float | None, G: float | None, leaf_size: int | None,
                     group_size: int | None, into: GravityParams | None = None) -> GravityParams:
     """grove_gravity_params from its C defaults, overriding what is given."""
-    params = into if into is not None else GravityParams()
-    if into is None:
-        _clib.lib.grove_gravity_params_init(C.byref(params))
+    params = into if into is not None else _clib.defaults(GravityParams)
     for name, value in (("theta", theta), ("softening", softening), ("G", G)):
         if value is not None:
             setattr(params, name, float(value))
@@ -157,8 +155,7 @@ class NBody(Handle):
         n = pos.shape[0]
         vel = fixed(velocities, np.float64, (n, 3), "velocities")
         mass = fixed(masses, np.float64, (n,), "masses")
-        params = NbodyParams()
-        _clib.lib.grove_nbody_params_init(C.byref(params))
+        params = _clib.defaults(NbodyParams)
         _gravity_params(theta, softening, G, leaf_size, group_size, into=params.gravity)
         if dt is not None:
             params.dt = float(dt)
@@ -180,8 +177,7 @@ class NBody(Handle):
         `impact`). The other keywords go to NBody()."""
         if kind not in _IC_KINDS:
             raise InvalidArgumentError(f"kind: one of {', '.join(_IC_KINDS)}, got {kind!r}")
-        ic = IcParams()
-        _clib.lib.grove_ic_params_init(C.byref(ic))
+        ic = _clib.defaults(IcParams)
         ic.kind, ic.n, ic.seed = _IC_KINDS[kind], count(n, "n", 1), count(seed, "seed")
         if separation is not None:
             ic.separation = float(separation)
@@ -262,8 +258,7 @@ class NBody(Handle):
         """A PNG density projection onto the x-y plane (needs grove built
         with libpng; UnsupportedError otherwise). Defaults: 512 pixels, side
         8, centred on the origin, 4 decades."""
-        params = RenderParams()
-        _clib.lib.grove_render_params_init(C.byref(params))
+        params = _clib.defaults(RenderParams)
         if width is not None:
             params.width = count(width, "width", 1)
         if extent is not None:
