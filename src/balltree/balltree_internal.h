@@ -1,5 +1,5 @@
 /* Shared internals of the ball tree module: batch grouping (layout.c), the
- * tree builder (build.c, build_tree.h), ball statistics (stats.c) and
+ * tree builder (build.c, build_tree.h, build_packed.h, partition.c), ball statistics (stats.c) and
  * rotations (rotation.c). */
 #ifndef GROVE_BALLTREE_INTERNAL_H
 #define GROVE_BALLTREE_INTERNAL_H
@@ -33,5 +33,19 @@ grove_status grove__bt_balls(const grove_balltree_batch *batches, size_t count, 
  * order in double without FMA contraction, so every platform agrees. */
 void grove__bt_rotate_row(const double *rotation, grove_points points, size_t stride, size_t row, double *y,
                           size_t y_stride);
+
+/* A packed record's rank in the dimension whose bits start at `shift`
+ * (build_packed.h). */
+static inline uint64_t grove__bp_rank(uint64_t e, int shift, uint64_t mask) { return e >> shift & mask; }
+/* Stable partition of src[0..k) into dst: records whose rank at `shift` is
+ * below `pivot` to dst[0..h), the others (exactly k - h of them) to
+ * dst[h..k) (partition.c). */
+typedef void grove__bp_partition_fn(const uint64_t *restrict src, uint64_t *restrict dst, size_t k, size_t h,
+                                    int shift, uint64_t mask, uint64_t pivot);
+grove__bp_partition_fn grove__bp_partition_portable;
+/* The AVX-512 version, or NULL where the machine or compiler lacks it. */
+grove__bp_partition_fn *grove__bp_partition_avx512(void);
+/* The fastest this machine runs (all give the same bytes). */
+grove__bp_partition_fn *grove__bp_partition_pick(void);
 
 #endif

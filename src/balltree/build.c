@@ -14,8 +14,6 @@
  * from their records. */
 #define BP_MAX_COUNT 65536
 #define BP_SMALL 4
-/* ... and partitions lists shorter than BP_VECTOR_MIN without vectors. */
-#define BP_VECTOR_MIN 16
 /* The first node of at most BT_LOCAL points on every path relabels its
  * points (see build_tree.h). */
 #define BT_LOCAL 4096
@@ -29,10 +27,6 @@
 #define BT_DIGIT 11
 #define BT_SORT_SLACK 8
 #define BT_SORT_SMALL 16
-
-/* Stable two-way partition of packed records (build_packed.h). */
-typedef void bp_partition_fn(const uint64_t *restrict src, uint64_t *restrict dst, size_t k, size_t h, int shift,
-                             uint64_t mask, uint64_t pivot);
 
 typedef struct bt_ctx {
     size_t n, d;       /* points, dimensions */
@@ -53,7 +47,7 @@ typedef struct bt_ctx {
     uint64_t *rec[2];  /*   ping-pong record lists: list j of buffer b at rec[b] + j * n */
     double *val;       /*   d x n: each dimension's coordinates in sorted order */
     uint32_t *perm;    /*   d x n: each dimension's rank -> batch-local id */
-    bp_partition_fn *partition_fn;
+    grove__bp_partition_fn *partition_fn;
     bool partition;    /* partition mode (no padding) */
     bool spawn;        /* running in a team: create tasks */
 } bt_ctx;
@@ -340,7 +334,7 @@ static bool alloc_packed(bt_ctx *c, size_t sort)
     c->perm = c->val ? grove__malloc(dims * sizeof(uint32_t), "balltree ranks") : NULL;
     c->scratch = c->perm ? grove__malloc(sort, "balltree sort scratch") : NULL;
     c->rec[1] = c->rec[0] ? c->rec[0] + c->lists * c->n : NULL;
-    c->partition_fn = bp_partition_pick();
+    c->partition_fn = grove__bp_partition_pick();
     return true;
 }
 

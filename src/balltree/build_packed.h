@@ -21,60 +21,7 @@
  * it. Leaves map the rank in dimension 0 back to the id. */
 
 /* A record's rank in the dimension whose bits start at `shift`. */
-static inline uint64_t bp_rank(uint64_t e, int shift, uint64_t mask) { return e >> shift & mask; }
-
-/* Stable partition of src[0..k) into dst: records whose rank at `shift` is
- * below `pivot` to dst[0..h), the others (exactly k - h of them) to
- * dst[h..k). Branch-free: the outcome is a coin flip. */
-static void bp_partition_portable(const uint64_t *restrict src, uint64_t *restrict dst, size_t k, size_t h,
-                                  int shift, uint64_t mask, uint64_t pivot)
-{
-    size_t l = 0, r = h;
-    for (size_t i = 0; i < k; i++) {
-        uint64_t e = src[i];
-        size_t right = bp_rank(e, shift, mask) >= pivot;
-        dst[right ? r : l] = e;
-        l += 1 - right;
-        r += right;
-    }
-}
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define BP_AVX512 1
-/* The same, eight records at a time: compare, compress each side into a
- * register and store just its valid lanes (masked stores, so nothing is
- * written past a side's end and the two sides never overlap). */
-__attribute__((target("avx512f"))) static void bp_partition_avx512(const uint64_t *restrict src,
-                                                                   uint64_t *restrict dst, size_t k, size_t h,
-                                                                   int shift, uint64_t mask, uint64_t pivot)
-{
-    const __m128i count = _mm_cvtsi32_si128(shift);
-    const __m512i vmask = _mm512_set1_epi64((long long)mask), vpivot = _mm512_set1_epi64((long long)pivot);
-    size_t l = 0, r = h;
-    for (size_t i = 0; i < k; i += 8) {
-        __mmask8 live = k - i >= 8 ? 0xff : (__mmask8)((1u << (k - i)) - 1);
-        __m512i v = _mm512_maskz_loadu_epi64(live, src + i);
-        __m512i rank = _mm512_and_si512(_mm512_srl_epi64(v, count), vmask);
-        __mmask8 right = _mm512_mask_cmpge_epu64_mask(live, rank, vpivot), left = live & (__mmask8)~right;
-        int nl = __builtin_popcount(left), nr = __builtin_popcount(right);
-        _mm512_mask_storeu_epi64(dst + l, (__mmask8)((1u << nl) - 1), _mm512_maskz_compress_epi64(left, v));
-        _mm512_mask_storeu_epi64(dst + r, (__mmask8)((1u << nr) - 1), _mm512_maskz_compress_epi64(right, v));
-        l += (size_t)nl;
-        r += (size_t)nr;
-    }
-}
-#endif
-
-/* The partition for this machine (both give the same bytes). */
-static bp_partition_fn *bp_partition_pick(void)
-{
-#ifdef BP_AVX512
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return bp_partition_avx512;
-#endif
-    return bp_partition_portable;
-}
+static inline uint64_t bp_rank(uint64_t e, int shift, uint64_t mask) { return grove__bp_rank(e, shift, mask); }
 
 /* Bits per rank for batches of up to m points in d dimensions, or 0 when
  * the packed builder is not used: d ranks do not fit in a 64-bit record,
@@ -95,7 +42,7 @@ typedef struct bp_tree {
     double *val;          /* c->val + start: dimension j's coordinates in its order at + j * n */
     uint32_t *perm;       /* c->perm + start: dimension j's rank -> batch-local id at + j * n */
     uint64_t mask;        /* (1 << bits) - 1 */
-    bp_partition_fn *partition;
+    grove__bp_partition_fn *partition;
 } bp_tree;
 
 static inline void bp_emit(const bp_tree *t, size_t slot, uint64_t e, uint8_t real)
@@ -112,17 +59,26 @@ typedef struct bp_local {
     const uint64_t *rec;
 } bp_local;
 
-static void bp_small_node(const bp_local *p, const uint8_t *idx, size_t k, int level, size_t out)
+static void bp_small_node(const bp_local *p, const uint8_t *idx, size_t k, int level, size_t out, size_t d)
 {
     const bp_tree *t = p->t;
     const bt_ctx *c = t->c;
-    size_t d = c->d;
     if (c->partition && (level == t->b->levels || k <= 1)) {
         for (size_t i = 0; i < k; i++) bp_emit(t, out + i, p->rec[idx[i]], 1);
         return;
     }
     size_t s = 0;
     double best_spread = -1.0;
+    if (!c->partition && level == t->b->levels) { /* a leaf of one or two points, in split order */
+        uint64_t a = p->rec[idx[0]], b = p->rec[idx[k - 1]];
+        const double *xa = p->x + idx[0] * d, *xb = p->x + idx[k - 1] * d;
+        for (size_t j = 0; j < d; j++) bt_widest(fabs(xa[j] - xb[j]), j, &s, &best_spread); /* = max - min */
+        int shift = (int)s * c->bits;
+        bool swap = bp_rank(b, shift, t->mask) < bp_rank(a, shift, t->mask);
+        bp_emit(t, out, swap ? b : a, 1);
+        bp_emit(t, out + 1, swap ? a : b, k == 2);
+        return;
+    }
     for (size_t j = 0; j < d; j++) {
         double lo = p->x[idx[0] * d + j], hi = lo;
         for (size_t i = 1; i < k; i++) {
@@ -130,18 +86,11 @@ static void bp_small_node(const bp_local *p, const uint8_t *idx, size_t k, int l
             lo = v < lo ? v : lo;
             hi = v > hi ? v : hi;
         }
-        double spread = hi - lo;
-        bt_widest(spread, j, &s, &best_spread);
+        bt_widest(hi - lo, j, &s, &best_spread);
     }
     int shift = (int)s * c->bits;
     uint64_t r[BP_SMALL];
     for (size_t i = 0; i < k; i++) r[i] = bp_rank(p->rec[idx[i]], shift, t->mask);
-    if (!c->partition && level == t->b->levels) { /* a leaf of one or two points, in split order */
-        size_t first = k == 2 && r[1] < r[0];
-        bp_emit(t, out, p->rec[idx[first]], 1);
-        bp_emit(t, out + 1, p->rec[idx[k - 1 - first]], k == 2);
-        return;
-    }
     size_t h = k / 2, nl = 0, nr = h;
     uint8_t split[BP_SMALL];
     for (size_t i = 0; i < k; i++) { /* the h lowest ranks go left, stably */
@@ -153,8 +102,8 @@ static void bp_small_node(const bp_local *p, const uint8_t *idx, size_t k, int l
         nr += !left;
     }
     size_t right_out = bt_right_out(c, t->b, out, h, level);
-    bp_small_node(p, split, h, level + 1, out);
-    bp_small_node(p, split + h, k - h, level + 1, right_out);
+    bp_small_node(p, split, h, level + 1, out, d);
+    bp_small_node(p, split + h, k - h, level + 1, right_out, d);
 }
 
 /* A node of k <= BP_SMALL points and its subtree, from its records (in id
@@ -162,9 +111,9 @@ static void bp_small_node(const bp_local *p, const uint8_t *idx, size_t k, int l
  * from the sorted arrays by rank, once per point; the splits rank the
  * records against each other. Cheaper than lists and partitions at this
  * size. */
-static void bp_small(const bp_tree *t, const uint64_t *rec, size_t k, int level, size_t out)
+static inline __attribute__((always_inline)) void bp_small_d(const bp_tree *t, const uint64_t *rec, size_t k, int level, size_t out, size_t d)
 {
-    size_t n = t->c->n, d = t->c->d;
+    size_t n = t->c->n;
     double x[BP_SMALL * 64]; /* d <= 64: every rank takes at least one of the 64 bits */
     uint8_t idx[BP_SMALL];
     for (size_t i = 0; i < k; i++) {
@@ -172,7 +121,16 @@ static void bp_small(const bp_tree *t, const uint64_t *rec, size_t k, int level,
         for (size_t j = 0; j < d; j++) x[i * d + j] = t->val[j * n + bp_rank(rec[i], (int)j * t->c->bits, t->mask)];
     }
     bp_local p = {t, x, rec};
-    bp_small_node(&p, idx, k, level, out);
+    bp_small_node(&p, idx, k, level, out, d);
+}
+
+static void bp_small(const bp_tree *t, const uint64_t *rec, size_t k, int level, size_t out)
+{
+    switch (t->c->d) { /* a constant d lets the compiler specialise the common cases */
+    case 2: bp_small_d(t, rec, k, level, out, 2); break;
+    case 3: bp_small_d(t, rec, k, level, out, 3); break;
+    default: bp_small_d(t, rec, k, level, out, t->c->d);
+    }
 }
 
 /* The node holding segment [off, off + k) of every list, list j in buffer
@@ -204,12 +162,9 @@ static void bp_node(const bp_tree *t, uint64_t where, size_t off, size_t k, int 
     const uint64_t *split = BP_LIST(s, where >> s & 1);
     int shift = (int)s * bits;
     uint64_t pivot = bp_rank(split[h], shift, t->mask);
-    /* Short lists go the portable way: cheaper than vector setup, and so
-     * both versions run on every machine that has the vector one. */
-    bp_partition_fn *partition = k >= BP_VECTOR_MIN ? t->partition : bp_partition_portable;
     for (size_t j = 0; j < c->lists; j++) {
         unsigned buf = where >> j & 1;
-        if (j != s) partition(BP_LIST(j, buf), BP_LIST(j, !buf), k, h, shift, t->mask, pivot);
+        if (j != s) t->partition(BP_LIST(j, buf), BP_LIST(j, !buf), k, h, shift, t->mask, pivot);
     }
     where ^= (((uint64_t)1 << c->lists) - 1) & ~((uint64_t)1 << s);
 #undef BP_LIST

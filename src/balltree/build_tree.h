@@ -108,15 +108,13 @@ static void BT_(sort_ids)(const bt_view *v, size_t j, uint32_t *ids, size_t g, u
         for (size_t i = 0; i < g; i++) ids[i] = (uint32_t)a[i];
         return;
     }
-    size_t r0 = 0;
-    for (size_t i = 0; i < g; i++) {
-        ids[i] = (uint32_t)a[i];
-        if (a[i] >> 32 != a[r0] >> 32) {
-            if (i - r0 > 1) BT_(sort_ids)(v, j, ids + r0, i - r0, a + r0, b + r0);
-            r0 = i;
-        }
+    for (size_t i = 0; i < g; i++) ids[i] = (uint32_t)a[i];
+    for (size_t i = 1; i < g; i++) {
+        if ((a[i] ^ a[i - 1]) >> 32) continue; /* the common case: a new value of the top bits */
+        size_t r0 = i - 1;
+        while (i < g && !((a[i] ^ a[r0]) >> 32)) i++;
+        BT_(sort_ids)(v, j, ids + r0, i - r0, a + r0, b + r0);
     }
-    if (g - r0 > 1) BT_(sort_ids)(v, j, ids + r0, g - r0, a + r0, b + r0);
 }
 
 /* A small node (k <= BT_SMALL) and its whole subtree, from its labels (in

@@ -1,0 +1,57 @@
+/* The packed builder's list partition (build_packed.h): a portable loop
+ * and an AVX-512 version picked at run time. Tests compare the two. */
+#include "balltree_internal.h"
+
+/* Branch-free: the outcome is a coin flip. */
+void grove__bp_partition_portable(const uint64_t *restrict src, uint64_t *restrict dst, size_t k, size_t h,
+                                  int shift, uint64_t mask, uint64_t pivot)
+{
+    size_t l = 0, r = h;
+    for (size_t i = 0; i < k; i++) {
+        uint64_t e = src[i];
+        size_t right = grove__bp_rank(e, shift, mask) >= pivot;
+        dst[right ? r : l] = e;
+        l += 1 - right;
+        r += right;
+    }
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+/* Eight records at a time: compare, compress each side into a register and
+ * store just its valid lanes (masked stores, so nothing is written past a
+ * side's end and the two sides never overlap). */
+__attribute__((target("avx512f"))) static void partition_avx512(const uint64_t *restrict src,
+                                                                uint64_t *restrict dst, size_t k, size_t h,
+                                                                int shift, uint64_t mask, uint64_t pivot)
+{
+    const __m128i count = _mm_cvtsi32_si128(shift);
+    const __m512i vmask = _mm512_set1_epi64((long long)mask), vpivot = _mm512_set1_epi64((long long)pivot);
+    size_t l = 0, r = h;
+    for (size_t i = 0; i < k; i += 8) {
+        __mmask8 live = k - i >= 8 ? 0xff : (__mmask8)((1u << (k - i)) - 1);
+        __m512i v = _mm512_maskz_loadu_epi64(live, src + i);
+        __m512i rank = _mm512_and_si512(_mm512_srl_epi64(v, count), vmask);
+        __mmask8 right = _mm512_mask_cmpge_epu64_mask(live, rank, vpivot), left = live & (__mmask8)~right;
+        int nl = __builtin_popcount(left), nr = __builtin_popcount(right);
+        _mm512_mask_storeu_epi64(dst + l, (__mmask8)((1u << nl) - 1), _mm512_maskz_compress_epi64(left, v));
+        _mm512_mask_storeu_epi64(dst + r, (__mmask8)((1u << nr) - 1), _mm512_maskz_compress_epi64(right, v));
+        l += (size_t)nl;
+        r += (size_t)nr;
+    }
+}
+
+grove__bp_partition_fn *grove__bp_partition_avx512(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") ? partition_avx512 : NULL;
+}
+#else
+grove__bp_partition_fn *grove__bp_partition_avx512(void) { return NULL; }
+#endif
+
+grove__bp_partition_fn *grove__bp_partition_pick(void)
+{
+    grove__bp_partition_fn *fast = grove__bp_partition_avx512();
+    return fast ? fast : grove__bp_partition_portable;
+}
