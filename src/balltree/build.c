@@ -181,7 +181,8 @@ static void bt_lsd(uint64_t **a, uint64_t **b, size_t g, int bits)
  * larger, so ties go to the lowest dimension. */
 static inline void bt_widest(double spread, size_t j, size_t *s, double *best)
 {
-    *s = spread > *best ? j : *s;
+    size_t take = (size_t)0 - (size_t)(spread > *best); /* arithmetic, not a branch: a coin flip */
+    *s = (j & take) | (*s & ~take);
     *best = spread > *best ? spread : *best;
 }
 

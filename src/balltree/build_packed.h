@@ -124,8 +124,67 @@ static inline __attribute__((always_inline)) void bp_small_d(const bp_tree *t, c
     bp_small_node(&p, idx, k, level, out, d);
 }
 
+/* Emit the leaf pair (a, b) at out: ordered along its widest dimension,
+ * whose spread is |xa - xb| (= max - min, exactly). */
+static inline __attribute__((always_inline)) void bp_pair(const bp_tree *t, uint64_t a, uint64_t b,
+                                                          const double *xa, const double *xb, size_t out,
+                                                          size_t d)
+{
+    size_t s = 0;
+    double best_spread = -1.0;
+    for (size_t j = 0; j < d; j++) bt_widest(fabs(xa[j] - xb[j]), j, &s, &best_spread);
+    int shift = (int)s * t->c->bits;
+    bool swap = bp_rank(b, shift, t->mask) < bp_rank(a, shift, t->mask);
+    bp_emit(t, out, swap ? b : a, 1);
+    bp_emit(t, out + 1, swap ? a : b, 1);
+}
+
+/* The commonest small subtree, straight-line: a full-mode node of four
+ * points whose children are leaf pairs. */
+static inline __attribute__((always_inline)) void bp_quad(const bp_tree *t, const uint64_t *rec, size_t out,
+                                                          size_t d)
+{
+    size_t n = t->c->n;
+    double x[4][64];
+    uint64_t e[4] = {rec[0], rec[1], rec[2], rec[3]};
+    size_t s = 0;
+    double best_spread = -1.0;
+    for (size_t j = 0; j < d; j++) {
+        int shift = (int)j * t->c->bits;
+        const double *v = t->val + j * n;
+        for (size_t i = 0; i < 4; i++) x[i][j] = v[bp_rank(e[i], shift, t->mask)];
+        double lo = x[0][j], hi = lo;
+        for (size_t i = 1; i < 4; i++) {
+            lo = x[i][j] < lo ? x[i][j] : lo;
+            hi = x[i][j] > hi ? x[i][j] : hi;
+        }
+        bt_widest(hi - lo, j, &s, &best_spread);
+    }
+    int shift = (int)s * t->c->bits;
+    uint64_t r[4];
+    for (size_t i = 0; i < 4; i++) r[i] = bp_rank(e[i], shift, t->mask);
+    size_t left[4]; /* point i goes left when at most one rank is below its own */
+    for (size_t i = 0; i < 4; i++) left[i] = (size_t)(r[0] < r[i]) + (r[1] < r[i]) + (r[2] < r[i]) + (r[3] < r[i]) < 2;
+    uint8_t order[4];
+    size_t nl = 0, nr = 2;
+    for (size_t i = 0; i < 4; i++) {
+        order[left[i] ? nl : nr] = (uint8_t)i;
+        nl += left[i];
+        nr += !left[i];
+    }
+    bp_pair(t, e[order[0]], e[order[1]], x[order[0]], x[order[1]], out, d);
+    bp_pair(t, e[order[2]], e[order[3]], x[order[2]], x[order[3]], out + 2, d);
+}
+
 static void bp_small(const bp_tree *t, const uint64_t *rec, size_t k, int level, size_t out)
 {
+    if (k == 4 && !t->c->partition && level == t->b->levels - 1) {
+        switch (t->c->d) {
+        case 2: bp_quad(t, rec, out, 2); return;
+        case 3: bp_quad(t, rec, out, 3); return;
+        default: bp_quad(t, rec, out, t->c->d); return;
+        }
+    }
     switch (t->c->d) { /* a constant d lets the compiler specialise the common cases */
     case 2: bp_small_d(t, rec, k, level, out, 2); break;
     case 3: bp_small_d(t, rec, k, level, out, 3); break;
