@@ -48,4 +48,41 @@ grove__bp_partition_fn *grove__bp_partition_avx512(void);
 /* The fastest this machine runs (all give the same bytes). */
 grove__bp_partition_fn *grove__bp_partition_pick(void);
 
+/* The selecting builder (build_select.h): a point as its key along one
+ * dimension and its id, ordered by key, then id. */
+typedef struct grove__bs_pair {
+    uint64_t key;
+    uint32_t id;
+} grove__bs_pair;
+static inline bool grove__bs_less(grove__bs_pair a, grove__bs_pair b)
+{
+    return a.key < b.key || (a.key == b.key && a.id < b.id);
+}
+/* Dimensions the selecting builder takes. */
+#define GROVE__BS_MAX_DIMS 16
+/* A node's extent: the smallest and largest key in each dimension. */
+typedef struct grove__bs_extent {
+    uint64_t lo[GROVE__BS_MAX_DIMS], hi[GROVE__BS_MAX_DIMS];
+} grove__bs_extent;
+/* Move k points (d key arrays `stride` apart from src, ids from sid) to
+ * dst and did: the h that are below `pivot` along dimension s first, the
+ * others after, each side in input order; gather each side's extent. */
+typedef void grove__bs_split_fn(const uint64_t *src, const uint32_t *sid, uint64_t *dst, uint32_t *did,
+                                size_t stride, size_t d, size_t k, size_t h, size_t s, grove__bs_pair pivot,
+                                grove__bs_extent *left, grove__bs_extent *right);
+/* Copy the points (key[i], id[i]) with lo <= point <= hi to out_key and
+ * out_id in input order; return how many, and in *below how many are
+ * below lo. */
+typedef size_t grove__bs_window_fn(const uint64_t *key, const uint32_t *id, size_t k, grove__bs_pair lo,
+                                   grove__bs_pair hi, uint64_t *out_key, uint32_t *out_id, size_t *below);
+typedef struct grove__bs_kernels {
+    grove__bs_split_fn *split;
+    grove__bs_window_fn *window;
+} grove__bs_kernels;
+void grove__bs_kernels_portable(grove__bs_kernels *k);
+/* The AVX-512 versions; false where the machine or compiler lacks them. */
+bool grove__bs_kernels_avx512(grove__bs_kernels *k);
+/* The fastest this machine runs (all give the same bytes). */
+void grove__bs_kernels_pick(grove__bs_kernels *k);
+
 #endif

@@ -14,6 +14,9 @@
  * from their records. */
 #define BP_MAX_COUNT 65536
 #define BP_SMALL 4
+/* The selecting builder (build_select.h) takes full-mode batches too large
+ * for the packed one and hands nodes of at most BS_LEAF points to it. */
+#define BS_LEAF 16384
 /* The first node of at most BT_LOCAL points on every path relabels its
  * points (see build_tree.h). */
 #define BT_LOCAL 4096
@@ -48,6 +51,13 @@ typedef struct bt_ctx {
     double *val;       /*   d x n: each dimension's coordinates in sorted order */
     uint32_t *perm;    /*   d x n: each dimension's rank -> batch-local id */
     grove__bp_partition_fn *partition_fn;
+    bool select;       /* selecting builder (build_select.h) */
+    grove__bs_kernels bs_kernels;
+    uint64_t *skey[2]; /*   ping-pong keys: dimension j of buffer b at skey[b] + j * n */
+    uint32_t *sid[2];  /*   ping-pong batch-local ids */
+    char *leaf_work;   /*   per thread, leaf_bytes each: the packed builder's memory for one node */
+    size_t leaf_bytes;
+    int leaf_bits;     /*   bits per rank there */
     bool partition;    /* partition mode (no padding) */
     bool spawn;        /* running in a team: create tasks */
 } bt_ctx;
@@ -219,6 +229,8 @@ static inline size_t bt_right_out(const bt_ctx *c, const bt_batch *b, size_t out
 #undef BT_K
 #undef BT_
 
+#include "build_select.h"
+
 typedef struct bt_input {
     grove_points points;
     size_t stride;
@@ -248,9 +260,19 @@ static void build_batch(const bt_ctx *c, const bt_batch *b, const bt_input *in)
     size_t elem = f32 ? sizeof(float) : sizeof(double);
     const size_t *rows = in->rotated || !c->order ? NULL : c->order + start;
     bt_view ids = {c->base + (rows ? 0 : start * c->stride), c->stride, rows, NULL, NULL};
+    if (c->select) {
+        bs_tree t = {c, b, {c->skey[0] + start, c->skey[1] + start}, {c->sid[0] + start, c->sid[1] + start}, f32,
+                     &c->bs_kernels};
+        bs_extent root;
+        bs_init(&ids, &t, &root);
+#pragma omp taskgroup
+        bs_node(&t, 0, 0, m, 0, b->slot, &root);
+        return;
+    }
     if (c->bits) {
-        bp_tree t = {c, b, {c->rec[0] + start, c->rec[1] + start}, c->val + start, c->perm + start,
-                     ((uint64_t)1 << c->bits) - 1, c->partition_fn};
+        bp_tree t = {.c = c, .b = b, .count = m, .n = c->n, .ids = NULL, .bits = c->bits, .spawn = c->spawn,
+                     .rec = {c->rec[0] + start, c->rec[1] + start}, .val = c->val + start, .perm = c->perm + start,
+                     .mask = ((uint64_t)1 << c->bits) - 1, .partition = c->partition_fn};
         if (f32) presort_f32(&ids, &t);
         else presort_f64(&ids, &t);
         /* t lives on this stack frame: wait for every task that uses it. */
@@ -339,6 +361,27 @@ static bool alloc_packed(bt_ctx *c, size_t sort)
     return true;
 }
 
+/* Working memory of the selecting builder, in bytes: 2 n (8 d + 4) for
+ * the keys and ids (two buffers), 16 max_count per thread for selections. */
+static bool alloc_select(bt_ctx *c, size_t sort, int threads)
+{
+    size_t keys;
+    if (!grove__mul_size(c->n, c->d, &keys) || !grove__mul_size(keys, 2 * sizeof(uint64_t), &keys)) return false;
+    c->skey[0] = grove__malloc(keys, "balltree keys");
+    c->sid[0] = c->skey[0] ? grove__malloc(2 * c->n * sizeof(uint32_t), "balltree ids") : NULL;
+    c->leaf_bits = bt_packed_bits(BS_LEAF, 1, 1);
+    /* coordinates, two buffers of lists, sorted coordinates, ranks */
+    c->leaf_bytes = BS_LEAF * (c->d * sizeof(double) + 2 * c->lists * sizeof(uint64_t) + c->d * sizeof(double) +
+                               c->d * sizeof(uint32_t));
+    c->leaf_work = c->sid[0] ? grove__malloc(c->leaf_bytes * (size_t)threads, "balltree leaf memory") : NULL;
+    c->scratch = c->leaf_work ? grove__malloc(sort, "balltree selection scratch") : NULL;
+    c->skey[1] = c->skey[0] ? c->skey[0] + c->n * c->d : NULL;
+    grove__bs_kernels_pick(&c->bs_kernels);
+    c->partition_fn = grove__bp_partition_pick();
+    c->sid[1] = c->sid[0] ? c->sid[0] + c->n : NULL;
+    return true;
+}
+
 /* Working memory of the presorted builder, in bytes: 8 n lists (two
  * buffers of `lists` labels per point), n flags, 16 max_count sort entries
  * per thread; when a batch has more than BT_LOCAL points (relabelling), n
@@ -371,7 +414,7 @@ static grove_status alloc_work(bt_ctx *c, bt_input *in, size_t elem, int threads
                  grove__mul_size(sort, sizeof(uint64_t), &sort) &&
                  (!in->rotation || (grove__mul_size(c->n, c->d, &rotated) &&
                                     grove__mul_size(rotated, sizeof(double), &rotated)));
-    if (!sized || !(c->bits ? alloc_packed(c, sort) : alloc_presorted(c, elem, sort)))
+    if (!sized || !(c->bits ? alloc_packed(c, sort) : c->select ? alloc_select(c, sort, threads) : alloc_presorted(c, elem, sort)))
         return grove__fail(GROVE_TOO_LARGE, "balltree: working memory for %zu x %zu points is too large", c->n, c->d);
     in->rotated = c->scratch && rotated ? grove__malloc(rotated, "balltree rotated coordinates") : NULL;
     if (!c->scratch || (rotated && !in->rotated)) return GROVE_OUT_OF_MEMORY;
@@ -392,6 +435,9 @@ static void free_work(bt_ctx *c, bt_input *in)
     grove__free(c->rec[0]);
     grove__free(c->val);
     grove__free(c->perm);
+    grove__free(c->skey[0]);
+    grove__free(c->sid[0]);
+    grove__free(c->leaf_work);
     grove__free(in->rotated);
 }
 
@@ -426,6 +472,7 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     for (size_t b = 0; batches && b < g.count; b++)
         c.max_count = batches[b].count > c.max_count ? batches[b].count : c.max_count;
     c.bits = bt_packed_bits(c.max_count, c.d, c.lists);
+    c.select = !c.bits && !partition && c.d * (size_t)bt_packed_bits(BS_LEAF, 1, 1) <= 64;
     bool f32 = !p.rotation && points.dtype == GROVE_FLOAT32;
     s = batches ? alloc_work(&c, &in, f32 ? sizeof(float) : sizeof(double), o.threads) : GROVE_OUT_OF_MEMORY;
     if (s == GROVE_OK && !build_all(&c, batches, g.count, &in, options, o.threads))

@@ -38,6 +38,11 @@ static int bt_packed_bits(size_t m, size_t d, size_t lists)
 typedef struct bp_tree {
     const bt_ctx *c;
     const bt_batch *b;
+    size_t count;         /* points */
+    size_t n;             /* list stride: list j at + j * n */
+    const uint32_t *ids;  /* point -> batch-local id; NULL: the identity */
+    int bits;             /* bits per rank */
+    bool spawn;           /* create tasks */
     uint64_t *rec[2];     /* c->rec[buf] + start: list j at + j * n */
     double *val;          /* c->val + start: dimension j's coordinates in its order at + j * n */
     uint32_t *perm;       /* c->perm + start: dimension j's rank -> batch-local id at + j * n */
@@ -47,7 +52,8 @@ typedef struct bp_tree {
 
 static inline void bp_emit(const bp_tree *t, size_t slot, uint64_t e, uint8_t real)
 {
-    bt_emit(t->c, slot, bt_row(t->c, t->b, t->perm[e & t->mask]), real);
+    uint32_t p = t->perm[e & t->mask];
+    bt_emit(t->c, slot, bt_row(t->c, t->b, t->ids ? t->ids[p] : p), real);
 }
 
 /* The subtree of a small node (bp_small): its points' coordinates and
@@ -73,7 +79,7 @@ static void bp_small_node(const bp_local *p, const uint8_t *idx, size_t k, int l
         uint64_t a = p->rec[idx[0]], b = p->rec[idx[k - 1]];
         const double *xa = p->x + idx[0] * d, *xb = p->x + idx[k - 1] * d;
         for (size_t j = 0; j < d; j++) bt_widest(fabs(xa[j] - xb[j]), j, &s, &best_spread); /* = max - min */
-        int shift = (int)s * c->bits;
+        int shift = (int)s * t->bits;
         bool swap = bp_rank(b, shift, t->mask) < bp_rank(a, shift, t->mask);
         bp_emit(t, out, swap ? b : a, 1);
         bp_emit(t, out + 1, swap ? a : b, k == 2);
@@ -88,7 +94,7 @@ static void bp_small_node(const bp_local *p, const uint8_t *idx, size_t k, int l
         }
         bt_widest(hi - lo, j, &s, &best_spread);
     }
-    int shift = (int)s * c->bits;
+    int shift = (int)s * t->bits;
     uint64_t r[BP_SMALL];
     for (size_t i = 0; i < k; i++) r[i] = bp_rank(p->rec[idx[i]], shift, t->mask);
     size_t h = k / 2, nl = 0, nr = h;
@@ -113,12 +119,12 @@ static void bp_small_node(const bp_local *p, const uint8_t *idx, size_t k, int l
  * size. */
 static inline __attribute__((always_inline)) void bp_small_d(const bp_tree *t, const uint64_t *rec, size_t k, int level, size_t out, size_t d)
 {
-    size_t n = t->c->n;
+    size_t n = t->n;
     double x[BP_SMALL * 64]; /* d <= 64: every rank takes at least one of the 64 bits */
     uint8_t idx[BP_SMALL];
     for (size_t i = 0; i < k; i++) {
         idx[i] = (uint8_t)i;
-        for (size_t j = 0; j < d; j++) x[i * d + j] = t->val[j * n + bp_rank(rec[i], (int)j * t->c->bits, t->mask)];
+        for (size_t j = 0; j < d; j++) x[i * d + j] = t->val[j * n + bp_rank(rec[i], (int)j * t->bits, t->mask)];
     }
     bp_local p = {t, x, rec};
     bp_small_node(&p, idx, k, level, out, d);
@@ -133,7 +139,7 @@ static inline __attribute__((always_inline)) void bp_pair(const bp_tree *t, uint
     size_t s = 0;
     double best_spread = -1.0;
     for (size_t j = 0; j < d; j++) bt_widest(fabs(xa[j] - xb[j]), j, &s, &best_spread);
-    int shift = (int)s * t->c->bits;
+    int shift = (int)s * t->bits;
     bool swap = bp_rank(b, shift, t->mask) < bp_rank(a, shift, t->mask);
     bp_emit(t, out, swap ? b : a, 1);
     bp_emit(t, out + 1, swap ? a : b, 1);
@@ -144,13 +150,13 @@ static inline __attribute__((always_inline)) void bp_pair(const bp_tree *t, uint
 static inline __attribute__((always_inline)) void bp_quad(const bp_tree *t, const uint64_t *rec, size_t out,
                                                           size_t d)
 {
-    size_t n = t->c->n;
+    size_t n = t->n;
     double x[4][64];
     uint64_t e[4] = {rec[0], rec[1], rec[2], rec[3]};
     size_t s = 0;
     double best_spread = -1.0;
     for (size_t j = 0; j < d; j++) {
-        int shift = (int)j * t->c->bits;
+        int shift = (int)j * t->bits;
         const double *v = t->val + j * n;
         for (size_t i = 0; i < 4; i++) x[i][j] = v[bp_rank(e[i], shift, t->mask)];
         double lo = x[0][j], hi = lo;
@@ -160,7 +166,7 @@ static inline __attribute__((always_inline)) void bp_quad(const bp_tree *t, cons
         }
         bt_widest(hi - lo, j, &s, &best_spread);
     }
-    int shift = (int)s * t->c->bits;
+    int shift = (int)s * t->bits;
     uint64_t r[4];
     for (size_t i = 0; i < 4; i++) r[i] = bp_rank(e[i], shift, t->mask);
     size_t left[4]; /* point i goes left when at most one rank is below its own */
@@ -197,8 +203,8 @@ static void bp_small(const bp_tree *t, const uint64_t *rec, size_t k, int level,
 static void bp_node(const bp_tree *t, uint64_t where, size_t off, size_t k, int level, size_t out)
 {
     const bt_ctx *c = t->c;
-    size_t n = c->n, d = c->d, h = k / 2;
-    int bits = c->bits;
+    size_t n = t->n, d = c->d, h = k / 2;
+    int bits = t->bits;
 #define BP_LIST(j, buf) (t->rec[buf] + (j) * n + off)
     const uint64_t *last = BP_LIST(c->lists - 1, where >> (c->lists - 1) & 1); /* in id order in partition mode */
     if (c->partition && level == t->b->levels) { /* a leaf: rows ascending */
@@ -228,7 +234,7 @@ static void bp_node(const bp_tree *t, uint64_t where, size_t off, size_t k, int 
     where ^= (((uint64_t)1 << c->lists) - 1) & ~((uint64_t)1 << s);
 #undef BP_LIST
     size_t right_out = bt_right_out(c, t->b, out, h, level);
-    if (c->spawn && k >= BT_TASK_MIN) {
+    if (t->spawn && k >= BT_TASK_MIN) {
 #pragma omp task default(shared) firstprivate(t, where, off, h, level, out)
         bp_node(t, where, off, h, level + 1, out);
     } else {

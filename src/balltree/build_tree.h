@@ -283,7 +283,7 @@ static void BT_(tree)(const bt_tree *t)
  * val. */
 static void BT_(presort_dim)(const bt_view *v, const bp_tree *t, size_t j)
 {
-    size_t m = t->b->count, at = j * t->c->n;
+    size_t m = t->count, at = j * t->n;
     uint32_t *perm = t->perm + at;
     double *val = t->val + at;
     for (size_t i = 0; i < m; i++) perm[i] = (uint32_t)i;
@@ -299,27 +299,29 @@ static void BT_(presort_dim)(const bt_view *v, const bp_tree *t, size_t j)
 static void BT_(presort)(const bt_view *v, const bp_tree *t)
 {
     const bt_ctx *c = t->c;
-    size_t m = t->b->count, n = c->n, d = c->d;
-    bool tasks = c->spawn && m >= BT_TASK_MIN;
-    for (size_t j = 0; j < d; j++) {
-#pragma omp task default(shared) firstprivate(j) if (tasks)
-        BT_(presort_dim)(v, t, j);
-    }
+    size_t m = t->count, n = t->n, d = c->d;
+    /* Without tasks, no task constructs at all: they would be scheduling
+     * points, where this thread could start another node that uses the
+     * same per-thread memory (build_select.h). */
+    if (t->spawn && m >= BT_TASK_MIN) {
+        for (size_t j = 0; j < d; j++) {
+#pragma omp task default(shared) firstprivate(j)
+            BT_(presort_dim)(v, t, j);
+        }
 #pragma omp taskwait
+    } else {
+        for (size_t j = 0; j < d; j++) BT_(presort_dim)(v, t, j);
+    }
     uint64_t *rec = t->rec[1];
     for (size_t j = 0; j < d; j++) {
         const uint32_t *perm = t->perm + j * n;
-        int shift = (int)j * c->bits;
+        int shift = (int)j * t->bits;
         for (size_t r = 0; r < m; r++) rec[perm[r]] = (j ? rec[perm[r]] : 0) | (uint64_t)r << shift;
     }
     for (size_t j = 0; j < d; j++) {
-#pragma omp task default(shared) firstprivate(j) if (tasks)
-        {
-            const uint32_t *perm = t->perm + j * n;
-            uint64_t *list = t->rec[0] + j * n;
-            for (size_t r = 0; r < m; r++) list[r] = rec[perm[r]];
-        }
+        const uint32_t *perm = t->perm + j * n;
+        uint64_t *list = t->rec[0] + j * n;
+        for (size_t r = 0; r < m; r++) list[r] = rec[perm[r]];
     }
-#pragma omp taskwait
     if (c->partition) memcpy(t->rec[0] + d * n, rec, m * sizeof *rec);
 }

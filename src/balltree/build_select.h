@@ -1,0 +1,210 @@
+/* The selecting builder, for batches too large for the packed one.
+ * build.c includes this file once.
+ *
+ * No presort: every point carries its d coordinates as order-preserving
+ * keys (bs_key) and its batch-local id, in d + 1 arrays, and a node is a
+ * segment [off, off + k) of them. A node's extent comes from its parent
+ * (min and max key per dimension, gathered while the parent split); its
+ * split is a selection, the (k/2)-th point in (key, id) order along the
+ * split dimension, followed by one pass that moves every array into the
+ * other buffer, left points first, and gathers both children's extents.
+ * Everything streams: no lookups by id, so it stays fast where the
+ * batches outgrow the caches. */
+
+typedef grove__bs_pair bs_pair;
+typedef grove__bs_extent bs_extent;
+#define bs_less grove__bs_less
+
+/* One batch's slice of the selecting builder's memory. */
+typedef struct bs_tree {
+    const bt_ctx *c;
+    const bt_batch *b;
+    uint64_t *key[2]; /* c->skey[buf] + start: dimension j's keys at + j * n */
+    uint32_t *id[2];  /* c->sid[buf] + start */
+    bool f32;         /* keys of float coordinates (else double) */
+    const grove__bs_kernels *kernels;
+} bs_tree;
+
+/* The coordinate behind a key (BT_(key) in build_tree.h), as double. */
+static inline double bs_value(const bs_tree *t, uint64_t key)
+{
+    if (t->f32) {
+        uint32_t k = (uint32_t)key, bits = k >> 31 ? k & ~((uint32_t)1 << 31) : ~k;
+        float x;
+        memcpy(&x, &bits, sizeof x);
+        return x;
+    }
+    uint64_t bits = key >> 63 ? key & ~((uint64_t)1 << 63) : ~key;
+    double x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+static void bs_candidates_swap(bs_pair *a, size_t i, size_t j)
+{
+    bs_pair t = a[i];
+    a[i] = a[j];
+    a[j] = t;
+}
+
+/* The element of rank h (0-based) of a[0..k), all distinct; a is
+ * reordered. Quickselect with a median-of-three pivot. */
+static bs_pair bs_nth(bs_pair *a, size_t k, size_t h)
+{
+    size_t lo = 0, hi = k; /* the answer is in a[lo..hi) */
+    while (hi - lo > 2) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (bs_less(a[mid], a[lo])) bs_candidates_swap(a, mid, lo);
+        if (bs_less(a[hi - 1], a[mid])) {
+            bs_candidates_swap(a, hi - 1, mid);
+            if (bs_less(a[mid], a[lo])) bs_candidates_swap(a, mid, lo);
+        }
+        bs_pair p = a[mid];
+        bs_candidates_swap(a, mid, hi - 2); /* the pivot out of the way; a[lo] < p < a[hi - 1] */
+        size_t i = lo, j = hi - 2;
+        for (;;) {
+            while (bs_less(a[++i], p)) {}
+            while (bs_less(p, a[--j])) {}
+            if (i >= j) break;
+            bs_candidates_swap(a, i, j);
+        }
+        bs_candidates_swap(a, i, hi - 2); /* p at its rank i */
+        if (h == i) return p;
+        if (h < i) hi = i;
+        else lo = i + 1;
+    }
+    if (hi - lo == 2 && bs_less(a[lo + 1], a[lo])) bs_candidates_swap(a, lo, lo + 1);
+    return a[h];
+}
+
+static void bs_extent_empty(bs_extent *e, size_t d)
+{
+    for (size_t j = 0; j < d; j++) {
+        e->lo[j] = UINT64_MAX;
+        e->hi[j] = 0;
+    }
+}
+
+/* Sample size and half-width (in sample ranks) of the window that
+ * brackets the median: about 2.5 standard deviations of the sample rank
+ * of the true median, so 1 selection in 80 misses it and takes another
+ * pass. */
+#define BS_SAMPLE 256
+#define BS_WINDOW 20
+/* Candidates are selected directly once at most this many are left. */
+#define BS_NTH_MAX 1024
+
+/* The point of rank h among k candidates (key[i], id[i]), which are not
+ * written. Each round samples BS_SAMPLE of them, takes the window
+ * [lo, hi] of sample ranks around h's and keeps the candidates inside it
+ * (about a sixth), in the spare arrays (out_key[r], out_id[r]) that
+ * round r % 2 writes, each with room for k. */
+static bs_pair bs_nth_of(const bs_tree *t, const uint64_t *key, const uint32_t *id, size_t k, size_t h,
+                         uint64_t *out_key[2], uint32_t *out_id[2])
+{
+    for (int round = 0; k > BS_NTH_MAX; round ^= 1) {
+        bs_pair sample[BS_SAMPLE];
+        for (size_t q = 0; q < BS_SAMPLE; q++) {
+            size_t i = (2 * q + 1) * k / (2 * BS_SAMPLE);
+            sample[q] = (bs_pair){key[i], id[i]};
+        }
+        size_t at = (size_t)((double)h / (double)k * BS_SAMPLE);
+        size_t a = at > BS_WINDOW ? at - BS_WINDOW : 0, z = at + BS_WINDOW < BS_SAMPLE ? at + BS_WINDOW : BS_SAMPLE - 1;
+        bs_pair lo = a ? bs_nth(sample, BS_SAMPLE, a) : (bs_pair){0, 0};
+        bs_pair hi = z < BS_SAMPLE - 1 ? bs_nth(sample, BS_SAMPLE, z) : (bs_pair){UINT64_MAX, UINT32_MAX};
+        uint64_t *ok = out_key[round];
+        uint32_t *oi = out_id[round];
+        size_t below, c = t->kernels->window(key, id, k, lo, hi, ok, oi, &below);
+        if (h < below) /* missed low: keep everything up to lo */
+            c = t->kernels->window(key, id, k, (bs_pair){0, 0}, lo, ok, oi, &below);
+        else if (h >= below + c) /* missed high: keep everything from hi */
+            c = t->kernels->window(key, id, k, hi, (bs_pair){UINT64_MAX, UINT32_MAX}, ok, oi, &below);
+        h -= below;
+        k = c;
+        key = ok;
+        id = oi;
+    }
+    bs_pair cand[BS_NTH_MAX];
+    for (size_t i = 0; i < k; i++) cand[i] = (bs_pair){key[i], id[i]};
+    return bs_nth(cand, k, h);
+}
+
+/* The point of rank h in (key, id) order along dimension s of node
+ * [off, off + k) of buffer buf. The candidates go to the node's (still
+ * free) place in the other buffer and to the thread's scratch. */
+static bs_pair bs_select(const bs_tree *t, int buf, size_t off, size_t k, size_t h, size_t s)
+{
+    size_t n = t->c->n;
+    uint64_t *scratch = bt_scratch(t->c);
+    uint64_t *out_key[2] = {t->key[!buf] + off, scratch};
+    uint32_t *out_id[2] = {t->id[!buf] + off, (uint32_t *)(scratch + k)};
+    return bs_nth_of(t, t->key[buf] + s * n + off, t->id[buf] + off, k, h, out_key, out_id);
+}
+
+/* A node of k <= BS_LEAF points and its subtree, by the packed builder
+ * (build_packed.h) in the thread's own memory: its coordinates back from
+ * the keys, presorted, and split by rank from there. */
+static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, size_t out)
+{
+    const bt_ctx *c = t->c;
+    size_t n = c->n, d = c->d, lists = c->lists;
+    double *x = (double *)(c->leaf_work + (size_t)thread_num() * c->leaf_bytes);
+    uint64_t *rec = (uint64_t *)(x + BS_LEAF * d);
+    double *val = (double *)(rec + 2 * lists * BS_LEAF);
+    uint32_t *perm = (uint32_t *)(val + BS_LEAF * d);
+    const uint64_t *key = t->key[buf] + off;
+    for (size_t i = 0; i < k; i++)
+        for (size_t j = 0; j < d; j++) x[i * d + j] = bs_value(t, key[j * n + i]);
+    bp_tree p = {.c = c, .b = t->b, .count = k, .n = BS_LEAF, .ids = t->id[buf] + off, .bits = c->leaf_bits,
+                 .spawn = false, .rec = {rec, rec + lists * BS_LEAF}, .val = val, .perm = perm,
+                 .mask = ((uint64_t)1 << c->leaf_bits) - 1, .partition = c->partition_fn};
+    bt_view v = {(const char *)x, d * sizeof *x, NULL, NULL, NULL};
+    presort_f64(&v, &p);
+    bp_node(&p, 0, 0, k, level, out);
+}
+
+/* Every point's keys into buffer 0, its id, and the root's extent. */
+static void bs_init(const bt_view *v, const bs_tree *t, bs_extent *root)
+{
+    size_t m = t->b->count, n = t->c->n, d = t->c->d;
+    bs_extent_empty(root, d);
+    for (size_t i = 0; i < m; i++) {
+        size_t r = v->rows ? v->rows[i] : i;
+        const char *row = v->base + r * v->stride;
+        for (size_t j = 0; j < d; j++) {
+            uint64_t k = t->f32 ? key_f32(((const float *)(const void *)row)[j])
+                                : key_f64(((const double *)(const void *)row)[j]);
+            t->key[0][j * n + i] = k;
+            root->lo[j] = k < root->lo[j] ? k : root->lo[j];
+            root->hi[j] = k > root->hi[j] ? k : root->hi[j];
+        }
+        t->id[0][i] = (uint32_t)i;
+    }
+}
+
+/* The node holding segment [off, off + k) of buffer buf, with extent e, at
+ * `level`, its slots starting at `out`. */
+static void bs_node(const bs_tree *t, int buf, size_t off, size_t k, int level, size_t out, const bs_extent *e)
+{
+    const bt_ctx *c = t->c;
+    if (k <= BS_LEAF) {
+        bs_leaf(t, buf, off, k, level, out);
+        return;
+    }
+    size_t s = 0, h = k / 2;
+    double best_spread = -1.0;
+    for (size_t j = 0; j < c->d; j++) bt_widest(bs_value(t, e->hi[j]) - bs_value(t, e->lo[j]), j, &s, &best_spread);
+    bs_pair pivot = bs_select(t, buf, off, k, h, s);
+    bs_extent left, right;
+    size_t n = c->n;
+    t->kernels->split(t->key[buf] + off, t->id[buf] + off, t->key[!buf] + off, t->id[!buf] + off, n, c->d, k, h, s,
+                      pivot, &left, &right);
+    size_t right_out = bt_right_out(c, t->b, out, h, level);
+    if (c->spawn && k >= BT_TASK_MIN) {
+#pragma omp task default(shared) firstprivate(t, buf, off, h, level, out, left)
+        bs_node(t, !buf, off, h, level + 1, out, &left);
+    } else {
+        bs_node(t, !buf, off, h, level + 1, out, &left);
+    }
+    bs_node(t, !buf, off + h, k - h, level + 1, right_out, &right);
+}
