@@ -163,23 +163,41 @@ static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, 
     bp_node(&p, 0, 0, k, level, out);
 }
 
-/* Every point's keys into buffer 0, its id, and the root's extent. */
-static void bs_init(const bt_view *v, const bs_tree *t, bs_extent *root)
+/* Points [lo, hi): their keys into buffer 0, their ids, and their extent. */
+static void bs_init_rows(const bt_view *v, const bs_tree *t, size_t lo, size_t hi, bs_extent *e)
 {
-    size_t m = t->b->count, n = t->c->n, d = t->c->d;
-    bs_extent_empty(root, d);
-    for (size_t i = 0; i < m; i++) {
+    size_t n = t->c->n, d = t->c->d;
+    bs_extent_empty(e, d);
+    for (size_t i = lo; i < hi; i++) {
         size_t r = v->rows ? v->rows[i] : i;
         const char *row = v->base + r * v->stride;
         for (size_t j = 0; j < d; j++) {
             uint64_t k = t->f32 ? key_f32(((const float *)(const void *)row)[j])
                                 : key_f64(((const double *)(const void *)row)[j]);
             t->key[0][j * n + i] = k;
-            root->lo[j] = k < root->lo[j] ? k : root->lo[j];
-            root->hi[j] = k > root->hi[j] ? k : root->hi[j];
+            e->lo[j] = k < e->lo[j] ? k : e->lo[j];
+            e->hi[j] = k > e->hi[j] ? k : e->hi[j];
         }
         t->id[0][i] = (uint32_t)i;
     }
+}
+
+/* Every point's keys into buffer 0, its id, and the root's extent; in up
+ * to BS_INIT_PARTS tasks of at least BT_GATHER_CHUNK points. */
+#define BS_INIT_PARTS 16
+static void bs_init(const bt_view *v, const bs_tree *t, bs_extent *root)
+{
+    size_t m = t->b->count, parts = m / BT_GATHER_CHUNK;
+    parts = !t->c->spawn ? 1 : parts < 1 ? 1 : parts > BS_INIT_PARTS ? BS_INIT_PARTS : parts;
+    bs_extent part[BS_INIT_PARTS];
+#pragma omp taskloop grainsize(1) default(shared) if (parts > 1)
+    for (size_t q = 0; q < parts; q++) bs_init_rows(v, t, q * m / parts, (q + 1) * m / parts, &part[q]);
+    *root = part[0];
+    for (size_t q = 1; q < parts; q++)
+        for (size_t j = 0; j < t->c->d; j++) {
+            root->lo[j] = part[q].lo[j] < root->lo[j] ? part[q].lo[j] : root->lo[j];
+            root->hi[j] = part[q].hi[j] > root->hi[j] ? part[q].hi[j] : root->hi[j];
+        }
 }
 
 /* The node holding segment [off, off + k) of buffer buf, with extent e, at
