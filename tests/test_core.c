@@ -2,6 +2,7 @@
 #include "test.h"
 #include "internal.h"
 
+#include <float.h>
 #include <math.h>
 
 TEST(status_strings_come_from_one_list)
@@ -40,6 +41,31 @@ TEST(options_defaults_and_threads)
     CHECK(!grove__cancelled(&o));
     flag = 1;
     CHECK(grove__cancelled(&o));
+}
+
+/* The finiteness check reads exponent bits in bulk: every position of a
+ * longer run, both widths, extreme finite values, and strided rows whose
+ * padding (not a coordinate) may hold anything. */
+TEST(points_validate_checks_every_coordinate_in_bulk)
+{
+    enum { N = 37 };
+    double x[N], ext[4] = {DBL_MAX, -DBL_MAX, 4.9e-324, -0.0};
+    float f[N];
+    for (size_t bad = 0; bad < N; bad++) {
+        for (size_t i = 0; i < N; i++) x[i] = (double)i - 3.5, f[i] = (float)i;
+        CHECK_OK(grove_points_validate(grove_points_f64(x, N, 1)));
+        x[bad] = bad % 2 ? -INFINITY : NAN;
+        f[bad] = bad % 2 ? NAN : INFINITY;
+        CHECK(grove_points_validate(grove_points_f64(x, N, 1)) == GROVE_INVALID_ARGUMENT);
+        CHECK(grove_points_validate(grove_points_f32(f, N, 1)) == GROVE_INVALID_ARGUMENT);
+    }
+    CHECK_OK(grove_points_validate(grove_points_f64(ext, 4, 1)));
+    double rows[3][3] = {{1, 2, NAN}, {3, 4, INFINITY}, {5, 6, NAN}}; /* column 2 is padding */
+    grove_points p = grove_points_f64(&rows[0][0], 3, 2);
+    p.stride = 3 * sizeof(double);
+    CHECK_OK(grove_points_validate(p));
+    rows[2][1] = -INFINITY;
+    CHECK_FAILS(grove_points_validate(p), GROVE_INVALID_ARGUMENT, "row 2, column 1 is infinite");
 }
 
 TEST(points_validate_names_the_bad_coordinate)
