@@ -318,15 +318,17 @@ TEST(balltree_large_and_wide_cases)
 
 /* Batches above the size where nodes relabel their points, and coordinates
  * whose sort needs the recursion on runs: a dense cluster (distinct values
- * sharing their top key bits) beside far outliers, with ties. In d = 3 the
- * ranks pack into 64 bits (the packed builder); in d = 5 they do not (the
- * presorted builder, which relabels). */
+ * sharing their top key bits) beside far outliers, with ties. Each builder
+ * sees them: in d = 3 the ranks pack into 64 bits (the packed builder); in
+ * d = 5 the selecting builder splits down to nodes of 4096 points and
+ * hands them to the packed one; in d = 7, and in partition mode, the
+ * presorted builder relabels. */
 TEST(balltree_relabelled_batches_and_clustered_keys)
 {
     grove_rng rng;
     grove_rng_seed(&rng, 9);
     size_t n = quick() ? 9000 : 40000;
-    for (size_t d = 3; d <= 5; d += 2) {
+    for (size_t d = 3; d <= 7; d += 2) {
         double *x = malloc(n * d * sizeof *x), *xf = malloc(n * d * sizeof *xf);
         int64_t *ids = malloc(n * sizeof *ids);
         for (size_t i = 0; i < n * d; i++) {

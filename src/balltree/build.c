@@ -1,5 +1,12 @@
 /* grove_balltree_build: validation, working memory, and the parallel driver
- * over batches. The design and the per-node work live in build_tree.h. */
+ * over batches. Three builders give the same bytes; each call takes the one
+ * that measured fastest for its largest batch:
+ * - packed (build_packed.h): batches of at most BP_MAX_COUNT points whose
+ *   d ranks fit in a 64-bit record;
+ * - selecting (build_select.h): larger full-mode batches in up to 6
+ *   dimensions, whose nodes of at most leaf_max points go to the packed
+ *   builder;
+ * - presorted (build_tree.h): the rest (partition mode, wider points). */
 #include "balltree_internal.h"
 
 #include <math.h>
@@ -7,16 +14,18 @@
 
 /* Nodes of at most BT_SMALL points are finished from their coordinates. */
 #define BT_SMALL 4
-/* The packed builder (build_packed.h) takes batches of at most
- * BP_MAX_COUNT points, where it measured faster than the presorted one:
- * beyond, its lookups by rank miss the cache (the presorted builder
- * relabels for locality). It finishes nodes of at most BP_SMALL points
- * from their records. */
+/* The packed builder takes batches of at most BP_MAX_COUNT points, where
+ * it measured faster than the others: beyond, its lookups by rank miss
+ * the cache. It finishes nodes of at most BP_SMALL points from their
+ * records. */
 #define BP_MAX_COUNT 65536
 #define BP_SMALL 4
-/* The selecting builder (build_select.h) takes full-mode batches too large
- * for the packed one and hands nodes of at most BS_LEAF points to it. */
+/* The selecting builder hands nodes of at most BS_LEAF points to the
+ * packed one (fewer where d * 14 > 64 bits). It is used where that is at
+ * least BS_LEAF_MIN and the largest batch at least twice as many: below
+ * either it measured no faster than the presorted builder. */
 #define BS_LEAF 16384
+#define BS_LEAF_MIN 1024
 /* The first node of at most BT_LOCAL points on every path relabels its
  * points (see build_tree.h). */
 #define BT_LOCAL 4096
@@ -57,6 +66,7 @@ typedef struct bt_ctx {
     uint32_t *sid[2];  /*   ping-pong batch-local ids */
     char *leaf_work;   /*   per thread, leaf_bytes each: the packed builder's memory for one node */
     size_t leaf_bytes;
+    size_t leaf_max;   /*   nodes of at most this many points go to the packed builder */
     int leaf_bits;     /*   bits per rank there */
     bool partition;    /* partition mode (no padding) */
     bool spawn;        /* running in a team: create tasks */
@@ -369,9 +379,8 @@ static bool alloc_select(bt_ctx *c, size_t sort, int threads)
     if (!grove__mul_size(c->n, c->d, &keys) || !grove__mul_size(keys, 2 * sizeof(uint64_t), &keys)) return false;
     c->skey[0] = grove__malloc(keys, "balltree keys");
     c->sid[0] = c->skey[0] ? grove__malloc(2 * c->n * sizeof(uint32_t), "balltree ids") : NULL;
-    c->leaf_bits = bt_packed_bits(BS_LEAF, 1, 1);
     /* coordinates, two buffers of lists, sorted coordinates, ranks */
-    c->leaf_bytes = BS_LEAF * (c->d * sizeof(double) + 2 * c->lists * sizeof(uint64_t) + c->d * sizeof(double) +
+    c->leaf_bytes = c->leaf_max * (c->d * sizeof(double) + 2 * c->lists * sizeof(uint64_t) + c->d * sizeof(double) +
                                c->d * sizeof(uint32_t));
     c->leaf_work = c->sid[0] ? grove__malloc(c->leaf_bytes * (size_t)threads, "balltree leaf memory") : NULL;
     c->scratch = c->leaf_work ? grove__malloc(sort, "balltree selection scratch") : NULL;
@@ -472,7 +481,10 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     for (size_t b = 0; batches && b < g.count; b++)
         c.max_count = batches[b].count > c.max_count ? batches[b].count : c.max_count;
     c.bits = bt_packed_bits(c.max_count, c.d, c.lists);
-    c.select = !c.bits && !partition && c.d * (size_t)bt_packed_bits(BS_LEAF, 1, 1) <= 64;
+    c.leaf_bits = bt_packed_bits(BS_LEAF, 1, 1); /* 14 */
+    c.leaf_bits = c.d * (size_t)c.leaf_bits <= 64 ? c.leaf_bits : (int)(64 / c.d);
+    c.leaf_max = (size_t)1 << c.leaf_bits;
+    c.select = !c.bits && !partition && c.leaf_max >= BS_LEAF_MIN && c.max_count >= 2 * c.leaf_max;
     bool f32 = !p.rotation && points.dtype == GROVE_FLOAT32;
     s = batches ? alloc_work(&c, &in, f32 ? sizeof(float) : sizeof(double), o.threads) : GROVE_OUT_OF_MEMORY;
     if (s == GROVE_OK && !build_all(&c, batches, g.count, &in, options, o.threads))

@@ -141,7 +141,7 @@ static bs_pair bs_select(const bs_tree *t, int buf, size_t off, size_t k, size_t
     return bs_nth_of(t, t->key[buf] + s * n + off, t->id[buf] + off, k, h, out_key, out_id);
 }
 
-/* A node of k <= BS_LEAF points and its subtree, by the packed builder
+/* A node of k <= c->leaf_max points and its subtree, by the packed builder
  * (build_packed.h) in the thread's own memory: its coordinates back from
  * the keys, presorted, and split by rank from there. */
 static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, size_t out)
@@ -149,14 +149,15 @@ static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, 
     const bt_ctx *c = t->c;
     size_t n = c->n, d = c->d, lists = c->lists;
     double *x = (double *)(c->leaf_work + (size_t)thread_num() * c->leaf_bytes);
-    uint64_t *rec = (uint64_t *)(x + BS_LEAF * d);
-    double *val = (double *)(rec + 2 * lists * BS_LEAF);
-    uint32_t *perm = (uint32_t *)(val + BS_LEAF * d);
+    size_t leaf = c->leaf_max;
+    uint64_t *rec = (uint64_t *)(x + leaf * d);
+    double *val = (double *)(rec + 2 * lists * leaf);
+    uint32_t *perm = (uint32_t *)(val + leaf * d);
     const uint64_t *key = t->key[buf] + off;
     for (size_t i = 0; i < k; i++)
         for (size_t j = 0; j < d; j++) x[i * d + j] = bs_value(t, key[j * n + i]);
-    bp_tree p = {.c = c, .b = t->b, .count = k, .n = BS_LEAF, .ids = t->id[buf] + off, .bits = c->leaf_bits,
-                 .spawn = false, .rec = {rec, rec + lists * BS_LEAF}, .val = val, .perm = perm,
+    bp_tree p = {.c = c, .b = t->b, .count = k, .n = leaf, .ids = t->id[buf] + off, .bits = c->leaf_bits,
+                 .spawn = false, .rec = {rec, rec + lists * leaf}, .val = val, .perm = perm,
                  .mask = ((uint64_t)1 << c->leaf_bits) - 1, .partition = c->partition_fn};
     bt_view v = {(const char *)x, d * sizeof *x, NULL, NULL, NULL};
     presort_f64(&v, &p);
@@ -205,7 +206,7 @@ static void bs_init(const bt_view *v, const bs_tree *t, bs_extent *root)
 static void bs_node(const bs_tree *t, int buf, size_t off, size_t k, int level, size_t out, const bs_extent *e)
 {
     const bt_ctx *c = t->c;
-    if (k <= BS_LEAF) {
+    if (k <= c->leaf_max) {
         bs_leaf(t, buf, off, k, level, out);
         return;
     }
