@@ -272,9 +272,11 @@ GROVE_API grove_status grove_gen(const grove_gen_params *params, double *out,
  * double); indices still refer to the input rows and ball statistics are of
  * the unrotated points.
  *
- * Cost: O(m log m (d + c)) time per batch; extra memory O(n d) for a working
- * copy of the coordinates plus O(n) indices. Parallel across batches and
- * inside a tree (top levels as tasks); deterministic for any thread count.
+ * Cost: O(m log m (d + c)) time per batch; extra memory O(n d) for working
+ * copies of the coordinates and indices (56-84 bytes a point for float64 in
+ * 3 dimensions, plus O(largest batch) per thread; docs/balltree.md has the
+ * exact terms). Parallel across batches and inside a tree (top levels as
+ * tasks); deterministic for any thread count.
  */
 
 #define GROVE_BALLTREE_FULL (-1)
