@@ -64,6 +64,14 @@ static inline bool grove__bs_less(grove__bs_pair a, grove__bs_pair b)
 typedef struct grove__bs_extent {
     uint64_t lo[GROVE__BS_MAX_DIMS], hi[GROVE__BS_MAX_DIMS];
 } grove__bs_extent;
+/* No points yet: every lo above every key, every hi below. */
+static inline void grove__bs_extent_empty(grove__bs_extent *e, size_t d)
+{
+    for (size_t j = 0; j < d; j++) {
+        e->lo[j] = UINT64_MAX;
+        e->hi[j] = 0;
+    }
+}
 /* Move k points (d key arrays `stride` apart from src, ids from sid) to
  * dst and did: the h that are below `pivot` along dimension s first, the
  * others after, each side in input order; gather each side's extent. */

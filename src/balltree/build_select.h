@@ -2,7 +2,7 @@
  * build.c includes this file once.
  *
  * No presort: every point carries its d coordinates as order-preserving
- * keys (bs_key) and its batch-local id, in d + 1 arrays, and a node is a
+ * keys (the presort's, BT_(key) in build_tree.h) and its batch-local id, in d + 1 arrays, and a node is a
  * segment [off, off + k) of them. A node's extent comes from its parent
  * (min and max key per dimension, gathered while the parent split); its
  * split is a selection, the (k/2)-th point in (key, id) order along the
@@ -40,7 +40,7 @@ static inline double bs_value(const bs_tree *t, uint64_t key)
     return x;
 }
 
-static void bs_candidates_swap(bs_pair *a, size_t i, size_t j)
+static void bs_swap(bs_pair *a, size_t i, size_t j)
 {
     bs_pair t = a[i];
     a[i] = a[j];
@@ -54,35 +54,27 @@ static bs_pair bs_nth(bs_pair *a, size_t k, size_t h)
     size_t lo = 0, hi = k; /* the answer is in a[lo..hi) */
     while (hi - lo > 2) {
         size_t mid = lo + (hi - lo) / 2;
-        if (bs_less(a[mid], a[lo])) bs_candidates_swap(a, mid, lo);
+        if (bs_less(a[mid], a[lo])) bs_swap(a, mid, lo);
         if (bs_less(a[hi - 1], a[mid])) {
-            bs_candidates_swap(a, hi - 1, mid);
-            if (bs_less(a[mid], a[lo])) bs_candidates_swap(a, mid, lo);
+            bs_swap(a, hi - 1, mid);
+            if (bs_less(a[mid], a[lo])) bs_swap(a, mid, lo);
         }
         bs_pair p = a[mid];
-        bs_candidates_swap(a, mid, hi - 2); /* the pivot out of the way; a[lo] < p < a[hi - 1] */
+        bs_swap(a, mid, hi - 2); /* the pivot out of the way; a[lo] < p < a[hi - 1] */
         size_t i = lo, j = hi - 2;
         for (;;) {
             while (bs_less(a[++i], p)) {}
             while (bs_less(p, a[--j])) {}
             if (i >= j) break;
-            bs_candidates_swap(a, i, j);
+            bs_swap(a, i, j);
         }
-        bs_candidates_swap(a, i, hi - 2); /* p at its rank i */
+        bs_swap(a, i, hi - 2); /* p at its rank i */
         if (h == i) return p;
         if (h < i) hi = i;
         else lo = i + 1;
     }
-    if (hi - lo == 2 && bs_less(a[lo + 1], a[lo])) bs_candidates_swap(a, lo, lo + 1);
+    if (hi - lo == 2 && bs_less(a[lo + 1], a[lo])) bs_swap(a, lo, lo + 1);
     return a[h];
-}
-
-static void bs_extent_empty(bs_extent *e, size_t d)
-{
-    for (size_t j = 0; j < d; j++) {
-        e->lo[j] = UINT64_MAX;
-        e->hi[j] = 0;
-    }
 }
 
 /* Sample size and half-width (in sample ranks) of the window that
@@ -168,7 +160,7 @@ static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, 
 static void bs_init_rows(const bt_view *v, const bs_tree *t, size_t lo, size_t hi, bs_extent *e)
 {
     size_t n = t->c->n, d = t->c->d;
-    bs_extent_empty(e, d);
+    grove__bs_extent_empty(e, d);
     for (size_t i = lo; i < hi; i++) {
         size_t r = v->rows ? v->rows[i] : i;
         const char *row = v->base + r * v->stride;

@@ -5,21 +5,13 @@
  * them. */
 #include "balltree_internal.h"
 
-static void extent_empty(grove__bs_extent *e, size_t d)
-{
-    for (size_t j = 0; j < d; j++) {
-        e->lo[j] = UINT64_MAX;
-        e->hi[j] = 0;
-    }
-}
-
 static void split_portable(const uint64_t *src, const uint32_t *sid, uint64_t *dst, uint32_t *did, size_t stride,
                            size_t d, size_t k, size_t h, size_t s, grove__bs_pair pivot, grove__bs_extent *left,
                            grove__bs_extent *right)
 {
     const uint64_t *ks = src + s * stride;
-    extent_empty(left, d);
-    extent_empty(right, d);
+    grove__bs_extent_empty(left, d);
+    grove__bs_extent_empty(right, d);
     size_t l = 0, r = h;
     for (size_t i = 0; i < k; i++) {
         grove__bs_pair e = {ks[i], sid[i]};
