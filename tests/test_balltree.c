@@ -768,14 +768,15 @@ TEST(balltree_rotation_splits_on_rotated_points)
 {
     grove_rng rng;
     grove_rng_seed(&rng, 8);
-    static const size_t dims[] = {2, 3, 7};
-    size_t n = 3000;
-    double *x = malloc(n * 7 * sizeof *x), *y = malloc(n * 7 * sizeof *y);
-    float *xf = malloc(n * 7 * sizeof *xf);
-    int64_t *want = malloc(2 * n * sizeof *want), *got = malloc(2 * n * sizeof *got);
-    uint8_t *wm = malloc(2 * n), *gm = malloc(2 * n);
+    /* one builder each: packed, selecting (above 2^16 points), presorted */
+    static const size_t dims[] = {2, 3, 7}, sizes[] = {3000, 70000, 3000};
+    size_t most = 70000 * 3;
+    double *x = malloc(most * sizeof *x), *y = malloc(most * sizeof *y);
+    float *xf = malloc(most * sizeof *xf);
+    int64_t *want = malloc(2 * most * sizeof *want), *got = malloc(2 * most * sizeof *got);
+    uint8_t *wm = malloc(2 * most), *gm = malloc(2 * most);
     for (size_t a = 0; a < 3; a++) {
-        size_t d = dims[a];
+        size_t d = dims[a], n = sizes[a];
         double R[49];
         REQUIRE_OK(grove_rotation_random(d, 40 + a, R));
         fill(x, n * d, a == 1 ? SMALL_INTS : UNIFORM, &rng);
