@@ -87,10 +87,8 @@ typedef struct grove__bs_kernels {
     grove__bs_split_fn *split;
     grove__bs_window_fn *window;
 } grove__bs_kernels;
-void grove__bs_kernels_portable(grove__bs_kernels *k);
-/* The AVX-512 versions; false where the machine or compiler lacks them. */
+/* The AVX-512 passes (select_kernels.c); false where the machine or
+ * compiler lacks them, and then the selecting builder is not used. */
 bool grove__bs_kernels_avx512(grove__bs_kernels *k);
-/* The fastest this machine runs (all give the same bytes). */
-void grove__bs_kernels_pick(grove__bs_kernels *k);
 
 #endif

@@ -5,7 +5,7 @@
  *   d ranks fit in a 64-bit record;
  * - selecting (build_select.h): larger full-mode batches in up to 6
  *   dimensions, whose nodes of at most leaf_max points go to the packed
- *   builder;
+ *   builder, on machines with AVX-512;
  * - presorted (build_tree.h): the rest (partition mode, wider points). */
 #include "balltree_internal.h"
 
@@ -385,7 +385,6 @@ static bool alloc_select(bt_ctx *c, size_t sort, int threads)
     c->leaf_work = c->sid[0] ? grove__malloc(c->leaf_bytes * (size_t)threads, "balltree leaf memory") : NULL;
     c->scratch = c->leaf_work ? grove__malloc(sort, "balltree selection scratch") : NULL;
     c->skey[1] = c->skey[0] ? c->skey[0] + c->n * c->d : NULL;
-    grove__bs_kernels_pick(&c->bs_kernels);
     c->partition_fn = grove__bp_partition_pick();
     c->sid[1] = c->sid[0] ? c->sid[0] + c->n : NULL;
     return true;
@@ -484,7 +483,8 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     c.leaf_bits = bt_packed_bits(BS_LEAF, 1, 1); /* 14 */
     c.leaf_bits = c.d * (size_t)c.leaf_bits <= 64 ? c.leaf_bits : (int)(64 / c.d);
     c.leaf_max = (size_t)1 << c.leaf_bits;
-    c.select = !c.bits && !partition && c.leaf_max >= BS_LEAF_MIN && c.max_count >= 2 * c.leaf_max;
+    c.select = !c.bits && !partition && c.leaf_max >= BS_LEAF_MIN && c.max_count >= 2 * c.leaf_max &&
+               grove__bs_kernels_avx512(&c.bs_kernels);
     bool f32 = !p.rotation && points.dtype == GROVE_FLOAT32;
     s = batches ? alloc_work(&c, &in, f32 ? sizeof(float) : sizeof(double), o.threads) : GROVE_OUT_OF_MEMORY;
     if (s == GROVE_OK && !build_all(&c, batches, g.count, &in, options, o.threads))
