@@ -25,19 +25,28 @@ typedef struct bs_tree {
     const grove__bs_kernels *kernels;
 } bs_tree;
 
-/* The coordinate behind a key (BT_(key) in build_tree.h), as double. */
-static inline double bs_value(const bs_tree *t, uint64_t key)
+/* The coordinate behind a key (BT_(key) in build_tree.h), as double;
+ * branch-free: a key with its top bit set came from x >= 0 (flip the
+ * sign bit back), any other from x < 0 (flip every bit back). */
+static inline double bs_value_f64(uint64_t key)
 {
-    if (t->f32) {
-        uint32_t k = (uint32_t)key, bits = k >> 31 ? k & ~((uint32_t)1 << 31) : ~k;
-        float x;
-        memcpy(&x, &bits, sizeof x);
-        return x;
-    }
-    uint64_t bits = key >> 63 ? key & ~((uint64_t)1 << 63) : ~key;
+    uint64_t bits = key ^ (((key >> 63) - 1) | (uint64_t)1 << 63);
     double x;
     memcpy(&x, &bits, sizeof x);
     return x;
+}
+
+static inline double bs_value_f32(uint64_t key)
+{
+    uint32_t k = (uint32_t)key, bits = k ^ (((k >> 31) - 1) | (uint32_t)1 << 31);
+    float x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+static inline double bs_value(const bs_tree *t, uint64_t key)
+{
+    return t->f32 ? bs_value_f32(key) : bs_value_f64(key);
 }
 
 static void bs_swap(bs_pair *a, size_t i, size_t j)
@@ -145,9 +154,13 @@ static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, 
     uint64_t *rec = (uint64_t *)(x + leaf * d);
     double *val = (double *)(rec + 2 * lists * leaf);
     uint32_t *perm = (uint32_t *)(val + leaf * d);
-    const uint64_t *key = t->key[buf] + off;
-    for (size_t i = 0; i < k; i++)
-        for (size_t j = 0; j < d; j++) x[i * d + j] = bs_value(t, key[j * n + i]);
+    for (size_t j = 0; j < d; j++) { /* one loop per width, so each vectorises */
+        const uint64_t *key = t->key[buf] + j * n + off;
+        if (t->f32)
+            for (size_t i = 0; i < k; i++) x[i * d + j] = bs_value_f32(key[i]);
+        else
+            for (size_t i = 0; i < k; i++) x[i * d + j] = bs_value_f64(key[i]);
+    }
     bp_tree p = {.c = c, .b = t->b, .count = k, .n = leaf, .ids = t->id[buf] + off, .bits = c->leaf_bits,
                  .spawn = false, .rec = {rec, rec + lists * leaf}, .val = val, .perm = perm,
                  .mask = ((uint64_t)1 << c->leaf_bits) - 1, .partition = c->partition_fn};
