@@ -100,6 +100,7 @@ $(BUILD)/test_grove: $(TEST_OBJ) $(BUILD)/libgrove.a
 TEST_ENV = GROVE_CLI=$(BUILD)/grove GROVE_LIB_SO=$(BUILD)/libgrove.so GROVE_LIB_A=$(BUILD)/libgrove.a GROVE_CC="$(CC)" GROVE_SANITIZE="$(SANITIZE)"
 
 check: all $(BUILD)/test_grove
+	$(TEST_ENV) GROVE_HUGE_PAGES=1 $(BUILD)/test_grove alloc_huge balltree
 	$(TEST_ENV) $(BUILD)/test_grove $(TESTS)
 
 # The Python binding's tests (tests/python, pytest) against this build's

@@ -2,7 +2,7 @@
 """Ball tree build: grove (through ctypes on build/libgrove.so) against
 balltree-erwin and scikit-learn's BallTree(leaf_size=2), on the same points.
 
-    make && python3 bench/balltree.py [--quick] [--max-log2 22] [--lib build/libgrove.so]
+    make && python3 bench/balltree.py [--quick] [--max-log2 22] [--huge-pages] [--lib build/libgrove.so]
 
 Times are the minimum wall time over repeats, in milliseconds, of one call
 that returns the finished tree (grove: layout + output allocation + build).
@@ -143,6 +143,8 @@ def machine(grove, standin):
           f"balltree-erwin {erwin_version}" + (" (with a torch stand-in: torch is not installed)" if standin else ""))
     info = grove.lib.grove_build_info().decode().strip().splitlines()
     print(f"grove {grove.lib.grove_version().decode()}: " + "; ".join(info[:2]))
+    huge = os.environ.get("GROVE_HUGE_PAGES") == "1"
+    print("grove working memory: " + ("transparent huge pages (GROVE_HUGE_PAGES=1)" if huge else "4 KiB pages (default)"))
     print("times: min wall ms over repeats; ratios peer/grove; sklearn builds one tree per batch, single-threaded")
 
 
@@ -152,7 +154,11 @@ def main():
     ap.add_argument("--max-log2", type=int, default=22, help="largest scaling size 2^K (default 22)")
     ap.add_argument("--lib", default=os.path.join(HERE, "..", "build", "libgrove.so"))
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--huge-pages", action="store_true",
+                    help="GROVE_HUGE_PAGES=1: grove's working memory in transparent huge pages (Linux, opt-in)")
     args = ap.parse_args()
+    if args.huge_pages:
+        os.environ["GROVE_HUGE_PAGES"] = "1"  # read by the library at its first large allocation
 
     standin = torch_standin()
     # This script is itself named balltree.py: keep its folder out of the way.

@@ -362,10 +362,10 @@ static bool alloc_packed(bt_ctx *c, size_t sort)
     if (!grove__mul_size(c->n, c->lists, &lists) || !grove__mul_size(lists, 2 * sizeof(uint64_t), &lists) ||
         !grove__mul_size(c->n, c->d, &dims))
         return false;
-    c->rec[0] = grove__malloc(lists, "balltree records");
-    c->val = c->rec[0] ? grove__malloc(dims * sizeof(double), "balltree sorted coordinates") : NULL;
-    c->perm = c->val ? grove__malloc(dims * sizeof(uint32_t), "balltree ranks") : NULL;
-    c->scratch = c->perm ? grove__malloc(sort, "balltree sort scratch") : NULL;
+    c->rec[0] = grove__malloc_huge(lists, "balltree records");
+    c->val = c->rec[0] ? grove__malloc_huge(dims * sizeof(double), "balltree sorted coordinates") : NULL;
+    c->perm = c->val ? grove__malloc_huge(dims * sizeof(uint32_t), "balltree ranks") : NULL;
+    c->scratch = c->perm ? grove__malloc_huge(sort, "balltree sort scratch") : NULL;
     c->rec[1] = c->rec[0] ? c->rec[0] + c->lists * c->n : NULL;
     c->partition_fn = grove__bp_partition_pick();
     return true;
@@ -377,13 +377,13 @@ static bool alloc_select(bt_ctx *c, size_t sort, int threads)
 {
     size_t keys;
     if (!grove__mul_size(c->n, c->d, &keys) || !grove__mul_size(keys, 2 * sizeof(uint64_t), &keys)) return false;
-    c->skey[0] = grove__malloc(keys, "balltree keys");
-    c->sid[0] = c->skey[0] ? grove__malloc(2 * c->n * sizeof(uint32_t), "balltree ids") : NULL;
+    c->skey[0] = grove__malloc_huge(keys, "balltree keys");
+    c->sid[0] = c->skey[0] ? grove__malloc_huge(2 * c->n * sizeof(uint32_t), "balltree ids") : NULL;
     /* coordinates, two buffers of lists, sorted coordinates, ranks */
     c->leaf_bytes = c->leaf_max * (c->d * sizeof(double) + 2 * c->lists * sizeof(uint64_t) + c->d * sizeof(double) +
                                c->d * sizeof(uint32_t));
-    c->leaf_work = c->sid[0] ? grove__malloc(c->leaf_bytes * (size_t)threads, "balltree leaf memory") : NULL;
-    c->scratch = c->leaf_work ? grove__malloc(sort, "balltree selection scratch") : NULL;
+    c->leaf_work = c->sid[0] ? grove__malloc_huge(c->leaf_bytes * (size_t)threads, "balltree leaf memory") : NULL;
+    c->scratch = c->leaf_work ? grove__malloc_huge(sort, "balltree selection scratch") : NULL;
     c->skey[1] = c->skey[0] ? c->skey[0] + c->n * c->d : NULL;
     c->partition_fn = grove__bp_partition_pick();
     c->sid[1] = c->sid[0] ? c->sid[0] + c->n : NULL;
@@ -401,11 +401,11 @@ static bool alloc_presorted(bt_ctx *c, size_t elem, size_t sort)
     if (!grove__mul_size(c->n, c->d, &coords) || !grove__mul_size(coords, local ? elem : 0, &coords) ||
         !grove__mul_size(c->n, c->lists, &lists) || !grove__mul_size(lists, 2 * sizeof(uint32_t), &lists))
         return false;
-    c->x = grove__malloc(coords, "balltree local coordinates");
-    uint32_t *l = c->x ? grove__malloc(lists, "balltree lists") : NULL;
-    c->id = l ? grove__malloc(local ? 2 * sizeof(uint32_t) * c->n : 0, "balltree labels") : NULL;
-    c->flag[0] = c->id ? grove__malloc((local ? 2 : 1) * c->n, "balltree flags") : NULL;
-    c->scratch = c->flag[0] ? grove__malloc(sort, "balltree sort scratch") : NULL;
+    c->x = grove__malloc_huge(coords, "balltree local coordinates");
+    uint32_t *l = c->x ? grove__malloc_huge(lists, "balltree lists") : NULL;
+    c->id = l ? grove__malloc_huge(local ? 2 * sizeof(uint32_t) * c->n : 0, "balltree labels") : NULL;
+    c->flag[0] = c->id ? grove__malloc_huge((local ? 2 : 1) * c->n, "balltree flags") : NULL;
+    c->scratch = c->flag[0] ? grove__malloc_huge(sort, "balltree sort scratch") : NULL;
     c->list[0] = l;
     c->list[1] = l ? l + c->lists * c->n : NULL;
     c->map = c->id ? c->id + (local ? c->n : 0) : NULL;
@@ -424,7 +424,7 @@ static grove_status alloc_work(bt_ctx *c, bt_input *in, size_t elem, int threads
                                     grove__mul_size(rotated, sizeof(double), &rotated)));
     if (!sized || !(c->bits ? alloc_packed(c, sort) : c->select ? alloc_select(c, sort, threads) : alloc_presorted(c, elem, sort)))
         return grove__fail(GROVE_TOO_LARGE, "balltree: working memory for %zu x %zu points is too large", c->n, c->d);
-    in->rotated = c->scratch && rotated ? grove__malloc(rotated, "balltree rotated coordinates") : NULL;
+    in->rotated = c->scratch && rotated ? grove__malloc_huge(rotated, "balltree rotated coordinates") : NULL;
     if (!c->scratch || (rotated && !in->rotated)) return GROVE_OUT_OF_MEMORY;
     if (in->rotated) {
         c->base = (const char *)in->rotated;

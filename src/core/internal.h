@@ -28,6 +28,10 @@ void grove__error_prefix(const char *context);
 /* Every allocation goes through these, so tests can inject failures. A NULL
  * return has already set GROVE_OUT_OF_MEMORY's message naming `what`. */
 void *grove__malloc(size_t size, const char *what);
+/* The same for working memory touched all over right away: with
+ * GROVE_HUGE_PAGES=1, blocks of 2 MiB or more come in transparent huge
+ * pages on Linux (alloc.c says why it is opt-in). */
+void *grove__malloc_huge(size_t size, const char *what);
 void *grove__calloc(size_t count, size_t size, const char *what);
 void *grove__realloc(void *ptr, size_t size, const char *what);
 void grove__free(void *ptr);
