@@ -2,7 +2,8 @@
 """Ball tree build: grove (through ctypes on build/libgrove.so) against
 balltree-erwin and scikit-learn's BallTree(leaf_size=2), on the same points.
 
-    make && python3 bench/balltree.py [--quick] [--max-log2 22] [--huge-pages] [--lib build/libgrove.so]
+    make && python3 bench/balltree.py [--quick] [--max-log2 22] [--fresh-memory] [--huge-pages]
+                                      [--lib build/libgrove.so]
 
 Times are the minimum wall time over repeats, in milliseconds, of one call
 that returns the finished tree (grove: layout + output allocation + build).
@@ -35,7 +36,7 @@ class Params(C.Structure):
 
 class Options(C.Structure):
     _fields_ = [("threads", C.c_int), ("progress", C.c_void_p), ("progress_user", C.c_void_p),
-                ("memory_budget", C.c_size_t), ("cancel", C.c_void_p)]
+                ("memory_budget", C.c_size_t), ("cancel", C.c_void_p), ("workspace", C.c_void_p)]
 
 
 GROVE_FLOAT64 = 2
@@ -52,6 +53,11 @@ class Grove:
         L.grove_balltree_layout.argtypes = [C.c_size_t, C.POINTER(Params), C.POINTER(C.c_size_t),
                                             C.POINTER(C.c_size_t)]
         L.grove_balltree_build.argtypes = [Points, C.POINTER(Params), C.c_void_p, C.c_void_p, C.POINTER(Options)]
+        L.grove_workspace_new.restype = C.c_void_p
+        # One workspace for every call, as grove.balltree keeps one per thread:
+        # repeated builds reuse their working memory instead of faulting in
+        # fresh pages (--fresh-memory turns it off).
+        self.workspace = None
 
     def check(self, status):
         if status != 0:
@@ -66,7 +72,7 @@ class Grove:
         idx = np.empty(slots.value, dtype=np.int64)
         mask = np.empty(slots.value, dtype=np.uint8)
         pts = Points(x.ctypes.data, n, d, GROVE_FLOAT64, 0)
-        opts = Options(threads, None, None, 0, None)
+        opts = Options(threads, None, None, 0, None, self.workspace)
         self.check(self.lib.grove_balltree_build(pts, C.byref(params), idx.ctypes.data, mask.ctypes.data,
                                                  C.byref(opts)))
         return idx, mask.view(bool)
@@ -144,7 +150,9 @@ def machine(grove, standin):
     info = grove.lib.grove_build_info().decode().strip().splitlines()
     print(f"grove {grove.lib.grove_version().decode()}: " + "; ".join(info[:2]))
     huge = os.environ.get("GROVE_HUGE_PAGES") == "1"
-    print("grove working memory: " + ("transparent huge pages (GROVE_HUGE_PAGES=1)" if huge else "4 KiB pages (default)"))
+    print("grove working memory: " + ("one workspace reused by every call (as grove.balltree does)"
+                                      if grove.workspace else "allocated afresh by every call (--fresh-memory)")
+          + ", " + ("transparent huge pages (GROVE_HUGE_PAGES=1)" if huge else "4 KiB pages"))
     print("times: min wall ms over repeats; ratios peer/grove; sklearn builds one tree per batch, single-threaded")
 
 
@@ -154,6 +162,8 @@ def main():
     ap.add_argument("--max-log2", type=int, default=22, help="largest scaling size 2^K (default 22)")
     ap.add_argument("--lib", default=os.path.join(HERE, "..", "build", "libgrove.so"))
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--fresh-memory", action="store_true",
+                    help="no workspace: grove allocates its working memory on every call")
     ap.add_argument("--huge-pages", action="store_true",
                     help="GROVE_HUGE_PAGES=1: grove's working memory in transparent huge pages (Linux, opt-in)")
     args = ap.parse_args()
@@ -167,6 +177,8 @@ def main():
     from threadpoolctl import threadpool_limits
 
     grove = Grove(os.path.abspath(args.lib))
+    if not args.fresh_memory:
+        grove.workspace = grove.lib.grove_workspace_new()
     machine(grove, standin)
     bench = Bench(grove, erwin, threadpool_limits, 0.1 if args.quick else 0.5)
     rng = np.random.default_rng(args.seed)

@@ -118,6 +118,23 @@ GROVE_API grove_status grove_points_validate(grove_points points);
  * [0, 1]. Called from the calling thread only, between units of work. */
 typedef void (*grove_progress_fn)(void *user, const char *stage, double fraction);
 
+/* Working memory kept between calls. A call given one in its options
+ * takes its working memory from it, growing it when it is too small, and
+ * leaves it there for the next call, so repeated calls do not fault in
+ * fresh pages every time. Used by grove_balltree_build; other calls
+ * ignore it. One call at a time per workspace: concurrent calls need
+ * their own. */
+typedef struct grove_workspace grove_workspace;
+
+/* An empty workspace, or NULL when out of memory. */
+GROVE_API grove_workspace *grove_workspace_new(void);
+
+/* Free a workspace and the memory it holds; NULL is ignored. */
+GROVE_API void grove_workspace_free(grove_workspace *workspace);
+
+/* Bytes the workspace holds now (0 for NULL). */
+GROVE_API size_t grove_workspace_bytes(const grove_workspace *workspace);
+
 typedef struct grove_options {
     int threads;                 /* 0 = all available (OpenMP default) */
     grove_progress_fn progress;  /* NULL = none */
@@ -125,9 +142,11 @@ typedef struct grove_options {
     size_t memory_budget;        /* bytes for large results; 0 = unlimited */
     const volatile int *cancel;  /* if non-NULL and *cancel != 0, computations
                                     stop between batches with GROVE_CANCELLED */
+    grove_workspace *workspace;  /* NULL = working memory allocated per call */
 } grove_options;
 
-/* Defaults: threads 0, no progress, no budget, no cancel flag. */
+/* Defaults: threads 0, no progress, no budget, no cancel flag, no
+ * workspace. */
 GROVE_API void grove_options_init(grove_options *options);
 
 /* The number of threads a computation with these options would use. */

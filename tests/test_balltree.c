@@ -578,6 +578,74 @@ TEST(balltree_selection_kernels_match_their_definitions)
     free(want);
 }
 
+/* A workspace: the same bytes as without one, for every builder (packed,
+ * selecting, presorted, partition mode, a rotation) and thread count; it
+ * grows to the largest call and is reused after; a failed growth leaves
+ * it usable. */
+TEST(balltree_workspace_gives_the_same_trees)
+{
+    grove_rng rng;
+    grove_rng_seed(&rng, 13);
+    size_t most = 70000, d_most = 7;
+    double *x = malloc(most * d_most * sizeof *x);
+    fill(x, most * d_most, UNIFORM, &rng);
+    int64_t *want = malloc(2 * most * sizeof *want), *got = malloc(2 * most * sizeof *got);
+    uint8_t *wm = malloc(2 * most), *gm = malloc(2 * most);
+    grove_workspace *w = grove_workspace_new();
+    REQUIRE(w != NULL && grove_workspace_bytes(w) == 0);
+    static const size_t sizes[] = {70000, 1000, 70000, 5000, 16384};
+    static const size_t dims[] = {3, 3, 5, 7, 3};
+    static const int levels[] = {GROVE_BALLTREE_FULL, GROVE_BALLTREE_FULL, GROVE_BALLTREE_FULL, GROVE_BALLTREE_FULL, 4};
+    size_t held = 0;
+    for (size_t c = 0; c < 5; c++)
+        for (int t = 1; t <= 2; t++) {
+            grove_balltree_params p;
+            grove_balltree_params_init(&p);
+            p.levels = levels[c];
+            double R[9] = {0, -1, 0, 1, 0, 0, 0, 0, 1};
+            if (c == 4) p.rotation = R;
+            grove_points pts = grove_points_f64(x, sizes[c], dims[c]);
+            size_t slots, nb;
+            REQUIRE_OK(grove_balltree_layout(sizes[c], &p, &slots, &nb));
+            grove_options o = threads(t);
+            REQUIRE_OK(grove_balltree_build(pts, &p, want, wm, &o));
+            o.workspace = w;
+            REQUIRE_OK(grove_balltree_build(pts, &p, got, gm, &o));
+            CHECK_MSG(!memcmp(want, got, slots * sizeof *got) && !memcmp(wm, gm, slots), "case %zu, %d threads", c, t);
+            CHECK(grove_workspace_bytes(w) >= held); /* grows, never shrinks */
+            held = grove_workspace_bytes(w);
+        }
+    CHECK(held > 70000 * 3 * 16); /* it holds at least the selecting builder's keys */
+    /* every allocation of a call that must grow the workspace failing in
+     * turn: out of memory, and the workspace still serves after */
+    grove_options o = threads(1);
+    o.workspace = w;
+    grove_balltree_params p;
+    grove_balltree_params_init(&p);
+    grove_points wide = grove_points_f64(x, most, d_most); /* more than the workspace holds */
+    REQUIRE_OK(grove_balltree_build(grove_points_f64(x, 1000, 3), &p, want, wm, NULL));
+    int failures = 0;
+    for (long k = 1; k < 30; k++) {
+        grove__alloc_fail_after(k);
+        grove_status s = grove_balltree_build(wide, &p, got, gm, &o);
+        grove__alloc_fail_after(0);
+        if (s == GROVE_OK) break; /* fewer than k allocations */
+        failures++;
+        CHECK(s == GROVE_OUT_OF_MEMORY);
+        REQUIRE_OK(grove_balltree_build(grove_points_f64(x, 1000, 3), &p, got, gm, &o));
+        CHECK(!memcmp(want, got, 1024 * sizeof *got));
+    }
+    CHECK(failures >= 5); /* the batch table and the presorted builder's five blocks */
+    grove_workspace_free(w);
+    grove_workspace_free(NULL);
+    CHECK(grove_workspace_bytes(NULL) == 0);
+    free(x);
+    free(want);
+    free(got);
+    free(wm);
+    free(gm);
+}
+
 TEST(balltree_tiny_inputs_and_signed_zero)
 {
     grove_balltree_params p;

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ctypes as C
+import threading
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,32 @@ from ._arrays import address, count, fixed, options, points_array, points_view
 from ._cstructs import BalltreeBatch, BalltreeParams
 
 GROVE_BALLTREE_FULL = -1
+
+
+class _Workspace:
+    """A grove_workspace: the ball tree's working memory, kept between calls
+    so repeated builds do not fault in fresh pages each time."""
+
+    def __init__(self) -> None:
+        self.ptr = _clib.lib.grove_workspace_new()
+        if not self.ptr:
+            raise MemoryError("grove: out of memory creating a workspace")
+
+    def __del__(self) -> None:
+        if getattr(self, "ptr", None) and _clib.lib is not None:
+            _clib.lib.grove_workspace_free(self.ptr)
+
+
+_threads = threading.local()
+
+
+def _workspace() -> int:
+    """The calling thread's workspace (one call at a time may use one),
+    freed with the thread."""
+    w = getattr(_threads, "workspace", None)
+    if w is None:
+        w = _threads.workspace = _Workspace()
+    return w.ptr
 
 
 def random_rotation(d: int, seed: int = 0) -> np.ndarray:
@@ -127,6 +154,7 @@ def balltree(points: Any, batch: Any = None, levels: int | None = None, rotate: 
     indices = np.empty(slots.value, dtype=np.int64)
     mask = np.empty(slots.value, dtype=np.bool_)
     opts = options(threads)
+    opts.workspace = _workspace()
     _clib.check(_clib.lib.grove_balltree_build(points_view(x), C.byref(params), address(indices), address(mask),
                                                 C.byref(opts)))
     return BallTree(indices, mask, x, ids, mode, rotation)

@@ -28,6 +28,9 @@ PROTOTYPES = {
     "grove_build_info": (_s, []),
     "grove_options_init": (None, [_P(S.Options)]),
     "grove_options_threads": (_i, [_P(S.Options)]),
+    "grove_workspace_new": (_vp, []),
+    "grove_workspace_free": (None, [_vp]),
+    "grove_workspace_bytes": (_sz, [_vp]),
     "grove_gen_params_init": (None, [_P(S.GenParams)]),
     "grove_gen": (_i, [_P(S.GenParams), _vp, _P(S.Options)]),
     # ball tree

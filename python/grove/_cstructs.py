@@ -16,7 +16,7 @@ class Points(C.Structure):
 
 class Options(C.Structure):
     _fields_ = [("threads", C.c_int), ("progress", PROGRESS_FN), ("progress_user", C.c_void_p),
-                ("memory_budget", C.c_size_t), ("cancel", C.POINTER(C.c_int))]
+                ("memory_budget", C.c_size_t), ("cancel", C.POINTER(C.c_int)), ("workspace", C.c_void_p)]
 
 
 class GenParams(C.Structure):

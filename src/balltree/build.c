@@ -41,6 +41,7 @@
 #define BT_SORT_SMALL 16
 
 typedef struct bt_ctx {
+    const grove_options *options; /* the caller's: its workspace holds the working memory */
     size_t n, d;       /* points, dimensions */
     size_t lists;      /* id lists per buffer: d, plus one in id order in partition mode */
     const char *base;  /* rows of coordinates, `stride` bytes apart: the input, */
@@ -353,6 +354,17 @@ static bt_batch *plan_batches(const grove__bt_groups *g, int levels)
     return out;
 }
 
+/* Working memory, block by block, from the caller's workspace when there
+ * is one: each builder's blocks in slots 0-2 (and 4), the sort or
+ * selection scratch in BT_SLOT_SCRATCH, the rotated copy in
+ * BT_SLOT_ROTATED. */
+#define BT_SLOT_SCRATCH 3
+#define BT_SLOT_ROTATED 5
+static void *bt_take(const bt_ctx *c, int slot, size_t bytes, const char *what)
+{
+    return grove__work_take(c->options, slot, bytes, what);
+}
+
 /* Working memory of the packed builder, in bytes: 16 n lists records (two
  * buffers), 12 n d for the sorted coordinates and ranks, 16 max_count sort
  * entries per thread. */
@@ -362,10 +374,10 @@ static bool alloc_packed(bt_ctx *c, size_t sort)
     if (!grove__mul_size(c->n, c->lists, &lists) || !grove__mul_size(lists, 2 * sizeof(uint64_t), &lists) ||
         !grove__mul_size(c->n, c->d, &dims))
         return false;
-    c->rec[0] = grove__malloc_huge(lists, "balltree records");
-    c->val = c->rec[0] ? grove__malloc_huge(dims * sizeof(double), "balltree sorted coordinates") : NULL;
-    c->perm = c->val ? grove__malloc_huge(dims * sizeof(uint32_t), "balltree ranks") : NULL;
-    c->scratch = c->perm ? grove__malloc_huge(sort, "balltree sort scratch") : NULL;
+    c->rec[0] = bt_take(c, 0, lists, "balltree records");
+    c->val = c->rec[0] ? bt_take(c, 1, dims * sizeof(double), "balltree sorted coordinates") : NULL;
+    c->perm = c->val ? bt_take(c, 2, dims * sizeof(uint32_t), "balltree ranks") : NULL;
+    c->scratch = c->perm ? bt_take(c, BT_SLOT_SCRATCH, sort, "balltree sort scratch") : NULL;
     c->rec[1] = c->rec[0] ? c->rec[0] + c->lists * c->n : NULL;
     c->partition_fn = grove__bp_partition_pick();
     return true;
@@ -377,13 +389,13 @@ static bool alloc_select(bt_ctx *c, size_t sort, int threads)
 {
     size_t keys;
     if (!grove__mul_size(c->n, c->d, &keys) || !grove__mul_size(keys, 2 * sizeof(uint64_t), &keys)) return false;
-    c->skey[0] = grove__malloc_huge(keys, "balltree keys");
-    c->sid[0] = c->skey[0] ? grove__malloc_huge(2 * c->n * sizeof(uint32_t), "balltree ids") : NULL;
+    c->skey[0] = bt_take(c, 0, keys, "balltree keys");
+    c->sid[0] = c->skey[0] ? bt_take(c, 1, 2 * c->n * sizeof(uint32_t), "balltree ids") : NULL;
     /* coordinates, two buffers of lists, sorted coordinates, ranks */
     c->leaf_bytes = c->leaf_max * (c->d * sizeof(double) + 2 * c->lists * sizeof(uint64_t) + c->d * sizeof(double) +
                                c->d * sizeof(uint32_t));
-    c->leaf_work = c->sid[0] ? grove__malloc_huge(c->leaf_bytes * (size_t)threads, "balltree leaf memory") : NULL;
-    c->scratch = c->leaf_work ? grove__malloc_huge(sort, "balltree selection scratch") : NULL;
+    c->leaf_work = c->sid[0] ? bt_take(c, 2, c->leaf_bytes * (size_t)threads, "balltree leaf memory") : NULL;
+    c->scratch = c->leaf_work ? bt_take(c, BT_SLOT_SCRATCH, sort, "balltree selection scratch") : NULL;
     c->skey[1] = c->skey[0] ? c->skey[0] + c->n * c->d : NULL;
     c->partition_fn = grove__bp_partition_pick();
     c->sid[1] = c->sid[0] ? c->sid[0] + c->n : NULL;
@@ -401,11 +413,11 @@ static bool alloc_presorted(bt_ctx *c, size_t elem, size_t sort)
     if (!grove__mul_size(c->n, c->d, &coords) || !grove__mul_size(coords, local ? elem : 0, &coords) ||
         !grove__mul_size(c->n, c->lists, &lists) || !grove__mul_size(lists, 2 * sizeof(uint32_t), &lists))
         return false;
-    c->x = grove__malloc_huge(coords, "balltree local coordinates");
-    uint32_t *l = c->x ? grove__malloc_huge(lists, "balltree lists") : NULL;
-    c->id = l ? grove__malloc_huge(local ? 2 * sizeof(uint32_t) * c->n : 0, "balltree labels") : NULL;
-    c->flag[0] = c->id ? grove__malloc_huge((local ? 2 : 1) * c->n, "balltree flags") : NULL;
-    c->scratch = c->flag[0] ? grove__malloc_huge(sort, "balltree sort scratch") : NULL;
+    c->x = bt_take(c, 0, coords, "balltree local coordinates");
+    uint32_t *l = c->x ? bt_take(c, 1, lists, "balltree lists") : NULL;
+    c->id = l ? bt_take(c, 2, local ? 2 * sizeof(uint32_t) * c->n : 0, "balltree labels") : NULL;
+    c->flag[0] = c->id ? bt_take(c, 4, (local ? 2 : 1) * c->n, "balltree flags") : NULL;
+    c->scratch = c->flag[0] ? bt_take(c, BT_SLOT_SCRATCH, sort, "balltree sort scratch") : NULL;
     c->list[0] = l;
     c->list[1] = l ? l + c->lists * c->n : NULL;
     c->map = c->id ? c->id + (local ? c->n : 0) : NULL;
@@ -424,7 +436,7 @@ static grove_status alloc_work(bt_ctx *c, bt_input *in, size_t elem, int threads
                                     grove__mul_size(rotated, sizeof(double), &rotated)));
     if (!sized || !(c->bits ? alloc_packed(c, sort) : c->select ? alloc_select(c, sort, threads) : alloc_presorted(c, elem, sort)))
         return grove__fail(GROVE_TOO_LARGE, "balltree: working memory for %zu x %zu points is too large", c->n, c->d);
-    in->rotated = c->scratch && rotated ? grove__malloc_huge(rotated, "balltree rotated coordinates") : NULL;
+    in->rotated = c->scratch && rotated ? bt_take(c, BT_SLOT_ROTATED, rotated, "balltree rotated coordinates") : NULL;
     if (!c->scratch || (rotated && !in->rotated)) return GROVE_OUT_OF_MEMORY;
     if (in->rotated) {
         c->base = (const char *)in->rotated;
@@ -435,18 +447,9 @@ static grove_status alloc_work(bt_ctx *c, bt_input *in, size_t elem, int threads
 
 static void free_work(bt_ctx *c, bt_input *in)
 {
-    grove__free(c->x);
-    grove__free(c->list[0]);
-    grove__free(c->id);
-    grove__free(c->flag[0]);
-    grove__free(c->scratch);
-    grove__free(c->rec[0]);
-    grove__free(c->val);
-    grove__free(c->perm);
-    grove__free(c->skey[0]);
-    grove__free(c->sid[0]);
-    grove__free(c->leaf_work);
-    grove__free(in->rotated);
+    void *blocks[] = {c->x,   c->list[0], c->id,      c->flag[0],  c->scratch,  c->rec[0],
+                      c->val, c->perm,    c->skey[0], c->sid[0],   c->leaf_work, in->rotated};
+    for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++) grove__work_release(c->options, blocks[i]);
 }
 
 grove_status grove_balltree_build(grove_points points, const grove_balltree_params *params, int64_t *indices,
@@ -473,7 +476,7 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     grove_options o = grove__options(options);
     bt_input in = {points, grove__points_stride(points), p.rotation, NULL};
     bool partition = p.levels != GROVE_BALLTREE_FULL;
-    bt_ctx c = {.n = points.n, .d = points.d, .lists = points.d + partition, .base = points.data,
+    bt_ctx c = {.options = options, .n = points.n, .d = points.d, .lists = points.d + partition, .base = points.data,
                 .stride = in.stride, .order = g.order, .indices = indices, .mask = mask, .partition = partition,
                 .spawn = o.threads > 1};
     bt_batch *batches = plan_batches(&g, p.levels);

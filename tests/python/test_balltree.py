@@ -70,6 +70,20 @@ def test_threads_do_not_change_the_tree(rng):
     assert np.array_equal(grove.balltree(x, threads=1).indices, grove.balltree(x, threads=2).indices)
 
 
+def test_reused_workspaces_in_python_threads(cli, tmp_path, rng):
+    """grove.balltree keeps one workspace per Python thread: trees of
+    shrinking and growing sizes, built in four threads at once, equal the
+    CLI's (which starts afresh every time)."""
+    import concurrent.futures
+    xs = [rng.random((m, 3)) for m in (70000, 3000, 20000, 70001)]
+    want = [_cli_tree(cli, tmp_path, x)[0] for x in xs]
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda i: [grove.balltree(xs[(i + k) % 4]).indices for k in range(4)], range(4)))
+    for i, trees in enumerate(got):
+        for k, tree in enumerate(trees):
+            assert np.array_equal(tree, want[(i + k) % 4])
+
+
 @pytest.mark.parametrize("kwargs, match", [
     ({"batch": [0, 1]}, "batch: expected shape"),
     ({"batch": np.full(4, 0.5)}, "batch: expected integers"),
