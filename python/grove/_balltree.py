@@ -24,8 +24,9 @@ class _Workspace:
             raise MemoryError("grove: out of memory creating a workspace")
 
     def __del__(self) -> None:
-        if getattr(self, "ptr", None) and _clib.lib is not None:
-            _clib.lib.grove_workspace_free(self.ptr)
+        lib = getattr(_clib, "lib", None) if _clib is not None else None  # None late in shutdown
+        if getattr(self, "ptr", None) and lib is not None:
+            lib.grove_workspace_free(self.ptr)
 
 
 _threads = threading.local()
