@@ -1,5 +1,6 @@
 /* Shared internals of the ball tree module: batch grouping (layout.c), the
- * tree builder (build.c, build_tree.h, build_packed.h, partition.c), ball statistics (stats.c) and
+ * tree builders (build.c, build_tree.h, build_packed.h, partition.c,
+ * build_select.h, select_kernels.c), ball statistics (stats.c) and
  * rotations (rotation.c). */
 #ifndef GROVE_BALLTREE_INTERNAL_H
 #define GROVE_BALLTREE_INTERNAL_H
@@ -58,8 +59,9 @@ static inline bool grove__bs_less(grove__bs_pair a, grove__bs_pair b)
 {
     return a.key < b.key || (a.key == b.key && a.id < b.id);
 }
-/* Dimensions the selecting builder takes. */
-#define GROVE__BS_MAX_DIMS 16
+/* Dimensions the selecting builder takes: its leaves need 10-bit ranks
+ * or more, d * 10 <= 64 (build.c). */
+#define GROVE__BS_MAX_DIMS 6
 /* A node's extent: the smallest and largest key in each dimension. */
 typedef struct grove__bs_extent {
     uint64_t lo[GROVE__BS_MAX_DIMS], hi[GROVE__BS_MAX_DIMS];

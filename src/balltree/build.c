@@ -434,7 +434,10 @@ static grove_status alloc_work(bt_ctx *c, bt_input *in, size_t elem, int threads
                  grove__mul_size(sort, sizeof(uint64_t), &sort) &&
                  (!in->rotation || (grove__mul_size(c->n, c->d, &rotated) &&
                                     grove__mul_size(rotated, sizeof(double), &rotated)));
-    if (!sized || !(c->bits ? alloc_packed(c, sort) : c->select ? alloc_select(c, sort, threads) : alloc_presorted(c, elem, sort)))
+    bool made = sized && (c->bits     ? alloc_packed(c, sort)
+                          : c->select ? alloc_select(c, sort, threads)
+                                      : alloc_presorted(c, elem, sort));
+    if (!made)
         return grove__fail(GROVE_TOO_LARGE, "balltree: working memory for %zu x %zu points is too large", c->n, c->d);
     in->rotated = c->scratch && rotated ? bt_take(c, BT_SLOT_ROTATED, rotated, "balltree rotated coordinates") : NULL;
     if (!c->scratch || (rotated && !in->rotated)) return GROVE_OUT_OF_MEMORY;
@@ -486,7 +489,8 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     c.leaf_bits = bt_packed_bits(BS_LEAF, 1, 1); /* 14 */
     c.leaf_bits = c.d * (size_t)c.leaf_bits <= 64 ? c.leaf_bits : (int)(64 / c.d);
     c.leaf_max = (size_t)1 << c.leaf_bits;
-    c.select = !c.bits && !partition && c.leaf_max >= BS_LEAF_MIN && c.max_count >= 2 * c.leaf_max &&
+    c.select = !c.bits && !partition && c.d <= GROVE__BS_MAX_DIMS && c.leaf_max >= BS_LEAF_MIN &&
+               c.max_count >= 2 * c.leaf_max &&
                grove__bs_kernels_avx512(&c.bs_kernels);
     bool f32 = !p.rotation && points.dtype == GROVE_FLOAT32;
     s = batches ? alloc_work(&c, &in, f32 ? sizeof(float) : sizeof(double), o.threads) : GROVE_OUT_OF_MEMORY;

@@ -20,6 +20,10 @@
  * split list itself is not copied: a bit per list says which buffer holds
  * it. Leaves map the rank in dimension 0 back to the id. */
 
+/* Room for a point's coordinates: d <= 64, as every rank takes at least one
+ * of a record's 64 bits. */
+#define BP_XD 64
+
 /* A record's rank in the dimension whose bits start at `shift`. */
 static inline uint64_t bp_rank(uint64_t e, int shift, uint64_t mask) { return grove__bp_rank(e, shift, mask); }
 
@@ -56,6 +60,22 @@ static inline void bp_emit(const bp_tree *t, size_t slot, uint64_t e, uint8_t re
     bt_emit(t->c, slot, bt_row(t->c, t->b, t->ids ? t->ids[p] : p), real);
 }
 
+/* Emit the full-mode leaf (a, b) at out: ordered along its widest
+ * dimension, whose spread is |xa - xb| (= max - min, exactly); b is a
+ * padding copy of a (`real` 0) in a leaf of one point. */
+static inline __attribute__((always_inline)) void bp_pair(const bp_tree *t, uint64_t a, uint64_t b,
+                                                          const double *xa, const double *xb, size_t out,
+                                                          size_t d, uint8_t real)
+{
+    size_t s = 0;
+    double best_spread = -1.0;
+    for (size_t j = 0; j < d; j++) bt_widest(fabs(xa[j] - xb[j]), j, &s, &best_spread);
+    int shift = (int)s * t->bits;
+    bool swap = bp_rank(b, shift, t->mask) < bp_rank(a, shift, t->mask);
+    bp_emit(t, out, swap ? b : a, 1);
+    bp_emit(t, out + 1, swap ? a : b, real);
+}
+
 /* The subtree of a small node (bp_small): its points' coordinates and
  * records, gathered once, as x[i * d + j] and rec[i]; nodes are index
  * lists into them. */
@@ -73,18 +93,12 @@ static void bp_small_node(const bp_local *p, const uint8_t *idx, size_t k, int l
         for (size_t i = 0; i < k; i++) bp_emit(t, out + i, p->rec[idx[i]], 1);
         return;
     }
-    size_t s = 0;
-    double best_spread = -1.0;
-    if (!c->partition && level == t->b->levels) { /* a leaf of one or two points, in split order */
-        uint64_t a = p->rec[idx[0]], b = p->rec[idx[k - 1]];
-        const double *xa = p->x + idx[0] * d, *xb = p->x + idx[k - 1] * d;
-        for (size_t j = 0; j < d; j++) bt_widest(fabs(xa[j] - xb[j]), j, &s, &best_spread); /* = max - min */
-        int shift = (int)s * t->bits;
-        bool swap = bp_rank(b, shift, t->mask) < bp_rank(a, shift, t->mask);
-        bp_emit(t, out, swap ? b : a, 1);
-        bp_emit(t, out + 1, swap ? a : b, k == 2);
+    if (!c->partition && level == t->b->levels) { /* a leaf of one or two points */
+        bp_pair(t, p->rec[idx[0]], p->rec[idx[k - 1]], p->x + idx[0] * d, p->x + idx[k - 1] * d, out, d, k == 2);
         return;
     }
+    size_t s = 0;
+    double best_spread = -1.0;
     for (size_t j = 0; j < d; j++) {
         double lo = p->x[idx[0] * d + j], hi = lo;
         for (size_t i = 1; i < k; i++) {
@@ -117,10 +131,11 @@ static void bp_small_node(const bp_local *p, const uint8_t *idx, size_t k, int l
  * from the sorted arrays by rank, once per point; the splits rank the
  * records against each other. Cheaper than lists and partitions at this
  * size. */
-static inline __attribute__((always_inline)) void bp_small_d(const bp_tree *t, const uint64_t *rec, size_t k, int level, size_t out, size_t d)
+static inline __attribute__((always_inline)) void bp_small_d(const bp_tree *t, const uint64_t *rec, size_t k,
+                                                             int level, size_t out, size_t d)
 {
     size_t n = t->n;
-    double x[BP_SMALL * 64]; /* d <= 64: every rank takes at least one of the 64 bits */
+    double x[BP_SMALL * BP_XD];
     uint8_t idx[BP_SMALL];
     for (size_t i = 0; i < k; i++) {
         idx[i] = (uint8_t)i;
@@ -130,28 +145,13 @@ static inline __attribute__((always_inline)) void bp_small_d(const bp_tree *t, c
     bp_small_node(&p, idx, k, level, out, d);
 }
 
-/* Emit the leaf pair (a, b) at out: ordered along its widest dimension,
- * whose spread is |xa - xb| (= max - min, exactly). */
-static inline __attribute__((always_inline)) void bp_pair(const bp_tree *t, uint64_t a, uint64_t b,
-                                                          const double *xa, const double *xb, size_t out,
-                                                          size_t d)
-{
-    size_t s = 0;
-    double best_spread = -1.0;
-    for (size_t j = 0; j < d; j++) bt_widest(fabs(xa[j] - xb[j]), j, &s, &best_spread);
-    int shift = (int)s * t->bits;
-    bool swap = bp_rank(b, shift, t->mask) < bp_rank(a, shift, t->mask);
-    bp_emit(t, out, swap ? b : a, 1);
-    bp_emit(t, out + 1, swap ? a : b, 1);
-}
-
 /* The commonest small subtree, straight-line: a full-mode node of four
  * points whose children are leaf pairs. */
 static inline __attribute__((always_inline)) void bp_quad(const bp_tree *t, const uint64_t *rec, size_t out,
                                                           size_t d)
 {
     size_t n = t->n;
-    double x[4][64];
+    double x[4][BP_XD];
     uint64_t e[4] = {rec[0], rec[1], rec[2], rec[3]};
     size_t s = 0;
     double best_spread = -1.0;
@@ -178,8 +178,8 @@ static inline __attribute__((always_inline)) void bp_quad(const bp_tree *t, cons
         nl += left[i];
         nr += !left[i];
     }
-    bp_pair(t, e[order[0]], e[order[1]], x[order[0]], x[order[1]], out, d);
-    bp_pair(t, e[order[2]], e[order[3]], x[order[2]], x[order[3]], out + 2, d);
+    bp_pair(t, e[order[0]], e[order[1]], x[order[0]], x[order[1]], out, d, 1);
+    bp_pair(t, e[order[2]], e[order[3]], x[order[2]], x[order[3]], out + 2, d, 1);
 }
 
 static void bp_small(const bp_tree *t, const uint64_t *rec, size_t k, int level, size_t out)

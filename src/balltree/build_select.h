@@ -2,8 +2,8 @@
  * build.c includes this file once.
  *
  * No presort: every point carries its d coordinates as order-preserving
- * keys (the presort's, BT_(key) in build_tree.h) and its batch-local id, in d + 1 arrays, and a node is a
- * segment [off, off + k) of them. A node's extent comes from its parent
+ * keys (the presort's, BT_(key) in build_tree.h) and its batch-local id,
+ * in d + 1 arrays, and a node is a segment [off, off + k) of them. A node's extent comes from its parent
  * (min and max key per dimension, gathered while the parent split); its
  * split is a selection, the (k/2)-th point in (key, id) order along the
  * split dimension, followed by one pass that moves every array into the

@@ -90,9 +90,7 @@ static AVX512 size_t window_avx512(const uint64_t *key, const uint32_t *id, size
         __m512i v = _mm512_maskz_loadu_epi64(live, key + i);
         __m256i w = _mm256_maskz_loadu_epi32(live, id + i);
         __mmask8 under = below8(v, w, lk, lid, live);
-        /* above hi: hi below the point */
-        __mmask8 over = (__mmask8)(_mm512_mask_cmplt_epu64_mask(live, hk, v) |
-                                   (_mm512_mask_cmpeq_epu64_mask(live, v, hk) & _mm256_mask_cmplt_epu32_mask(live, hid, w)));
+        __mmask8 over = below8(hk, hid, v, w, live); /* hi below the point */
         __mmask8 inside = live & (__mmask8) ~(under | over);
         int n = __builtin_popcount(inside);
         __mmask8 keep = (__mmask8)((1u << n) - 1);

@@ -1,7 +1,6 @@
-/* madvise and MADV_HUGEPAGE are Linux extensions beyond POSIX. */
-#define _DEFAULT_SOURCE
 /* The one allocation path of the library. Failures set an error message and
  * can be injected per thread by tests (grove__alloc_fail_after). */
+#define _DEFAULT_SOURCE /* madvise and MADV_HUGEPAGE are Linux extensions beyond POSIX */
 #include "internal.h"
 
 #include <stdlib.h>
