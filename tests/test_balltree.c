@@ -444,33 +444,40 @@ TEST(balltree_threads_give_identical_output)
 /* The packed builder's list partition: the portable loop against the
  * definition (stable, below the pivot first), and the AVX-512 version,
  * where the machine has it, byte for byte against the portable one, on
- * every length around its eight-record steps. */
+ * every length around its eight-record steps, with the ranks shuffled,
+ * ascending (every left record first) and descending (every right record
+ * first): its plain stores must stop before either side's end. */
 TEST(balltree_packed_partition_versions_agree)
 {
-    enum { MAX = 70, BITS = 7 };
+    enum { MAX = 70, BITS = 7, GUARD = 8 };
     grove_rng rng;
     grove_rng_seed(&rng, 5);
     grove__bp_partition_fn *fast = grove__bp_partition_avx512();
-    uint64_t mask = (1u << BITS) - 1, src[MAX], want[MAX], got[MAX + 1], vec[MAX + 1];
+    uint64_t mask = (1u << BITS) - 1, src[MAX], want[MAX], got[MAX + GUARD], vec[MAX + GUARD];
     for (size_t k = 1; k <= MAX; k++) {
-        for (int shift = 0; shift <= 2 * BITS; shift += BITS) {
-            uint32_t rank[MAX]; /* distinct ranks in the field at shift, in shuffled order */
-            for (size_t i = 0; i < k; i++) rank[i] = (uint32_t)i;
-            for (size_t i = k; i > 1; i--) {
-                size_t j = (size_t)grove_rng_below(&rng, i);
-                uint32_t t = rank[i - 1];
-                rank[i - 1] = rank[j];
-                rank[j] = t;
+        for (int order = 0; order < 3; order++) {
+            for (int shift = 0; shift <= 2 * BITS; shift += BITS) {
+                uint32_t rank[MAX]; /* distinct ranks in the field at shift */
+                for (size_t i = 0; i < k; i++) rank[i] = (uint32_t)(order == 2 ? k - 1 - i : i);
+                for (size_t i = k; order == 0 && i > 1; i--) {
+                    size_t j = (size_t)grove_rng_below(&rng, i);
+                    uint32_t t = rank[i - 1];
+                    rank[i - 1] = rank[j];
+                    rank[j] = t;
+                }
+                for (size_t i = 0; i < k; i++)
+                    src[i] = (grove_rng_u64(&rng) & ~(mask << shift)) | (uint64_t)rank[i] << shift;
+                size_t h = k / 2, l = 0, r = h;
+                for (size_t i = 0; i < k; i++) want[rank[i] < h ? l++ : r++] = src[i];
+                for (size_t g = 0; g < GUARD; g++) got[k + g] = vec[k + g] = 0x5a5a; /* nothing past the end */
+                grove__bp_partition_portable(src, got, k, h, shift, mask, h);
+                CHECK_MSG(!memcmp(got, want, k * sizeof *got) && got[k] == 0x5a5a, "portable, k = %zu", k);
+                if (!fast) continue;
+                fast(src, vec, k, h, shift, mask, h);
+                bool guarded = true;
+                for (size_t g = 0; g < GUARD; g++) guarded = guarded && vec[k + g] == 0x5a5a;
+                CHECK_MSG(!memcmp(vec, want, k * sizeof *vec) && guarded, "avx512, k = %zu, order %d", k, order);
             }
-            for (size_t i = 0; i < k; i++) src[i] = (grove_rng_u64(&rng) & ~(mask << shift)) | (uint64_t)rank[i] << shift;
-            size_t h = k / 2, l = 0, r = h;
-            for (size_t i = 0; i < k; i++) want[rank[i] < h ? l++ : r++] = src[i];
-            got[k] = vec[k] = 0x5a5a; /* nothing is written past the end */
-            grove__bp_partition_portable(src, got, k, h, shift, mask, h);
-            CHECK_MSG(!memcmp(got, want, k * sizeof *got) && got[k] == 0x5a5a, "portable, k = %zu", k);
-            if (!fast) continue;
-            fast(src, vec, k, h, shift, mask, h);
-            CHECK_MSG(!memcmp(vec, want, k * sizeof *vec) && vec[k] == 0x5a5a, "avx512, k = %zu", k);
         }
     }
 }
