@@ -9,6 +9,7 @@
  * - presorted (build_tree.h): the rest (partition mode, wider points). */
 #include "balltree_internal.h"
 
+#include <stdlib.h>
 #include <math.h>
 #include <string.h>
 
@@ -61,6 +62,7 @@ typedef struct bt_ctx {
     double *val;       /*   d x n: each dimension's coordinates in sorted order */
     uint32_t *perm;    /*   d x n: each dimension's rank -> batch-local id */
     grove__bp_partition_fn *partition_fn;
+    bool small_bits;   /*   small full-mode subtrees by bit masks (small_bits.h) */
     bool select;       /* selecting builder (build_select.h) */
     grove__bs_kernels bs_kernels;
     uint64_t *skey[2]; /*   ping-pong keys: dimension j of buffer b at skey[b] + j * n */
@@ -69,6 +71,7 @@ typedef struct bt_ctx {
     size_t leaf_bytes;
     size_t leaf_max;   /*   nodes of at most this many points go to the packed builder */
     int leaf_bits;     /*   bits per rank there */
+    bool portable;     /* GROVE_BALLTREE_PORTABLE=1: no run-time picked vector code */
     bool partition;    /* partition mode (no padding) */
     bool spawn;        /* running in a team: create tasks */
 } bt_ctx;
@@ -283,7 +286,8 @@ static void build_batch(const bt_ctx *c, const bt_batch *b, const bt_input *in)
     if (c->bits) {
         bp_tree t = {.c = c, .b = b, .count = m, .n = c->n, .ids = NULL, .bits = c->bits, .spawn = c->spawn,
                      .rec = {c->rec[0] + start, c->rec[1] + start}, .val = c->val + start, .perm = c->perm + start,
-                     .mask = ((uint64_t)1 << c->bits) - 1, .partition = c->partition_fn};
+                     .mask = ((uint64_t)1 << c->bits) - 1, .partition = c->partition_fn,
+                     .small_bits = c->small_bits};
         if (f32) presort_f32(&ids, &t);
         else presort_f64(&ids, &t);
         /* t lives on this stack frame: wait for every task that uses it. */
@@ -379,7 +383,7 @@ static bool alloc_packed(bt_ctx *c, size_t sort)
     c->perm = c->val ? bt_take(c, 2, dims * sizeof(uint32_t), "balltree ranks") : NULL;
     c->scratch = c->perm ? bt_take(c, BT_SLOT_SCRATCH, sort, "balltree sort scratch") : NULL;
     c->rec[1] = c->rec[0] ? c->rec[0] + c->lists * c->n : NULL;
-    c->partition_fn = grove__bp_partition_pick();
+    c->partition_fn = c->portable ? grove__bp_partition_portable : grove__bp_partition_pick();
     return true;
 }
 
@@ -455,6 +459,15 @@ static void free_work(bt_ctx *c, bt_input *in)
     for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++) grove__work_release(c->options, blocks[i]);
 }
 
+/* GROVE_BALLTREE_PORTABLE=1 in the environment (read by every call): the
+ * portable code only, no vector code picked at run time. The output is the
+ * same bytes; `make check` runs the ball tree tests both ways. */
+static bool bt_portable(void)
+{
+    const char *e = getenv("GROVE_BALLTREE_PORTABLE");
+    return e && strcmp(e, "1") == 0;
+}
+
 grove_status grove_balltree_build(grove_points points, const grove_balltree_params *params, int64_t *indices,
                                   uint8_t *mask, const grove_options *options)
 {
@@ -489,9 +502,10 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     c.leaf_bits = bt_packed_bits(BS_LEAF, 1, 1); /* 14 */
     c.leaf_bits = c.d * (size_t)c.leaf_bits <= 64 ? c.leaf_bits : (int)(64 / c.d);
     c.leaf_max = (size_t)1 << c.leaf_bits;
-    c.select = !c.bits && !partition && c.d <= GROVE__BS_MAX_DIMS && c.leaf_max >= BS_LEAF_MIN &&
-               c.max_count >= 2 * c.leaf_max &&
-               grove__bs_kernels_avx512(&c.bs_kernels);
+    c.portable = bt_portable();
+    c.select = !c.portable && !c.bits && !partition && c.d <= GROVE__BS_MAX_DIMS && c.leaf_max >= BS_LEAF_MIN &&
+               c.max_count >= 2 * c.leaf_max && grove__bs_kernels_avx512(&c.bs_kernels);
+    c.small_bits = !c.portable && !partition && c.d >= 2 && c.d <= BB_DIMS && bb_supported();
     bool f32 = !p.rotation && points.dtype == GROVE_FLOAT32;
     s = batches ? alloc_work(&c, &in, f32 ? sizeof(float) : sizeof(double), o.threads) : GROVE_OUT_OF_MEMORY;
     if (s == GROVE_OK && !build_all(&c, batches, g.count, &in, options, o.threads))

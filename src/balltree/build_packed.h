@@ -52,6 +52,7 @@ typedef struct bp_tree {
     uint32_t *perm;       /* c->perm + start: dimension j's rank -> batch-local id at + j * n */
     uint64_t mask;        /* (1 << bits) - 1 */
     grove__bp_partition_fn *partition;
+    bool small_bits;      /* small full-mode subtrees by bit masks (small_bits.h) */
 } bp_tree;
 
 static inline void bp_emit(const bp_tree *t, size_t slot, uint64_t e, uint8_t real)
@@ -198,6 +199,8 @@ static void bp_small(const bp_tree *t, const uint64_t *rec, size_t k, int level,
     }
 }
 
+#include "small_bits.h"
+
 /* The node holding segment [off, off + k) of every list, list j in buffer
  * (where >> j) & 1, at `level`, its slots starting at `out`. */
 static void bp_node(const bp_tree *t, uint64_t where, size_t off, size_t k, int level, size_t out)
@@ -209,6 +212,10 @@ static void bp_node(const bp_tree *t, uint64_t where, size_t off, size_t k, int 
     const uint64_t *last = BP_LIST(c->lists - 1, where >> (c->lists - 1) & 1); /* in id order in partition mode */
     if (c->partition && level == t->b->levels) { /* a leaf: rows ascending */
         for (size_t i = 0; i < k; i++) bp_emit(t, out + i, last[i], 1);
+        return;
+    }
+    if (t->small_bits && k <= BB_MAX) {
+        bb_subtree(t, where, off, k, level, out);
         return;
     }
     if (k <= BP_SMALL) {

@@ -1,0 +1,156 @@
+/* The packed builder's small full-mode subtrees as bit masks, where the
+ * machine has AVX-512 BITALG and BMI2 (build_packed.h includes this file;
+ * bp_node hands it nodes of at most BB_MAX points in up to BB_DIMS
+ * dimensions, and the lists and the rank-counting code keep the rest).
+ *
+ * A node of k <= 32 points gives each point a local id, its position in
+ * the node's segment of list 0, and keeps per dimension j
+ *
+ * - ord_j: the local ids in list j's order, i.e. in (coordinate, id) order
+ *   along j, and rnk_j its inverse (local id -> position along j);
+ * - s_j: the coordinates in that order, and x_j the same by local id.
+ *
+ * Any node below it is then a 32-bit mask of local ids. One bit-shuffle
+ * instruction (vpshufbitqmb) turns the mask into its positions along
+ * every dimension at once; the lowest and highest position along j give
+ * the extent s_j[first] .. s_j[last] (max - min exactly, as elsewhere), so
+ * the split dimension costs a few bit scans and loads. The left child is
+ * the lowest floor(k/2) positions along the split dimension (one pdep),
+ * turned back into local ids by one more bit-shuffle through rnk. No
+ * lists are partitioned below the node, and nothing branches on the
+ * data but the split-dimension choice. Leaves of two points order along
+ * their widest dimension by position. The output is the bytes of the
+ * list code (a test runs both). */
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define BB_TARGET __attribute__((target("avx512f,avx512bw,avx512bitalg,bmi2")))
+/* Points in a mask, and dimensions: ord holds dimensions 1 and 2 in its
+ * first 64 bytes and dimension 3 in the next (dimension 0 is the local
+ * order itself). */
+#define BB_MAX 64
+#define BB_DIMS 4
+/* An index byte that selects bit 63, always clear in a broadcast mask. */
+#define BB_NONE 63
+
+typedef struct bb_sub {
+    const bp_tree *t;
+    int levels;                        /* the batch's full-mode levels */
+    size_t row[BB_MAX];                /* input rows by local id */
+    double s[BB_DIMS][BB_MAX];         /* coordinates along j in j's order */
+    double x[BB_DIMS][BB_MAX];         /* coordinates along j by local id */
+    uint8_t ord[BB_DIMS - 1][64];      /* local ids in dimension j + 1's order */
+    uint8_t rnk[BB_DIMS][64];          /* local id -> position along j */
+} bb_sub;
+
+/* The bits of `m` (a 32-bit mask) picked by the 64 index bytes at idx:
+ * result bit i is bit idx[i] of m. */
+static inline BB_TARGET uint64_t bb_shuffle(uint64_t m, const uint8_t *idx)
+{
+    return (uint64_t)_mm512_bitshuffle_epi64_mask(_mm512_set1_epi64((long long)m), _mm512_loadu_si512(idx));
+}
+
+static inline BB_TARGET int bb_first(uint64_t m) { return __builtin_ctzll(m); }
+static inline BB_TARGET int bb_last(uint64_t m) { return 63 - __builtin_clzll(m); }
+
+/* A leaf of one or two points (the mask's lowest and highest bit),
+ * ordered along its widest dimension. */
+static inline BB_TARGET __attribute__((always_inline)) void bb_leaf(const bb_sub *b, uint64_t m, size_t out,
+                                                                  size_t d)
+{
+    int p = bb_first(m), q = bb_last(m);
+    size_t s = 0;
+    double best_spread = -1.0;
+    for (size_t j = 0; j < d; j++) bt_widest(fabs(b->x[j][p] - b->x[j][q]), j, &s, &best_spread);
+    bool swap = b->rnk[s][q] < b->rnk[s][p];
+    bt_emit(b->t->c, out, b->row[swap ? q : p], 1);
+    bt_emit(b->t->c, out + 1, b->row[swap ? p : q], p != q);
+}
+
+/* d is passed down so that the compiler can specialise the calls with a
+ * constant d (bb_subtree). */
+static BB_TARGET void bb_node(const bb_sub *b, uint64_t m, int level, size_t out, size_t d)
+{
+    const bp_tree *t = b->t;
+    if (level == b->levels) {
+        bb_leaf(b, m, out, d);
+        return;
+    }
+    size_t s = 0;
+    double best_spread = -1.0;
+    uint64_t pos[BB_DIMS] = {m}; /* the node's positions along each dimension */
+    for (size_t j = 1; j < d; j++) pos[j] = bb_shuffle(m, b->ord[j - 1]);
+    for (size_t j = 0; j < d; j++) bt_widest(b->s[j][bb_last(pos[j])] - b->s[j][bb_first(pos[j])], j, &s, &best_spread);
+    unsigned h = (unsigned)__builtin_popcountll(m) / 2;
+    uint64_t left_pos = _pdep_u64(((uint64_t)1 << h) - 1, pos[s]);
+    uint64_t left = s ? bb_shuffle(left_pos, b->rnk[s]) : left_pos;
+    size_t right_out = bt_right_out(t->c, t->b, out, h, level);
+    if (level + 1 == b->levels) { /* the common bottom: two leaves, no calls */
+        bb_leaf(b, left, out, d);
+        bb_leaf(b, m & ~left, right_out, d);
+        return;
+    }
+    bb_node(b, left, level + 1, out, d);
+    bb_node(b, m & ~left, level + 1, right_out, d);
+}
+
+/* The full-mode node holding segment [off, off + k) of every list (as in
+ * bp_node), k <= BB_MAX, 2 <= d <= BB_DIMS, and its subtree. The map from
+ * a rank along dimension 0 to the local id lives in the first bytes of
+ * dimension 1's rank-to-id map, which nothing reads after the presort;
+ * the node's own ranks index it, so nodes never share a byte. */
+static BB_TARGET void bb_subtree(const bp_tree *t, uint64_t where, size_t off, size_t k, int level, size_t out)
+{
+    size_t n = t->n, d = t->c->d;
+    bb_sub b;
+    b.t = t;
+    b.levels = t->b->levels;
+    memset(b.ord, BB_NONE, sizeof b.ord);
+    memset(b.rnk, BB_NONE, sizeof b.rnk);
+    uint8_t *local = (uint8_t *)(t->perm + n);
+    const uint64_t *l0 = t->rec[where & 1] + off;
+    for (size_t p = 0; p < k; p++) {
+        uint64_t r = bp_rank(l0[p], 0, t->mask);
+        uint32_t id = t->perm[r];
+        local[r] = (uint8_t)p;
+        b.row[p] = bt_row(t->c, t->b, t->ids ? t->ids[id] : id);
+        b.s[0][p] = b.x[0][p] = t->val[r];
+        b.rnk[0][p] = (uint8_t)p;
+    }
+    for (size_t j = 1; j < d; j++) {
+        const uint64_t *l = t->rec[where >> j & 1] + j * n + off;
+        const double *v = t->val + j * n;
+        int shift = (int)j * t->bits;
+        uint8_t *ord = b.ord[j - 1];
+        for (size_t i = 0; i < k; i++) {
+            uint64_t e = l[i];
+            uint8_t p = local[bp_rank(e, 0, t->mask)];
+            b.s[j][i] = b.x[j][p] = v[bp_rank(e, shift, t->mask)];
+            b.rnk[j][p] = (uint8_t)i;
+            ord[i] = p;
+        }
+    }
+    uint64_t all = k == 64 ? UINT64_MAX : ((uint64_t)1 << k) - 1;
+    switch (d) {
+    case 2: bb_node(&b, all, level, out, 2); break;
+    case 3: bb_node(&b, all, level, out, 3); break;
+    default: bb_node(&b, all, level, out, 4);
+    }
+}
+
+/* Whether this machine runs bb_subtree. */
+static bool bb_supported(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("bmi2");
+}
+#else
+#define BB_MAX 0
+#define BB_DIMS 0
+static inline void bb_subtree(const bp_tree *t, uint64_t where, size_t off, size_t k, int level, size_t out)
+{
+    (void)t, (void)where, (void)off, (void)k, (void)level, (void)out;
+}
+static bool bb_supported(void) { return false; }
+#endif
