@@ -67,15 +67,10 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_leaf(const bb_sub
     bt_emit(b->t->c, out + 1, b->row[swap ? p : q], p != q);
 }
 
-/* d is passed down so that the compiler can specialise the calls with a
- * constant d (bb_subtree). */
-static BB_TARGET void bb_node(const bb_sub *b, uint64_t m, int level, size_t out, size_t d)
+/* The left half of node m: the floor(k/2) lowest positions along its
+ * widest dimension, as local ids. */
+static inline BB_TARGET __attribute__((always_inline)) uint64_t bb_left(const bb_sub *b, uint64_t m, size_t d)
 {
-    const bp_tree *t = b->t;
-    if (level == b->levels) {
-        bb_leaf(b, m, out, d);
-        return;
-    }
     size_t s = 0;
     double best_spread = -1.0;
     uint64_t pos[BB_DIMS] = {m}; /* the node's positions along each dimension */
@@ -83,15 +78,30 @@ static BB_TARGET void bb_node(const bb_sub *b, uint64_t m, int level, size_t out
     for (size_t j = 0; j < d; j++) bt_widest(b->s[j][bb_last(pos[j])] - b->s[j][bb_first(pos[j])], j, &s, &best_spread);
     unsigned h = (unsigned)__builtin_popcountll(m) / 2;
     uint64_t left_pos = _pdep_u64(((uint64_t)1 << h) - 1, pos[s]);
-    uint64_t left = s ? bb_shuffle(left_pos, b->rnk[s]) : left_pos;
-    size_t right_out = bt_right_out(t->c, t->b, out, h, level);
-    if (level + 1 == b->levels) { /* the common bottom: two leaves, no calls */
-        bb_leaf(b, left, out, d);
-        bb_leaf(b, m & ~left, right_out, d);
-        return;
+    return s ? bb_shuffle(left_pos, b->rnk[s]) : left_pos;
+}
+
+/* The subtree of node `all` at `level`, its slots from `out`, a level at a
+ * time: the nodes of a level are independent, so their splits overlap in
+ * the pipeline (a recursion waits on each split's chain of dependent
+ * loads and bit operations). In full mode node i of a level, counted from
+ * the left, has its slots at out + i * 2^(levels - level). d is a
+ * constant where bb_subtree calls this, so the loops over it unroll. */
+static inline BB_TARGET __attribute__((always_inline)) void bb_tree(const bb_sub *b, uint64_t all, int level,
+                                                                  size_t out, size_t d)
+{
+    uint64_t mask[2][BB_MAX]; /* a node of k points has at most k leaves */
+    size_t nodes = 1;
+    mask[0][0] = all;
+    int cur = 0;
+    for (; level < b->levels; level++, nodes *= 2, cur = !cur) {
+        for (size_t i = 0; i < nodes; i++) {
+            uint64_t m = mask[cur][i], left = bb_left(b, m, d);
+            mask[!cur][2 * i] = left;
+            mask[!cur][2 * i + 1] = m & ~left;
+        }
     }
-    bb_node(b, left, level + 1, out, d);
-    bb_node(b, m & ~left, level + 1, right_out, d);
+    for (size_t i = 0; i < nodes; i++) bb_leaf(b, mask[cur][i], out + 2 * i, d);
 }
 
 /* The full-mode node holding segment [off, off + k) of every list (as in
@@ -132,9 +142,9 @@ static BB_TARGET void bb_subtree(const bp_tree *t, uint64_t where, size_t off, s
     }
     uint64_t all = k == 64 ? UINT64_MAX : ((uint64_t)1 << k) - 1;
     switch (d) {
-    case 2: bb_node(&b, all, level, out, 2); break;
-    case 3: bb_node(&b, all, level, out, 3); break;
-    default: bb_node(&b, all, level, out, 4);
+    case 2: bb_tree(&b, all, level, out, 2); break;
+    case 3: bb_tree(&b, all, level, out, 3); break;
+    default: bb_tree(&b, all, level, out, 4);
     }
 }
 
