@@ -519,6 +519,106 @@ static void select_case(grove_rng *rng, size_t k, size_t d, size_t stride, uint6
     }
 }
 
+/* The order-preserving key of the presort, from its definition: x + 0
+ * (so -0 and +0 agree), then the sign bit set for x >= 0 and every bit
+ * flipped for x < 0. */
+static uint64_t key_of_f64(double x)
+{
+    x = x + 0.0;
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b >> 63 ? ~b : b | (uint64_t)1 << 63;
+}
+
+static uint64_t key_of_f32(float x)
+{
+    x = x + 0.0f;
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return b >> 31 ? (uint32_t)~b : b | (uint32_t)1 << 31;
+}
+
+/* The presort's AVX-512 loops against their definitions: keys and extent
+ * of a strided column, the coordinates gathered by id, and the ids and
+ * run starts of sorted entries; every length 1..70 (around the eight-lane
+ * steps) and a long one, float32 and float64, signed zeros and ties. */
+TEST(balltree_presort_kernels_match_their_definitions)
+{
+    enum { MAX = 1000, COLS = 3, GUARD = 8 };
+    grove__bt_presort_kernels fast;
+    if (!grove__bt_presort_kernels_avx512(&fast)) return; /* the scalar loops are used on this machine */
+    grove_rng rng;
+    grove_rng_seed(&rng, 13);
+    double *x = malloc(MAX * COLS * sizeof *x), *got = malloc((MAX + GUARD) * sizeof *got);
+    float *xf = malloc(MAX * COLS * sizeof *xf);
+    uint64_t *a = malloc((MAX + GUARD) * sizeof *a), *starts = malloc(MAX * sizeof *starts);
+    uint32_t *ids = malloc((MAX + GUARD) * sizeof *ids), *perm = malloc(MAX * sizeof *perm);
+    for (size_t g = 1; g <= MAX; g += g < 70 ? 1 : MAX - 70) {
+        for (size_t i = 0; i < g * COLS; i++) { /* small integers (ties), signed zeros, fractions */
+            double v = (double)grove_rng_below(&rng, 9) - 4.0;
+            v = v == 0.0 && grove_rng_below(&rng, 2) ? -0.0 : v + (grove_rng_below(&rng, 3) == 0 ? 0.0 : 0.25);
+            x[i] = v;
+            xf[i] = (float)v;
+        }
+        for (int wide = 0; wide <= 1; wide++) {
+            const char *base = wide ? (const char *)(x + 1) : (const char *)(xf + 1); /* column 1 */
+            size_t stride = COLS * (wide ? sizeof *x : sizeof *xf);
+            uint64_t lo = 0, hi = 0, wlo = UINT64_MAX, whi = 0;
+            for (size_t i = 0; i < GUARD; i++) a[g + i] = 0x5a5a;
+            fast.keys[wide](base, stride, g, a, &lo, &hi);
+            bool ok = lo <= hi;
+            for (size_t i = 0; i < g; i++) {
+                uint64_t k = wide ? key_of_f64(x[i * COLS + 1]) : key_of_f32(xf[i * COLS + 1]);
+                ok = ok && a[i] == k;
+                wlo = k < wlo ? k : wlo;
+                whi = k > whi ? k : whi;
+            }
+            for (size_t i = 0; i < GUARD; i++) ok = ok && a[g + i] == 0x5a5a;
+            CHECK_MSG(ok && lo == wlo && hi == whi, "keys, g = %zu, %s", g, wide ? "f64" : "f32");
+            for (size_t i = 0; i < g; i++) perm[i] = (uint32_t)i;
+            for (size_t i = g; i > 1; i--) {
+                size_t r = (size_t)grove_rng_below(&rng, i);
+                uint32_t t = perm[i - 1];
+                perm[i - 1] = perm[r];
+                perm[r] = t;
+            }
+            for (size_t i = 0; i < GUARD; i++) got[g + i] = 7.0;
+            fast.gather[wide](base, stride, perm, g, got);
+            ok = true;
+            for (size_t r = 0; r < g; r++)
+                ok = ok && got[r] == (wide ? x[perm[r] * COLS + 1] : (double)xf[perm[r] * COLS + 1]);
+            for (size_t i = 0; i < GUARD; i++) ok = ok && got[g + i] == 7.0;
+            CHECK_MSG(ok, "gather, g = %zu, %s", g, wide ? "f64" : "f32");
+        }
+        /* sorted entries: high halves ascending with ties, low halves any */
+        uint64_t top = 0;
+        for (size_t i = 0; i < g; i++) {
+            top += grove_rng_below(&rng, 3) == 0;
+            a[i] = top << 32 | (uint32_t)grove_rng_u64(&rng);
+        }
+        for (int runs = 0; runs <= 1; runs++) {
+            size_t want = 0;
+            for (size_t i = 0; i < GUARD; i++) ids[g + i] = 7;
+            size_t count = fast.ids_runs(a, g, runs, ids, starts);
+            bool ok = true;
+            for (size_t i = 0; i < g; i++) {
+                ok = ok && ids[i] == (uint32_t)a[i];
+                bool begins = i + 1 < g && a[i] >> 32 == a[i + 1] >> 32 && (i == 0 || a[i - 1] >> 32 != a[i] >> 32);
+                if (runs && begins) ok = ok && want < count && starts[want++] == i;
+            }
+            for (size_t i = 0; i < GUARD; i++) ok = ok && ids[g + i] == 7;
+            CHECK_MSG(ok && count == want, "ids and runs, g = %zu, runs %d", g, runs);
+        }
+    }
+    free(x);
+    free(xf);
+    free(got);
+    free(a);
+    free(starts);
+    free(ids);
+    free(perm);
+}
+
 TEST(balltree_selection_kernels_match_their_definitions)
 {
     enum { MAX = 300, D = 5 };

@@ -49,6 +49,26 @@ grove__bp_partition_fn *grove__bp_partition_avx512(void);
 /* The fastest this machine runs (all give the same bytes). */
 grove__bp_partition_fn *grove__bp_partition_pick(void);
 
+/* The presort's streaming loops in AVX-512 (presort_kernels.c; the scalar
+ * loops of build_tree.h are their definitions). Indexed [0] for float32
+ * coordinates, [1] for float64.
+ * keys:     a[i] = order-preserving key of the coordinate at base + i *
+ *           stride, i < g (g >= 1), and the smallest and largest key;
+ * ids_runs: ids[i] = low half of a[i]; with `runs`, the first position of
+ *           every run of two or more equal high halves into starts, in
+ *           order; returns their count;
+ * gather:   out[r] = the coordinate at base + ids[r] * stride, as double. */
+typedef void grove__bt_keys_fn(const char *base, size_t stride, size_t g, uint64_t *a, uint64_t *lo, uint64_t *hi);
+typedef size_t grove__bt_ids_runs_fn(const uint64_t *a, size_t g, bool runs, uint32_t *ids, uint64_t *starts);
+typedef void grove__bt_gather_fn(const char *base, size_t stride, const uint32_t *ids, size_t g, double *out);
+typedef struct grove__bt_presort_kernels {
+    grove__bt_keys_fn *keys[2];
+    grove__bt_ids_runs_fn *ids_runs;
+    grove__bt_gather_fn *gather[2];
+} grove__bt_presort_kernels;
+/* False where the machine or compiler lacks AVX-512 (F, DQ, VL). */
+bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k);
+
 /* The selecting builder (build_select.h): a point as its key along one
  * dimension and its id, ordered by key, then id. */
 typedef struct grove__bs_pair {

@@ -18,7 +18,7 @@
 /* The packed builder takes batches of at most BP_MAX_COUNT points, where
  * it measured faster than the others: beyond, its lookups by rank miss
  * the cache. It finishes nodes of at most BP_SMALL points from their
- * records. */
+ * records (or of at most BB_MAX as bit masks, small_bits.h). */
 #define BP_MAX_COUNT 65536
 #define BP_SMALL 4
 /* The selecting builder hands nodes of at most BS_LEAF points to the
@@ -72,6 +72,8 @@ typedef struct bt_ctx {
     size_t leaf_max;   /*   nodes of at most this many points go to the packed builder */
     int leaf_bits;     /*   bits per rank there */
     bool portable;     /* GROVE_BALLTREE_PORTABLE=1: no run-time picked vector code */
+    grove__bt_presort_kernels presort_avx512;
+    const grove__bt_presort_kernels *presort_kernels; /* &presort_avx512, or NULL: the scalar loops */
     bool partition;    /* partition mode (no padding) */
     bool spawn;        /* running in a team: create tasks */
 } bt_ctx;
@@ -506,6 +508,7 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     c.select = !c.portable && !c.bits && !partition && c.d <= GROVE__BS_MAX_DIMS && c.leaf_max >= BS_LEAF_MIN &&
                c.max_count >= 2 * c.leaf_max && grove__bs_kernels_avx512(&c.bs_kernels);
     c.small_bits = !c.portable && !partition && c.d >= 2 && c.d <= BB_DIMS && bb_supported();
+    c.presort_kernels = !c.portable && grove__bt_presort_kernels_avx512(&c.presort_avx512) ? &c.presort_avx512 : NULL;
     bool f32 = !p.rotation && points.dtype == GROVE_FLOAT32;
     s = batches ? alloc_work(&c, &in, f32 ? sizeof(float) : sizeof(double), o.threads) : GROVE_OUT_OF_MEMORY;
     if (s == GROVE_OK && !build_all(&c, batches, g.count, &in, options, o.threads))

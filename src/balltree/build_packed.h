@@ -18,7 +18,9 @@
  * No flags, no lookups by id: each level streams the lists once, and the
  * partition vectorises (an AVX-512 version is picked at run time). The
  * split list itself is not copied: a bit per list says which buffer holds
- * it. Leaves map the rank in dimension 0 back to the id. */
+ * it. Leaves map the rank in dimension 0 back to the id. In full mode with
+ * d = 2..4, where the machine has AVX-512 BITALG, nodes of at most 64
+ * points finish as bit masks instead (small_bits.h). */
 
 /* Room for a point's coordinates: d <= 64, as every rank takes at least one
  * of a record's 64 bits. */

@@ -77,13 +77,60 @@ static void BT_(pack)(const uint32_t *ids, size_t g, BT_K lo, int shift, uint64_
     for (size_t i = 0; i < g; i++) a[i] = (uint64_t)(uint32_t)(((BT_K)a[i] - lo) >> shift) << 32 | ids[i];
 }
 
+static void BT_(sort_ids)(const bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a, uint64_t *b,
+                          const grove__bt_presort_kernels *kern);
+
+/* The rest of BT_(sort_ids), once a[i] holds the key of ids[i]'s
+ * coordinate j and [lo, hi] their extent. */
+static void BT_(sort_keyed)(const bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a, uint64_t *b,
+                            BT_K lo, BT_K hi, const grove__bt_presort_kernels *kern)
+{
+    if (lo == hi) return;
+    int width = 0, bits = BT_SORT_SLACK;
+    while (width < (int)sizeof(BT_K) * 8 && (hi - lo) >> width) width++;
+    while (bits < 32 && ((size_t)1 << (bits - BT_SORT_SLACK)) < g) bits++;
+    bits = bits < width ? bits : width;
+    int shift = width - bits;
+    BT_(pack)(ids, g, lo, shift, a);
+    bt_lsd(&a, &b, g, bits);
+    /* The ids back, and the first position of every run of equal top bits
+     * into b (free now). Exact keys (shift 0) have no runs: ties are
+     * already in id order. */
+    size_t runs = 0;
+    if (kern) {
+        runs = kern->ids_runs(a, g, shift != 0, ids, b);
+    } else {
+        bool same = false;
+        ids[0] = (uint32_t)a[0];
+        for (size_t i = 1; i < g; i++) { /* branch-free: runs are rare */
+            ids[i] = (uint32_t)a[i];
+            bool next = shift && !((a[i] ^ a[i - 1]) >> 32);
+            b[runs] = i - 1;
+            runs += next && !same;
+            same = next;
+        }
+    }
+    /* Each run sorted on its own, last run first: its sort uses a and b
+     * from its start on, and every start still in the list lies below it,
+     * at a lower index. A run ends before the next one starts (whose a is
+     * scratch by then). */
+    for (size_t end = g; runs--;) {
+        size_t r0 = b[runs], i = r0 + 1;
+        while (i < end && !((a[i] ^ a[r0]) >> 32)) i++;
+        BT_(sort_ids)(v, j, ids + r0, i - r0, a + r0, b + r0, kern);
+        end = r0;
+    }
+}
+
 /* Sort ids[0..g), ascending on entry, by (key of coordinate j, id); a and b
  * are scratch of g entries each. A radix sort of the top bits of the key
  * relative to the smallest (enough bits that few keys share them, at most
- * 32) orders by (top bits, id); runs of equal top bits are then sorted the same way on their
- * own, narrower, key range. Every level of that recursion drops at least
- * BT_SORT_SLACK bits of the range. */
-static void BT_(sort_ids)(const bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a, uint64_t *b)
+ * 32) orders by (top bits, id); runs of equal top bits are then sorted the
+ * same way on their own, narrower, key range. Every level of that
+ * recursion drops at least BT_SORT_SLACK bits of the range. `kern`: the
+ * AVX-512 loops, or NULL for the scalar ones here. */
+static void BT_(sort_ids)(const bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a, uint64_t *b,
+                          const grove__bt_presort_kernels *kern)
 {
     if (g <= BT_SORT_SMALL) {
         BT_(sort_small)(v, j, ids, g);
@@ -96,25 +143,22 @@ static void BT_(sort_ids)(const bt_view *v, size_t j, uint32_t *ids, size_t g, u
         lo = k < lo ? k : lo;
         hi = k > hi ? k : hi;
     }
-    if (lo == hi) return;
-    int width = 0, bits = BT_SORT_SLACK;
-    while (width < (int)sizeof(BT_K) * 8 && (hi - lo) >> width) width++;
-    while (bits < 32 && ((size_t)1 << (bits - BT_SORT_SLACK)) < g) bits++;
-    bits = bits < width ? bits : width;
-    int shift = width - bits;
-    BT_(pack)(ids, g, lo, shift, a);
-    bt_lsd(&a, &b, g, bits);
-    if (shift == 0) { /* exact keys: ties are already in id order */
-        for (size_t i = 0; i < g; i++) ids[i] = (uint32_t)a[i];
+    BT_(sort_keyed)(v, j, ids, g, a, b, lo, hi, kern);
+}
+
+/* BT_(sort_ids) of all the batch's ids: ids[i] == i on entry. Without a
+ * row map the coordinates are rows `stride` apart, which the AVX-512 keys
+ * loop gathers. */
+static void BT_(sort_all)(const bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a, uint64_t *b,
+                          const grove__bt_presort_kernels *kern)
+{
+    if (!kern || v->rows || g <= BT_SORT_SMALL) {
+        BT_(sort_ids)(v, j, ids, g, a, b, kern);
         return;
     }
-    for (size_t i = 0; i < g; i++) ids[i] = (uint32_t)a[i];
-    for (size_t i = 1; i < g; i++) {
-        if ((a[i] ^ a[i - 1]) >> 32) continue; /* the common case: a new value of the top bits */
-        size_t r0 = i - 1;
-        while (i < g && !((a[i] ^ a[r0]) >> 32)) i++;
-        BT_(sort_ids)(v, j, ids + r0, i - r0, a + r0, b + r0);
-    }
+    uint64_t lo, hi;
+    kern->keys[sizeof(BT_T) == sizeof(double)](v->base + j * sizeof(BT_T), v->stride, g, a, &lo, &hi);
+    BT_(sort_keyed)(v, j, ids, g, a, b, (BT_K)lo, (BT_K)hi, kern);
 }
 
 /* A small node (k <= BT_SMALL) and its whole subtree, from its labels (in
@@ -250,7 +294,7 @@ static void BT_(sort_dim)(const bt_tree *t, size_t j)
 {
     uint64_t *a = bt_scratch(t->c);
     size_t m = t->b->count;
-    BT_(sort_ids)(&t->ids, j, t->list[0] + j * t->c->n, m, a, a + m);
+    BT_(sort_all)(&t->ids, j, t->list[0] + j * t->c->n, m, a, a + m, t->c->presort_kernels);
 }
 
 /* The tree of one batch. */
@@ -288,8 +332,11 @@ static void BT_(presort_dim)(const bt_view *v, const bp_tree *t, size_t j)
     double *val = t->val + at;
     for (size_t i = 0; i < m; i++) perm[i] = (uint32_t)i;
     uint64_t *a = bt_scratch(t->c);
-    BT_(sort_ids)(v, j, perm, m, a, a + m);
-    for (size_t r = 0; r < m; r++) val[r] = (double)BT_(at)(v, perm[r], j);
+    const grove__bt_presort_kernels *kern = t->c->presort_kernels;
+    BT_(sort_all)(v, j, perm, m, a, a + m, kern);
+    if (kern && !v->rows) kern->gather[sizeof(BT_T) == sizeof(double)](v->base + j * sizeof(BT_T), v->stride, perm, m, val);
+    else
+        for (size_t r = 0; r < m; r++) val[r] = (double)BT_(at)(v, perm[r], j);
 }
 
 /* Sort every dimension, pack each point's ranks into its record, and fill

@@ -1,36 +1,38 @@
 /* The packed builder's small full-mode subtrees as bit masks, where the
  * machine has AVX-512 BITALG and BMI2 (build_packed.h includes this file;
- * bp_node hands it nodes of at most BB_MAX points in up to BB_DIMS
+ * bp_node hands it nodes of at most BB_MAX points in 2..BB_DIMS
  * dimensions, and the lists and the rank-counting code keep the rest).
  *
- * A node of k <= 32 points gives each point a local id, its position in
+ * A node of k <= 64 points gives each point a local id, its position in
  * the node's segment of list 0, and keeps per dimension j
  *
  * - ord_j: the local ids in list j's order, i.e. in (coordinate, id) order
  *   along j, and rnk_j its inverse (local id -> position along j);
  * - s_j: the coordinates in that order, and x_j the same by local id.
  *
- * Any node below it is then a 32-bit mask of local ids. One bit-shuffle
- * instruction (vpshufbitqmb) turns the mask into its positions along
- * every dimension at once; the lowest and highest position along j give
- * the extent s_j[first] .. s_j[last] (max - min exactly, as elsewhere), so
- * the split dimension costs a few bit scans and loads. The left child is
- * the lowest floor(k/2) positions along the split dimension (one pdep),
- * turned back into local ids by one more bit-shuffle through rnk. No
- * lists are partitioned below the node, and nothing branches on the
- * data but the split-dimension choice. Leaves of two points order along
- * their widest dimension by position. The output is the bytes of the
- * list code (a test runs both). */
+ * Any node below it is then a 64-bit mask of local ids. One bit-shuffle
+ * instruction (vpshufbitqmb) per dimension turns the mask into its
+ * positions along that dimension; the lowest and highest position along j
+ * give the extent s_j[first] .. s_j[last] (max - min exactly, as
+ * elsewhere), so the split dimension costs a few bit scans and loads. The
+ * left child is the lowest floor(k/2) positions along the split dimension
+ * (one pdep), turned back into local ids by one more bit-shuffle through
+ * rnk. No lists are partitioned below the node, and nothing branches on
+ * the data but the split-dimension choice. Leaves of two points order
+ * along their widest dimension by position. The output is the bytes of
+ * the list code: `make check` runs the ball tree tests both ways
+ * (GROVE_BALLTREE_PORTABLE=1 turns this off). */
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define BB_TARGET __attribute__((target("avx512f,avx512bw,avx512bitalg,bmi2")))
-/* Points in a mask, and dimensions: ord holds dimensions 1 and 2 in its
- * first 64 bytes and dimension 3 in the next (dimension 0 is the local
- * order itself). */
+/* Points in a mask, and dimensions (dimension 0's order is the local
+ * order itself, so ord has one row fewer). */
 #define BB_MAX 64
 #define BB_DIMS 4
-/* An index byte that selects bit 63, always clear in a broadcast mask. */
+/* An index byte for the positions past k: it selects bit 63, which is
+ * clear in a mask of fewer than 64 points (with 64, no position is past
+ * k). */
 #define BB_NONE 63
 
 typedef struct bb_sub {

@@ -1,0 +1,144 @@
+/* The presort's streaming loops in AVX-512 (build_tree.h, BT_(sort_all)
+ * and the packed builder's BT_(presort_dim)): the order-preserving keys of
+ * one coordinate of every row with their smallest and largest, the ids
+ * back out of the sorted entries with the runs of equal top bits, and the
+ * coordinates gathered in sorted order. The scalar loops there are the
+ * definitions; a test checks these against them, and `make check` runs
+ * the ball tree tests without them too (GROVE_BALLTREE_PORTABLE=1). */
+#include "balltree_internal.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define AVX512 __attribute__((target("avx512f,avx512dq,avx512vl")))
+
+static inline AVX512 __mmask8 tail8(size_t left)
+{
+    return left >= 8 ? (__mmask8)0xff : (__mmask8)((1u << left) - 1);
+}
+
+/* Byte offsets of rows i..i+7, `stride` bytes apart. */
+static inline AVX512 __m512i row_offsets(size_t i, size_t stride)
+{
+    return _mm512_mullo_epi64(_mm512_add_epi64(_mm512_set1_epi64((long long)i), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7)),
+                              _mm512_set1_epi64((long long)stride));
+}
+
+/* The key of BT_(key): x + 0 (-0 becomes +0), then the sign bit set for
+ * x >= 0 and every bit flipped for x < 0. */
+static inline AVX512 __m512i key_f64(__m512d x)
+{
+    __m512i b = _mm512_castpd_si512(_mm512_add_pd(x, _mm512_setzero_pd()));
+    return _mm512_xor_si512(b, _mm512_or_si512(_mm512_srai_epi64(b, 63), _mm512_set1_epi64(INT64_MIN)));
+}
+
+static inline AVX512 __m512i key_f32(__m256 x)
+{
+    __m256i b = _mm256_castps_si256(_mm256_add_ps(x, _mm256_setzero_ps()));
+    __m256i k = _mm256_xor_si256(b, _mm256_or_si256(_mm256_srai_epi32(b, 31), _mm256_set1_epi32(INT32_MIN)));
+    return _mm512_cvtepu32_epi64(k);
+}
+
+/* a[i] = key of the coordinate at base + i * stride, i < g >= 1, and the
+ * smallest and largest key. */
+static AVX512 void keys_f64(const char *base, size_t stride, size_t g, uint64_t *a, uint64_t *lo, uint64_t *hi)
+{
+    __m512i vlo = _mm512_set1_epi64(-1), vhi = _mm512_setzero_si512();
+    for (size_t i = 0; i < g; i += 8) {
+        __mmask8 live = tail8(g - i);
+        __m512d x = _mm512_mask_i64gather_pd(_mm512_setzero_pd(), live, row_offsets(i, stride), base, 1);
+        __m512i k = key_f64(x);
+        _mm512_mask_storeu_epi64(a + i, live, k);
+        vlo = _mm512_mask_min_epu64(vlo, live, vlo, k);
+        vhi = _mm512_mask_max_epu64(vhi, live, vhi, k);
+    }
+    *lo = _mm512_reduce_min_epu64(vlo);
+    *hi = _mm512_reduce_max_epu64(vhi);
+}
+
+static AVX512 void keys_f32(const char *base, size_t stride, size_t g, uint64_t *a, uint64_t *lo, uint64_t *hi)
+{
+    __m512i vlo = _mm512_set1_epi64(-1), vhi = _mm512_setzero_si512();
+    for (size_t i = 0; i < g; i += 8) {
+        __mmask8 live = tail8(g - i);
+        __m256 x = _mm512_mask_i64gather_ps(_mm256_setzero_ps(), live, row_offsets(i, stride), base, 1);
+        __m512i k = key_f32(x);
+        _mm512_mask_storeu_epi64(a + i, live, k);
+        vlo = _mm512_mask_min_epu64(vlo, live, vlo, k);
+        vhi = _mm512_mask_max_epu64(vhi, live, vhi, k);
+    }
+    *lo = _mm512_reduce_min_epu64(vlo);
+    *hi = _mm512_reduce_max_epu64(vhi);
+}
+
+/* ids[i] = the low half of a[i], i < g >= 1; with `runs`, starts[] gets
+ * the first position of every run of two or more equal high halves, in
+ * order, and the count is returned. */
+static AVX512 size_t ids_runs(const uint64_t *a, size_t g, bool runs, uint32_t *ids, uint64_t *starts)
+{
+    size_t count = 0;
+    unsigned carry = 0; /* whether entry i - 1 continues a run from i - 2 */
+    uint64_t prev_last = a[0];
+    for (size_t i = 0; i < g; i += 8) {
+        __mmask8 live = tail8(g - i);
+        __m512i v = _mm512_maskz_loadu_epi64(live, a + i);
+        _mm256_mask_storeu_epi32(ids + i, live, _mm512_cvtepi64_epi32(v));
+        if (!runs) continue;
+        /* the previous entry of each lane: lane 0 takes the last of the
+         * previous vector (entry 0 compares with itself: not a run) */
+        __m512i prev = _mm512_mask_permutexvar_epi64(_mm512_set1_epi64((long long)prev_last), 0xfe,
+                                                     _mm512_setr_epi64(0, 0, 1, 2, 3, 4, 5, 6), v);
+        __mmask8 same = _mm512_mask_cmpeq_epi64_mask(live, _mm512_srli_epi64(v, 32), _mm512_srli_epi64(prev, 32));
+        if (i == 0) same &= (__mmask8)0xfe;
+        unsigned s = same, begins = s & ~((s << 1) | carry);
+        carry = (s >> 7) & 1;
+        prev_last = a[i + 7 < g ? i + 7 : g - 1];
+        while (begins) {
+            starts[count++] = i + (size_t)__builtin_ctz(begins) - 1;
+            begins &= begins - 1;
+        }
+    }
+    return count;
+}
+
+/* out[r] = the coordinate at base + ids[r] * stride, r < g, as double. */
+static AVX512 void gather_f64(const char *base, size_t stride, const uint32_t *ids, size_t g, double *out)
+{
+    const __m512i st = _mm512_set1_epi64((long long)stride);
+    for (size_t r = 0; r < g; r += 8) {
+        __mmask8 live = tail8(g - r);
+        __m512i off = _mm512_mullo_epi64(_mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(live, ids + r)), st);
+        _mm512_mask_storeu_pd(out + r, live, _mm512_mask_i64gather_pd(_mm512_setzero_pd(), live, off, base, 1));
+    }
+}
+
+static AVX512 void gather_f32(const char *base, size_t stride, const uint32_t *ids, size_t g, double *out)
+{
+    const __m512i st = _mm512_set1_epi64((long long)stride);
+    for (size_t r = 0; r < g; r += 8) {
+        __mmask8 live = tail8(g - r);
+        __m512i off = _mm512_mullo_epi64(_mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(live, ids + r)), st);
+        __m256 x = _mm512_mask_i64gather_ps(_mm256_setzero_ps(), live, off, base, 1);
+        _mm512_mask_storeu_pd(out + r, live, _mm512_cvtps_pd(x));
+    }
+}
+
+bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k)
+{
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq") ||
+        !__builtin_cpu_supports("avx512vl"))
+        return false;
+    k->keys[0] = keys_f32;
+    k->keys[1] = keys_f64;
+    k->ids_runs = ids_runs;
+    k->gather[0] = gather_f32;
+    k->gather[1] = gather_f64;
+    return true;
+}
+#else
+bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k)
+{
+    (void)k;
+    return false;
+}
+#endif
