@@ -45,7 +45,7 @@ typedef struct bb_sub {
     uint8_t rnk[BB_DIMS][64];          /* local id -> position along j */
 } bb_sub;
 
-/* The bits of `m` (a 32-bit mask) picked by the 64 index bytes at idx:
+/* The bits of the 64-bit mask `m` picked by the 64 index bytes at idx:
  * result bit i is bit idx[i] of m. */
 static inline BB_TARGET uint64_t bb_shuffle(uint64_t m, const uint8_t *idx)
 {
