@@ -38,15 +38,24 @@ static inline AVX512 __m512i key_f32(__m256 x)
     return _mm512_cvtepu32_epi64(k);
 }
 
+/* The keys of rows i..i+7 (those of `live`): float64 coordinates when
+ * `wide`, float32 otherwise. */
+static inline AVX512 __attribute__((always_inline)) __m512i keys8(const char *base, __m512i offsets, __mmask8 live,
+                                                                bool wide)
+{
+    if (wide) return key_f64(_mm512_mask_i64gather_pd(_mm512_setzero_pd(), live, offsets, base, 1));
+    return key_f32(_mm512_mask_i64gather_ps(_mm256_setzero_ps(), live, offsets, base, 1));
+}
+
 /* a[i] = key of the coordinate at base + i * stride, i < g >= 1, and the
  * smallest and largest key. */
-static AVX512 void keys_f64(const char *base, size_t stride, size_t g, uint64_t *a, uint64_t *lo, uint64_t *hi)
+static inline AVX512 __attribute__((always_inline)) void keys(const char *base, size_t stride, size_t g, uint64_t *a,
+                                                             uint64_t *lo, uint64_t *hi, bool wide)
 {
     __m512i vlo = _mm512_set1_epi64(-1), vhi = _mm512_setzero_si512();
     for (size_t i = 0; i < g; i += 8) {
         __mmask8 live = tail8(g - i);
-        __m512d x = _mm512_mask_i64gather_pd(_mm512_setzero_pd(), live, row_offsets(i, stride), base, 1);
-        __m512i k = key_f64(x);
+        __m512i k = keys8(base, row_offsets(i, stride), live, wide);
         _mm512_mask_storeu_epi64(a + i, live, k);
         vlo = _mm512_mask_min_epu64(vlo, live, vlo, k);
         vhi = _mm512_mask_max_epu64(vhi, live, vhi, k);
@@ -55,19 +64,14 @@ static AVX512 void keys_f64(const char *base, size_t stride, size_t g, uint64_t 
     *hi = _mm512_reduce_max_epu64(vhi);
 }
 
+static AVX512 void keys_f64(const char *base, size_t stride, size_t g, uint64_t *a, uint64_t *lo, uint64_t *hi)
+{
+    keys(base, stride, g, a, lo, hi, true);
+}
+
 static AVX512 void keys_f32(const char *base, size_t stride, size_t g, uint64_t *a, uint64_t *lo, uint64_t *hi)
 {
-    __m512i vlo = _mm512_set1_epi64(-1), vhi = _mm512_setzero_si512();
-    for (size_t i = 0; i < g; i += 8) {
-        __mmask8 live = tail8(g - i);
-        __m256 x = _mm512_mask_i64gather_ps(_mm256_setzero_ps(), live, row_offsets(i, stride), base, 1);
-        __m512i k = key_f32(x);
-        _mm512_mask_storeu_epi64(a + i, live, k);
-        vlo = _mm512_mask_min_epu64(vlo, live, vlo, k);
-        vhi = _mm512_mask_max_epu64(vhi, live, vhi, k);
-    }
-    *lo = _mm512_reduce_min_epu64(vlo);
-    *hi = _mm512_reduce_max_epu64(vhi);
+    keys(base, stride, g, a, lo, hi, false);
 }
 
 /* ids[i] = the low half of a[i], i < g >= 1; with `runs`, starts[] gets
@@ -100,26 +104,29 @@ static AVX512 size_t ids_runs(const uint64_t *a, size_t g, bool runs, uint32_t *
     return count;
 }
 
-/* out[r] = the coordinate at base + ids[r] * stride, r < g, as double. */
-static AVX512 void gather_f64(const char *base, size_t stride, const uint32_t *ids, size_t g, double *out)
+/* out[r] = the coordinate at base + ids[r] * stride, r < g, as double
+ * (float64 coordinates when `wide`, float32 otherwise). */
+static inline AVX512 __attribute__((always_inline)) void gather(const char *base, size_t stride, const uint32_t *ids,
+                                                              size_t g, double *out, bool wide)
 {
     const __m512i st = _mm512_set1_epi64((long long)stride);
     for (size_t r = 0; r < g; r += 8) {
         __mmask8 live = tail8(g - r);
         __m512i off = _mm512_mullo_epi64(_mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(live, ids + r)), st);
-        _mm512_mask_storeu_pd(out + r, live, _mm512_mask_i64gather_pd(_mm512_setzero_pd(), live, off, base, 1));
+        __m512d x = wide ? _mm512_mask_i64gather_pd(_mm512_setzero_pd(), live, off, base, 1)
+                         : _mm512_cvtps_pd(_mm512_mask_i64gather_ps(_mm256_setzero_ps(), live, off, base, 1));
+        _mm512_mask_storeu_pd(out + r, live, x);
     }
+}
+
+static AVX512 void gather_f64(const char *base, size_t stride, const uint32_t *ids, size_t g, double *out)
+{
+    gather(base, stride, ids, g, out, true);
 }
 
 static AVX512 void gather_f32(const char *base, size_t stride, const uint32_t *ids, size_t g, double *out)
 {
-    const __m512i st = _mm512_set1_epi64((long long)stride);
-    for (size_t r = 0; r < g; r += 8) {
-        __mmask8 live = tail8(g - r);
-        __m512i off = _mm512_mullo_epi64(_mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(live, ids + r)), st);
-        __m256 x = _mm512_mask_i64gather_ps(_mm256_setzero_ps(), live, off, base, 1);
-        _mm512_mask_storeu_pd(out + r, live, _mm512_cvtps_pd(x));
-    }
+    gather(base, stride, ids, g, out, false);
 }
 
 bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k)
