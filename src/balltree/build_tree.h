@@ -334,9 +334,11 @@ static void BT_(presort_dim)(const bt_view *v, const bp_tree *t, size_t j)
     uint64_t *a = bt_scratch(t->c);
     const grove__bt_presort_kernels *kern = t->c->presort_kernels;
     BT_(sort_all)(v, j, perm, m, a, a + m, kern);
-    if (kern && !v->rows) kern->gather[sizeof(BT_T) == sizeof(double)](v->base + j * sizeof(BT_T), v->stride, perm, m, val);
-    else
+    if (kern && !v->rows) {
+        kern->gather[sizeof(BT_T) == sizeof(double)](v->base + j * sizeof(BT_T), v->stride, perm, m, val);
+    } else {
         for (size_t r = 0; r < m; r++) val[r] = (double)BT_(at)(v, perm[r], j);
+    }
 }
 
 /* Sort every dimension, pack each point's ranks into its record, and fill

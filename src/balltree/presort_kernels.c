@@ -19,8 +19,8 @@ static inline AVX512 __mmask8 tail8(size_t left)
 /* Byte offsets of rows i..i+7, `stride` bytes apart. */
 static inline AVX512 __m512i row_offsets(size_t i, size_t stride)
 {
-    return _mm512_mullo_epi64(_mm512_add_epi64(_mm512_set1_epi64((long long)i), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7)),
-                              _mm512_set1_epi64((long long)stride));
+    __m512i rows = _mm512_add_epi64(_mm512_set1_epi64((long long)i), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+    return _mm512_mullo_epi64(rows, _mm512_set1_epi64((long long)stride));
 }
 
 /* The key of BT_(key): x + 0 (-0 becomes +0), then the sign bit set for
