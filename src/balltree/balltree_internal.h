@@ -35,6 +35,10 @@ grove_status grove__bt_balls(const grove_balltree_batch *batches, size_t count, 
 void grove__bt_rotate_row(const double *rotation, grove_points points, size_t stride, size_t row, double *y,
                           size_t y_stride);
 
+/* The mask of the valid lanes among the next eight when `left` entries
+ * remain: every lane below min(left, 8) (the vector loops' tails). */
+static inline uint8_t grove__bt_lanes8(size_t left) { return left >= 8 ? 0xff : (uint8_t)((1u << left) - 1); }
+
 /* A packed record's rank in the dimension whose bits start at `shift`
  * (build_packed.h). */
 static inline uint64_t grove__bp_rank(uint64_t e, int shift, uint64_t mask) { return e >> shift & mask; }

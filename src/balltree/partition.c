@@ -43,7 +43,7 @@ __attribute__((target("avx512f"))) static void partition_avx512(const uint64_t *
         r += nr;
     }
     for (; i < k; i += 8) {
-        __mmask8 live = k - i >= 8 ? 0xff : (__mmask8)((1u << (k - i)) - 1);
+        __mmask8 live = grove__bt_lanes8(k - i);
         __m512i v = _mm512_maskz_loadu_epi64(live, src + i);
         __m512i rank = _mm512_and_si512(_mm512_srl_epi64(v, count), vmask);
         __mmask8 right = _mm512_mask_cmpge_epu64_mask(live, rank, vpivot), left = live & (__mmask8)~right;

@@ -11,11 +11,6 @@
 #include <immintrin.h>
 #define AVX512 __attribute__((target("avx512f,avx512dq,avx512vl")))
 
-static inline AVX512 __mmask8 tail8(size_t left)
-{
-    return left >= 8 ? (__mmask8)0xff : (__mmask8)((1u << left) - 1);
-}
-
 /* Byte offsets of rows i..i+7, `stride` bytes apart. */
 static inline AVX512 __m512i row_offsets(size_t i, size_t stride)
 {
@@ -54,7 +49,7 @@ static inline AVX512 __attribute__((always_inline)) void keys(const char *base, 
 {
     __m512i vlo = _mm512_set1_epi64(-1), vhi = _mm512_setzero_si512();
     for (size_t i = 0; i < g; i += 8) {
-        __mmask8 live = tail8(g - i);
+        __mmask8 live = grove__bt_lanes8(g - i);
         __m512i k = keys8(base, row_offsets(i, stride), live, wide);
         _mm512_mask_storeu_epi64(a + i, live, k);
         vlo = _mm512_mask_min_epu64(vlo, live, vlo, k);
@@ -83,7 +78,7 @@ static AVX512 size_t ids_runs(const uint64_t *a, size_t g, bool runs, uint32_t *
     unsigned carry = 0; /* whether entry i - 1 continues a run from i - 2 */
     uint64_t prev_last = a[0];
     for (size_t i = 0; i < g; i += 8) {
-        __mmask8 live = tail8(g - i);
+        __mmask8 live = grove__bt_lanes8(g - i);
         __m512i v = _mm512_maskz_loadu_epi64(live, a + i);
         _mm256_mask_storeu_epi32(ids + i, live, _mm512_cvtepi64_epi32(v));
         if (!runs) continue;
@@ -111,7 +106,7 @@ static inline AVX512 __attribute__((always_inline)) void gather(const char *base
 {
     const __m512i st = _mm512_set1_epi64((long long)stride);
     for (size_t r = 0; r < g; r += 8) {
-        __mmask8 live = tail8(g - r);
+        __mmask8 live = grove__bt_lanes8(g - r);
         __m512i off = _mm512_mullo_epi64(_mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(live, ids + r)), st);
         __m512d x = wide ? _mm512_mask_i64gather_pd(_mm512_setzero_pd(), live, off, base, 1)
                          : _mm512_cvtps_pd(_mm512_mask_i64gather_ps(_mm256_setzero_ps(), live, off, base, 1));

@@ -17,11 +17,6 @@ static inline AVX512 __mmask8 below8(__m512i key, __m256i id, __m512i pk, __m256
                       (_mm512_mask_cmpeq_epu64_mask(live, key, pk) & _mm256_mask_cmplt_epu32_mask(live, id, pid)));
 }
 
-static inline AVX512 __mmask8 live8(size_t k, size_t i)
-{
-    return k - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (k - i)) - 1);
-}
-
 /* Eight points at a time: each side compressed into a register and stored
  * through a mask (nothing written past its end), extents as masked
  * min / max. `d` is a constant in the common cases (split_avx512). */
@@ -39,7 +34,7 @@ static inline AVX512 __attribute__((always_inline)) void split_avx512_d(
     const uint64_t *ks = src + s * stride;
     size_t l = 0, r = h;
     for (size_t i = 0; i < k; i += 8) {
-        __mmask8 live = live8(k, i);
+        __mmask8 live = grove__bt_lanes8(k - i);
         __m512i key = _mm512_maskz_loadu_epi64(live, ks + i);
         __m256i id = _mm256_maskz_loadu_epi32(live, sid + i);
         __mmask8 go_left = below8(key, id, pk, pid, live), go_right = live & (__mmask8)~go_left;
@@ -86,7 +81,7 @@ static AVX512 size_t window_avx512(const uint64_t *key, const uint32_t *id, size
     const __m256i lid = _mm256_set1_epi32((int)lo.id), hid = _mm256_set1_epi32((int)hi.id);
     size_t c = 0, b = 0;
     for (size_t i = 0; i < k; i += 8) {
-        __mmask8 live = live8(k, i);
+        __mmask8 live = grove__bt_lanes8(k - i);
         __m512i v = _mm512_maskz_loadu_epi64(live, key + i);
         __m256i w = _mm256_maskz_loadu_epi32(live, id + i);
         __mmask8 under = below8(v, w, lk, lid, live);
