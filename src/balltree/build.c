@@ -288,8 +288,7 @@ static void build_batch(const bt_ctx *c, const bt_batch *b, const bt_input *in)
     if (c->bits) {
         bp_tree t = {.c = c, .b = b, .count = m, .n = c->n, .ids = NULL, .bits = c->bits, .spawn = c->spawn,
                      .rec = {c->rec[0] + start, c->rec[1] + start}, .val = c->val + start, .perm = c->perm + start,
-                     .mask = ((uint64_t)1 << c->bits) - 1, .partition = c->partition_fn,
-                     .small_bits = c->small_bits};
+                     .mask = ((uint64_t)1 << c->bits) - 1, .partition = c->partition_fn};
         if (f32) presort_f32(&ids, &t);
         else presort_f64(&ids, &t);
         /* t lives on this stack frame: wait for every task that uses it. */

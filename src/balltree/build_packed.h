@@ -54,7 +54,6 @@ typedef struct bp_tree {
     uint32_t *perm;       /* c->perm + start: dimension j's rank -> batch-local id at + j * n */
     uint64_t mask;        /* (1 << bits) - 1 */
     grove__bp_partition_fn *partition;
-    bool small_bits;      /* small full-mode subtrees by bit masks (small_bits.h) */
 } bp_tree;
 
 static inline void bp_emit(const bp_tree *t, size_t slot, uint64_t e, uint8_t real)
@@ -216,7 +215,7 @@ static void bp_node(const bp_tree *t, uint64_t where, size_t off, size_t k, int 
         for (size_t i = 0; i < k; i++) bp_emit(t, out + i, last[i], 1);
         return;
     }
-    if (t->small_bits && k <= BB_MAX) {
+    if (t->c->small_bits && k <= BB_MAX) {
         bb_subtree(t, where, off, k, level, out);
         return;
     }

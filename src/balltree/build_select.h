@@ -163,8 +163,7 @@ static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, 
     }
     bp_tree p = {.c = c, .b = t->b, .count = k, .n = leaf, .ids = t->id[buf] + off, .bits = c->leaf_bits,
                  .spawn = false, .rec = {rec, rec + lists * leaf}, .val = val, .perm = perm,
-                 .mask = ((uint64_t)1 << c->leaf_bits) - 1, .partition = c->partition_fn,
-                 .small_bits = c->small_bits};
+                 .mask = ((uint64_t)1 << c->leaf_bits) - 1, .partition = c->partition_fn};
     bt_view v = {(const char *)x, d * sizeof *x, NULL, NULL, NULL};
     presort_f64(&v, &p);
     bp_node(&p, 0, 0, k, level, out);
