@@ -57,16 +57,20 @@ static inline BB_TARGET int bb_last(uint64_t m) { return 63 - __builtin_clzll(m)
 
 /* A leaf of one or two points (the mask's lowest and highest bit),
  * ordered along its widest dimension. */
-static inline BB_TARGET __attribute__((always_inline)) void bb_leaf(const bb_sub *b, uint64_t m, size_t out,
-                                                                  size_t d)
+static inline BB_TARGET __attribute__((always_inline)) void bb_leaf(const bb_sub *b, uint64_t m, int64_t *indices,
+                                                                  uint8_t *mask, size_t d)
 {
     int p = bb_first(m), q = bb_last(m);
     size_t s = 0;
     double best_spread = -1.0;
     for (size_t j = 0; j < d; j++) bt_widest(fabs(b->x[j][p] - b->x[j][q]), j, &s, &best_spread);
     bool swap = b->rnk[s][q] < b->rnk[s][p];
-    bt_emit(b->t->c, out, b->row[swap ? q : p], 1);
-    bt_emit(b->t->c, out + 1, b->row[swap ? p : q], p != q);
+    indices[0] = (int64_t)b->row[swap ? q : p];
+    indices[1] = (int64_t)b->row[swap ? p : q];
+    if (mask) {
+        mask[0] = 1;
+        mask[1] = p != q;
+    }
 }
 
 /* The left half of node m: the floor(k/2) lowest positions along its
@@ -103,7 +107,11 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_tree(const bb_sub
             mask[!cur][2 * i + 1] = m & ~left;
         }
     }
-    for (size_t i = 0; i < nodes; i++) bb_leaf(b, mask[cur][i], out + 2 * i, d);
+    /* The output pointers in locals: the mask's byte stores could alias
+     * anything read through b. */
+    int64_t *indices = b->t->c->indices + out;
+    uint8_t *real = b->t->c->mask ? b->t->c->mask + out : NULL;
+    for (size_t i = 0; i < nodes; i++) bb_leaf(b, mask[cur][i], indices + 2 * i, real ? real + 2 * i : NULL, d);
 }
 
 /* The full-mode node holding segment [off, off + k) of every list (as in
@@ -119,25 +127,30 @@ static BB_TARGET void bb_subtree(const bp_tree *t, uint64_t where, size_t off, s
     b.levels = t->b->levels;
     memset(b.ord, BB_NONE, sizeof b.ord);
     memset(b.rnk, BB_NONE, sizeof b.rnk);
+    /* Everything read through t in locals: the byte stores below could
+     * alias it. */
+    const uint32_t *perm = t->perm, *ids = t->ids;
+    const double *val = t->val;
+    uint64_t rank_mask = t->mask;
     uint8_t *local = (uint8_t *)(t->perm + n);
     const uint64_t *l0 = t->rec[where & 1] + off;
     for (size_t p = 0; p < k; p++) {
-        uint64_t r = bp_rank(l0[p], 0, t->mask);
-        uint32_t id = t->perm[r];
+        uint64_t r = bp_rank(l0[p], 0, rank_mask);
+        uint32_t id = perm[r];
         local[r] = (uint8_t)p;
-        b.row[p] = bt_row(t->c, t->b, t->ids ? t->ids[id] : id);
-        b.s[0][p] = b.x[0][p] = t->val[r];
+        b.row[p] = bt_row(t->c, t->b, ids ? ids[id] : id);
+        b.s[0][p] = b.x[0][p] = val[r];
         b.rnk[0][p] = (uint8_t)p;
     }
     for (size_t j = 1; j < d; j++) {
         const uint64_t *l = t->rec[where >> j & 1] + j * n + off;
-        const double *v = t->val + j * n;
+        const double *v = val + j * n;
         int shift = (int)j * t->bits;
         uint8_t *ord = b.ord[j - 1];
         for (size_t i = 0; i < k; i++) {
             uint64_t e = l[i];
-            uint8_t p = local[bp_rank(e, 0, t->mask)];
-            b.s[j][i] = b.x[j][p] = v[bp_rank(e, shift, t->mask)];
+            uint8_t p = local[bp_rank(e, 0, rank_mask)];
+            b.s[j][i] = b.x[j][p] = v[bp_rank(e, shift, rank_mask)];
             b.rnk[j][p] = (uint8_t)i;
             ord[i] = p;
         }
