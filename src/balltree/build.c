@@ -134,6 +134,20 @@ static inline void bt_emit(const bt_ctx *c, size_t slot, size_t row, uint8_t rea
     if (c->mask) c->mask[slot] = real;
 }
 
+/* A full-mode leaf: rows first and second, the second real or a padding
+ * copy. Both indices are stored before the mask bytes, whose stores could
+ * alias anything and would make the compiler reload what the second row
+ * needs. */
+static inline void bt_emit_leaf(const bt_ctx *c, size_t slot, size_t first, size_t second, uint8_t real)
+{
+    c->indices[slot] = (int64_t)first;
+    c->indices[slot + 1] = (int64_t)second;
+    if (c->mask) {
+        c->mask[slot] = 1;
+        c->mask[slot + 1] = real;
+    }
+}
+
 static inline uint32_t bt_id(const bt_view *v, uint32_t label)
 {
     return v->id ? v->id[label] : label;

@@ -56,10 +56,16 @@ typedef struct bp_tree {
     grove__bp_partition_fn *partition;
 } bp_tree;
 
-static inline void bp_emit(const bp_tree *t, size_t slot, uint64_t e, uint8_t real)
+/* The input row of record e. */
+static inline size_t bp_row(const bp_tree *t, uint64_t e)
 {
     uint32_t p = t->perm[e & t->mask];
-    bt_emit(t->c, slot, bt_row(t->c, t->b, t->ids ? t->ids[p] : p), real);
+    return bt_row(t->c, t->b, t->ids ? t->ids[p] : p);
+}
+
+static inline void bp_emit(const bp_tree *t, size_t slot, uint64_t e, uint8_t real)
+{
+    bt_emit(t->c, slot, bp_row(t, e), real);
 }
 
 /* Emit the full-mode leaf (a, b) at out: ordered along its widest
@@ -74,8 +80,7 @@ static inline __attribute__((always_inline)) void bp_pair(const bp_tree *t, uint
     for (size_t j = 0; j < d; j++) bt_widest(fabs(xa[j] - xb[j]), j, &s, &best_spread);
     int shift = (int)s * t->bits;
     bool swap = bp_rank(b, shift, t->mask) < bp_rank(a, shift, t->mask);
-    bp_emit(t, out, swap ? b : a, 1);
-    bp_emit(t, out + 1, swap ? a : b, real);
+    bt_emit_leaf(t->c, out, bp_row(t, swap ? b : a), bp_row(t, swap ? a : b), real);
 }
 
 /* The subtree of a small node (bp_small): its points' coordinates and

@@ -176,8 +176,7 @@ static void BT_(small)(const bt_tree *t, const bt_view *w, const uint32_t *label
     bool leaf = !c->partition && level == b->levels;
     if (leaf && k == 1) { /* a leaf of one point: pad with a copy */
         size_t row = bt_row(c, b, bt_id(w, labels[0]));
-        bt_emit(c, out, row, 1);
-        bt_emit(c, out + 1, row, 0);
+        bt_emit_leaf(c, out, row, row, 0);
         return;
     }
     size_t s = 0;
@@ -200,8 +199,7 @@ static void BT_(small)(const bt_tree *t, const bt_view *w, const uint32_t *label
     }
     if (leaf) { /* a leaf pair: the smaller (coordinate, id) first */
         size_t first = (v[1] < v[0]) | ((v[1] == v[0]) & (id[1] < id[0]));
-        bt_emit(c, out, bt_row(c, b, id[first]), 1);
-        bt_emit(c, out + 1, bt_row(c, b, id[!first]), 1);
+        bt_emit_leaf(c, out, bt_row(c, b, id[first]), bt_row(c, b, id[!first]), 1);
         return;
     }
     /* rank of i in (coordinate, id) order; the h lowest go left, stably */
