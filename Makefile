@@ -99,11 +99,13 @@ $(BUILD)/test_grove: $(TEST_OBJ) $(BUILD)/libgrove.a
 # What the tests need to find: the CLI, the libraries, the compiler.
 TEST_ENV = GROVE_CLI=$(BUILD)/grove GROVE_LIB_SO=$(BUILD)/libgrove.so GROVE_LIB_A=$(BUILD)/libgrove.a GROVE_CC="$(CC)" GROVE_SANITIZE="$(SANITIZE)"
 
-# The ball tree tests run twice more: with working memory in huge pages, and
-# with the portable code only (the same bytes as the run-time picked
-# AVX-512 code, which the main run takes where the machine has it).
+# The ball tree tests run three times more: with working memory in huge
+# pages, with the code an AVX2 machine runs, and with the portable code only
+# (the same bytes as the run-time picked AVX-512 code, which the main run
+# takes where the machine has it).
 check: all $(BUILD)/test_grove
 	$(TEST_ENV) GROVE_HUGE_PAGES=1 $(BUILD)/test_grove alloc_huge balltree
+	$(TEST_ENV) GROVE_BALLTREE_PORTABLE=avx2 $(BUILD)/test_grove balltree
 	$(TEST_ENV) GROVE_BALLTREE_PORTABLE=1 $(BUILD)/test_grove balltree
 	$(TEST_ENV) $(BUILD)/test_grove $(TESTS)
 

@@ -48,8 +48,10 @@ static inline uint64_t grove__bp_rank(uint64_t e, int shift, uint64_t mask) { re
 typedef void grove__bp_partition_fn(const uint64_t *restrict src, uint64_t *restrict dst, size_t k, size_t h,
                                     int shift, uint64_t mask, uint64_t pivot);
 grove__bp_partition_fn grove__bp_partition_portable;
-/* The AVX-512 version, or NULL where the machine or compiler lacks it. */
+/* The AVX-512 and AVX2 versions, or NULL where the machine or compiler
+ * lacks them. */
 grove__bp_partition_fn *grove__bp_partition_avx512(void);
+grove__bp_partition_fn *grove__bp_partition_avx2(void);
 /* The fastest this machine runs (all give the same bytes). */
 grove__bp_partition_fn *grove__bp_partition_pick(void);
 

@@ -71,7 +71,8 @@ typedef struct bt_ctx {
     size_t leaf_bytes;
     size_t leaf_max;   /*   nodes of at most this many points go to the packed builder */
     int leaf_bits;     /*   bits per rank there */
-    bool portable;     /* GROVE_BALLTREE_PORTABLE=1: no run-time picked vector code */
+    bool portable;     /* GROVE_BALLTREE_PORTABLE set (bt_portable): no AVX-512 code */
+    grove__bp_partition_fn *partition_default; /* the list partition it leaves */
     grove__bt_presort_kernels presort_avx512;
     const grove__bt_presort_kernels *presort_kernels; /* &presort_avx512, or NULL: the scalar loops */
     bool partition;    /* partition mode (no padding) */
@@ -398,7 +399,7 @@ static bool alloc_packed(bt_ctx *c, size_t sort)
     c->perm = c->val ? bt_take(c, 2, dims * sizeof(uint32_t), "balltree ranks") : NULL;
     c->scratch = c->perm ? bt_take(c, BT_SLOT_SCRATCH, sort, "balltree sort scratch") : NULL;
     c->rec[1] = c->rec[0] ? c->rec[0] + c->lists * c->n : NULL;
-    c->partition_fn = c->portable ? grove__bp_partition_portable : grove__bp_partition_pick();
+    c->partition_fn = c->partition_default;
     return true;
 }
 
@@ -474,13 +475,20 @@ static void free_work(bt_ctx *c, bt_input *in)
     for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++) grove__work_release(c->options, blocks[i]);
 }
 
-/* GROVE_BALLTREE_PORTABLE=1 in the environment (read by every call): the
- * portable code only, no vector code picked at run time. The output is the
- * same bytes; `make check` runs the ball tree tests both ways. */
-static bool bt_portable(void)
+/* GROVE_BALLTREE_PORTABLE in the environment (read by every call): "1",
+ * the portable code only, no vector code picked at run time; "avx2", the
+ * code an AVX2 machine without AVX-512 runs. The output is the same bytes;
+ * `make check` runs the ball tree tests all three ways. Sets c->portable
+ * (no AVX-512 code) and the list partition. */
+static void bt_portable(bt_ctx *c)
 {
     const char *e = getenv("GROVE_BALLTREE_PORTABLE");
-    return e && strcmp(e, "1") == 0;
+    bool none = e && strcmp(e, "1") == 0, avx2 = e && strcmp(e, "avx2") == 0;
+    grove__bp_partition_fn *at_most_avx2 = grove__bp_partition_avx2();
+    c->portable = none || avx2;
+    c->partition_default = none ? grove__bp_partition_portable
+                           : avx2 ? (at_most_avx2 ? at_most_avx2 : grove__bp_partition_portable)
+                                  : grove__bp_partition_pick();
 }
 
 grove_status grove_balltree_build(grove_points points, const grove_balltree_params *params, int64_t *indices,
@@ -517,7 +525,7 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     c.leaf_bits = bt_packed_bits(BS_LEAF, 1, 1); /* 14 */
     c.leaf_bits = c.d * (size_t)c.leaf_bits <= 64 ? c.leaf_bits : (int)(64 / c.d);
     c.leaf_max = (size_t)1 << c.leaf_bits;
-    c.portable = bt_portable();
+    bt_portable(&c);
     c.select = !c.portable && !c.bits && !partition && c.d <= GROVE__BS_MAX_DIMS && c.leaf_max >= BS_LEAF_MIN &&
                c.max_count >= 2 * c.leaf_max && grove__bs_kernels_avx512(&c.bs_kernels);
     c.small_bits = !c.portable && !partition && c.d >= 2 && c.d <= BB_DIMS && bb_supported();
