@@ -205,6 +205,30 @@ static void bp_small(const bp_tree *t, const uint64_t *rec, size_t k, int level,
     }
 }
 
+/* Dimension j's ranks into the records by id (buffer 1, unused until the
+ * first split); dimension 0 first, as it starts them. */
+static void bp_records(const bp_tree *t, size_t j)
+{
+    const uint32_t *perm = t->perm + j * t->n;
+    uint64_t *rec = t->rec[1];
+    int shift = (int)j * t->bits;
+    for (size_t r = 0; r < t->count; r++) rec[perm[r]] = (j ? rec[perm[r]] : 0) | (uint64_t)r << shift;
+}
+
+/* List j of buffer 0, once the records are complete: the records in
+ * dimension j's order, or for j = d (partition mode) in id order. */
+static void bp_list(const bp_tree *t, size_t j)
+{
+    const uint64_t *rec = t->rec[1];
+    uint64_t *list = t->rec[0] + j * t->n;
+    if (j == t->c->d) {
+        memcpy(list, rec, t->count * sizeof *rec);
+        return;
+    }
+    const uint32_t *perm = t->perm + j * t->n;
+    for (size_t r = 0; r < t->count; r++) list[r] = rec[perm[r]];
+}
+
 #include "small_bits.h"
 
 /* The node holding segment [off, off + k) of every list, list j in buffer

@@ -321,17 +321,23 @@ static void BT_(tree)(const bt_tree *t)
 }
 
 /* The packed builder's presort (build_packed.h) of dimension j: its
- * batch-local ids by (coordinate, id) into perm, their coordinates into
- * val. */
+ * batch-local ids by (coordinate, id) into perm. */
 static void BT_(presort_dim)(const bt_view *v, const bp_tree *t, size_t j)
 {
-    size_t m = t->count, at = j * t->n;
-    uint32_t *perm = t->perm + at;
-    double *val = t->val + at;
+    size_t m = t->count;
+    uint32_t *perm = t->perm + j * t->n;
     for (size_t i = 0; i < m; i++) perm[i] = (uint32_t)i;
     uint64_t *a = bt_scratch(t->c);
+    BT_(sort_all)(v, j, perm, m, a, a + m, t->c->presort_kernels);
+}
+
+/* Once dimension j is sorted: its coordinates in sorted order into val. */
+static void BT_(presort_val)(const bt_view *v, const bp_tree *t, size_t j)
+{
+    size_t m = t->count, at = j * t->n;
+    const uint32_t *perm = t->perm + at;
+    double *val = t->val + at;
     const grove__bt_presort_kernels *kern = t->c->presort_kernels;
-    BT_(sort_all)(v, j, perm, m, a, a + m, kern);
     if (kern && !v->rows) {
         kern->gather[sizeof(BT_T) == sizeof(double)](v->base + j * sizeof(BT_T), v->stride, perm, m, val);
     } else {
@@ -342,33 +348,41 @@ static void BT_(presort_dim)(const bt_view *v, const bp_tree *t, size_t j)
 /* Sort every dimension, pack each point's ranks into its record, and fill
  * buffer 0's lists: list j the records in dimension j's order, and in
  * partition mode list d the records in id order. The records are built
- * in buffer 1, unused until the first split. */
+ * in buffer 1, unused until the first split. With tasks, each dimension's
+ * coordinates and its ranks' share of the records follow its sort as
+ * soon as it ends, so a thread left without a sort does them while the
+ * last sorts run (3 dimensions on 2 threads: 16384 points 0.387 -> 0.351
+ * ms). The lists stay on one thread: built in parallel they measured
+ * slower, their cache lines moving between the cores. */
 static void BT_(presort)(const bt_view *v, const bp_tree *t)
 {
     const bt_ctx *c = t->c;
-    size_t m = t->count, n = t->n, d = c->d;
+    size_t d = c->d, n = t->n;
     /* Without tasks, no task constructs at all: they would be scheduling
      * points, where this thread could start another node that uses the
      * same per-thread memory (build_select.h). */
-    if (t->spawn && m >= BT_TASK_MIN) {
+    if (t->spawn && t->count >= BT_TASK_MIN) {
+        /* Dependences name the first entry of each dimension's ids (its
+         * sort) and of the records (one dimension's ranks at a time). */
+        uint32_t *perm = t->perm;
+        uint64_t *rec = t->rec[1];
         for (size_t j = 0; j < d; j++) {
-#pragma omp task default(shared) firstprivate(j)
+#pragma omp task default(shared) firstprivate(j) depend(out : perm[j * n])
             BT_(presort_dim)(v, t, j);
+#pragma omp task default(shared) firstprivate(j) depend(in : perm[j * n])
+            BT_(presort_val)(v, t, j);
+#pragma omp task default(shared) firstprivate(j) depend(in : perm[j * n]) depend(inout : rec[0])
+            bp_records(t, j);
         }
+        (void)perm, (void)rec; /* GCC 12 counts no use in a depend clause */
 #pragma omp taskwait
+        for (size_t j = 0; j < c->lists; j++) bp_list(t, j);
     } else {
-        for (size_t j = 0; j < d; j++) BT_(presort_dim)(v, t, j);
+        for (size_t j = 0; j < d; j++) {
+            BT_(presort_dim)(v, t, j);
+            BT_(presort_val)(v, t, j);
+            bp_records(t, j);
+        }
+        for (size_t j = 0; j < c->lists; j++) bp_list(t, j);
     }
-    uint64_t *rec = t->rec[1];
-    for (size_t j = 0; j < d; j++) {
-        const uint32_t *perm = t->perm + j * n;
-        int shift = (int)j * t->bits;
-        for (size_t r = 0; r < m; r++) rec[perm[r]] = (j ? rec[perm[r]] : 0) | (uint64_t)r << shift;
-    }
-    for (size_t j = 0; j < d; j++) {
-        const uint32_t *perm = t->perm + j * n;
-        uint64_t *list = t->rec[0] + j * n;
-        for (size_t r = 0; r < m; r++) list[r] = rec[perm[r]];
-    }
-    if (c->partition) memcpy(t->rec[0] + d * n, rec, m * sizeof *rec);
 }
