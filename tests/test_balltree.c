@@ -785,6 +785,38 @@ TEST(balltree_tiny_inputs_and_signed_zero)
     CHECK(info[0].id == 0 && info[0].count == 3 && info[0].slots == 4 && info[0].levels == 1);
 }
 
+/* Long id arrays, through the vectorised scan of the ids: sorted runs
+ * with gaps (grouped in place), a descent at the very end (grouped by
+ * counting), and a negative id deep inside or as the most negative. */
+TEST(balltree_batch_ids_long_arrays)
+{
+    enum { N = 1003 };
+    int64_t ids[N];
+    for (size_t i = 0; i < N; i++) ids[i] = (int64_t)(3 * (i / 10)); /* runs of 10 (the last 3), ids 0, 3, ... */
+    grove_balltree_params p;
+    grove_balltree_params_init(&p);
+    p.batch = ids;
+    size_t slots, nb;
+    CHECK_OK(grove_balltree_layout(N, &p, &slots, &nb));
+    CHECK(nb == 101 && slots == 100 * 16 + 4);
+    static grove_balltree_batch info[101];
+    CHECK_OK(grove_balltree_batches(N, &p, info));
+    bool runs = true;
+    for (size_t b = 0; b < 101; b++)
+        runs = runs && info[b].id == (int64_t)(3 * b) && info[b].count == (b < 100 ? 10u : 3u) &&
+               info[b].slot_offset == 16 * b;
+    CHECK(runs);
+    ids[N - 1] = 0; /* one descent, at the end: batch 0 gets an 11th point */
+    CHECK_OK(grove_balltree_batches(N, &p, info));
+    CHECK(info[0].count == 11 && info[0].slots == 16 && info[100].count == 2 && info[100].slot_offset == 1600);
+    ids[N - 1] = 300;
+    ids[777] = -1;
+    CHECK_FAILS(grove_balltree_layout(N, &p, &slots, &nb), GROVE_INVALID_ARGUMENT, "batch id -1 at index 777");
+    ids[777] = 231;
+    ids[N - 1] = INT64_MIN;
+    CHECK_FAILS(grove_balltree_layout(N, &p, &slots, &nb), GROVE_INVALID_ARGUMENT, "at index 1002 is negative");
+}
+
 TEST(balltree_layout_and_batches)
 {
     int64_t ids[] = {7, 2, 7, 7, 2, 9, 7, 7, 7, 7};

@@ -47,15 +47,15 @@ static grove_status alloc_groups(grove__bt_groups *g, size_t count)
     return g->ids && g->start ? GROVE_OK : GROVE_OUT_OF_MEMORY;
 }
 
-/* Non-decreasing ids: every run of equal ids is a batch, in place. */
-static grove_status group_runs(size_t n, const int64_t *ids, grove__bt_groups *g)
+/* Non-decreasing ids in `count` runs: every run of equal ids is a batch,
+ * in place. */
+static grove_status group_runs(size_t n, const int64_t *ids, size_t count, grove__bt_groups *g)
 {
-    size_t count = 1;
-    for (size_t i = 1; i < n; i++) count += ids[i] != ids[i - 1];
     if (alloc_groups(g, count) != GROVE_OK) return GROVE_OUT_OF_MEMORY;
-    size_t b = 0;
-    for (size_t i = 0; i < n; i++)
-        if (i == 0 || ids[i] != ids[i - 1]) {
+    g->ids[0] = ids[0];
+    size_t b = 1;
+    for (size_t i = 1; b < count; i++)
+        if (ids[i] != ids[i - 1]) {
             g->ids[b] = ids[i];
             g->start[b++] = i;
         }
@@ -135,6 +135,33 @@ static grove_status group_by_sorting(size_t n, const int64_t *ids, grove__bt_gro
     return GROVE_OK;
 }
 
+typedef struct id_scan {
+    uint64_t signs; /* every id or-ed: the sign bit says if one is negative */
+    size_t descents, changes;
+    int64_t max_id;
+} id_scan;
+
+/* One pass without branches over n >= 1 ids (an Erwin-style caller passes
+ * them with every call, and layout and build each read them). Compiled
+ * twice where the compiler can pick at load time: 64-bit compares
+ * vectorise with AVX2, not with the baseline's SSE2. */
+#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target_clones("avx2", "default")))
+#endif
+static id_scan scan_ids(size_t n, const int64_t *ids)
+{
+    uint64_t signs = (uint64_t)ids[0];
+    size_t descents = 0, changes = 0;
+    int64_t max_id = ids[0];
+    for (size_t i = 1; i < n; i++) {
+        signs |= (uint64_t)ids[i];
+        descents += ids[i] < ids[i - 1];
+        changes += ids[i] != ids[i - 1];
+        max_id = ids[i] > max_id ? ids[i] : max_id;
+    }
+    return (id_scan){signs, descents, changes, max_id};
+}
+
 grove_status grove__bt_groups_make(size_t n, const grove_balltree_params *params, grove__bt_groups *groups)
 {
     grove__bt_groups g = {0, NULL, NULL, NULL};
@@ -147,16 +174,15 @@ grove_status grove__bt_groups_make(size_t n, const grove_balltree_params *params
         s = alloc_groups(&g, 1);
         if (s == GROVE_OK) g.start[1] = n;
     } else {
-        bool sorted = true;
-        int64_t max_id = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (ids[i] < 0)
-                return grove__fail(GROVE_INVALID_ARGUMENT, "balltree: batch id %lld at index %zu is negative",
-                                   (long long)ids[i], i);
-            if (i && ids[i] < ids[i - 1]) sorted = false;
-            if (ids[i] > max_id) max_id = ids[i];
-        }
-        if (sorted) s = group_runs(n, ids, &g);
+        id_scan scan = scan_ids(n, ids);
+        size_t descents = scan.descents, changes = scan.changes;
+        int64_t max_id = scan.max_id;
+        if (scan.signs >> 63)
+            for (size_t i = 0; i < n; i++)
+                if (ids[i] < 0)
+                    return grove__fail(GROVE_INVALID_ARGUMENT, "balltree: batch id %lld at index %zu is negative",
+                                       (long long)ids[i], i);
+        if (!descents) s = group_runs(n, ids, changes + 1, &g);
         else if ((uint64_t)max_id / 2 <= n) s = group_by_counting(n, ids, (size_t)max_id, &g);
         else s = group_by_sorting(n, ids, &g);
     }
