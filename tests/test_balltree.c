@@ -514,9 +514,12 @@ TEST(balltree_selection_recovers_from_a_misleading_sample)
 /* Random points with many tied keys, ids shuffled, pivot one of them. */
 static void select_case(grove_rng *rng, size_t k, size_t d, size_t stride, uint64_t *key, uint32_t *id)
 {
+    /* Keys on both sides of 2^63 and ids on both sides of 2^31 (the AVX2
+     * passes compare them as signed numbers with the top bit flipped);
+     * many ties. */
     for (size_t j = 0; j < d; j++)
-        for (size_t i = 0; i < k; i++) key[j * stride + i] = grove_rng_below(rng, 1 + k / 4) << 40;
-    for (size_t i = 0; i < k; i++) id[i] = (uint32_t)i;
+        for (size_t i = 0; i < k; i++) key[j * stride + i] = grove_rng_below(rng, 8) << 61 | (uint64_t)i % 3;
+    for (size_t i = 0; i < k; i++) id[i] = (uint32_t)i + (uint32_t)(k % 2 ? INT32_MAX - k / 2 : 0);
     for (size_t i = k; i > 1; i--) {
         size_t j = (size_t)grove_rng_below(rng, i);
         uint32_t t = id[i - 1];
@@ -625,11 +628,11 @@ TEST(balltree_presort_kernels_match_their_definitions)
     free(perm);
 }
 
-TEST(balltree_selection_kernels_match_their_definitions)
+/* Both vector versions of the selecting builder's passes, where the
+ * machine has them, against their definitions. */
+static void check_selection_kernels(grove__bs_kernels fast, const char *name)
 {
     enum { MAX = 300, D = 5 };
-    grove__bs_kernels fast;
-    if (!grove__bs_kernels_avx512(&fast)) return; /* the selecting builder is not used on this machine */
     grove_rng rng;
     grove_rng_seed(&rng, 12);
     size_t stride = MAX + 8;
@@ -667,7 +670,7 @@ TEST(balltree_selection_kernels_match_their_definitions)
             for (size_t side = 0; side < 2; side++)
                 ok = ok && vec[side].lo[j] == ext[side].lo[j] && vec[side].hi[j] == ext[side].hi[j];
         }
-        CHECK_MSG(ok, "split, k = %zu, d = %zu", k, d);
+        CHECK_MSG(ok, "%s split, k = %zu, d = %zu", name, k, d);
         /* the window [lo, hi] between two of the points */
         grove__bs_pair lo = {key[k / 3], id[k / 3]}, hi = {key[2 * k / 3], id[2 * k / 3]};
         if (grove__bs_less(hi, lo)) {
@@ -684,11 +687,18 @@ TEST(balltree_selection_kernels_match_their_definitions)
         size_t c = fast.window(key, id, k, lo, hi, got, gid, &got_below);
         CHECK_MSG(c == inside && got_below == below && !memcmp(got, want, c * sizeof *got) &&
                       !memcmp(gid, wid, c * sizeof *gid),
-                  "window, k = %zu", k);
+                  "%s window, k = %zu", name, k);
     }
     free(key);
     free(got);
     free(want);
+}
+
+TEST(balltree_selection_kernels_match_their_definitions)
+{
+    grove__bs_kernels fast;
+    if (grove__bs_kernels_avx512(&fast)) check_selection_kernels(fast, "avx512");
+    if (grove__bs_kernels_avx2(&fast)) check_selection_kernels(fast, "avx2");
 }
 
 /* A workspace: the same bytes as without one, for every builder (packed,

@@ -107,16 +107,19 @@ typedef void grove__bs_split_fn(const uint64_t *src, const uint32_t *sid, uint64
                                 size_t stride, size_t d, size_t k, size_t h, size_t s, grove__bs_pair pivot,
                                 grove__bs_extent *left, grove__bs_extent *right);
 /* Copy the points (key[i], id[i]) with lo <= point <= hi to out_key and
- * out_id in input order; return how many, and in *below how many are
- * below lo. */
+ * out_id (room for k points each, which the kernels may use as scratch
+ * past the copies) in input order; return how many, and in *below how
+ * many are below lo. */
 typedef size_t grove__bs_window_fn(const uint64_t *key, const uint32_t *id, size_t k, grove__bs_pair lo,
                                    grove__bs_pair hi, uint64_t *out_key, uint32_t *out_id, size_t *below);
 typedef struct grove__bs_kernels {
     grove__bs_split_fn *split;
     grove__bs_window_fn *window;
 } grove__bs_kernels;
-/* The AVX-512 passes (select_kernels.c); false where the machine or
- * compiler lacks them, and then the selecting builder is not used. */
+/* The AVX-512 and AVX2 passes (select_kernels.c); false where the
+ * machine or compiler lacks them (with neither, the selecting builder is
+ * not used). */
 bool grove__bs_kernels_avx512(grove__bs_kernels *k);
+bool grove__bs_kernels_avx2(grove__bs_kernels *k);
 
 #endif

@@ -5,7 +5,7 @@
  *   d ranks fit in a 64-bit record;
  * - selecting (build_select.h): larger full-mode batches in up to 6
  *   dimensions, whose nodes of at most leaf_max points go to the packed
- *   builder, on machines with AVX-512;
+ *   builder, on machines with AVX-512 or AVX2;
  * - presorted (build_tree.h): the rest (partition mode, wider points). */
 #include "balltree_internal.h"
 
@@ -65,6 +65,7 @@ typedef struct bt_ctx {
     bool small_bits;   /*   small full-mode subtrees by bit masks (small_bits.h) */
     bool select;       /* selecting builder (build_select.h) */
     grove__bs_kernels bs_kernels;
+    bool bs_vector;    /*   bs_kernels holds vector passes (bt_portable) */
     uint64_t *skey[2]; /*   ping-pong keys: dimension j of buffer b at skey[b] + j * n */
     uint32_t *sid[2];  /*   ping-pong batch-local ids */
     char *leaf_work;   /*   per thread, leaf_bytes each: the packed builder's memory for one node */
@@ -479,7 +480,8 @@ static void free_work(bt_ctx *c, bt_input *in)
  * the portable code only, no vector code picked at run time; "avx2", the
  * code an AVX2 machine without AVX-512 runs. The output is the same bytes;
  * `make check` runs the ball tree tests all three ways. Sets c->portable
- * (no AVX-512 code) and the list partition. */
+ * (no AVX-512 code), the list partition and the selecting builder's
+ * passes (c->bs_vector: whether there are any). */
 static void bt_portable(bt_ctx *c)
 {
     const char *e = getenv("GROVE_BALLTREE_PORTABLE");
@@ -489,6 +491,8 @@ static void bt_portable(bt_ctx *c)
     c->partition_default = none ? grove__bp_partition_portable
                            : avx2 ? (at_most_avx2 ? at_most_avx2 : grove__bp_partition_portable)
                                   : grove__bp_partition_pick();
+    c->bs_vector = !none && ((!avx2 && grove__bs_kernels_avx512(&c->bs_kernels)) ||
+                             grove__bs_kernels_avx2(&c->bs_kernels));
 }
 
 grove_status grove_balltree_build(grove_points points, const grove_balltree_params *params, int64_t *indices,
@@ -526,8 +530,8 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     c.leaf_bits = c.d * (size_t)c.leaf_bits <= 64 ? c.leaf_bits : (int)(64 / c.d);
     c.leaf_max = (size_t)1 << c.leaf_bits;
     bt_portable(&c);
-    c.select = !c.portable && !c.bits && !partition && c.d <= GROVE__BS_MAX_DIMS && c.leaf_max >= BS_LEAF_MIN &&
-               c.max_count >= 2 * c.leaf_max && grove__bs_kernels_avx512(&c.bs_kernels);
+    c.select = c.bs_vector && !c.bits && !partition && c.d <= GROVE__BS_MAX_DIMS && c.leaf_max >= BS_LEAF_MIN &&
+               c.max_count >= 2 * c.leaf_max;
     c.small_bits = !c.portable && !partition && c.d >= 2 && c.d <= BB_DIMS && bb_supported();
     c.presort_kernels = !c.portable && grove__bt_presort_kernels_avx512(&c.presort_avx512) ? &c.presort_avx512 : NULL;
     bool f32 = !p.rotation && points.dtype == GROVE_FLOAT32;
