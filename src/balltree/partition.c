@@ -107,19 +107,26 @@ __attribute__((target("avx2,popcnt"))) static void partition_avx2(const uint64_t
         l += nl;
         r += 4 - nl;
     }
-    for (; i < k; i += 4) {
-        unsigned n = k - i < 4 ? (unsigned)(k - i) : 4, live = (1u << n) - 1;
-        __m256i lanes = _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
-        __m256i v = _mm256_maskload_epi64((const long long *)(const void *)(src + i), lanes);
+    /* Near a side's end, masked stores while many records are left (one
+     * side can fill long before the other), scalar for the last few. */
+    for (; i + 16 <= k; i += 4) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(src + i));
         __m256i rank = _mm256_and_si256(_mm256_srl_epi64(v, count), vmask);
-        unsigned left = live & (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(vpivot, rank)));
-        unsigned right = live & ~left, nl = (unsigned)__builtin_popcount(left), nr = n - nl;
+        unsigned left = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(vpivot, rank)));
+        unsigned nl = (unsigned)__builtin_popcount(left), nr = 4 - nl;
         __m256i to_left = _mm256_loadu_si256((const __m256i *)(const void *)pack4[left]);
-        __m256i to_right = _mm256_loadu_si256((const __m256i *)(const void *)pack4[right]);
+        __m256i to_right = _mm256_loadu_si256((const __m256i *)(const void *)pack4[left ^ 15]);
         store4(dst + l, _mm256_permutevar8x32_epi32(v, to_left), nl, h - l);
         store4(dst + r, _mm256_permutevar8x32_epi32(v, to_right), nr, k - r);
         l += nl;
         r += nr;
+    }
+    for (; i < k; i++) {
+        uint64_t e = src[i];
+        size_t right = grove__bp_rank(e, shift, mask) >= pivot;
+        dst[right ? r : l] = e;
+        l += 1 - right;
+        r += right;
     }
 }
 
