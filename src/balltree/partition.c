@@ -62,29 +62,16 @@ grove__bp_partition_fn *grove__bp_partition_avx512(void)
     return __builtin_cpu_supports("avx512f") ? partition_avx512 : NULL;
 }
 
-/* AVX2 has no compress: a table gives, for each 4-bit set of lanes, the
- * permutation (in 32-bit halves) that packs those lanes first. */
+#include "avx2_pack.h"
+
 #define PACK4(a, b, c, d) {2 * (a), 2 * (a) + 1, 2 * (b), 2 * (b) + 1, 2 * (c), 2 * (c) + 1, 2 * (d), 2 * (d) + 1}
-static const int32_t pack4[16][8] = {
+const int32_t grove__bt_pack64[16][8] = {
     PACK4(0, 0, 0, 0), PACK4(0, 0, 0, 0), PACK4(1, 0, 0, 0), PACK4(0, 1, 0, 0),
     PACK4(2, 0, 0, 0), PACK4(0, 2, 0, 0), PACK4(1, 2, 0, 0), PACK4(0, 1, 2, 0),
     PACK4(3, 0, 0, 0), PACK4(0, 3, 0, 0), PACK4(1, 3, 0, 0), PACK4(0, 1, 3, 0),
     PACK4(2, 3, 0, 0), PACK4(0, 2, 3, 0), PACK4(1, 2, 3, 0), PACK4(0, 1, 2, 3),
 };
 #undef PACK4
-
-/* Store the first `lanes` of v at p: all four with a plain store while
- * `room` (the lanes left before this side's end) allows, as in the AVX-512
- * version, masked otherwise. */
-__attribute__((target("avx2"))) static inline void store4(uint64_t *p, __m256i v, unsigned lanes, size_t room)
-{
-    if (room >= 4) {
-        _mm256_storeu_si256((__m256i *)(void *)p, v);
-    } else if (lanes) {
-        __m256i first = _mm256_cmpgt_epi64(_mm256_set1_epi64x(lanes), _mm256_setr_epi64x(0, 1, 2, 3));
-        _mm256_maskstore_epi64((long long *)(void *)p, first, v);
-    }
-}
 
 /* Four records at a time: the ranks are below 2^32, so the signed 64-bit
  * compare is exact. */
@@ -95,15 +82,13 @@ __attribute__((target("avx2,popcnt"))) static void partition_avx2(const uint64_t
     const __m128i count = _mm_cvtsi32_si128(shift);
     const __m256i vmask = _mm256_set1_epi64x((long long)mask), vpivot = _mm256_set1_epi64x((long long)pivot);
     size_t l = 0, r = h, i = 0;
-    for (; i + 4 <= k && l + 4 <= h && r + 4 <= k; i += 4) {
+    for (; i + 4 <= k && l + 4 <= h && r + 4 <= k; i += 4) { /* plain stores, no branch */
         __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(src + i));
         __m256i rank = _mm256_and_si256(_mm256_srl_epi64(v, count), vmask);
         unsigned left = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(vpivot, rank)));
         unsigned nl = (unsigned)__builtin_popcount(left);
-        __m256i to_left = _mm256_loadu_si256((const __m256i *)(const void *)pack4[left]);
-        __m256i to_right = _mm256_loadu_si256((const __m256i *)(const void *)pack4[left ^ 15]);
-        _mm256_storeu_si256((__m256i *)(void *)(dst + l), _mm256_permutevar8x32_epi32(v, to_left));
-        _mm256_storeu_si256((__m256i *)(void *)(dst + r), _mm256_permutevar8x32_epi32(v, to_right));
+        _mm256_storeu_si256((__m256i *)(void *)(dst + l), grove__bt_pack(v, left));
+        _mm256_storeu_si256((__m256i *)(void *)(dst + r), grove__bt_pack(v, left ^ 15));
         l += nl;
         r += 4 - nl;
     }
@@ -114,10 +99,8 @@ __attribute__((target("avx2,popcnt"))) static void partition_avx2(const uint64_t
         __m256i rank = _mm256_and_si256(_mm256_srl_epi64(v, count), vmask);
         unsigned left = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(vpivot, rank)));
         unsigned nl = (unsigned)__builtin_popcount(left), nr = 4 - nl;
-        __m256i to_left = _mm256_loadu_si256((const __m256i *)(const void *)pack4[left]);
-        __m256i to_right = _mm256_loadu_si256((const __m256i *)(const void *)pack4[left ^ 15]);
-        store4(dst + l, _mm256_permutevar8x32_epi32(v, to_left), nl, h - l);
-        store4(dst + r, _mm256_permutevar8x32_epi32(v, to_right), nr, k - r);
+        grove__bt_put64(dst + l, grove__bt_pack(v, left), nl, h - l);
+        grove__bt_put64(dst + r, grove__bt_pack(v, left ^ 15), nr, k - r);
         l += nl;
         r += nr;
     }

@@ -114,14 +114,7 @@ bool grove__bs_kernels_avx512(grove__bs_kernels *k)
  * lanes are packed by a permutation from a 16-entry table, and extents
  * are kept flipped, as compare-and-blend. */
 #define AVX2 __attribute__((target("avx2,popcnt")))
-#define PACK4(a, b, c, d) {2 * (a), 2 * (a) + 1, 2 * (b), 2 * (b) + 1, 2 * (c), 2 * (c) + 1, 2 * (d), 2 * (d) + 1}
-static const int32_t pack64[16][8] = { /* 64-bit lanes of each 4-bit set first, as 32-bit halves */
-    PACK4(0, 0, 0, 0), PACK4(0, 0, 0, 0), PACK4(1, 0, 0, 0), PACK4(0, 1, 0, 0),
-    PACK4(2, 0, 0, 0), PACK4(0, 2, 0, 0), PACK4(1, 2, 0, 0), PACK4(0, 1, 2, 0),
-    PACK4(3, 0, 0, 0), PACK4(0, 3, 0, 0), PACK4(1, 3, 0, 0), PACK4(0, 1, 3, 0),
-    PACK4(2, 3, 0, 0), PACK4(0, 2, 3, 0), PACK4(1, 2, 3, 0), PACK4(0, 1, 2, 3),
-};
-#undef PACK4
+#include "avx2_pack.h"
 
 typedef struct quad {
     __m256i key, flipped; /* the split dimension's keys, and with the top bit flipped */
@@ -156,18 +149,7 @@ static inline AVX2 unsigned below4(__m256i a, __m128i a_id, __m256i b, __m128i b
     return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(below));
 }
 
-/* The first `lanes` of v at p: a plain store while `room` (lanes before
- * this side's end) allows, as in the AVX-512 list partition, else masked. */
-static inline AVX2 void put64(uint64_t *p, __m256i v, unsigned lanes, size_t room)
-{
-    if (room >= 4) {
-        _mm256_storeu_si256((__m256i *)(void *)p, v);
-    } else if (lanes) {
-        __m256i first = _mm256_cmpgt_epi64(_mm256_set1_epi64x(lanes), _mm256_setr_epi64x(0, 1, 2, 3));
-        _mm256_maskstore_epi64((long long *)(void *)p, first, v);
-    }
-}
-
+/* The 32-bit version of grove__bt_put64. */
 static inline AVX2 void put32(uint32_t *p, __m128i v, unsigned lanes, size_t room)
 {
     if (room >= 4) {
@@ -178,15 +160,11 @@ static inline AVX2 void put32(uint32_t *p, __m128i v, unsigned lanes, size_t roo
     }
 }
 
-static inline AVX2 __m256i pack_keys(__m256i v, unsigned set)
-{
-    return _mm256_permutevar8x32_epi32(v, _mm256_loadu_si256((const __m256i *)(const void *)pack64[set]));
-}
-
-/* Ids packed the same way: the 32-bit lanes 0, 2, 4, 6 of the table row. */
+/* Ids packed the same way as keys: the 32-bit lanes 0, 2, 4, 6 of the
+ * table row, halved. */
 static inline AVX2 __m128i pack_ids(__m128i v, unsigned set)
 {
-    __m256i row = _mm256_loadu_si256((const __m256i *)(const void *)pack64[set]);
+    __m256i row = _mm256_loadu_si256((const __m256i *)(const void *)grove__bt_pack64[set]);
     __m256i idx = _mm256_srli_epi32(_mm256_permutevar8x32_epi32(row, _mm256_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0)), 1);
     return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castsi128_si256(v), idx));
 }
@@ -230,8 +208,8 @@ static inline AVX2 __attribute__((always_inline)) void split_avx2_d(
         __m256i is_right = _mm256_andnot_si256(is_left, q.lanes);
         for (size_t j = 0; j < d; j++) {
             __m256i v = j == s ? q.key : _mm256_maskload_epi64((const long long *)(const void *)(src + j * stride + i), q.lanes);
-            put64(dst + j * stride + l, pack_keys(v, go_left), nl, h - l);
-            put64(dst + j * stride + r, pack_keys(v, go_right), nr, k - r);
+            grove__bt_put64(dst + j * stride + l, grove__bt_pack(v, go_left), nl, h - l);
+            grove__bt_put64(dst + j * stride + r, grove__bt_pack(v, go_right), nr, k - r);
             __m256i f = j == s ? q.flipped : flip64(v);
             extend(&llo[j], &lhi[j], f, is_left);
             extend(&rlo[j], &rhi[j], f, is_right);
@@ -273,7 +251,7 @@ static AVX2 size_t window_avx2(const uint64_t *key, const uint32_t *id, size_t k
         unsigned over = below4(hk, hid, q.flipped, q.id) & q.live; /* hi below the point */
         unsigned inside = q.live & ~(under | over), n = (unsigned)__builtin_popcount(inside);
         /* the outputs hold at least k points (window_fn's contract) */
-        put64(out_key + c, pack_keys(q.key, inside), n, k - c);
+        grove__bt_put64(out_key + c, grove__bt_pack(q.key, inside), n, k - c);
         put32(out_id + c, pack_ids(q.id, inside), n, k - c);
         c += n;
         b += (size_t)__builtin_popcount(under);
