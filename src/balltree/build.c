@@ -65,7 +65,7 @@ typedef struct bt_ctx {
     bool small_bits;   /*   small full-mode subtrees by bit masks (small_bits.h) */
     bool select;       /* selecting builder (build_select.h) */
     grove__bs_kernels bs_kernels;
-    bool bs_vector;    /*   bs_kernels holds vector passes (bt_portable) */
+    size_t bs_max_dims; /*   widest points bs_kernels take on (bt_portable); 0 = none */
     uint64_t *skey[2]; /*   ping-pong keys: dimension j of buffer b at skey[b] + j * n */
     uint32_t *sid[2];  /*   ping-pong batch-local ids */
     char *leaf_work;   /*   per thread, leaf_bytes each: the packed builder's memory for one node */
@@ -418,7 +418,7 @@ static bool alloc_select(bt_ctx *c, size_t sort, int threads)
     c->leaf_work = c->sid[0] ? bt_take(c, 2, c->leaf_bytes * (size_t)threads, "balltree leaf memory") : NULL;
     c->scratch = c->leaf_work ? bt_take(c, BT_SLOT_SCRATCH, sort, "balltree selection scratch") : NULL;
     c->skey[1] = c->skey[0] ? c->skey[0] + c->n * c->d : NULL;
-    c->partition_fn = grove__bp_partition_pick();
+    c->partition_fn = c->partition_default;
     c->sid[1] = c->sid[0] ? c->sid[0] + c->n : NULL;
     return true;
 }
@@ -481,7 +481,7 @@ static void free_work(bt_ctx *c, bt_input *in)
  * code an AVX2 machine without AVX-512 runs. The output is the same bytes;
  * `make check` runs the ball tree tests all three ways. Sets c->portable
  * (no AVX-512 code), the list partition and the selecting builder's
- * passes (c->bs_vector: whether there are any). */
+ * passes. */
 static void bt_portable(bt_ctx *c)
 {
     const char *e = getenv("GROVE_BALLTREE_PORTABLE");
@@ -491,8 +491,12 @@ static void bt_portable(bt_ctx *c)
     c->partition_default = none ? grove__bp_partition_portable
                            : avx2 ? (at_most_avx2 ? at_most_avx2 : grove__bp_partition_portable)
                                   : grove__bp_partition_pick();
-    c->bs_vector = !none && ((!avx2 && grove__bs_kernels_avx512(&c->bs_kernels)) ||
-                             grove__bs_kernels_avx2(&c->bs_kernels));
+    /* The AVX2 passes pay off up to 4 dimensions (2^17 points: d = 3
+     * 1.14x, d = 5 1.03x; d = 6 slower than the presorted builder). */
+    c->bs_max_dims = none                                              ? 0
+                     : !avx2 && grove__bs_kernels_avx512(&c->bs_kernels) ? GROVE__BS_MAX_DIMS
+                     : grove__bs_kernels_avx2(&c->bs_kernels)            ? 4
+                                                                         : 0;
 }
 
 grove_status grove_balltree_build(grove_points points, const grove_balltree_params *params, int64_t *indices,
@@ -530,7 +534,7 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     c.leaf_bits = c.d * (size_t)c.leaf_bits <= 64 ? c.leaf_bits : (int)(64 / c.d);
     c.leaf_max = (size_t)1 << c.leaf_bits;
     bt_portable(&c);
-    c.select = c.bs_vector && !c.bits && !partition && c.d <= GROVE__BS_MAX_DIMS && c.leaf_max >= BS_LEAF_MIN &&
+    c.select = !c.bits && !partition && c.d <= c.bs_max_dims && c.leaf_max >= BS_LEAF_MIN &&
                c.max_count >= 2 * c.leaf_max;
     c.small_bits = !c.portable && !partition && c.d >= 2 && c.d <= BB_DIMS && bb_supported();
     c.presort_kernels = !c.portable && grove__bt_presort_kernels_avx512(&c.presort_avx512) ? &c.presort_avx512 : NULL;
