@@ -132,9 +132,15 @@ static inline AVX2 quad load_quad(const uint64_t *key, const uint32_t *id, size_
     q.n = k - i < 4 ? (unsigned)(k - i) : 4;
     q.live = (1u << q.n) - 1;
     q.lanes = _mm256_cmpgt_epi64(_mm256_set1_epi64x(q.n), _mm256_setr_epi64x(0, 1, 2, 3));
-    q.key = _mm256_maskload_epi64((const long long *)(const void *)(key + i), q.lanes);
-    q.id = _mm_maskload_epi32((const int *)(const void *)(id + i), _mm256_castsi256_si128(
-                                                                      _mm256_permutevar8x32_epi32(q.lanes, _mm256_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0))));
+    if (q.n == 4) { /* plain loads but at the end */
+        q.key = _mm256_loadu_si256((const __m256i *)(const void *)(key + i));
+        q.id = _mm_loadu_si128((const __m128i *)(const void *)(id + i));
+    } else {
+        q.key = _mm256_maskload_epi64((const long long *)(const void *)(key + i), q.lanes);
+        q.id = _mm_maskload_epi32((const int *)(const void *)(id + i),
+                                  _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(
+                                      q.lanes, _mm256_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0))));
+    }
     q.flipped = flip64(q.key);
     return q;
 }
@@ -207,7 +213,10 @@ static inline AVX2 __attribute__((always_inline)) void split_avx2_d(
                                              _mm256_setzero_si256());
         __m256i is_right = _mm256_andnot_si256(is_left, q.lanes);
         for (size_t j = 0; j < d; j++) {
-            __m256i v = j == s ? q.key : _mm256_maskload_epi64((const long long *)(const void *)(src + j * stride + i), q.lanes);
+            const uint64_t *at = src + j * stride + i;
+            __m256i v = j == s     ? q.key
+                        : q.n == 4 ? _mm256_loadu_si256((const __m256i *)(const void *)at)
+                                   : _mm256_maskload_epi64((const long long *)(const void *)at, q.lanes);
             grove__bt_put64(dst + j * stride + l, grove__bt_pack(v, go_left), nl, h - l);
             grove__bt_put64(dst + j * stride + r, grove__bt_pack(v, go_right), nr, k - r);
             __m256i f = j == s ? q.flipped : flip64(v);
