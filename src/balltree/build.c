@@ -491,11 +491,13 @@ static void bt_portable(bt_ctx *c)
     c->partition_default = none ? grove__bp_partition_portable
                            : avx2 ? (at_most_avx2 ? at_most_avx2 : grove__bp_partition_portable)
                                   : grove__bp_partition_pick();
-    /* The AVX2 passes pay off up to 4 dimensions (2^17 points: d = 3
-     * 1.14x, d = 5 1.03x; d = 6 slower than the presorted builder). */
+    /* The AVX2 passes pay off up to 5 dimensions (d = 5: 1.05x at 2^14
+     * points, 1.38x at 2^20); at d = 6 only on large batches (0.92x at
+     * 2^12, 0.98x at 2^16, 1.28x at 2^20), so there the presorted builder
+     * stays. */
     c->bs_max_dims = none                                              ? 0
                      : !avx2 && grove__bs_kernels_avx512(&c->bs_kernels) ? GROVE__BS_MAX_DIMS
-                     : grove__bs_kernels_avx2(&c->bs_kernels)            ? 4
+                     : grove__bs_kernels_avx2(&c->bs_kernels)            ? 5
                                                                          : 0;
 }
 
