@@ -65,14 +65,14 @@ typedef struct bt_ctx {
     bool small_bits;   /*   small full-mode subtrees by bit masks (small_bits.h) */
     bool select;       /* selecting builder (build_select.h) */
     grove__bs_kernels bs_kernels;
-    size_t bs_max_dims; /*   widest points bs_kernels take on (bt_portable); 0 = none */
+    size_t bs_max_dims; /*   widest points bs_kernels take on (bt_pick_vector_code); 0 = none */
     uint64_t *skey[2]; /*   ping-pong keys: dimension j of buffer b at skey[b] + j * n */
     uint32_t *sid[2];  /*   ping-pong batch-local ids */
     char *leaf_work;   /*   per thread, leaf_bytes each: the packed builder's memory for one node */
     size_t leaf_bytes;
     size_t leaf_max;   /*   nodes of at most this many points go to the packed builder */
     int leaf_bits;     /*   bits per rank there */
-    bool portable;     /* GROVE_BALLTREE_PORTABLE set (bt_portable): no AVX-512 code */
+    bool avx512_allowed; /* GROVE_BALLTREE_PORTABLE unset (bt_pick_vector_code): AVX-512 code may run */
     grove__bp_partition_fn *partition_default; /* the list partition it leaves */
     grove__bt_presort_kernels presort_avx512;
     const grove__bt_presort_kernels *presort_kernels; /* &presort_avx512, or NULL: the scalar loops */
@@ -479,15 +479,15 @@ static void free_work(bt_ctx *c, bt_input *in)
 /* GROVE_BALLTREE_PORTABLE in the environment (read by every call): "1",
  * the portable code only, no vector code picked at run time; "avx2", the
  * code an AVX2 machine without AVX-512 runs. The output is the same bytes;
- * `make check` runs the ball tree tests all three ways. Sets c->portable
- * (no AVX-512 code), the list partition and the selecting builder's
+ * `make check` runs the ball tree tests all three ways. Sets
+ * c->avx512_allowed, the list partition and the selecting builder's
  * passes. */
-static void bt_portable(bt_ctx *c)
+static void bt_pick_vector_code(bt_ctx *c)
 {
     const char *e = getenv("GROVE_BALLTREE_PORTABLE");
     bool none = e && strcmp(e, "1") == 0, avx2 = e && strcmp(e, "avx2") == 0;
     grove__bp_partition_fn *at_most_avx2 = grove__bp_partition_avx2();
-    c->portable = none || avx2;
+    c->avx512_allowed = !none && !avx2;
     c->partition_default = none ? grove__bp_partition_portable
                            : avx2 ? (at_most_avx2 ? at_most_avx2 : grove__bp_partition_portable)
                                   : grove__bp_partition_pick();
@@ -535,11 +535,11 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     c.leaf_bits = bt_packed_bits(BS_LEAF, 1, 1); /* 14 */
     c.leaf_bits = c.d * (size_t)c.leaf_bits <= 64 ? c.leaf_bits : (int)(64 / c.d);
     c.leaf_max = (size_t)1 << c.leaf_bits;
-    bt_portable(&c);
+    bt_pick_vector_code(&c);
     c.select = !c.bits && !partition && c.d <= c.bs_max_dims && c.leaf_max >= BS_LEAF_MIN &&
                c.max_count >= 2 * c.leaf_max;
-    c.small_bits = !c.portable && !partition && c.d >= 2 && c.d <= BB_DIMS && bb_supported();
-    c.presort_kernels = !c.portable && grove__bt_presort_kernels_avx512(&c.presort_avx512) ? &c.presort_avx512 : NULL;
+    c.small_bits = c.avx512_allowed && !partition && c.d >= 2 && c.d <= BB_DIMS && bb_supported();
+    c.presort_kernels = c.avx512_allowed && grove__bt_presort_kernels_avx512(&c.presort_avx512) ? &c.presort_avx512 : NULL;
     bool f32 = !p.rotation && points.dtype == GROVE_FLOAT32;
     s = batches ? alloc_work(&c, &in, f32 ? sizeof(float) : sizeof(double), o.threads) : GROVE_OUT_OF_MEMORY;
     if (s == GROVE_OK && !build_all(&c, batches, g.count, &in, options, o.threads))
