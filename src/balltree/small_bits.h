@@ -64,6 +64,10 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_leaf(const bb_sub
     size_t s = 0;
     double best_spread = -1.0;
     for (size_t j = 0; j < d; j++) bt_widest(fabs(b->x[j][p] - b->x[j][q]), j, &s, &best_spread);
+    /* Stored here rather than through bt_emit_leaf: written that way
+     * (pointer or context form) the compiler selects the rows without a
+     * branch, and the dependent loads measured 0.55-0.57 against 0.52 ms
+     * at 16384 points. */
     bool swap = b->rnk[s][q] < b->rnk[s][p];
     indices[0] = (int64_t)b->row[swap ? q : p];
     indices[1] = (int64_t)b->row[swap ? p : q];
