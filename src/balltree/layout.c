@@ -175,15 +175,13 @@ grove_status grove__bt_groups_make(size_t n, const grove_balltree_params *params
         if (s == GROVE_OK) g.start[1] = n;
     } else {
         id_scan scan = scan_ids(n, ids);
-        size_t descents = scan.descents, changes = scan.changes;
-        int64_t max_id = scan.max_id;
         if (scan.signs >> 63)
             for (size_t i = 0; i < n; i++)
                 if (ids[i] < 0)
                     return grove__fail(GROVE_INVALID_ARGUMENT, "balltree: batch id %lld at index %zu is negative",
                                        (long long)ids[i], i);
-        if (!descents) s = group_runs(n, ids, changes + 1, &g);
-        else if ((uint64_t)max_id / 2 <= n) s = group_by_counting(n, ids, (size_t)max_id, &g);
+        if (!scan.descents) s = group_runs(n, ids, scan.changes + 1, &g);
+        else if ((uint64_t)scan.max_id / 2 <= n) s = group_by_counting(n, ids, (size_t)scan.max_id, &g);
         else s = group_by_sorting(n, ids, &g);
     }
     if (s != GROVE_OK) {
