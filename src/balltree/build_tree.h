@@ -376,13 +376,12 @@ static void BT_(presort)(const bt_view *v, const bp_tree *t)
         }
         (void)perm, (void)rec; /* GCC 12 counts no use in a depend clause */
 #pragma omp taskwait
-        for (size_t j = 0; j < c->lists; j++) bp_list(t, j);
     } else {
         for (size_t j = 0; j < d; j++) {
             BT_(presort_dim)(v, t, j);
             BT_(presort_val)(v, t, j);
             bp_records(t, j);
         }
-        for (size_t j = 0; j < c->lists; j++) bp_list(t, j);
     }
+    for (size_t j = 0; j < c->lists; j++) bp_list(t, j);
 }
