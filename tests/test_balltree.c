@@ -350,6 +350,49 @@ TEST(balltree_relabelled_batches_and_clustered_keys)
     }
 }
 
+/* The packed builder's quantized records (src/balltree/build_quantized.h)
+ * map each coordinate onto one of 2^bits values, and points crowded into
+ * one value (a run) are ordered by their coordinates only where that
+ * matters. Clusters much narrower than a value, at the low end, the high
+ * end and the middle of every dimension over a uniform background, with
+ * exact duplicates among them, put runs at node extents, at split
+ * positions and inside the bit-mask subtrees; where a cluster is one in
+ * every dimension, whole nodes lie in one run of every list. Clusters of thousands send
+ * a batch back to ranks (BQ_MAX_RUN), next to a batch that keeps its
+ * quantized records. */
+TEST(balltree_quantized_runs_match_reference)
+{
+    grove_rng rng;
+    grove_rng_seed(&rng, 12);
+    for (size_t d = 2; d <= 3; d++)
+        for (int variant = 0; variant < 3; variant++) {
+            size_t cluster = variant == 0 ? 40 : variant == 1 ? 200 : 2500, n = 3 * cluster + 3000;
+            double *x = malloc(n * d * sizeof *x), *xf = malloc(n * d * sizeof *xf);
+            int64_t *ids = malloc(n * sizeof *ids);
+            for (size_t i = 0; i < n; i++) {
+                for (size_t j = 0; j < d; j++) {
+                    /* variant 1: clusters in all dimensions at once; else different ones in each */
+                    size_t c = (i + (variant == 1 ? 0 : j * 7 * cluster / 3)) % n / cluster;
+                    double u = grove_rng_uniform(&rng), w = (double)(int)(u * 8);
+                    double at = c == 0 ? -1 : c == 1 ? 1 : 0.1, sign = c == 1 ? -1 : 1;
+                    bool inside = c < 3;
+                    x[i * d + j] = inside ? at + sign * (u < 0.3 ? w * 0x1p-45 : u * 0x1p-40) : 2 * u - 1;
+                    xf[i * d + j] = inside ? at + sign * (u < 0.3 ? w : u * 16) * 0x1p-22 : 2 * u - 1;
+                }
+                ids[i] = i >= n - 3000 / 2 ? 1 : 0; /* batch 1: background only */
+            }
+            round_to_float(xf, n * d);
+            CHECK(agrees(x, n, d, NULL, GROVE_BALLTREE_FULL, false, 0, 1));
+            CHECK(agrees(x, n, d, NULL, GROVE_BALLTREE_FULL, false, 0, 2));
+            CHECK(agrees(xf, n, d, NULL, GROVE_BALLTREE_FULL, true, 0, 1));
+            CHECK(agrees(x, n, d, ids, GROVE_BALLTREE_FULL, false, 1, 2));
+            CHECK(agrees(xf, n, d, ids, GROVE_BALLTREE_FULL, true, 0, 1));
+            free(ids);
+            free(xf);
+            free(x);
+        }
+}
+
 /* Batch ids of unequal batch sizes in shuffled order; `spread` scales the
  * ids (large ones exercise the sorting path, small ones counting). */
 static int64_t *shuffled_batches(size_t n, size_t batches, int64_t spread, grove_rng *rng)

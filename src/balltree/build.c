@@ -261,6 +261,20 @@ static inline size_t bt_right_out(const bt_ctx *c, const bt_batch *b, size_t out
 #undef BT_K
 #undef BT_
 
+/* The packed builder's presort of one batch: quantized records where its
+ * layout has them and the data does not crowd them (build_quantized.h),
+ * ranks of rank_bits bits otherwise. */
+static void bp_presort(const bt_view *v, bp_tree *t, bool f32, int rank_bits)
+{
+    if (t->quantized) {
+        uint64_t *src = t->rec[1];
+        if ((f32 ? quantize_f32(v, t, src) : quantize_f64(v, t, src)) && bq_presort(t, src)) return;
+        bp_layout(t, false, rank_bits);
+    }
+    if (f32) presort_f32(v, t);
+    else presort_f64(v, t);
+}
+
 #include "build_select.h"
 
 typedef struct bt_input {
@@ -302,11 +316,11 @@ static void build_batch(const bt_ctx *c, const bt_batch *b, const bt_input *in)
         return;
     }
     if (c->bits) {
-        bp_tree t = {.c = c, .b = b, .count = m, .n = c->n, .ids = NULL, .bits = c->bits, .spawn = c->spawn,
-                     .rec = {c->rec[0] + start, c->rec[1] + start}, .val = c->val + start, .perm = c->perm + start,
-                     .mask = ((uint64_t)1 << c->bits) - 1, .partition = c->partition_fn};
-        if (f32) presort_f32(&ids, &t);
-        else presort_f64(&ids, &t);
+        bp_tree t = {.c = c, .b = b, .count = m, .n = c->n, .ids = NULL, .spawn = c->spawn,
+                     .rec = {c->rec[0] + start, c->rec[1] + start}, .val = c->val + start,
+                     .perm = c->perm + start, .partition = c->partition_fn};
+        bp_layout(&t, c->small_bits, c->bits);
+        bp_presort(&ids, &t, f32, c->bits);
         /* t lives on this stack frame: wait for every task that uses it. */
 #pragma omp taskgroup
         bp_node(&t, 0, 0, m, 0, b->slot);

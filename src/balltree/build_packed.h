@@ -20,7 +20,9 @@
  * split list itself is not copied: a bit per list says which buffer holds
  * it. Leaves map the rank in dimension 0 back to the id. In full mode with
  * d = 2..4, where the machine has AVX-512 BITALG, nodes of at most 64
- * points finish as bit masks instead (small_bits.h). */
+ * points finish as bit masks instead (small_bits.h), and there, where the
+ * fields are wide enough, the records hold the id and quantized
+ * coordinates instead of ranks (build_quantized.h): no ranks to compute. */
 
 /* Room for a point's coordinates: d <= 64, as every rank takes at least one
  * of a record's 64 bits. */
@@ -47,19 +49,28 @@ typedef struct bp_tree {
     size_t count;         /* points */
     size_t n;             /* list stride: list j at + j * n */
     const uint32_t *ids;  /* point -> batch-local id; NULL: the identity */
-    int bits;             /* bits per rank */
+    int bits;             /* bits per field: a rank, or a quantized coordinate */
     bool spawn;           /* create tasks */
     uint64_t *rec[2];     /* c->rec[buf] + start: list j at + j * n */
-    double *val;          /* c->val + start: dimension j's coordinates in its order at + j * n */
+    double *val;          /* c->val + start: dimension j's coordinates in its order at + j * n
+                           * (quantized: in id order, where x needs a copy) */
     uint32_t *perm;       /* c->perm + start: dimension j's rank -> batch-local id at + j * n */
     uint64_t mask;        /* (1 << bits) - 1 */
     grove__bp_partition_fn *partition;
+    /* Quantized records (build_quantized.h): the id in the low `base` bits
+     * (id_mask), then d fields of `bits` bits; ranks have base 0 (set by
+     * bp_layout). */
+    bool quantized;
+    int base;
+    uint64_t id_mask;
+    const double *x;      /* quantized: coordinate j of batch-local id i at x[i * x_id + j * x_dim] */
+    size_t x_id, x_dim;
 } bp_tree;
 
 /* The input row of record e. */
 static inline size_t bp_row(const bp_tree *t, uint64_t e)
 {
-    uint32_t p = t->perm[e & t->mask];
+    uint32_t p = t->quantized ? (uint32_t)(e & t->id_mask) : t->perm[e & t->mask];
     return bt_row(t->c, t->b, t->ids ? t->ids[p] : p);
 }
 
@@ -229,6 +240,7 @@ static void bp_list(const bp_tree *t, size_t j)
     for (size_t r = 0; r < t->count; r++) list[r] = rec[perm[r]];
 }
 
+#include "build_quantized.h"
 #include "small_bits.h"
 
 /* The node holding segment [off, off + k) of every list, list j in buffer
@@ -258,12 +270,13 @@ static void bp_node(const bp_tree *t, uint64_t where, size_t off, size_t k, int 
         const uint64_t *l = BP_LIST(j, where >> j & 1);
         const double *v = t->val + j * n;
         int shift = (int)j * bits;
-        double spread = v[bp_rank(l[k - 1], shift, t->mask)] - v[bp_rank(l[0], shift, t->mask)];
+        double spread = t->quantized ? bq_spread(t, l, k, j)
+                                     : v[bp_rank(l[k - 1], shift, t->mask)] - v[bp_rank(l[0], shift, t->mask)];
         bt_widest(spread, j, &s, &best_spread);
     }
     const uint64_t *split = BP_LIST(s, where >> s & 1);
-    int shift = (int)s * bits;
-    uint64_t pivot = bp_rank(split[h], shift, t->mask);
+    int shift = t->base + (int)s * bits;
+    uint64_t pivot = t->quantized ? bq_pivot(t, where, off, k, h, s) : bp_rank(split[h], shift, t->mask);
     for (size_t j = 0; j < c->lists; j++) {
         unsigned buf = where >> j & 1;
         if (j != s) t->partition(BP_LIST(j, buf), BP_LIST(j, !buf), k, h, shift, t->mask, pivot);

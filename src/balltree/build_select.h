@@ -161,11 +161,11 @@ static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, 
         else
             for (size_t i = 0; i < k; i++) x[i * d + j] = bs_value_f64(key[i]);
     }
-    bp_tree p = {.c = c, .b = t->b, .count = k, .n = leaf, .ids = t->id[buf] + off, .bits = c->leaf_bits,
-                 .spawn = false, .rec = {rec, rec + lists * leaf}, .val = val, .perm = perm,
-                 .mask = ((uint64_t)1 << c->leaf_bits) - 1, .partition = c->partition_fn};
+    bp_tree p = {.c = c, .b = t->b, .count = k, .n = leaf, .ids = t->id[buf] + off, .spawn = false,
+                 .rec = {rec, rec + lists * leaf}, .val = val, .perm = perm, .partition = c->partition_fn};
+    bp_layout(&p, c->small_bits, c->leaf_bits);
     bt_view v = {(const char *)x, d * sizeof *x, NULL, NULL, NULL};
-    presort_f64(&v, &p);
+    bp_presort(&v, &p, false, c->leaf_bits);
     bp_node(&p, 0, 0, k, level, out);
 }
 

@@ -385,3 +385,25 @@ static void BT_(presort)(const bt_view *v, const bp_tree *t)
     }
     for (size_t j = 0; j < c->lists; j++) bp_list(t, j);
 }
+
+/* The quantized presort's first pass (build_quantized.h): t->x, the
+ * coordinates as doubles by batch-local id (the view itself where its
+ * rows are doubles in id order, else a copy in t->val, dimension j at
+ * + j * t->n as the rank presort keeps it), then every point's record into
+ * src (bq_records). */
+static bool BT_(quantize)(const bt_view *v, bp_tree *t, uint64_t *src)
+{
+    size_t m = t->count, d = t->c->d;
+    if (sizeof(BT_T) == sizeof(double) && !v->rows && v->stride % sizeof(double) == 0) {
+        t->x = (const double *)(const void *)v->base;
+        t->x_id = v->stride / sizeof(double);
+        t->x_dim = 1;
+    } else {
+        for (size_t j = 0; j < d; j++)
+            for (size_t i = 0; i < m; i++) t->val[j * t->n + i] = (double)BT_(at)(v, (uint32_t)i, j);
+        t->x = t->val;
+        t->x_id = 1;
+        t->x_dim = t->n;
+    }
+    return bq_records(t, src);
+}

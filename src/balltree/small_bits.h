@@ -118,22 +118,18 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_tree(const bb_sub
     for (size_t i = 0; i < nodes; i++) bb_leaf(b, mask[cur][i], indices + 2 * i, real ? real + 2 * i : NULL, d);
 }
 
-/* The full-mode node holding segment [off, off + k) of every list (as in
- * bp_node), k <= BB_MAX, 2 <= d <= BB_DIMS, and its subtree. The map from
- * a rank along dimension 0 to the local id is the thread's sort scratch,
- * free once the presort is done (nothing here is a task scheduling point,
- * so no other node of this thread interleaves). One map for the whole
- * batch, each node writing only its own ranks' bytes, had two threads
- * writing the same cache lines: 16384 points, d = 3, two threads, 0.349
- * against 0.333 ms. */
-static BB_TARGET void bb_subtree(const bp_tree *t, uint64_t where, size_t off, size_t k, int level, size_t out)
+/* bb_subtree's points from rank records: the map from a rank along
+ * dimension 0 to the local id is the thread's sort scratch, free once the
+ * presort is done (nothing here is a task scheduling point, so no other
+ * node of this thread interleaves). One map for the whole batch, each
+ * node writing only its own ranks' bytes, had two threads writing the
+ * same cache lines: 16384 points, d = 3, two threads, 0.349 against 0.333
+ * ms. */
+static inline BB_TARGET __attribute__((always_inline)) void bb_gather_ranks(bb_sub *b, uint64_t where, size_t off,
+                                                                          size_t k, size_t d)
 {
-    size_t n = t->n, d = t->c->d;
-    bb_sub b;
-    b.t = t;
-    b.levels = t->b->levels;
-    memset(b.ord, BB_NONE, sizeof b.ord);
-    memset(b.rnk, BB_NONE, sizeof b.rnk);
+    const bp_tree *t = b->t;
+    size_t n = t->n;
     /* Everything read through t in locals: the byte stores below could
      * alias it. */
     const uint32_t *perm = t->perm, *ids = t->ids;
@@ -145,28 +141,147 @@ static BB_TARGET void bb_subtree(const bp_tree *t, uint64_t where, size_t off, s
         uint64_t r = bp_rank(l0[p], 0, rank_mask);
         uint32_t id = perm[r];
         local[r] = (uint8_t)p;
-        b.row[p] = bt_row(t->c, t->b, ids ? ids[id] : id);
-        b.s[0][p] = b.x[0][p] = val[r];
-        b.rnk[0][p] = (uint8_t)p;
+        b->row[p] = bt_row(t->c, t->b, ids ? ids[id] : id);
+        b->s[0][p] = b->x[0][p] = val[r];
+        b->rnk[0][p] = (uint8_t)p;
     }
     for (size_t j = 1; j < d; j++) {
         const uint64_t *l = t->rec[where >> j & 1] + j * n + off;
         const double *v = val + j * n;
         int shift = (int)j * t->bits;
-        uint8_t *ord = b.ord[j - 1];
+        uint8_t *ord = b->ord[j - 1];
         for (size_t i = 0; i < k; i++) {
             uint64_t e = l[i];
             uint8_t p = local[bp_rank(e, 0, rank_mask)];
-            b.s[j][i] = b.x[j][p] = v[bp_rank(e, shift, rank_mask)];
-            b.rnk[j][p] = (uint8_t)i;
+            b->s[j][i] = b->x[j][p] = v[bp_rank(e, shift, rank_mask)];
+            b->rnk[j][p] = (uint8_t)i;
             ord[i] = p;
         }
     }
+}
+
+/* Whether two neighbours of l[0..k), k <= 64, have the same field at
+ * `shift`: eight pairs at a time. */
+static inline BB_TARGET __attribute__((always_inline)) bool bb_ties(const uint64_t *l, size_t k, int shift,
+                                                                  uint64_t mask)
+{
+    const __m128i count = _mm_cvtsi32_si128(shift);
+    const __m512i vmask = _mm512_set1_epi64((long long)mask);
+    __mmask8 tie = 0;
+    for (size_t i = 1; i < k; i += 8) {
+        __mmask8 live = (__mmask8)(k - i >= 8 ? 0xff : (1u << (k - i)) - 1);
+        __m512i a = _mm512_maskz_loadu_epi64(live, l + i), b = _mm512_maskz_loadu_epi64(live, l + i - 1);
+        __m512i f = _mm512_and_si512(_mm512_srl_epi64(_mm512_xor_si512(a, b), count), vmask);
+        tie |= _mm512_mask_cmpeq_epi64_mask(live, f, _mm512_setzero_si512());
+    }
+    return tie != 0;
+}
+
+/* Sort the entries [a, b) of a dimension's order, a run of one field
+ * value, by (coordinate, batch-local id): coordinates v, local ids at
+ * `ord`, their records at `rec`, all permuted together. */
+static void bb_sort_run(double *v, uint8_t *ord, uint64_t *rec, size_t a, size_t b, uint64_t id_mask)
+{
+    for (size_t i = a + 1; i < b; i++) {
+        double x = v[i];
+        uint8_t o = ord[i];
+        uint64_t e = rec[i];
+        size_t p = i;
+        for (; p > a && (x < v[p - 1] || (x == v[p - 1] && (e & id_mask) < (rec[p - 1] & id_mask))); p--) {
+            v[p] = v[p - 1];
+            ord[p] = ord[p - 1];
+            rec[p] = rec[p - 1];
+        }
+        v[p] = x;
+        ord[p] = o;
+        rec[p] = e;
+    }
+}
+
+/* Sort every run of equal fields (at `shift`) of a dimension's order (as
+ * bb_sort_run). */
+static void bb_sort_runs(double *v, uint8_t *ord, uint64_t *rec, size_t k, int shift, uint64_t mask, uint64_t id_mask)
+{
+    for (size_t a = 0, b; a < k; a = b) {
+        for (b = a + 1; b < k && ((rec[b] ^ rec[a]) >> shift & mask) == 0; b++) continue;
+        if (b - a > 1) bb_sort_run(v, ord, rec, a, b, id_mask);
+    }
+}
+
+/* bb_subtree's points from quantized records (build_quantized.h), the map
+ * from a batch-local id to the local id in the thread's sort scratch (as
+ * for ranks). A list's runs of equal fields are in any order: they are
+ * sorted here, from the coordinates gathered, where there are any. */
+static inline BB_TARGET __attribute__((always_inline)) void bb_gather_quantized(bb_sub *b, uint64_t where,
+                                                                              size_t off, size_t k, size_t d)
+{
+    const bp_tree *t = b->t;
+    size_t n = t->n;
+    const uint32_t *ids = t->ids;
+    const double *x = t->x;
+    size_t x_id = t->x_id, x_dim = t->x_dim;
+    uint64_t id_mask = t->id_mask, mask = t->mask;
+    uint8_t *local = (uint8_t *)bt_scratch(t->c);
+    uint64_t *l0 = t->rec[where & 1] + off;
+    if (bb_ties(l0, k, t->base, mask)) { /* dimension 0's order gives the local ids: sort it first */
+        double v[BB_MAX];
+        uint8_t unused[BB_MAX];
+        for (size_t i = 0; i < k; i++) v[i] = x[(l0[i] & id_mask) * x_id];
+        bb_sort_runs(v, unused, l0, k, t->base, mask, id_mask);
+    }
+    const size_t *order = t->c->order; /* bt_row's inputs in locals: the byte stores could alias them */
+    size_t start = t->b->start;
+    for (size_t p = 0; p < k; p++) {
+        size_t id = l0[p] & id_mask, g = start + (ids ? ids[id] : id);
+        b->row[p] = order ? order[g] : g;
+        for (size_t j = 0; j < d; j++) b->x[j][p] = x[id * x_id + j * x_dim];
+        b->s[0][p] = b->x[0][p];
+    }
+    for (size_t p = 0; p < k; p++) {
+        local[l0[p] & id_mask] = (uint8_t)p;
+        b->rnk[0][p] = (uint8_t)p;
+    }
+    for (size_t j = 1; j < d; j++) {
+        uint64_t *l = t->rec[where >> j & 1] + j * n + off;
+        uint8_t *ord = b->ord[j - 1];
+        for (size_t i = 0; i < k; i++) {
+            uint8_t p = local[l[i] & id_mask];
+            b->s[j][i] = b->x[j][p];
+            b->rnk[j][p] = (uint8_t)i;
+            ord[i] = p;
+        }
+        int shift = t->base + (int)j * t->bits;
+        if (bb_ties(l, k, shift, mask)) {
+            bb_sort_runs(b->s[j], ord, l, k, shift, mask, id_mask);
+            for (size_t i = 0; i < k; i++) b->rnk[j][ord[i]] = (uint8_t)i;
+        }
+    }
+}
+
+/* The full-mode node holding segment [off, off + k) of every list (as in
+ * bp_node), k <= BB_MAX, 2 <= d <= BB_DIMS, and its subtree. */
+static BB_TARGET void bb_subtree(const bp_tree *t, uint64_t where, size_t off, size_t k, int level, size_t out)
+{
+    size_t d = t->c->d;
+    bb_sub b;
+    b.t = t;
+    b.levels = t->b->levels;
+    memset(b.ord, BB_NONE, sizeof b.ord);
+    memset(b.rnk, BB_NONE, sizeof b.rnk);
     uint64_t all = k == 64 ? UINT64_MAX : ((uint64_t)1 << k) - 1;
-    switch (d) {
-    case 2: bb_tree(&b, all, level, out, 2); break;
-    case 3: bb_tree(&b, all, level, out, 3); break;
-    default: bb_tree(&b, all, level, out, 4);
+    if (!t->quantized) bb_gather_ranks(&b, where, off, k, d);
+    switch (d) { /* a constant d in each case: the loops over it unroll */
+    case 2:
+        if (t->quantized) bb_gather_quantized(&b, where, off, k, 2);
+        bb_tree(&b, all, level, out, 2);
+        break;
+    case 3:
+        if (t->quantized) bb_gather_quantized(&b, where, off, k, 3);
+        bb_tree(&b, all, level, out, 3);
+        break;
+    default:
+        if (t->quantized) bb_gather_quantized(&b, where, off, k, 4);
+        bb_tree(&b, all, level, out, 4);
     }
 }
 

@@ -1,0 +1,342 @@
+/* The packed builder's quantized records (build_packed.h includes this
+ * file; the type-generic first pass is BT_(quantize) in build_tree.h).
+ *
+ * The ranks of the packed records cost most of the presort: after each
+ * dimension's sort, its ranks go into the records by id and every list is
+ * gathered from the records again. A quantized record instead holds the
+ * point's batch-local id and, per dimension, its coordinate mapped
+ * linearly onto a field of `bits` bits,
+ *
+ *     q = min(2^bits - 1, floor((x - lo) * (2^bits - 1) / (hi - lo))),
+ *
+ * which never decreases as x grows (every step of it rounds
+ * monotonically). Each record is complete before any sort, so every list
+ * is one radix sort of the records by its own field, and nothing else.
+ *
+ * Points with the same field value (a run) are not ordered by it, and
+ * the code reads their exact coordinates (t->x) only where the order
+ * inside a run matters:
+ *
+ * - a node's extent along j: the smallest coordinate among the first run
+ *   of list j's segment, the largest among the last;
+ * - the split: when the run holding position h of the split list starts
+ *   before h, that run is sorted by (coordinate, id) in place, and its
+ *   right part (or, at the largest field value, its left part) moves one
+ *   field value up (down) in every list of the node, so the partition by
+ *   field value is exact again;
+ * - a bit-mask subtree (small_bits.h) sorts the runs of its lists.
+ *
+ * Moving a part of a run by one value keeps every list's segment ordered
+ * by field value: the values it lands among belong to coordinates on the
+ * same side of it. Lists therefore stay sorted by field, with runs in any
+ * order, at every node, and the output is the bytes of the rank records.
+ *
+ * Used in full mode where the bit-mask subtrees are (so no node below
+ * them needs ranks) and the fields have at least BQ_SLACK bits more than
+ * the ids (at least 4 values per point on average: d = 3 up to 16384
+ * points, d = 2 up to 65536). Data that crowds many points into few
+ * values (a far outlier, tight clusters) would make long runs, and
+ * sorting them at every level would cost more than ranks: a batch whose
+ * longest run exceeds BQ_MAX_RUN goes back to the rank presort. */
+#define BQ_SLACK 2
+/* Fields of more than BQ_WIDE bits beyond the ids make the radix sorts
+ * dearer (more bins or passes) for few fewer runs. */
+#define BQ_WIDE 4
+#define BQ_MAX_RUN 256
+
+/* The record layout for t->count points: quantized records when
+ * `quantize` and their fields are wide enough, ranks of rank_bits bits
+ * otherwise. */
+static void bp_layout(bp_tree *t, bool quantize, int rank_bits)
+{
+    int id_bits = 1;
+    while (((size_t)1 << id_bits) < t->count) id_bits++;
+    int bits = (int)((size_t)(64 - id_bits) / t->c->d);
+    bits = bits > id_bits + BQ_WIDE ? id_bits + BQ_WIDE : bits;
+    t->quantized = quantize && bits >= id_bits + BQ_SLACK;
+    t->base = t->quantized ? id_bits : 0;
+    t->bits = t->quantized ? bits : rank_bits;
+    t->mask = ((uint64_t)1 << t->bits) - 1;
+    t->id_mask = ((uint64_t)1 << id_bits) - 1;
+}
+
+static inline uint64_t bq_field(const bp_tree *t, uint64_t e, size_t j)
+{
+    return bp_rank(e, t->base + (int)j * t->bits, t->mask);
+}
+
+static inline double bq_coord(const bp_tree *t, uint64_t e, size_t j)
+{
+    return t->x[(e & t->id_mask) * t->x_id + j * t->x_dim];
+}
+
+/* Whether (coordinate j, id) of record a is below that of b. */
+static inline bool bq_below(const bp_tree *t, uint64_t a, uint64_t b, size_t j)
+{
+    double xa = bq_coord(t, a, j), xb = bq_coord(t, b, j);
+    return xa < xb || (xa == xb && (a & t->id_mask) < (b & t->id_mask));
+}
+
+/* Sort l[0..k) by (coordinate j, id): the records of one run, few. */
+static void bq_sort_run(const bp_tree *t, uint64_t *l, size_t k, size_t j)
+{
+    for (size_t i = 1; i < k; i++) {
+        uint64_t e = l[i];
+        size_t p = i;
+        for (; p > 0 && bq_below(t, e, l[p - 1], j); p--) l[p] = l[p - 1];
+        l[p] = e;
+    }
+}
+
+/* The extent along j of the node whose list j segment is l[0..k). */
+static double bq_spread(const bp_tree *t, const uint64_t *l, size_t k, size_t j)
+{
+    uint64_t first = bq_field(t, l[0], j), last = bq_field(t, l[k - 1], j);
+    double lo = bq_coord(t, l[0], j), hi = bq_coord(t, l[k - 1], j);
+    for (size_t i = 1; i < k && bq_field(t, l[i], j) == first; i++) {
+        double v = bq_coord(t, l[i], j);
+        lo = v < lo ? v : lo;
+    }
+    for (size_t i = k - 1; i-- > 0 && bq_field(t, l[i], j) == last;) {
+        double v = bq_coord(t, l[i], j);
+        hi = v > hi ? v : hi;
+    }
+    return hi - lo;
+}
+
+/* In list[0..k), move every record valued q along s to the side of
+ * `pivot` it belongs on ((coordinate s, id) at least the pivot's: right)
+ * to field value `to`, if that side is `right`. */
+static void bq_move(const bp_tree *t, uint64_t *list, size_t k, size_t s, uint64_t q, uint64_t pivot, bool right,
+                    uint64_t to)
+{
+    int shift = t->base + (int)s * t->bits;
+    uint64_t clear = ~(t->mask << shift);
+    for (size_t i = 0; i < k; i++)
+        if (bq_field(t, list[i], s) == q && bq_below(t, list[i], pivot, s) != right)
+            list[i] = (list[i] & clear) | to << shift;
+}
+
+/* The pivot field value that splits the node [off, off + k) of the lists
+ * in buffers `where` along s into its floor(k/2) lowest (coordinate, id)
+ * and the rest: a record goes right when its field s is at least the
+ * pivot. Where the run at position h of the split list starts before h,
+ * sorts it there and moves its right part one value up in every list (its
+ * left part one value down when q is the largest value). */
+static uint64_t bq_pivot(const bp_tree *t, uint64_t where, size_t off, size_t k, size_t h, size_t s)
+{
+    size_t n = t->n;
+    uint64_t *split = t->rec[where >> s & 1] + s * n + off;
+    uint64_t q = bq_field(t, split[h], s);
+    size_t a = h, b = h + 1;
+    while (a > 0 && bq_field(t, split[a - 1], s) == q) a--;
+    if (a == h) return q; /* every record valued q goes right */
+    while (b < k && bq_field(t, split[b], s) == q) b++;
+    bq_sort_run(t, split + a, b - a, s);
+    uint64_t pivot = split[h];
+    bool up = q < t->mask;
+    for (size_t j = 0; j < t->c->d; j++)
+        bq_move(t, t->rec[where >> j & 1] + j * n + off, k, s, q, pivot, up, up ? q + 1 : q - 1);
+    return up ? q + 1 : q;
+}
+
+/* Rows [a, b) of t->x: each dimension's smallest and largest coordinate
+ * into lo and hi. d is a constant where this is called, so the loops over
+ * it unroll. */
+static inline __attribute__((always_inline)) void bq_extent_rows(const bp_tree *t, size_t a, size_t b, double *lo,
+                                                                double *hi, size_t d)
+{
+    const double *x = t->x;
+    size_t x_id = t->x_id, x_dim = t->x_dim;
+    double l[BP_XD], h[BP_XD]; /* locals, so they stay in registers */
+    for (size_t j = 0; j < d; j++) l[j] = h[j] = x[a * x_id + j * x_dim];
+    for (size_t i = a + 1; i < b; i++)
+        for (size_t j = 0; j < d; j++) {
+            double y = x[i * x_id + j * x_dim];
+            l[j] = y < l[j] ? y : l[j];
+            h[j] = y > h[j] ? y : h[j];
+        }
+    for (size_t j = 0; j < d; j++) {
+        lo[j] = l[j];
+        hi[j] = h[j];
+    }
+}
+
+/* Rows [a, b): their records into src, field j from (x - lo[j]) *
+ * scale[j] (d constant as above). */
+static inline __attribute__((always_inline)) void bq_records_rows(const bp_tree *t, size_t a, size_t b,
+                                                                 const double *lo, const double *scale,
+                                                                 uint64_t *src, size_t d)
+{
+    const double *x = t->x;
+    size_t x_id = t->x_id, x_dim = t->x_dim;
+    uint64_t mask = t->mask; /* locals: the stores to src could alias t */
+    double top = (double)mask, low[BP_XD], scaled[BP_XD];
+    int shift[BP_XD];
+    for (size_t j = 0; j < d; j++) {
+        low[j] = lo[j];
+        scaled[j] = scale[j];
+        shift[j] = t->base + (int)j * t->bits;
+    }
+    for (size_t i = a; i < b; i++) {
+        uint64_t e = i;
+        for (size_t j = 0; j < d; j++) {
+            double f = (x[i * x_id + j * x_dim] - low[j]) * scaled[j];
+            /* f < 2^32: the signed conversion is exact, and one instruction */
+            uint64_t q = f < top ? (uint64_t)(int64_t)f : mask;
+            e |= q << shift[j];
+        }
+        src[i] = e;
+    }
+}
+
+static void bq_extent_part(const bp_tree *t, size_t a, size_t b, double *lo, double *hi)
+{
+    switch (t->c->d) {
+    case 2: bq_extent_rows(t, a, b, lo, hi, 2); break;
+    case 3: bq_extent_rows(t, a, b, lo, hi, 3); break;
+    default: bq_extent_rows(t, a, b, lo, hi, t->c->d);
+    }
+}
+
+static void bq_records_part(const bp_tree *t, size_t a, size_t b, const double *lo, const double *scale,
+                            uint64_t *src)
+{
+    switch (t->c->d) {
+    case 2: bq_records_rows(t, a, b, lo, scale, src, 2); break;
+    case 3: bq_records_rows(t, a, b, lo, scale, src, 3); break;
+    default: bq_records_rows(t, a, b, lo, scale, src, t->c->d);
+    }
+}
+
+/* Rows per part of the records pass, at most BQ_PARTS parts (tasks). */
+#define BQ_PART 8192
+#define BQ_PARTS 8
+
+/* Every point's record into src, from t->x, in parts that are tasks
+ * where the batch is large. False when a dimension's extent or scale
+ * overflows a double (the rank presort takes the batch then). */
+static bool bq_records(const bp_tree *t, uint64_t *src)
+{
+    size_t m = t->count, d = t->c->d;
+    size_t parts = t->spawn ? m / BQ_PART : 1;
+    parts = parts < 1 ? 1 : parts > BQ_PARTS ? BQ_PARTS : parts;
+    double lo[BQ_PARTS][BP_XD], hi[BQ_PARTS][BP_XD], scale[BP_XD];
+    if (parts > 1) {
+        for (size_t p = 0; p < parts; p++) {
+#pragma omp task default(shared) firstprivate(p)
+            bq_extent_part(t, p * m / parts, (p + 1) * m / parts, lo[p], hi[p]);
+        }
+#pragma omp taskwait
+    } else {
+        bq_extent_part(t, 0, m, lo[0], hi[0]);
+    }
+    for (size_t j = 0; j < d; j++) {
+        for (size_t p = 1; p < parts; p++) {
+            lo[0][j] = lo[p][j] < lo[0][j] ? lo[p][j] : lo[0][j];
+            hi[0][j] = hi[p][j] > hi[0][j] ? hi[p][j] : hi[0][j];
+        }
+        double extent = hi[0][j] - lo[0][j];
+        scale[j] = extent > 0 ? (double)t->mask / extent : 0.0;
+        if (!isfinite(extent) || !isfinite(scale[j])) return false;
+    }
+    if (parts > 1) {
+        for (size_t p = 0; p < parts; p++) {
+#pragma omp task default(shared) firstprivate(p)
+            bq_records_part(t, p * m / parts, (p + 1) * m / parts, lo[0], scale, src);
+        }
+#pragma omp taskwait
+    } else {
+        bq_records_part(t, 0, m, lo[0], scale, src);
+    }
+    return true;
+}
+
+/* Whether segment l[0..m) of list j, sorted by field, has a run longer
+ * than BQ_MAX_RUN. */
+static bool bq_long_run(const bp_tree *t, const uint64_t *l, size_t m, size_t j)
+{
+    size_t run = 1;
+    for (size_t i = 1; i < m; i++) {
+        run = bq_field(t, l[i], j) == bq_field(t, l[i - 1], j) ? run + 1 : 1;
+        if (run > BQ_MAX_RUN) return true;
+    }
+    return false;
+}
+
+/* List j of buffer 0: the records src[0..m) sorted by field j, an LSD
+ * radix sort through the thread's scratch. False when it has a run longer
+ * than BQ_MAX_RUN (checked only where a top digit holds more records than
+ * that). */
+static bool bq_sort_list(const bp_tree *t, const uint64_t *src, size_t j)
+{
+    size_t m = t->count;
+    int shift = t->base + (int)j * t->bits;
+    int passes = (t->bits + BT_DIGIT - 1) / BT_DIGIT, digit = (t->bits + passes - 1) / passes;
+    uint64_t bins = (uint64_t)1 << digit;
+    uint32_t hist[3][1 << BT_DIGIT];
+    for (int p = 0; p < passes; p++) memset(hist[p], 0, bins * sizeof hist[p][0]);
+    if (passes == 2) { /* the common case, unrolled */
+        for (size_t i = 0; i < m; i++) {
+            uint64_t q = bq_field(t, src[i], j);
+            hist[0][q & (bins - 1)]++;
+            hist[1][q >> digit]++;
+        }
+    } else {
+        for (size_t i = 0; i < m; i++) {
+            uint64_t q = bq_field(t, src[i], j);
+            for (int p = 0; p < passes; p++) hist[p][(q >> p * digit) & (bins - 1)]++;
+        }
+    }
+    uint32_t crowded = 0; /* the most records with one top digit */
+    for (uint64_t v = 0; v < bins; v++) crowded = hist[passes - 1][v] > crowded ? hist[passes - 1][v] : crowded;
+    int last = -1; /* the last pass that moves anything */
+    for (int p = 0; p < passes; p++)
+        if (hist[p][(bq_field(t, src[0], j) >> p * digit) & (bins - 1)] != m) last = p;
+    uint64_t *dst = t->rec[0] + j * t->n, *scratch = bt_scratch(t->c);
+    const uint64_t *from = src;
+    int other = 0;
+    for (int p = 0; p <= last; p++) {
+        uint32_t *h = hist[p];
+        int at = shift + p * digit;
+        /* The top digit may reach past the field: mask it to the field. */
+        uint64_t bits = p == passes - 1 ? t->mask >> p * digit : bins - 1;
+        if (h[(from[0] >> at) & bits] == m) continue;
+        uint32_t sum = 0;
+        for (uint64_t v = 0; v < bins; v++) {
+            uint32_t c = h[v];
+            h[v] = sum;
+            sum += c;
+        }
+        uint64_t *to = p == last ? dst : scratch + (size_t)other * m;
+        other ^= 1;
+        for (size_t i = 0; i < m; i++) {
+            uint64_t e = from[i];
+            to[h[(e >> at) & bits]++] = e;
+        }
+        from = to;
+    }
+    if (last < 0) memcpy(dst, src, m * sizeof *dst);
+    return !(crowded > BQ_MAX_RUN && bq_long_run(t, dst, m, j));
+}
+
+/* The quantized presort's lists, once BT_(quantize) has made the records
+ * (src): false when a list has a run longer than BQ_MAX_RUN. Each
+ * dimension's sort is a task of its own where the batch is large. */
+static bool bq_presort(const bp_tree *t, const uint64_t *src)
+{
+    size_t d = t->c->d;
+    bool ok[BP_XD];
+    if (t->spawn && t->count >= BT_TASK_MIN) {
+        for (size_t j = 0; j < d; j++) {
+#pragma omp task default(shared) firstprivate(j)
+            ok[j] = bq_sort_list(t, src, j);
+        }
+#pragma omp taskwait
+    } else {
+        for (size_t j = 0; j < d; j++) ok[j] = bq_sort_list(t, src, j);
+    }
+    for (size_t j = 0; j < d; j++)
+        if (!ok[j]) return false;
+    return true;
+}
