@@ -594,6 +594,63 @@ static uint64_t key_of_f32(float x)
  * of a strided column, the coordinates gathered by id, and the ids and
  * run starts of sorted entries; every length 1..70 (around the eight-lane
  * steps) and a long one, float32 and float64, signed zeros and ties. */
+/* The quantized presort's AVX-512 loops (presort_kernels.c) against their
+ * definition (balltree_internal.h), on every layout they treat apart:
+ * rows of 2 and of 3 doubles side by side (loaded whole), padded rows
+ * (gathered) and one array per dimension (loaded), over ranges [a, b) of
+ * every length around their eight-row step, with coordinates that clamp
+ * to the largest field value. */
+TEST(balltree_quantize_kernels_match_their_definitions)
+{
+    enum { MAX = 1000, PAD = 5, GUARD = 8 };
+    grove__bt_presort_kernels fast;
+    if (!grove__bt_presort_kernels_avx512(&fast)) return; /* the scalar loops are used on this machine */
+    grove_rng rng;
+    grove_rng_seed(&rng, 15);
+    double *x = malloc((MAX + 3) * PAD * sizeof *x);
+    uint64_t *src = malloc((MAX + GUARD) * sizeof *src);
+    for (size_t i = 0; i < (MAX + 3) * PAD; i++) x[i] = grove_rng_uniform(&rng) * 8 - 3;
+    for (int layout = 0; layout < 4; layout++)
+        for (size_t d = 2; d <= (layout == 0 ? 2 : layout == 1 ? 3 : 4); d++)
+            for (size_t len = 1; len <= MAX; len += len < 70 ? 1 : MAX - 70) {
+                size_t a = len % 3, b = a + len; /* rows [a, b) */
+                /* coordinate j of row i at x[i * row + j * dim] */
+                size_t row = layout == 0 ? 2 : layout == 1 ? 3 : layout == 2 ? PAD : 1;
+                size_t dim = layout == 3 ? MAX + 3 : 1;
+                double lo[4], hi[4], wlo[4], whi[4], scale[4];
+                int shift[4];
+                uint64_t mask = 0x3fff;
+                fast.extent((const char *)x, row * sizeof *x, dim * sizeof *x, d, a, b, lo, hi);
+                bool ok = true;
+                for (size_t j = 0; j < d; j++) {
+                    wlo[j] = whi[j] = x[a * row + j * dim];
+                    for (size_t i = a; i < b; i++) {
+                        double v = x[i * row + j * dim];
+                        wlo[j] = v < wlo[j] ? v : wlo[j];
+                        whi[j] = v > whi[j] ? v : whi[j];
+                    }
+                    ok = ok && lo[j] == wlo[j] && hi[j] == whi[j];
+                    scale[j] = (double)mask / (whi[j] - wlo[j] + 1e-300) * (j ? 1.0 : 1.5); /* j = 0 clamps */
+                    shift[j] = 10 + 14 * (int)j;
+                }
+                CHECK_MSG(ok, "extent, layout %d, d = %zu, rows [%zu, %zu)", layout, d, a, b);
+                for (size_t i = 0; i < GUARD; i++) src[b + i] = 0x5a5a;
+                fast.records((const char *)x, row * sizeof *x, dim * sizeof *x, d, a, b, wlo, scale, shift, mask, src);
+                for (size_t i = a; i < b; i++) {
+                    uint64_t e = i;
+                    for (size_t j = 0; j < d; j++) {
+                        double f = (x[i * row + j * dim] - wlo[j]) * scale[j];
+                        e |= (f < (double)mask ? (uint64_t)f : mask) << shift[j];
+                    }
+                    ok = ok && src[i] == e;
+                }
+                for (size_t i = 0; i < GUARD; i++) ok = ok && src[b + i] == 0x5a5a;
+                CHECK_MSG(ok, "records, layout %d, d = %zu, rows [%zu, %zu)", layout, d, a, b);
+            }
+    free(src);
+    free(x);
+}
+
 TEST(balltree_presort_kernels_match_their_definitions)
 {
     enum { MAX = 1000, COLS = 3, GUARD = 8 };

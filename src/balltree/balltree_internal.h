@@ -67,10 +67,24 @@ grove__bp_partition_fn *grove__bp_partition_pick(void);
 typedef void grove__bt_keys_fn(const char *base, size_t stride, size_t g, uint64_t *a, uint64_t *lo, uint64_t *hi);
 typedef size_t grove__bt_ids_runs_fn(const uint64_t *a, size_t g, bool runs, uint32_t *ids, uint64_t *starts);
 typedef void grove__bt_gather_fn(const char *base, size_t stride, const uint32_t *ids, size_t g, double *out);
+/* The quantized presort's first pass (build_quantized.h, whose scalar
+ * loops are the definitions), over rows [a, b) of doubles, coordinate j of
+ * row i at base + i * row + j * dim bytes, d <= GROVE__BQ_MAX_DIMS:
+ * extent:  lo[j] and hi[j], the smallest and largest coordinate j (b > a);
+ * records: src[i] = i | q_j << shift[j] for every j, where
+ *          f = (x_j - lo[j]) * scale[j] and q_j = f < mask ? (uint64)f : mask. */
+#define GROVE__BQ_MAX_DIMS 4
+typedef void grove__bq_extent_fn(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b, double *lo,
+                                 double *hi);
+typedef void grove__bq_records_fn(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b,
+                                  const double *lo, const double *scale, const int *shift, uint64_t mask,
+                                  uint64_t *src);
 typedef struct grove__bt_presort_kernels {
     grove__bt_keys_fn *keys[2];
     grove__bt_ids_runs_fn *ids_runs;
     grove__bt_gather_fn *gather[2];
+    grove__bq_extent_fn *extent;
+    grove__bq_records_fn *records;
 } grove__bt_presort_kernels;
 /* False where the machine or compiler lacks AVX-512 (F, DQ, VL). */
 bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k);

@@ -190,8 +190,20 @@ static inline __attribute__((always_inline)) void bq_records_rows(const bp_tree 
     }
 }
 
+/* The AVX-512 loops where the machine has them (presort_kernels.c). */
+static const grove__bt_presort_kernels *bq_kernels(const bp_tree *t)
+{
+    const grove__bt_presort_kernels *k = t->c->presort_kernels;
+    return k && t->c->d <= GROVE__BQ_MAX_DIMS ? k : NULL;
+}
+
 static void bq_extent_part(const bp_tree *t, size_t a, size_t b, double *lo, double *hi)
 {
+    const grove__bt_presort_kernels *k = bq_kernels(t);
+    if (k) {
+        k->extent((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double), t->c->d, a, b, lo, hi);
+        return;
+    }
     switch (t->c->d) {
     case 2: bq_extent_rows(t, a, b, lo, hi, 2); break;
     case 3: bq_extent_rows(t, a, b, lo, hi, 3); break;
@@ -202,6 +214,14 @@ static void bq_extent_part(const bp_tree *t, size_t a, size_t b, double *lo, dou
 static void bq_records_part(const bp_tree *t, size_t a, size_t b, const double *lo, const double *scale,
                             uint64_t *src)
 {
+    const grove__bt_presort_kernels *k = bq_kernels(t);
+    if (k) {
+        int shift[GROVE__BQ_MAX_DIMS];
+        for (size_t j = 0; j < t->c->d; j++) shift[j] = t->base + (int)j * t->bits;
+        k->records((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double), t->c->d, a, b, lo,
+                   scale, shift, t->mask, src);
+        return;
+    }
     switch (t->c->d) {
     case 2: bq_records_rows(t, a, b, lo, scale, src, 2); break;
     case 3: bq_records_rows(t, a, b, lo, scale, src, 3); break;

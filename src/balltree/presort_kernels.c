@@ -124,6 +124,71 @@ static AVX512 void gather_f32(const char *base, size_t stride, const uint32_t *i
     gather(base, stride, ids, g, out, false);
 }
 
+/* Coordinate j of rows i..i+7 (lanes `live`; the others 0). A dimension
+ * whose rows are side by side is one load; rows of d = 2 or 3 doubles
+ * side by side are loaded whole and deinterleaved; any other layout is
+ * gathered. */
+static inline AVX512 __attribute__((always_inline)) __m512d column8(const char *base, size_t row, size_t dim,
+                                                                  size_t d, size_t i, size_t j, __mmask8 live)
+{
+    const double *x = (const double *)(const void *)(base + i * row);
+    if (row == sizeof(double)) return _mm512_maskz_loadu_pd(live, x + j * (dim / sizeof(double)));
+    if (dim == sizeof(double) && row == 2 * sizeof(double) && live == 0xff) {
+        __m512d v0 = _mm512_loadu_pd(x), v1 = _mm512_loadu_pd(x + 8);
+        __m512i pick = _mm512_add_epi64(_mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), _mm512_set1_epi64((long long)j));
+        return _mm512_permutex2var_pd(v0, pick, v1);
+    }
+    if (dim == sizeof(double) && row == 3 * sizeof(double) && live == 0xff) {
+        /* Lane k wants double 3k + j of the 24. Lanes 0..4 (and lane 5 for
+         * j = 0: double 15) come from v0 and v1, the rest from v2
+         * (doubles 16..23, picked as 8 + their index in v2). */
+        __m512d v0 = _mm512_loadu_pd(x), v1 = _mm512_loadu_pd(x + 8), v2 = _mm512_loadu_pd(x + 16);
+        long long jj = (long long)j;
+        __m512i first = _mm512_setr_epi64(jj, 3 + jj, 6 + jj, 9 + jj, 12 + jj, 15, 0, 0);
+        __m512i second = _mm512_setr_epi64(0, 1, 2, 3, 4, j ? 8 + jj - 1 : 5, 8 + 2 + jj, 8 + 5 + jj);
+        return _mm512_permutex2var_pd(_mm512_permutex2var_pd(v0, first, v1), second, v2);
+    }
+    (void)d;
+    __m512i offsets = _mm512_add_epi64(row_offsets(i, row), _mm512_set1_epi64((long long)(j * dim)));
+    return _mm512_mask_i64gather_pd(_mm512_setzero_pd(), live, offsets, base, 1);
+}
+
+static AVX512 void extent(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b, double *lo,
+                          double *hi)
+{
+    for (size_t j = 0; j < d; j++) {
+        __m512d first = _mm512_set1_pd(*(const double *)(const void *)(base + a * row + j * dim));
+        __m512d vlo = first, vhi = first;
+        for (size_t i = a; i < b; i += 8) {
+            __mmask8 live = grove__bt_lanes8(b - i);
+            __m512d v = column8(base, row, dim, d, i, j, live);
+            vlo = _mm512_mask_min_pd(vlo, live, vlo, v);
+            vhi = _mm512_mask_max_pd(vhi, live, vhi, v);
+        }
+        lo[j] = _mm512_reduce_min_pd(vlo);
+        hi[j] = _mm512_reduce_max_pd(vhi);
+    }
+}
+
+static AVX512 void records(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b, const double *lo,
+                           const double *scale, const int *shift, uint64_t mask, uint64_t *src)
+{
+    __m512d top = _mm512_set1_pd((double)mask);
+    __m512i vmask = _mm512_set1_epi64((long long)mask);
+    for (size_t i = a; i < b; i += 8) {
+        __mmask8 live = grove__bt_lanes8(b - i);
+        __m512i e = _mm512_add_epi64(_mm512_set1_epi64((long long)i), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+        for (size_t j = 0; j < d; j++) {
+            __m512d f = _mm512_mul_pd(_mm512_sub_pd(column8(base, row, dim, d, i, j, live), _mm512_set1_pd(lo[j])),
+                                      _mm512_set1_pd(scale[j]));
+            __mmask8 below = _mm512_cmp_pd_mask(f, top, _CMP_LT_OQ);
+            __m512i q = _mm512_mask_cvttpd_epu64(vmask, below, f);
+            e = _mm512_or_si512(e, _mm512_sll_epi64(q, _mm_cvtsi32_si128(shift[j])));
+        }
+        _mm512_mask_storeu_epi64(src + i, live, e);
+    }
+}
+
 bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k)
 {
     __builtin_cpu_init();
@@ -135,6 +200,8 @@ bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k)
     k->ids_runs = ids_runs;
     k->gather[0] = gather_f32;
     k->gather[1] = gather_f64;
+    k->extent = extent;
+    k->records = records;
     return true;
 }
 #else
