@@ -651,6 +651,55 @@ TEST(balltree_quantize_kernels_match_their_definitions)
     free(x);
 }
 
+/* The selecting builder's first pass in AVX-512 (keys_rows in
+ * presort_kernels.c) against its definition: float64 rows of 2 and 3
+ * coordinates side by side (loaded whole), padded float64 rows and
+ * float32 rows (gathered), over ranges of every length around the
+ * eight-row step, with signed zeros and ties. */
+TEST(balltree_selection_keys_kernel_matches_its_definition)
+{
+    enum { MAX = 300, PAD = 7, GUARD = 8 };
+    grove__bt_presort_kernels fast;
+    if (!grove__bt_presort_kernels_avx512(&fast)) return;
+    grove_rng rng;
+    grove_rng_seed(&rng, 16);
+    double *x = malloc(MAX * PAD * sizeof *x);
+    float *xf = malloc(MAX * PAD * sizeof *xf);
+    uint64_t *key = malloc((6 * (MAX + GUARD)) * sizeof *key);
+    for (size_t i = 0; i < MAX * PAD; i++) {
+        double v = (double)grove_rng_below(&rng, 9) - 4.0 + (grove_rng_below(&rng, 2) ? 0.5 : 0.0);
+        x[i] = v == 0.0 && grove_rng_below(&rng, 2) ? -0.0 : v;
+        xf[i] = (float)x[i];
+    }
+    for (int layout = 0; layout < 4; layout++) {
+        size_t d = layout == 0 ? 2 : layout == 3 ? 6 : 3, row = layout < 2 ? d : PAD, n = MAX + GUARD;
+        bool wide = layout != 3;
+        for (size_t len = 1; len < MAX - 2; len += len < 40 ? 1 : 97) {
+            size_t a = len % 3, b = a + len;
+            uint64_t lo[6], hi[6];
+            for (size_t i = 0; i < 6 * n; i++) key[i] = 0x5a5a;
+            fast.keys_rows(wide ? (const char *)x : (const char *)xf, row * (wide ? sizeof *x : sizeof *xf), d, a, b,
+                           wide, key, n, lo, hi);
+            bool ok = true;
+            for (size_t j = 0; j < d; j++) {
+                uint64_t wlo = UINT64_MAX, whi = 0;
+                for (size_t i = 0; i < n; i++) {
+                    bool inside = i >= a && i < b;
+                    uint64_t k = !inside ? 0x5a5a : wide ? key_of_f64(x[i * row + j]) : key_of_f32(xf[i * row + j]);
+                    ok = ok && key[j * n + i] == k;
+                    wlo = inside && k < wlo ? k : wlo;
+                    whi = inside && k > whi ? k : whi;
+                }
+                ok = ok && lo[j] == wlo && hi[j] == whi;
+            }
+            CHECK_MSG(ok, "keys_rows, layout %d, rows [%zu, %zu)", layout, a, b);
+        }
+    }
+    free(key);
+    free(xf);
+    free(x);
+}
+
 TEST(balltree_presort_kernels_match_their_definitions)
 {
     enum { MAX = 1000, COLS = 3, GUARD = 8 };

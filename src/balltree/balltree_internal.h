@@ -79,12 +79,20 @@ typedef void grove__bq_extent_fn(const char *base, size_t row, size_t dim, size_
 typedef void grove__bq_records_fn(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b,
                                   const double *lo, const double *scale, const int *shift, uint64_t mask,
                                   uint64_t *src);
+/* The selecting builder's first pass (build_select.h, whose bs_init_rows
+ * is the definition): rows [a, b) (b > a) of d <= 6 coordinates, `row`
+ * bytes apart at base, float64 when `wide` (else float32): key[j * n + i]
+ * the order-preserving key of coordinate j of row i, lo[j] and hi[j] the
+ * smallest and largest key. */
+typedef void grove__bs_keys_rows_fn(const char *base, size_t row, size_t d, size_t a, size_t b, bool wide,
+                                    uint64_t *key, size_t n, uint64_t *lo, uint64_t *hi);
 typedef struct grove__bt_presort_kernels {
     grove__bt_keys_fn *keys[2];
     grove__bt_ids_runs_fn *ids_runs;
     grove__bt_gather_fn *gather[2];
     grove__bq_extent_fn *extent;
     grove__bq_records_fn *records;
+    grove__bs_keys_rows_fn *keys_rows;
 } grove__bt_presort_kernels;
 /* False where the machine or compiler lacks AVX-512 (F, DQ, VL). */
 bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k);

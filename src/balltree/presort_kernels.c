@@ -189,6 +189,30 @@ static AVX512 void records(const char *base, size_t row, size_t dim, size_t d, s
     }
 }
 
+static AVX512 void keys_rows(const char *base, size_t row, size_t d, size_t a, size_t b, bool wide, uint64_t *key,
+                             size_t n, uint64_t *lo, uint64_t *hi)
+{
+    __m512i vlo[6], vhi[6];
+    for (size_t j = 0; j < d; j++) {
+        vlo[j] = _mm512_set1_epi64(-1);
+        vhi[j] = _mm512_setzero_si512();
+    }
+    for (size_t i = a; i < b; i += 8) {
+        __mmask8 live = grove__bt_lanes8(b - i);
+        for (size_t j = 0; j < d; j++) {
+            __m512i k = wide ? key_f64(column8(base, row, sizeof(double), d, i, j, live))
+                             : keys8(base + i * row + j * sizeof(float), row_offsets(0, row), live, false);
+            _mm512_mask_storeu_epi64(key + j * n + i, live, k);
+            vlo[j] = _mm512_mask_min_epu64(vlo[j], live, vlo[j], k);
+            vhi[j] = _mm512_mask_max_epu64(vhi[j], live, vhi[j], k);
+        }
+    }
+    for (size_t j = 0; j < d; j++) {
+        lo[j] = _mm512_reduce_min_epu64(vlo[j]);
+        hi[j] = _mm512_reduce_max_epu64(vhi[j]);
+    }
+}
+
 bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k)
 {
     __builtin_cpu_init();
@@ -202,6 +226,7 @@ bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k)
     k->gather[1] = gather_f64;
     k->extent = extent;
     k->records = records;
+    k->keys_rows = keys_rows;
     return true;
 }
 #else
