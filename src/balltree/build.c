@@ -576,9 +576,15 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     c.leaf_bits = c.d * (size_t)c.leaf_bits <= 64 ? c.leaf_bits : (int)(64 / c.d);
     c.leaf_max = (size_t)1 << c.leaf_bits;
     bt_pick_vector_code(&c);
-    c.select = !c.bits && !partition && c.d <= c.bs_max_dims && c.leaf_max >= BS_LEAF_MIN &&
-               c.max_count >= 2 * c.leaf_max;
     c.small_bits = c.avx512_allowed && !partition && c.d >= 2 && c.d <= BB_DIMS && bb_supported();
+    bool select_fits = !partition && c.d <= c.bs_max_dims && c.leaf_max >= BS_LEAF_MIN && c.max_count >= 2 * c.leaf_max;
+    /* Where the packed builder would rank the largest batch but the
+     * selecting builder's leaves quantize theirs (build_quantized.h), the
+     * selecting builder is faster: d = 3, 65536 points, 2.69 against 3.01
+     * ms on one thread, 1.29 against 1.71 on two. */
+    bool leaves_quantize = c.small_bits && !bq_field_bits(c.max_count, c.d) && bq_field_bits(c.leaf_max, c.d);
+    c.select = select_fits && (!c.bits || leaves_quantize);
+    if (c.select) c.bits = 0;
     c.presort_kernels = c.avx512_allowed && grove__bt_presort_kernels_avx512(&c.presort_avx512) ? &c.presort_avx512 : NULL;
     bool f32 = !p.rotation && points.dtype == GROVE_FLOAT32;
     s = run_end ? alloc_work(&c, &in, f32 ? sizeof(float) : sizeof(double), o.threads) : GROVE_OUT_OF_MEMORY;

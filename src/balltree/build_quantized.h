@@ -44,16 +44,29 @@
 #define BQ_WIDE 4
 #define BQ_MAX_RUN 256
 
+/* Bits of a batch-local id of m points, and of the quantized fields of m
+ * points in d dimensions, 0 where they would be too narrow. */
+static int bq_id_bits(size_t m)
+{
+    int id_bits = 1;
+    while (((size_t)1 << id_bits) < m) id_bits++;
+    return id_bits;
+}
+
+static int bq_field_bits(size_t m, size_t d)
+{
+    int id_bits = bq_id_bits(m), bits = (int)((size_t)(64 - id_bits) / d);
+    bits = bits > id_bits + BQ_WIDE ? id_bits + BQ_WIDE : bits;
+    return bits >= id_bits + BQ_SLACK ? bits : 0;
+}
+
 /* The record layout for t->count points: quantized records when
  * `quantize` and their fields are wide enough, ranks of rank_bits bits
  * otherwise. */
 static void bp_layout(bp_tree *t, bool quantize, int rank_bits)
 {
-    int id_bits = 1;
-    while (((size_t)1 << id_bits) < t->count) id_bits++;
-    int bits = (int)((size_t)(64 - id_bits) / t->c->d);
-    bits = bits > id_bits + BQ_WIDE ? id_bits + BQ_WIDE : bits;
-    t->quantized = quantize && bits >= id_bits + BQ_SLACK;
+    int id_bits = bq_id_bits(t->count), bits = quantize ? bq_field_bits(t->count, t->c->d) : 0;
+    t->quantized = bits > 0;
     t->base = t->quantized ? id_bits : 0;
     t->bits = t->quantized ? bits : rank_bits;
     t->mask = ((uint64_t)1 << t->bits) - 1;
