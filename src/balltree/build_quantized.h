@@ -40,8 +40,9 @@
  * longest run exceeds BQ_MAX_RUN goes back to the rank presort. */
 #define BQ_SLACK 2
 /* Fields of more than BQ_WIDE bits beyond the ids make the radix sorts
- * dearer (more bins or passes) for few fewer runs. */
-#define BQ_WIDE 4
+ * dearer (more bins or passes) for few fewer runs (64 batches of 256
+ * points, d = 3: 4 bits 0.395 ms, 6 bits 0.383, 8 bits 0.399). */
+#define BQ_WIDE 6
 #define BQ_MAX_RUN 256
 
 /* Bits of a batch-local id of m points, and of the quantized fields of m
