@@ -67,10 +67,11 @@ typedef struct bp_tree {
     size_t x_id, x_dim;
 } bp_tree;
 
-/* The input row of record e. */
+/* The input row of rank record e (quantized records finish in the
+ * bit-mask subtrees, which map their ids themselves). */
 static inline size_t bp_row(const bp_tree *t, uint64_t e)
 {
-    uint32_t p = t->quantized ? (uint32_t)(e & t->id_mask) : t->perm[e & t->mask];
+    uint32_t p = t->perm[e & t->mask];
     return bt_row(t->c, t->b, t->ids ? t->ids[p] : p);
 }
 
