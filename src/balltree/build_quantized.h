@@ -44,6 +44,8 @@
  * points, d = 3: 4 bits 0.395 ms, 6 bits 0.383, 8 bits 0.399). */
 #define BQ_WIDE 6
 #define BQ_MAX_RUN 256
+/* Lists of at most BQ_INSERTION records are sorted by insertion. */
+#define BQ_INSERTION 16
 
 /* Bits of a batch-local id of m points, and of the quantized fields of m
  * points in d dimensions, 0 where they would be too narrow. */
@@ -302,14 +304,26 @@ static bool bq_long_run(const bp_tree *t, const uint64_t *l, size_t m, size_t j)
 }
 
 /* List j of buffer 0: the records src[0..m) sorted by field j, an LSD
- * radix sort through the thread's scratch. False when it has a run longer
- * than BQ_MAX_RUN (checked only where a top digit holds more records than
- * that). */
+ * radix sort through the thread's scratch (insertion for a few). False
+ * when it has a run longer than BQ_MAX_RUN (checked only where a top digit
+ * holds more records than that). */
 static bool bq_sort_list(const bp_tree *t, const uint64_t *src, size_t j)
 {
     size_t m = t->count;
     int shift = t->base + (int)j * t->bits;
-    int passes = (t->bits + BT_DIGIT - 1) / BT_DIGIT, digit = (t->bits + passes - 1) / passes;
+    if (m <= BQ_INSERTION) { /* a few records: no bins to clear and sum */
+        uint64_t *dst = t->rec[0] + j * t->n;
+        for (size_t i = 0; i < m; i++) {
+            uint64_t e = src[i], q = bq_field(t, e, j);
+            size_t p = i;
+            for (; p > 0 && bq_field(t, dst[p - 1], j) > q; p--) dst[p] = dst[p - 1];
+            dst[p] = e;
+        }
+        return true;
+    }
+    /* Digits of at most the id's bits (t->base): at most about m bins */
+    int most = t->base < BT_DIGIT ? t->base : BT_DIGIT;
+    int passes = (t->bits + most - 1) / most, digit = (t->bits + passes - 1) / passes;
     uint64_t bins = (uint64_t)1 << digit;
     uint32_t hist[3][1 << BT_DIGIT];
     for (int p = 0; p < passes; p++) memset(hist[p], 0, bins * sizeof hist[p][0]);
