@@ -647,6 +647,20 @@ TEST(balltree_quantize_kernels_match_their_definitions)
                 for (size_t i = 0; i < GUARD; i++) ok = ok && src[b + i] == 0x5a5a;
                 CHECK_MSG(ok, "records, layout %d, d = %zu, rows [%zu, %zu)", layout, d, a, b);
             }
+    /* find: the first record from `from` on with a field value, or k */
+    for (size_t i = 0; i < 70; i++) /* field values 0, 1, 2 (never 3) in bits 20-21 */
+        src[i] = (grove_rng_u64(&rng) & ~((uint64_t)3 << 20)) | (uint64_t)(grove_rng_below(&rng, 3)) << 20;
+    for (size_t k = 1; k <= 70; k++)
+        for (size_t from = 0; from <= k; from += 1 + k / 9)
+            for (uint64_t q = 0; q < 4; q++) {
+                size_t want = from;
+                while (want < k && (src[want] >> 20 & 3) != q) want++;
+                size_t got = fast.find(src, from, k, 20, 3, q);
+                CHECK_MSG(got == want, "find, k = %zu, from %zu, q = %llu: %zu, want %zu", k, from,
+                          (unsigned long long)q, got, want);
+            }
+    for (size_t i = 0; i < 70; i++) src[i] |= (uint64_t)1 << 20; /* values 1 and 3: lanes past k must not match 0 */
+    for (size_t k = 1; k <= 70; k++) CHECK(fast.find(src, 0, k, 20, 3, 0) == k);
     free(src);
     free(x);
 }

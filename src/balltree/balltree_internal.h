@@ -86,6 +86,9 @@ typedef void grove__bq_records_fn(const char *base, size_t row, size_t dim, size
  * smallest and largest key. */
 typedef void grove__bs_keys_rows_fn(const char *base, size_t row, size_t d, size_t a, size_t b, bool wide,
                                     uint64_t *key, size_t n, uint64_t *lo, uint64_t *hi);
+/* The first i in [from, k) whose record l[i] has field value q at
+ * `shift` ((l[i] >> shift & mask) == q), or k (build_quantized.h, bq_move). */
+typedef size_t grove__bq_find_fn(const uint64_t *l, size_t from, size_t k, int shift, uint64_t mask, uint64_t q);
 typedef struct grove__bt_presort_kernels {
     grove__bt_keys_fn *keys[2];
     grove__bt_ids_runs_fn *ids_runs;
@@ -93,6 +96,7 @@ typedef struct grove__bt_presort_kernels {
     grove__bq_extent_fn *extent;
     grove__bq_records_fn *records;
     grove__bs_keys_rows_fn *keys_rows;
+    grove__bq_find_fn *find;
 } grove__bt_presort_kernels;
 /* False where the machine or compiler lacks AVX-512 (F, DQ, VL). */
 bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k);

@@ -130,9 +130,12 @@ static void bq_move(const bp_tree *t, uint64_t *list, size_t k, size_t s, uint64
 {
     int shift = t->base + (int)s * t->bits;
     uint64_t clear = ~(t->mask << shift);
-    for (size_t i = 0; i < k; i++)
-        if (bq_field(t, list[i], s) == q && bq_below(t, list[i], pivot, s) != right)
+    grove__bq_find_fn *find = t->c->presort_kernels ? t->c->presort_kernels->find : NULL;
+    for (size_t i = 0; i < k; i++) {
+        if (find) i = find(list, i, k, shift, t->mask, q); /* the few valued q, eight records a step */
+        if (i < k && bq_field(t, list[i], s) == q && bq_below(t, list[i], pivot, s) != right)
             list[i] = (list[i] & clear) | to << shift;
+    }
 }
 
 /* The pivot field value that splits the node [off, off + k) of the lists

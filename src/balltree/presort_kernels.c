@@ -213,6 +213,19 @@ static AVX512 void keys_rows(const char *base, size_t row, size_t d, size_t a, s
     }
 }
 
+static AVX512 size_t find(const uint64_t *l, size_t from, size_t k, int shift, uint64_t mask, uint64_t q)
+{
+    const __m128i count = _mm_cvtsi32_si128(shift);
+    const __m512i vmask = _mm512_set1_epi64((long long)mask), vq = _mm512_set1_epi64((long long)q);
+    for (size_t i = from; i < k; i += 8) {
+        __mmask8 live = grove__bt_lanes8(k - i);
+        __m512i f = _mm512_and_si512(_mm512_srl_epi64(_mm512_maskz_loadu_epi64(live, l + i), count), vmask);
+        __mmask8 hit = _mm512_mask_cmpeq_epi64_mask(live, f, vq);
+        if (hit) return i + (size_t)__builtin_ctz(hit);
+    }
+    return k;
+}
+
 bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k)
 {
     __builtin_cpu_init();
@@ -227,6 +240,7 @@ bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k)
     k->extent = extent;
     k->records = records;
     k->keys_rows = keys_rows;
+    k->find = find;
     return true;
 }
 #else
