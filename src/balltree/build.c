@@ -577,7 +577,8 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     c.leaf_max = (size_t)1 << c.leaf_bits;
     bt_pick_vector_code(&c);
     c.small_bits = c.avx512_allowed && !partition && c.d >= 2 && c.d <= BB_DIMS && bb_supported();
-    bool select_fits = !partition && c.d <= c.bs_max_dims && c.leaf_max >= BS_LEAF_MIN && c.max_count >= 2 * c.leaf_max;
+    bool select_fits =
+        !partition && c.d <= c.bs_max_dims && c.leaf_max >= BS_LEAF_MIN && c.max_count >= 2 * c.leaf_max;
     /* Where the packed builder would rank the largest batch but the
      * selecting builder's leaves quantize theirs (build_quantized.h), the
      * selecting builder is faster: d = 3, 65536 points, 2.69 against 3.01
