@@ -608,7 +608,7 @@ TEST(balltree_quantize_kernels_match_their_definitions)
     grove_rng rng;
     grove_rng_seed(&rng, 15);
     double *x = malloc((MAX + 3) * PAD * sizeof *x);
-    uint64_t *src = malloc((MAX + GUARD) * sizeof *src);
+    uint64_t *src = malloc((MAX + 3 + GUARD) * sizeof *src); /* ranges end at most at MAX + 2 */
     for (size_t i = 0; i < (MAX + 3) * PAD; i++) x[i] = grove_rng_uniform(&rng) * 8 - 3;
     for (int layout = 0; layout < 4; layout++)
         for (size_t d = 2; d <= (layout == 0 ? 2 : layout == 1 ? 3 : 4); d++)
