@@ -391,6 +391,18 @@ TEST(balltree_quantized_runs_match_reference)
             free(xf);
             free(x);
         }
+    /* Extents a double cannot hold (hi - lo overflows) or whose scale it
+     * cannot (subnormal spreads): these batches take ranks. */
+    size_t n = 3000;
+    double *x = malloc(n * 3 * sizeof *x);
+    for (int kind = 0; kind < 2; kind++) {
+        for (size_t i = 0; i < n * 3; i++) {
+            double u = grove_rng_uniform(&rng);
+            x[i] = kind == 0 ? (u < 0.1 ? -1e308 : u > 0.9 ? 1e308 : u) : (double)(int)(u * 50) * 0x1p-1070;
+        }
+        CHECK(agrees(x, n, 3, NULL, GROVE_BALLTREE_FULL, false, 0, 1));
+    }
+    free(x);
 }
 
 /* Batch ids of unequal batch sizes in shuffled order; `spread` scales the

@@ -280,6 +280,8 @@ static bool bq_records(const bp_tree *t, uint64_t *src)
         }
         double extent = hi[0][j] - lo[0][j];
         scale[j] = extent > 0 ? (double)t->mask / extent : 0.0;
+        /* Every point would land on 0 or the largest value, a run the
+         * sorts would reject: say so before sorting. */
         if (!isfinite(extent) || !isfinite(scale[j])) return false;
     }
     if (parts > 1) {
