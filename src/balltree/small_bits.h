@@ -10,6 +10,11 @@
  *   along j, and rnk_j its inverse (local id -> position along j);
  * - s_j: the coordinates in that order, and x_j the same by local id.
  *
+ * With rank records (bb_gather_ranks) the lists are in that order already
+ * and the coordinates come from the sorted arrays by rank; with quantized
+ * records (bb_gather_quantized, build_quantized.h) they come from the
+ * points by id, and the lists' runs of equal fields are sorted first.
+ *
  * Any node below it is then a 64-bit mask of local ids. One bit-shuffle
  * instruction (vpshufbitqmb) per dimension turns the mask into its
  * positions along that dimension; the lowest and highest position along j
