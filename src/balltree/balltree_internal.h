@@ -67,8 +67,9 @@ grove__bp_partition_fn *grove__bp_partition_pick(void);
 typedef void grove__bt_keys_fn(const char *base, size_t stride, size_t g, uint64_t *a, uint64_t *lo, uint64_t *hi);
 typedef size_t grove__bt_ids_runs_fn(const uint64_t *a, size_t g, bool runs, uint32_t *ids, uint64_t *starts);
 typedef void grove__bt_gather_fn(const char *base, size_t stride, const uint32_t *ids, size_t g, double *out);
-/* The quantized presort's first pass (build_quantized.h, whose scalar
- * loops are the definitions), over rows [a, b) of doubles, coordinate j of
+/* The quantized presort's first pass (build_quantized.h, which runs only
+ * where these exist; the test spells the same definitions out in scalar
+ * loops), over rows [a, b) of doubles, coordinate j of
  * row i at base + i * row + j * dim bytes, d <= GROVE__BQ_MAX_DIMS:
  * extent:  lo[j] and hi[j], the smallest and largest coordinate j (b > a);
  * records: src[i] = i | q_j << shift[j] for every j, where

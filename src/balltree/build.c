@@ -63,6 +63,7 @@ typedef struct bt_ctx {
     uint32_t *perm;    /*   d x n: each dimension's rank -> batch-local id */
     grove__bp_partition_fn *partition_fn;
     bool small_bits;   /*   small full-mode subtrees by bit masks (small_bits.h) */
+    bool quantize;     /*   quantized records (build_quantized.h): small_bits and the AVX-512 presort loops */
     bool select;       /* selecting builder (build_select.h) */
     grove__bs_kernels bs_kernels;
     size_t bs_max_dims; /*   widest points bs_kernels take on (bt_pick_vector_code); 0 = none */
@@ -319,7 +320,7 @@ static void build_batch(const bt_ctx *c, const bt_batch *b, const bt_input *in)
         bp_tree t = {.c = c, .b = b, .count = m, .n = c->n, .ids = NULL, .spawn = c->spawn,
                      .rec = {c->rec[0] + start, c->rec[1] + start}, .val = c->val + start,
                      .perm = c->perm + start, .partition = c->partition_fn};
-        bp_layout(&t, c->small_bits, c->bits);
+        bp_layout(&t, c->quantize, c->bits);
         bp_presort(&ids, &t, f32, c->bits);
         /* t lives on this stack frame: wait for every task that uses it. */
 #pragma omp taskgroup
@@ -577,16 +578,20 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     c.leaf_max = (size_t)1 << c.leaf_bits;
     bt_pick_vector_code(&c);
     c.small_bits = c.avx512_allowed && !partition && c.d >= 2 && c.d <= BB_DIMS && bb_supported();
+    c.presort_kernels =
+        c.avx512_allowed && grove__bt_presort_kernels_avx512(&c.presort_avx512) ? &c.presort_avx512 : NULL;
+    /* Every machine with BITALG has the presort loops' AVX-512 (F, DQ, VL):
+     * the quantized code is written for them alone. */
+    c.quantize = c.small_bits && c.presort_kernels && c.d <= GROVE__BQ_MAX_DIMS;
     bool select_fits =
         !partition && c.d <= c.bs_max_dims && c.leaf_max >= BS_LEAF_MIN && c.max_count >= 2 * c.leaf_max;
     /* Where the packed builder would rank the largest batch but the
      * selecting builder's leaves quantize theirs (build_quantized.h), the
      * selecting builder is faster: d = 3, 65536 points, 2.69 against 3.01
      * ms on one thread, 1.29 against 1.71 on two. */
-    bool leaves_quantize = c.small_bits && !bq_field_bits(c.max_count, c.d) && bq_field_bits(c.leaf_max, c.d);
+    bool leaves_quantize = c.quantize && !bq_field_bits(c.max_count, c.d) && bq_field_bits(c.leaf_max, c.d);
     c.select = select_fits && (!c.bits || leaves_quantize);
     if (c.select) c.bits = 0;
-    c.presort_kernels = c.avx512_allowed && grove__bt_presort_kernels_avx512(&c.presort_avx512) ? &c.presort_avx512 : NULL;
     bool f32 = !p.rotation && points.dtype == GROVE_FLOAT32;
     s = run_end ? alloc_work(&c, &in, f32 ? sizeof(float) : sizeof(double), o.threads) : GROVE_OUT_OF_MEMORY;
     if (s == GROVE_OK && !build_all(&c, batches, g.count, &in, options, o.threads, run_end))

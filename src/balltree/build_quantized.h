@@ -32,7 +32,8 @@
  * order, at every node, and the output is the bytes of the rank records.
  *
  * Used in full mode where the bit-mask subtrees are (so no node below
- * them needs ranks) and the fields have at least BQ_SLACK bits more than
+ * them needs ranks) and the AVX-512 presort loops (presort_kernels.c; a
+ * machine with the one has the other), and the fields have at least BQ_SLACK bits more than
  * the ids (at least 4 values per point on average: d = 3 up to 16384
  * points, d = 2 up to 65536). Data that crowds many points into few
  * values (a far outlier, tight clusters) would make long runs, and
@@ -130,12 +131,9 @@ static void bq_move(const bp_tree *t, uint64_t *list, size_t k, size_t s, uint64
 {
     int shift = t->base + (int)s * t->bits;
     uint64_t clear = ~(t->mask << shift);
-    grove__bq_find_fn *find = t->c->presort_kernels ? t->c->presort_kernels->find : NULL;
-    for (size_t i = 0; i < k; i++) {
-        if (find) i = find(list, i, k, shift, t->mask, q); /* the few valued q, eight records a step */
-        if (i < k && bq_field(t, list[i], s) == q && bq_below(t, list[i], pivot, s) != right)
-            list[i] = (list[i] & clear) | to << shift;
-    }
+    grove__bq_find_fn *find = t->c->presort_kernels->find; /* the few valued q, eight records a step */
+    for (size_t i = find(list, 0, k, shift, t->mask, q); i < k; i = find(list, i + 1, k, shift, t->mask, q))
+        if (bq_below(t, list[i], pivot, s) != right) list[i] = (list[i] & clear) | to << shift;
 }
 
 /* The pivot field value that splits the node [off, off + k) of the lists
@@ -162,93 +160,21 @@ static __attribute__((noinline)) uint64_t bq_pivot(const bp_tree *t, uint64_t wh
     return up ? q + 1 : q;
 }
 
-/* Rows [a, b) of t->x: each dimension's smallest and largest coordinate
- * into lo and hi. d is a constant where this is called, so the loops over
- * it unroll. */
-static inline __attribute__((always_inline)) void bq_extent_rows(const bp_tree *t, size_t a, size_t b, double *lo,
-                                                                double *hi, size_t d)
-{
-    const double *x = t->x;
-    size_t x_id = t->x_id, x_dim = t->x_dim;
-    double l[BP_XD], h[BP_XD]; /* locals, so they stay in registers */
-    for (size_t j = 0; j < d; j++) l[j] = h[j] = x[a * x_id + j * x_dim];
-    for (size_t i = a + 1; i < b; i++)
-        for (size_t j = 0; j < d; j++) {
-            double y = x[i * x_id + j * x_dim];
-            l[j] = y < l[j] ? y : l[j];
-            h[j] = y > h[j] ? y : h[j];
-        }
-    for (size_t j = 0; j < d; j++) {
-        lo[j] = l[j];
-        hi[j] = h[j];
-    }
-}
-
-/* Rows [a, b): their records into src, field j from (x - lo[j]) *
- * scale[j] (d constant as above). */
-static inline __attribute__((always_inline)) void bq_records_rows(const bp_tree *t, size_t a, size_t b,
-                                                                 const double *lo, const double *scale,
-                                                                 uint64_t *src, size_t d)
-{
-    const double *x = t->x;
-    size_t x_id = t->x_id, x_dim = t->x_dim;
-    uint64_t mask = t->mask; /* locals: the stores to src could alias t */
-    double top = (double)mask, low[BP_XD], scaled[BP_XD];
-    int shift[BP_XD];
-    for (size_t j = 0; j < d; j++) {
-        low[j] = lo[j];
-        scaled[j] = scale[j];
-        shift[j] = t->base + (int)j * t->bits;
-    }
-    for (size_t i = a; i < b; i++) {
-        uint64_t e = i;
-        for (size_t j = 0; j < d; j++) {
-            double f = (x[i * x_id + j * x_dim] - low[j]) * scaled[j];
-            /* f < 2^32: the signed conversion is exact, and one instruction */
-            uint64_t q = f < top ? (uint64_t)(int64_t)f : mask;
-            e |= q << shift[j];
-        }
-        src[i] = e;
-    }
-}
-
-/* The AVX-512 loops where the machine has them (presort_kernels.c). */
-static const grove__bt_presort_kernels *bq_kernels(const bp_tree *t)
-{
-    const grove__bt_presort_kernels *k = t->c->presort_kernels;
-    return k && t->c->d <= GROVE__BQ_MAX_DIMS ? k : NULL;
-}
-
+/* Rows [a, b) of t->x: each dimension's extent, or (lo and scale known)
+ * their records into src, by the AVX-512 loops (presort_kernels.c). */
 static void bq_extent_part(const bp_tree *t, size_t a, size_t b, double *lo, double *hi)
 {
-    const grove__bt_presort_kernels *k = bq_kernels(t);
-    if (k) {
-        k->extent((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double), t->c->d, a, b, lo, hi);
-        return;
-    }
-    switch (t->c->d) {
-    case 2: bq_extent_rows(t, a, b, lo, hi, 2); break;
-    case 3: bq_extent_rows(t, a, b, lo, hi, 3); break;
-    default: bq_extent_rows(t, a, b, lo, hi, t->c->d);
-    }
+    t->c->presort_kernels->extent((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double), t->c->d,
+                                  a, b, lo, hi);
 }
 
 static void bq_records_part(const bp_tree *t, size_t a, size_t b, const double *lo, const double *scale,
                             uint64_t *src)
 {
-    const grove__bt_presort_kernels *k = bq_kernels(t);
-    if (k) {
-        int shift[GROVE__BQ_MAX_DIMS];
-        for (size_t j = 0; j < t->c->d; j++) shift[j] = t->base + (int)j * t->bits;
-        k->records((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double), t->c->d, a, b, lo,
-                   scale, shift, t->mask, src);
-        return;
-    }
-    switch (t->c->d) {
-    case 2: bq_records_rows(t, a, b, lo, scale, src, 2); break;
-    case 3: bq_records_rows(t, a, b, lo, scale, src, 3); break;
-    default: bq_records_rows(t, a, b, lo, scale, src, t->c->d);
-    }
+    int shift[GROVE__BQ_MAX_DIMS];
+    for (size_t j = 0; j < t->c->d; j++) shift[j] = t->base + (int)j * t->bits;
+    t->c->presort_kernels->records((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double), t->c->d,
+                                   a, b, lo, scale, shift, t->mask, src);
 }
 
 /* Rows per part of the records pass, at most BQ_PARTS parts (tasks). */

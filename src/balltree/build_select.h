@@ -163,7 +163,7 @@ static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, 
     }
     bp_tree p = {.c = c, .b = t->b, .count = k, .n = leaf, .ids = t->id[buf] + off, .spawn = false,
                  .rec = {rec, rec + lists * leaf}, .val = val, .perm = perm, .partition = c->partition_fn};
-    bp_layout(&p, c->small_bits, c->leaf_bits);
+    bp_layout(&p, c->quantize, c->leaf_bits);
     bt_view v = {(const char *)x, d * sizeof *x, NULL, NULL, NULL};
     bp_presort(&v, &p, false, c->leaf_bits);
     bp_node(&p, 0, 0, k, level, out);
