@@ -180,6 +180,66 @@ static void bt_partition(const uint32_t *restrict src, uint32_t *restrict dst, s
     memcpy(tail_right ? r : l, src + p, (k - p) * sizeof *src);
 }
 
+/* The LSD radix sorts' digits (bt_lsd here, bq_sort_list in
+ * build_quantized.h): a field of `bits` bits at `shift`, in `passes`
+ * digits of `digit` bits (at most 3 of at most BT_DIGIT), and their
+ * counts, turned into offsets pass by pass. */
+typedef struct bt_digits {
+    int shift, passes, digit;
+    uint64_t field;
+    uint32_t hist[3][1 << BT_DIGIT];
+} bt_digits;
+
+/* Digits of at most `most` bits for the field, counted over x[0..g). */
+static inline __attribute__((always_inline)) void bt_digits_count(bt_digits *r, const uint64_t *x, size_t g,
+                                                                 int shift, int bits, int most)
+{
+    r->shift = shift;
+    r->passes = (bits + most - 1) / most;
+    r->digit = (bits + r->passes - 1) / r->passes;
+    r->field = ((uint64_t)1 << bits) - 1;
+    uint64_t bins = (uint64_t)1 << r->digit, field = r->field;
+    int passes = r->passes, digit = r->digit;
+    for (int p = 0; p < passes; p++) memset(r->hist[p], 0, bins * sizeof r->hist[p][0]);
+    for (size_t i = 0; i < g; i++) { /* unrolled: a loop over the passes measured 1-4% slower */
+        uint64_t q = x[i] >> shift & field;
+        r->hist[0][q & (bins - 1)]++;
+        if (passes > 1) r->hist[1][(q >> digit) & (bins - 1)]++;
+        if (passes > 2) r->hist[2][(q >> 2 * digit) & (bins - 1)]++;
+    }
+}
+
+/* Digit p of record e. */
+static inline uint64_t bt_digit(const bt_digits *r, int p, uint64_t e)
+{
+    return (e >> (r->shift + p * r->digit)) & (r->field >> p * r->digit) & (((uint64_t)1 << r->digit) - 1);
+}
+
+/* Whether pass p moves anything, before it runs: its digit takes more
+ * than one value among the g records (e is any of them). */
+static inline bool bt_digits_move(const bt_digits *r, int p, uint64_t e, size_t g)
+{
+    return r->hist[p][bt_digit(r, p, e)] != g;
+}
+
+/* Pass p: from[0..g) into `to`, stably by digit p. */
+static inline __attribute__((always_inline)) void bt_digits_scatter(bt_digits *r, int p, const uint64_t *from,
+                                                                   uint64_t *to, size_t g)
+{
+    uint32_t *h = r->hist[p], sum = 0;
+    for (uint64_t v = 0; v < (uint64_t)1 << r->digit; v++) {
+        uint32_t c = h[v];
+        h[v] = sum;
+        sum += c;
+    }
+    int at = r->shift + p * r->digit;
+    uint64_t mask = (r->field >> p * r->digit) & (((uint64_t)1 << r->digit) - 1);
+    for (size_t i = 0; i < g; i++) {
+        uint64_t e = from[i];
+        to[h[(e >> at) & mask]++] = e;
+    }
+}
+
 /* Stable LSD radix sort of (*a)[0..g) by their high halves, all below
  * 2^bits (bits <= 32), digits of at most BT_DIGIT bits, constant digits
  * skipped; the result ends in *a (the buffers swap as the passes go).
@@ -188,35 +248,14 @@ static void bt_partition(const uint32_t *restrict src, uint32_t *restrict dst, s
  * the thread's preallocated scratch. */
 static void bt_lsd(uint64_t **a, uint64_t **b, size_t g, int bits)
 {
-    int passes = (bits + BT_DIGIT - 1) / BT_DIGIT, digit = (bits + passes - 1) / passes;
-    size_t bins = (size_t)1 << digit;
-    uint32_t hist[3][1 << BT_DIGIT];
-    for (int p = 0; p < passes; p++) memset(hist[p], 0, bins * sizeof hist[p][0]);
-    const uint64_t *x = *a;
-    for (size_t i = 0; i < g; i++) {
-        uint32_t q = (uint32_t)(x[i] >> 32);
-        hist[0][q & (bins - 1)]++;
-        if (passes > 1) hist[1][(q >> digit) & (bins - 1)]++;
-        if (passes > 2) hist[2][(q >> 2 * digit) & (bins - 1)]++;
-    }
-    for (int p = 0; p < passes; p++) {
-        uint32_t *h = hist[p];
-        int at = 32 + p * digit;
-        if (h[((*a)[0] >> at) & (bins - 1)] == g) continue; /* one digit value: nothing moves */
-        uint32_t sum = 0;
-        for (size_t q = 0; q < bins; q++) {
-            uint32_t t = h[q];
-            h[q] = sum;
-            sum += t;
-        }
-        const uint64_t *src = *a;
-        uint64_t *dst = *b;
-        for (size_t i = 0; i < g; i++) {
-            uint64_t e = src[i];
-            dst[h[(e >> at) & (bins - 1)]++] = e;
-        }
+    bt_digits r;
+    bt_digits_count(&r, *a, g, 32, bits, BT_DIGIT);
+    for (int p = 0; p < r.passes; p++) {
+        if (!bt_digits_move(&r, p, (*a)[0], g)) continue;
+        bt_digits_scatter(&r, p, *a, *b, g);
+        uint64_t *t = *b;
         *b = *a;
-        *a = dst;
+        *a = t;
     }
 }
 

@@ -253,49 +253,24 @@ static bool bq_sort_list(const bp_tree *t, const uint64_t *src, size_t j)
         return true;
     }
     /* Digits of at most the id's bits (t->base): at most about m bins */
-    int most = t->base < BT_DIGIT ? t->base : BT_DIGIT;
-    int passes = (t->bits + most - 1) / most, digit = (t->bits + passes - 1) / passes;
-    uint64_t bins = (uint64_t)1 << digit;
-    uint32_t hist[3][1 << BT_DIGIT];
-    for (int p = 0; p < passes; p++) memset(hist[p], 0, bins * sizeof hist[p][0]);
-    if (passes == 2) { /* the common case, unrolled */
-        for (size_t i = 0; i < m; i++) {
-            uint64_t q = bq_field(t, src[i], j);
-            hist[0][q & (bins - 1)]++;
-            hist[1][q >> digit]++;
-        }
-    } else {
-        for (size_t i = 0; i < m; i++) {
-            uint64_t q = bq_field(t, src[i], j);
-            for (int p = 0; p < passes; p++) hist[p][(q >> p * digit) & (bins - 1)]++;
-        }
-    }
+    bt_digits r;
+    bt_digits_count(&r, src, m, shift, t->bits, t->base < BT_DIGIT ? t->base : BT_DIGIT);
     uint32_t crowded = 0; /* the most records with one top digit */
-    for (uint64_t v = 0; v < bins; v++) crowded = hist[passes - 1][v] > crowded ? hist[passes - 1][v] : crowded;
+    for (uint64_t v = 0; v < (uint64_t)1 << r.digit; v++) {
+        uint32_t c = r.hist[r.passes - 1][v];
+        crowded = c > crowded ? c : crowded;
+    }
     int last = -1; /* the last pass that moves anything */
-    for (int p = 0; p < passes; p++)
-        if (hist[p][(bq_field(t, src[0], j) >> p * digit) & (bins - 1)] != m) last = p;
+    for (int p = 0; p < r.passes; p++)
+        if (bt_digits_move(&r, p, src[0], m)) last = p;
     uint64_t *dst = t->rec[0] + j * t->n, *scratch = bt_scratch(t->c);
     const uint64_t *from = src;
     int other = 0;
     for (int p = 0; p <= last; p++) {
-        uint32_t *h = hist[p];
-        int at = shift + p * digit;
-        /* The top digit may reach past the field: mask it to the field. */
-        uint64_t bits = p == passes - 1 ? t->mask >> p * digit : bins - 1;
-        if (h[(from[0] >> at) & bits] == m) continue;
-        uint32_t sum = 0;
-        for (uint64_t v = 0; v < bins; v++) {
-            uint32_t c = h[v];
-            h[v] = sum;
-            sum += c;
-        }
+        if (!bt_digits_move(&r, p, src[0], m)) continue;
         uint64_t *to = p == last ? dst : scratch + (size_t)other * m;
         other ^= 1;
-        for (size_t i = 0; i < m; i++) {
-            uint64_t e = from[i];
-            to[h[(e >> at) & bits]++] = e;
-        }
+        bt_digits_scatter(&r, p, from, to, m);
         from = to;
     }
     if (last < 0) memcpy(dst, src, m * sizeof *dst);
