@@ -129,7 +129,7 @@ static AVX512 void gather_f32(const char *base, size_t stride, const uint32_t *i
  * side by side are loaded whole and deinterleaved; any other layout is
  * gathered. */
 static inline AVX512 __attribute__((always_inline)) __m512d column8(const char *base, size_t row, size_t dim,
-                                                                  size_t d, size_t i, size_t j, __mmask8 live)
+                                                                  size_t i, size_t j, __mmask8 live)
 {
     const double *x = (const double *)(const void *)(base + i * row);
     if (row == sizeof(double)) return _mm512_maskz_loadu_pd(live, x + j * (dim / sizeof(double)));
@@ -148,7 +148,6 @@ static inline AVX512 __attribute__((always_inline)) __m512d column8(const char *
         __m512i second = _mm512_setr_epi64(0, 1, 2, 3, 4, j ? 8 + jj - 1 : 5, 8 + 2 + jj, 8 + 5 + jj);
         return _mm512_permutex2var_pd(_mm512_permutex2var_pd(v0, first, v1), second, v2);
     }
-    (void)d;
     __m512i offsets = _mm512_add_epi64(row_offsets(i, row), _mm512_set1_epi64((long long)(j * dim)));
     return _mm512_mask_i64gather_pd(_mm512_setzero_pd(), live, offsets, base, 1);
 }
@@ -161,7 +160,7 @@ static AVX512 void extent(const char *base, size_t row, size_t dim, size_t d, si
         __m512d vlo = first, vhi = first;
         for (size_t i = a; i < b; i += 8) {
             __mmask8 live = grove__bt_lanes8(b - i);
-            __m512d v = column8(base, row, dim, d, i, j, live);
+            __m512d v = column8(base, row, dim, i, j, live);
             vlo = _mm512_mask_min_pd(vlo, live, vlo, v);
             vhi = _mm512_mask_max_pd(vhi, live, vhi, v);
         }
@@ -179,7 +178,7 @@ static AVX512 void records(const char *base, size_t row, size_t dim, size_t d, s
         __mmask8 live = grove__bt_lanes8(b - i);
         __m512i e = _mm512_add_epi64(_mm512_set1_epi64((long long)i), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
         for (size_t j = 0; j < d; j++) {
-            __m512d f = _mm512_mul_pd(_mm512_sub_pd(column8(base, row, dim, d, i, j, live), _mm512_set1_pd(lo[j])),
+            __m512d f = _mm512_mul_pd(_mm512_sub_pd(column8(base, row, dim, i, j, live), _mm512_set1_pd(lo[j])),
                                       _mm512_set1_pd(scale[j]));
             __mmask8 below = _mm512_cmp_pd_mask(f, top, _CMP_LT_OQ);
             __m512i q = _mm512_mask_cvttpd_epu64(vmask, below, f);
@@ -192,7 +191,7 @@ static AVX512 void records(const char *base, size_t row, size_t dim, size_t d, s
 static AVX512 void keys_rows(const char *base, size_t row, size_t d, size_t a, size_t b, bool wide, uint64_t *key,
                              size_t n, uint64_t *lo, uint64_t *hi)
 {
-    __m512i vlo[6], vhi[6];
+    __m512i vlo[GROVE__BS_MAX_DIMS], vhi[GROVE__BS_MAX_DIMS];
     for (size_t j = 0; j < d; j++) {
         vlo[j] = _mm512_set1_epi64(-1);
         vhi[j] = _mm512_setzero_si512();
@@ -200,7 +199,7 @@ static AVX512 void keys_rows(const char *base, size_t row, size_t d, size_t a, s
     for (size_t i = a; i < b; i += 8) {
         __mmask8 live = grove__bt_lanes8(b - i);
         for (size_t j = 0; j < d; j++) {
-            __m512i k = wide ? key_f64(column8(base, row, sizeof(double), d, i, j, live))
+            __m512i k = wide ? key_f64(column8(base, row, sizeof(double), i, j, live))
                              : keys8(base + i * row + j * sizeof(float), row_offsets(0, row), live, false);
             _mm512_mask_storeu_epi64(key + j * n + i, live, k);
             vlo[j] = _mm512_mask_min_epu64(vlo[j], live, vlo[j], k);
