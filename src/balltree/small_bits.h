@@ -230,9 +230,12 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_gather_quantized(
     uint64_t *l0 = t->rec[where & 1] + off;
     if (bb_ties(l0, k, t->base, mask)) { /* dimension 0's order gives the local ids: sort it first */
         double v[BB_MAX];
-        uint8_t unused[BB_MAX];
-        for (size_t i = 0; i < k; i++) v[i] = x[(l0[i] & id_mask) * x_id];
-        bb_sort_runs(v, unused, l0, k, t->base, mask, id_mask);
+        uint8_t position[BB_MAX]; /* permuted along, not needed after */
+        for (size_t i = 0; i < k; i++) {
+            v[i] = x[(l0[i] & id_mask) * x_id];
+            position[i] = (uint8_t)i;
+        }
+        bb_sort_runs(v, position, l0, k, t->base, mask, id_mask);
     }
     const size_t *order = t->c->order; /* bt_row's inputs in locals: the byte stores could alias them */
     size_t start = t->b->start;
