@@ -4,7 +4,12 @@
  * back out of the sorted entries with the runs of equal top bits, and the
  * coordinates gathered in sorted order. The scalar loops there are the
  * definitions; a test checks these against them, and `make check` runs
- * the ball tree tests without them too (GROVE_BALLTREE_PORTABLE=1). */
+ * the ball tree tests without them too (GROVE_BALLTREE_PORTABLE=1).
+ *
+ * Also the quantized presort's extent, records and find
+ * (build_quantized.h), and the selecting builder's keys of every row
+ * (build_select.h, bs_init_rows): balltree_internal.h defines them, and
+ * tests check them against those definitions written out. */
 #include "balltree_internal.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
