@@ -5,16 +5,31 @@ import time
 import types
 
 
+# The instruction sets that pick grove's code paths at run time.
+VECTOR_FLAGS = ("avx2", "avx512f", "avx512_bitalg")
+
+
 def cpu_model() -> str:
-    """The CPU's model name from /proc/cpuinfo ("unknown" elsewhere)."""
+    """The CPU's model name from /proc/cpuinfo ("unknown" elsewhere), with
+    its family and model numbers and the vector instruction sets grove picks
+    its paths by: a virtual machine may name only the vendor ("AMD EPYC"),
+    and two generations under that name run different code and speeds."""
+    fields = {}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                if not line.strip():
+                    break  # the first processor is enough
+                key, _, value = line.partition(":")
+                fields[key.strip()] = value.strip()
     except OSError:
         pass
-    return "unknown"
+    name = fields.get("model name", "unknown")
+    if "cpu family" not in fields:
+        return name
+    flags = set(fields.get("flags", "").split())
+    vector = ", ".join(f for f in VECTOR_FLAGS if f in flags) or "no AVX2"
+    return f"{name} (family {fields['cpu family']}, model {fields.get('model', '?')}; {vector})"
 
 
 def best_seconds(fn, budget_s, min_repeats=3, max_repeats=50):
