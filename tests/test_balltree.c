@@ -405,6 +405,50 @@ TEST(balltree_quantized_runs_match_reference)
     free(x);
 }
 
+/* On two threads a quantized batch of three dimensions and at least 4096
+ * points sorts only two lists up front: the third (the narrowest
+ * dimension's, here dimension 2) is split by the root unsorted and sorted
+ * by its children (bq_deferrable), one of which splits along it. A run of
+ * equal quantized values (1% of the points, tied in places) sits at the
+ * middle of every dimension, where the root's pivot tends to fall. In the
+ * second variant a crowd of a tenth of the points inside a 2400th of
+ * dimension 2's range (short runs, but more than BQ_MAX_RUN points in one
+ * 1024th of it) keeps that list in the presort. A batch of 7/8 of the
+ * points, beside a small one, defers too. */
+TEST(balltree_deferred_list_matches_reference)
+{
+    grove_rng rng;
+    grove_rng_seed(&rng, 14);
+    static const size_t sizes[] = {6000, 16384};
+    for (size_t a = 0; a < 2; a++)
+        for (int crowd = 0; crowd <= 1; crowd++) {
+            size_t n = sizes[a], d = 3;
+            double *x = malloc(n * d * sizeof *x), *xf = malloc(n * d * sizeof *xf);
+            int64_t *ids = malloc(n * sizeof *ids);
+            for (size_t i = 0; i < n; i++) {
+                double *p = x + i * d;
+                for (size_t j = 0; j < d; j++) {
+                    double u = 2 * grove_rng_uniform(&rng) - 1;
+                    /* spreads 2, 1.8 and 1.2: dimension 2's list is deferred; dimension 1
+                     * is narrow where dimension 0 is positive, so there dimension 2 is
+                     * the widest: the right child splits along it */
+                    p[j] = j == 0 ? u : j == 1 ? (p[0] < 0 ? 0.9 : 0.1) * u : 0.6 * u;
+                    if ((i + j * 37) % 100 == 0) p[j] = (double)(int)(u * 6) * 0x1p-44; /* 1% */
+                    if (crowd && j == 2 && i % 10 == 7) p[j] = 0.3 + u * 0.00025;
+                }
+                ids[i] = i % 8 == 5; /* batch 0: 7/8 of the points, most of them crowded */
+            }
+            memcpy(xf, x, n * d * sizeof *x);
+            round_to_float(xf, n * d);
+            CHECK(agrees(x, n, d, NULL, GROVE_BALLTREE_FULL, false, 0, 2));
+            CHECK(agrees(xf, n, d, NULL, GROVE_BALLTREE_FULL, true, 1, 2));
+            if (a == 1) CHECK(agrees(x, n, d, ids, GROVE_BALLTREE_FULL, false, 0, 2));
+            free(ids);
+            free(xf);
+            free(x);
+        }
+}
+
 /* Batch ids of unequal batch sizes in shuffled order; `spread` scales the
  * ids (large ones exercise the sorting path, small ones counting). */
 static int64_t *shuffled_batches(size_t n, size_t batches, int64_t spread, grove_rng *rng)

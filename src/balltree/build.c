@@ -307,8 +307,8 @@ static inline size_t bt_right_out(const bt_ctx *c, const bt_batch *b, size_t out
 static void bp_presort(const bt_view *v, bp_tree *t, bool f32, int rank_bits)
 {
     if (t->quantized) {
-        uint64_t *src = t->rec[1];
-        if ((f32 ? quantize_f32(v, t, src) : quantize_f64(v, t, src)) && bq_presort(t, src)) return;
+        uint64_t *src = f32 ? quantize_f32(v, t) : quantize_f64(v, t);
+        if (src && bq_presort(t, src)) return;
         bp_layout(t, false, rank_bits);
     }
     if (f32) presort_f32(v, t);
@@ -363,7 +363,7 @@ static void build_batch(const bt_ctx *c, const bt_batch *b, const bt_input *in)
         bp_presort(&ids, &t, f32, c->bits);
         /* t lives on this stack frame: wait for every task that uses it. */
 #pragma omp taskgroup
-        bp_node(&t, 0, 0, m, 0, b->slot);
+        bp_node(&t, t.deferred >= 0 ? (uint64_t)1 << t.deferred : 0, 0, m, 0, b->slot);
         return;
     }
     bt_tree t = {c, b,

@@ -65,6 +65,9 @@ typedef struct bp_tree {
     uint64_t id_mask;
     const double *x;      /* quantized: coordinate j of batch-local id i at x[i * x_id + j * x_dim] */
     size_t x_id, x_dim;
+    /* Quantized, in a team of fewer threads than lists: the list that
+     * the root's children sort instead of the presort (-1: none; bq_deferrable). */
+    int deferred;
 } bp_tree;
 
 /* The input row of rank record e (quantized records finish in the
@@ -252,6 +255,12 @@ static void bp_node(const bp_tree *t, uint64_t where, size_t off, size_t k, int 
     size_t n = t->n, d = c->d, h = k / 2;
     int bits = t->bits;
 #define BP_LIST(j, buf) (t->rec[buf] + (j) * n + off)
+    if (t->deferred >= 0 && level == 1) { /* the root split the deferred list unsorted: sort this half */
+        size_t j = (size_t)t->deferred;
+        unsigned buf = where >> j & 1;
+        (void)bq_sort_list(t, BP_LIST(j, buf), k, BP_LIST(j, !buf), j); /* no long run: bq_sparse */
+        where ^= (uint64_t)1 << j;
+    }
     const uint64_t *last = BP_LIST(c->lists - 1, where >> (c->lists - 1) & 1); /* in id order in partition mode */
     if (c->partition && level == t->b->levels) { /* a leaf: rows ascending */
         for (size_t i = 0; i < k; i++) bp_emit(t, out + i, last[i], 1);

@@ -75,6 +75,7 @@ static void bp_layout(bp_tree *t, bool quantize, int rank_bits)
     t->bits = t->quantized ? bits : rank_bits;
     t->mask = ((uint64_t)1 << t->bits) - 1;
     t->id_mask = ((uint64_t)1 << id_bits) - 1;
+    t->deferred = -1;
 }
 
 static inline uint64_t bq_field(const bp_tree *t, uint64_t e, size_t j)
@@ -160,8 +161,17 @@ static __attribute__((noinline)) uint64_t bq_pivot(const bp_tree *t, uint64_t wh
     return up ? q + 1 : q;
 }
 
+/* The deferred list's check for long runs counts the records in each
+ * 1024th of its field's range (the field has at least 14 bits): coarser,
+ * and batches whose points crowd in one place (exponential ones at 0)
+ * would fail it without a long run. */
+#define BQ_CROWD_BITS 10
+#define BQ_CROWD (1 << BQ_CROWD_BITS)
+
 /* Rows [a, b) of t->x: each dimension's extent, or (lo and scale known)
- * their records into src, by the AVX-512 loops (presort_kernels.c). */
+ * their records into src, by the AVX-512 loops (presort_kernels.c), and
+ * where `crowd` is given, how many of them fall in each BQ_CROWD-th of
+ * field j's range. */
 static void bq_extent_part(const bp_tree *t, size_t a, size_t b, double *lo, double *hi)
 {
     t->c->presort_kernels->extent((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double), t->c->d,
@@ -169,22 +179,73 @@ static void bq_extent_part(const bp_tree *t, size_t a, size_t b, double *lo, dou
 }
 
 static void bq_records_part(const bp_tree *t, size_t a, size_t b, const double *lo, const double *scale,
-                            uint64_t *src)
+                            uint64_t *src, int j, uint32_t *crowd)
 {
     int shift[GROVE__BQ_MAX_DIMS];
-    for (size_t j = 0; j < t->c->d; j++) shift[j] = t->base + (int)j * t->bits;
+    for (size_t i = 0; i < t->c->d; i++) shift[i] = t->base + (int)i * t->bits;
     t->c->presort_kernels->records((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double), t->c->d,
                                    a, b, lo, scale, shift, t->mask, src);
+    if (!crowd) return;
+    /* Four sets of counts, a record to each in turn: crowded data
+     * increment one count after another, and a single set would wait on
+     * each increment before the next (blobs: 23 µs of a build's 390). */
+    uint32_t lane[4][BQ_CROWD] = {{0}};
+    int top = t->base + (j + 1) * t->bits - BQ_CROWD_BITS; /* the field's top bits */
+    size_t i = a;
+    for (; i + 4 <= b; i += 4)
+        for (size_t l = 0; l < 4; l++) lane[l][src[i + l] >> top & (BQ_CROWD - 1)]++;
+    for (; i < b; i++) lane[0][src[i] >> top & (BQ_CROWD - 1)]++;
+    for (size_t v = 0; v < BQ_CROWD; v++) crowd[v] = lane[0][v] + lane[1][v] + lane[2][v] + lane[3][v];
+}
+
+/* Deferring one list (bp_node): the presort's sorts are tasks, one per
+ * list, and a team of fewer threads than lists leaves threads idle while
+ * the last ones run (16384 points, d = 3, two threads: the sorts took 59
+ * of a build's 184 µs, two of them on one thread). With one list fewer
+ * they pair up; the root splits the deferred list unsorted (a stable
+ * partition does not need the order) and its two children sort their
+ * halves, in parallel. Only where the team builds this batch alone (more
+ * than half of all points: else other batches keep its threads busy).
+ * The list deferred is the narrowest dimension's (from the root's extent,
+ * lo and hi), with ties to the highest: never the root's split list (the
+ * widest, ties to the lowest), and the spread the root reads from its
+ * unsorted ends (bq_spread) is at most its true one, so the root's choice
+ * of dimension stands. Returns it, or -1. */
+static int bq_deferrable(const bp_tree *t, const double *lo, const double *hi)
+{
+    size_t d = t->c->d, narrowest = 0;
+    for (size_t j = 0; j < d; j++) narrowest = hi[j] - lo[j] <= hi[narrowest] - lo[narrowest] ? j : narrowest;
+    int thread, threads;
+    grove__team_member(&thread, &threads);
+    bool idle = threads > 1 && (size_t)threads < d && 2 * t->count > t->c->n;
+    return t->spawn && idle && t->count >= BT_TASK_MIN ? (int)narrowest : -1;
+}
+
+/* Whether no run of a field can be longer than BQ_MAX_RUN, by the counts
+ * of `parts` parts in each BQ_CROWD-th of its range: what the deferred
+ * list's sorts, at the root's children, would find too late to go back to
+ * ranks. */
+static bool bq_sparse(uint32_t (*crowd)[BQ_CROWD], size_t parts)
+{
+    for (size_t v = 0; v < BQ_CROWD; v++) {
+        uint32_t count = 0;
+        for (size_t p = 0; p < parts; p++) count += crowd[p][v];
+        if (count > BQ_MAX_RUN) return false;
+    }
+    return true;
 }
 
 /* Rows per part of the records pass, at most BQ_PARTS parts (tasks). */
 #define BQ_PART 8192
 #define BQ_PARTS 8
 
-/* Every point's record into src, from t->x, in parts that are tasks
- * where the batch is large. False when a dimension's extent or scale
- * overflows a double (the rank presort takes the batch then). */
-static bool bq_records(const bp_tree *t, uint64_t *src)
+/* Every point's record, from t->x, in parts that are tasks where the
+ * batch is large; returns where they are (buffer 1, unused until the
+ * first split: the deferred list's place there, which the root reads
+ * unsorted, else list 0's), and sets t->deferred. NULL when a dimension's
+ * extent or scale overflows a double (the rank presort takes the batch
+ * then). */
+static uint64_t *bq_records(bp_tree *t)
 {
     size_t m = t->count, d = t->c->d;
     size_t parts = t->spawn ? m / BQ_PART : 1;
@@ -208,18 +269,23 @@ static bool bq_records(const bp_tree *t, uint64_t *src)
         scale[j] = extent > 0 ? (double)t->mask / extent : 0.0;
         /* Every point would land on 0 or the largest value, a run the
          * sorts would reject: say so before sorting. */
-        if (!isfinite(extent) || !isfinite(scale[j])) return false;
+        if (!isfinite(extent) || !isfinite(scale[j])) return NULL;
     }
+    int defer = bq_deferrable(t, lo[0], hi[0]);
+    uint64_t *src = t->rec[1] + (defer >= 0 ? (size_t)defer : 0) * t->n;
+    uint32_t crowd[BQ_PARTS][BQ_CROWD];
     if (parts > 1) {
         for (size_t p = 0; p < parts; p++) {
 #pragma omp task default(shared) firstprivate(p)
-            bq_records_part(t, p * m / parts, (p + 1) * m / parts, lo[0], scale, src);
+            bq_records_part(t, p * m / parts, (p + 1) * m / parts, lo[0], scale, src, defer,
+                            defer >= 0 ? crowd[p] : NULL);
         }
 #pragma omp taskwait
     } else {
-        bq_records_part(t, 0, m, lo[0], scale, src);
+        bq_records_part(t, 0, m, lo[0], scale, src, defer, defer >= 0 ? crowd[0] : NULL);
     }
-    return true;
+    t->deferred = defer >= 0 && bq_sparse(crowd, parts) ? defer : -1;
+    return src;
 }
 
 /* Whether segment l[0..m) of list j, sorted by field, has a run longer
@@ -234,16 +300,14 @@ static bool bq_long_run(const bp_tree *t, const uint64_t *l, size_t m, size_t j)
     return false;
 }
 
-/* List j of buffer 0: the records src[0..m) sorted by field j, an LSD
- * radix sort through the thread's scratch (insertion for a few). False
- * when it has a run longer than BQ_MAX_RUN (checked only where a top digit
- * holds more records than that). */
-static bool bq_sort_list(const bp_tree *t, const uint64_t *src, size_t j)
+/* The records src[0..m) sorted by field j into dst, an LSD radix sort
+ * through the thread's scratch (insertion for a few). False when they have
+ * a run longer than BQ_MAX_RUN (checked only where a top digit holds more
+ * records than that). */
+static bool bq_sort_list(const bp_tree *t, const uint64_t *src, size_t m, uint64_t *dst, size_t j)
 {
-    size_t m = t->count;
     int shift = t->base + (int)j * t->bits;
     if (m <= BQ_INSERTION) { /* a few records: no bins to clear and sum */
-        uint64_t *dst = t->rec[0] + j * t->n;
         for (size_t i = 0; i < m; i++) {
             uint64_t e = src[i], q = bq_field(t, e, j);
             size_t p = i;
@@ -263,7 +327,7 @@ static bool bq_sort_list(const bp_tree *t, const uint64_t *src, size_t j)
     int last = -1; /* the last pass that moves anything */
     for (int p = 0; p < r.passes; p++)
         if (bt_digits_move(&r, p, src[0], m)) last = p;
-    uint64_t *dst = t->rec[0] + j * t->n, *scratch = bt_scratch(t->c);
+    uint64_t *scratch = bt_scratch(t->c);
     const uint64_t *from = src;
     int other = 0;
     for (int p = 0; p <= last; p++) {
@@ -277,9 +341,17 @@ static bool bq_sort_list(const bp_tree *t, const uint64_t *src, size_t j)
     return !(crowded > BQ_MAX_RUN && bq_long_run(t, dst, m, j));
 }
 
-/* The quantized presort's lists, once BT_(quantize) has made the records
- * (src): false when a list has a run longer than BQ_MAX_RUN. Each
- * dimension's sort is a task of its own where the batch is large. */
+/* List j of buffer 0 from the records, but the deferred one (as
+ * bq_sort_list). */
+static bool bq_presort_list(const bp_tree *t, const uint64_t *src, size_t j)
+{
+    return (int)j == t->deferred || bq_sort_list(t, src, t->count, t->rec[0] + j * t->n, j);
+}
+
+/* The quantized presort's lists in buffer 0, once BT_(quantize) has made
+ * the records (src), but the deferred one (bq_deferrable): false when a
+ * list has a run longer than BQ_MAX_RUN. Each dimension's sort is a task
+ * of its own where the batch is large. */
 static bool bq_presort(const bp_tree *t, const uint64_t *src)
 {
     size_t d = t->c->d;
@@ -287,11 +359,11 @@ static bool bq_presort(const bp_tree *t, const uint64_t *src)
     if (t->spawn && t->count >= BT_TASK_MIN) {
         for (size_t j = 0; j < d; j++) {
 #pragma omp task default(shared) firstprivate(j)
-            ok[j] = bq_sort_list(t, src, j);
+            ok[j] = bq_presort_list(t, src, j);
         }
 #pragma omp taskwait
     } else {
-        for (size_t j = 0; j < d; j++) ok[j] = bq_sort_list(t, src, j);
+        for (size_t j = 0; j < d; j++) ok[j] = bq_presort_list(t, src, j);
     }
     for (size_t j = 0; j < d; j++)
         if (!ok[j]) return false;

@@ -389,9 +389,9 @@ static void BT_(presort)(const bt_view *v, const bp_tree *t)
 /* The quantized presort's first pass (build_quantized.h): t->x, the
  * coordinates as doubles by batch-local id (the view itself where its
  * rows are doubles in id order, else a copy in t->val, dimension j at
- * + j * t->n as the rank presort keeps it), then every point's record into
- * src (bq_records). */
-static bool BT_(quantize)(const bt_view *v, bp_tree *t, uint64_t *src)
+ * + j * t->n as the rank presort keeps it), then every point's record
+ * (bq_records, which returns where they are, or NULL). */
+static uint64_t *BT_(quantize)(const bt_view *v, bp_tree *t)
 {
     size_t m = t->count, d = t->c->d;
     if (sizeof(BT_T) == sizeof(double) && !v->rows && v->stride % sizeof(double) == 0) {
@@ -405,5 +405,5 @@ static bool BT_(quantize)(const bt_view *v, bp_tree *t, uint64_t *src)
         t->x_id = 1;
         t->x_dim = t->n;
     }
-    return bq_records(t, src);
+    return bq_records(t);
 }
