@@ -169,9 +169,7 @@ static __attribute__((noinline)) uint64_t bq_pivot(const bp_tree *t, uint64_t wh
 #define BQ_CROWD (1 << BQ_CROWD_BITS)
 
 /* Rows [a, b) of t->x: each dimension's extent, or (lo and scale known)
- * their records into src, by the AVX-512 loops (presort_kernels.c), and
- * where `crowd` is given, how many of them fall in each BQ_CROWD-th of
- * field j's range. */
+ * their records into src, by the AVX-512 loops (presort_kernels.c). */
 static void bq_extent_part(const bp_tree *t, size_t a, size_t b, double *lo, double *hi)
 {
     t->c->presort_kernels->extent((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double), t->c->d,
@@ -185,7 +183,7 @@ static void bq_records_part(const bp_tree *t, size_t a, size_t b, const double *
     for (size_t i = 0; i < t->c->d; i++) shift[i] = t->base + (int)i * t->bits;
     t->c->presort_kernels->records((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double), t->c->d,
                                    a, b, lo, scale, shift, t->mask, src);
-    if (!crowd) return;
+    if (!crowd) return; /* else how many records fall in each BQ_CROWD-th of field j's range */
     /* Four sets of counts, a record to each in turn: crowded data
      * increment one count after another, and a single set would wait on
      * each increment before the next (blobs: 23 µs of a build's 390). */
@@ -214,11 +212,12 @@ static void bq_records_part(const bp_tree *t, size_t a, size_t b, const double *
 static int bq_deferrable(const bp_tree *t, const double *lo, const double *hi)
 {
     size_t d = t->c->d, narrowest = 0;
-    for (size_t j = 0; j < d; j++) narrowest = hi[j] - lo[j] <= hi[narrowest] - lo[narrowest] ? j : narrowest;
+    if (!t->spawn || t->count < BT_TASK_MIN || 2 * t->count <= t->c->n) return -1;
     int thread, threads;
     grove__team_member(&thread, &threads);
-    bool idle = threads > 1 && (size_t)threads < d && 2 * t->count > t->c->n;
-    return t->spawn && idle && t->count >= BT_TASK_MIN ? (int)narrowest : -1;
+    if (threads < 2 || (size_t)threads >= d) return -1;
+    for (size_t j = 0; j < d; j++) narrowest = hi[j] - lo[j] <= hi[narrowest] - lo[narrowest] ? j : narrowest;
+    return (int)narrowest;
 }
 
 /* Whether no run of a field can be longer than BQ_MAX_RUN, by the counts
