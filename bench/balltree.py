@@ -9,6 +9,8 @@ Times are the minimum wall time over repeats, in milliseconds, of one call
 that returns the finished tree (grove: layout + output allocation + build),
 and the minimum over --rounds passes over each table (load from elsewhere
 on a shared machine tends to come in bursts that spoil one pass of a row).
+Each repeat builds a fresh set of points (point_sets: the same sets for
+every library), as a model does with every batch it sees.
 Ratios are peer / grove (> 1: grove is faster). "leaves" compares grove's
 leaves with balltree-erwin's as sets, leaf by leaf, on tie-free data.
 """
@@ -86,6 +88,29 @@ def best_ms(fn, budget_s, min_repeats=3):
     return best_seconds(fn, budget_s, min_repeats) * 1e3
 
 
+def point_sets(rng, n, d):
+    """Distinct draws of the same distribution for one cell: every timed
+    call builds the next, for every library alike. A tree built over the
+    same points again and again lets the branch predictors learn its
+    coin flips (grove at 16384 points, d = 3: 0.29 ms on the same points
+    against 0.37 on fresh ones before its leaves lost their branches;
+    balltree-erwin 2.75 against 2.71). Eight sets were enough for that
+    to vanish at 16384 points; a build of 2^18 points is too long to
+    learn."""
+    return [rng.random((n, d)) for _ in range(8 if n <= 1 << 16 else 2)]
+
+
+def rotating(fn, xs):
+    """fn(x) on the next point set of xs at every call."""
+    at = [0]
+
+    def call():
+        x = xs[at[0] % len(xs)]
+        at[0] += 1
+        return fn(x)
+    return call
+
+
 def leaves(idx, mask):
     pairs = idx.reshape(-1, 2)
     real = mask.reshape(-1, 2)
@@ -105,14 +130,14 @@ class Bench:
             BallTree(x[a:b], leaf_size=2)
 
     def rows(self, cells, rounds):
-        """Table rows for cells (key, threads, x, batches, with_sklearn), each
+        """Table rows for cells (key, threads, point sets, batches, with_sklearn), each
         time the minimum over `rounds` passes over all the cells: a pass
         takes seconds to minutes, so a burst of load from elsewhere on a
         shared machine spoils one pass of a cell, not all of them."""
         best = [None] * len(cells)
         for _ in range(rounds):
-            for i, (key, threads, x, batches, with_sklearn) in enumerate(cells):
-                g, e, s, same = self.row(x, batches, threads, with_sklearn)
+            for i, (key, threads, xs, batches, with_sklearn) in enumerate(cells):
+                g, e, s, same = self.row(xs, batches, threads, with_sklearn)
                 if best[i] is None:
                     best[i] = [g, e, s, same]
                 else:
@@ -122,17 +147,18 @@ class Bench:
                     b[3] = b[3] and same
         return [fmt_row(key, threads, *b) for (key, threads, *_), b in zip(cells, best)]
 
-    def row(self, x, batch_count, threads, with_sklearn=True):
-        n = x.shape[0]
+    def row(self, xs, batch_count, threads, with_sklearn=True):
+        n = xs[0].shape[0]
         batch = np.repeat(np.arange(batch_count, dtype=np.int64), n // batch_count)
         batch = np.concatenate([batch, np.full(n - batch.size, batch_count - 1, dtype=np.int64)])
         starts = np.searchsorted(batch, np.arange(batch_count + 1))
-        g = best_ms(lambda: self.grove.build(x, batch, threads), self.budget)
+        g = best_ms(rotating(lambda x: self.grove.build(x, batch, threads), xs), self.budget)
         with self.limits(limits=threads, user_api="openmp"):
-            e = best_ms(lambda: self.erwin_build(x, batch), self.budget)
-            ei, em = self.erwin_build(x, batch)
-        s = best_ms(lambda: self.sklearn_build(x, batch, starts), self.budget, 1) if with_sklearn else None
-        gi, gm = self.grove.build(x, batch, threads)
+            e = best_ms(rotating(lambda x: self.erwin_build(x, batch), xs), self.budget)
+            ei, em = self.erwin_build(xs[0], batch)
+        s = (best_ms(rotating(lambda x: self.sklearn_build(x, batch, starts), xs), self.budget, 1)
+             if with_sklearn else None)
+        gi, gm = self.grove.build(xs[0], batch, threads)
         same = gi.size == ei.size and leaves(gi, gm) == leaves(ei, np.asarray(em, dtype=bool))
         return g, e, s, same
 
@@ -175,6 +201,8 @@ def machine(grove, standin, rounds):
           + ", " + ("transparent huge pages (GROVE_HUGE_PAGES=1)" if huge else "4 KiB pages"))
     print(f"times: min wall ms over repeats in each of {rounds} passes over a table; ratios peer/grove; "
           "sklearn builds one tree per batch, single-threaded")
+    print("points: uniform in the unit cube; each repeat builds the next of 8 sets of points drawn alike "
+          "(2 above 2^16 points), the same sets for every library")
 
 
 def main():
@@ -207,21 +235,21 @@ def main():
     rng = np.random.default_rng(args.seed)
     thread_counts = [1, 2]
 
-    x = rng.random((16384, 3))
-    cells = [(batches, t, x, batches, True) for batches in [1, 8, 64] for t in thread_counts]
+    xs = point_sets(rng, 16384, 3)
+    cells = [(batches, t, xs, batches, True) for batches in [1, 8, 64] for t in thread_counts]
     table("batches (n = 16384, d = 3)", ["batches"] + HEADER, bench.rows(cells, args.rounds))
 
     cells = []
     for d in [2, 3, 4]:
-        x = rng.random((16384, d))
-        cells += [(d, t, x, 1, True) for t in thread_counts]
+        xs = point_sets(rng, 16384, d)
+        cells += [(d, t, xs, 1, True) for t in thread_counts]
     table("dimensions (n = 16384, one batch)", ["d"] + HEADER, bench.rows(cells, args.rounds))
 
     cells = []
     top = min(args.max_log2, 16) if args.quick else args.max_log2
     for k in range(10, top + 1, 2):
-        x = rng.random((1 << k, 3))
-        cells += [(f"2^{k}", t, x, 1, k <= 20) for t in thread_counts]
+        xs = point_sets(rng, 1 << k, 3)
+        cells += [(f"2^{k}", t, xs, 1, k <= 20) for t in thread_counts]
     table("scaling (d = 3, one batch; sklearn up to 2^20)", ["n"] + HEADER, bench.rows(cells, args.rounds))
 
 

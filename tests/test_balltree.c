@@ -847,6 +847,14 @@ TEST(balltree_presort_kernels_match_their_definitions)
     free(perm);
 }
 
+/* Whether the `bytes` bytes at p still hold the guard 0x5a. */
+static bool untouched(const void *p, size_t bytes)
+{
+    for (size_t i = 0; i < bytes; i++)
+        if (((const unsigned char *)p)[i] != 0x5a) return false;
+    return true;
+}
+
 /* Both vector versions of the selecting builder's passes, where the
  * machine has them, against their definitions. */
 static void check_selection_kernels(grove__bs_kernels fast, const char *name)
@@ -857,7 +865,7 @@ static void check_selection_kernels(grove__bs_kernels fast, const char *name)
     size_t stride = MAX + 8;
     uint64_t *key = malloc(D * stride * sizeof *key), *got = malloc(D * stride * sizeof *got),
              *want = malloc(D * stride * sizeof *want);
-    uint32_t id[MAX], gid[MAX + 1], wid[MAX];
+    uint32_t id[MAX], gid[MAX + 8], wid[MAX];
     for (size_t k = 1; k <= MAX; k += k < 40 ? 1 : 37) {
         size_t d = 1 + k % D, s = k % d;
         select_case(&rng, k, d, stride, key, id);
@@ -881,11 +889,15 @@ static void check_selection_kernels(grove__bs_kernels fast, const char *name)
             }
             wid[at] = id[i];
         }
-        gid[k] = 7;
+        /* nothing written past the end: the passes store whole registers
+         * only where they fit */
+        memset(got, 0x5a, D * stride * sizeof *got);
+        memset(gid, 0x5a, sizeof gid);
         fast.split(key, id, got, gid, stride, d, k, h, s, pivot, &vec[0], &vec[1]);
-        bool ok = !memcmp(gid, wid, k * sizeof *gid) && gid[k] == 7; /* nothing written past the end */
+        bool ok = !memcmp(gid, wid, k * sizeof *gid) && untouched(gid + k, 8 * sizeof *gid);
         for (size_t j = 0; j < d; j++) {
-            ok = ok && !memcmp(got + j * stride, want + j * stride, k * sizeof *got);
+            ok = ok && !memcmp(got + j * stride, want + j * stride, k * sizeof *got) &&
+                 untouched(got + j * stride + k, 8 * sizeof *got);
             for (size_t side = 0; side < 2; side++)
                 ok = ok && vec[side].lo[j] == ext[side].lo[j] && vec[side].hi[j] == ext[side].hi[j];
         }
@@ -903,9 +915,12 @@ static void check_selection_kernels(grove__bs_kernels fast, const char *name)
             below += grove__bs_less(e, lo);
             if (!grove__bs_less(e, lo) && !grove__bs_less(hi, e)) want[inside] = e.key, wid[inside++] = e.id;
         }
+        memset(got, 0x5a, D * stride * sizeof *got);
+        memset(gid, 0x5a, sizeof gid);
         size_t c = fast.window(key, id, k, lo, hi, got, gid, &got_below);
         CHECK_MSG(c == inside && got_below == below && !memcmp(got, want, c * sizeof *got) &&
-                      !memcmp(gid, wid, c * sizeof *gid),
+                      !memcmp(gid, wid, c * sizeof *gid) && untouched(got + k, 8 * sizeof *got) &&
+                      untouched(gid + k, 8 * sizeof *gid),
                   "%s window, k = %zu", name, k);
     }
     free(key);
