@@ -14,6 +14,7 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
+#include "avx512_stream.h"
 #define AVX512 __attribute__((target("avx512f,avx512dq,avx512vl")))
 
 /* Byte offsets of rows i..i+7, `stride` bytes apart. */
@@ -193,6 +194,22 @@ static AVX512 void records(const char *base, size_t row, size_t dim, size_t d, s
     }
 }
 
+/* keys_rows for rows i..i+7 (the lanes of `live`). */
+static inline AVX512 __attribute__((always_inline)) void keys_rows8(const char *base, size_t row, size_t d, size_t i,
+                                                                   __mmask8 live, bool wide, uint64_t *key,
+                                                                   size_t n, __m512i *vlo, __m512i *vhi)
+{
+    for (size_t j = 0; j < d; j++) {
+        __m512i k = wide ? key_f64(column8(base, row, sizeof(double), i, j, live))
+                         : keys8(base + i * row + j * sizeof(float), row_offsets(0, row), live, false);
+        grove__store8_64(key + j * n + i, live, k);
+        vlo[j] = _mm512_mask_min_epu64(vlo[j], live, vlo[j], k);
+        vhi[j] = _mm512_mask_max_epu64(vhi[j], live, vhi[j], k);
+    }
+}
+
+/* Plain stores but in the last, partial group (avx512_stream.h): the
+ * keys of a large batch go to memory. */
 static AVX512 void keys_rows(const char *base, size_t row, size_t d, size_t a, size_t b, bool wide, uint64_t *key,
                              size_t n, uint64_t *lo, uint64_t *hi)
 {
@@ -201,16 +218,9 @@ static AVX512 void keys_rows(const char *base, size_t row, size_t d, size_t a, s
         vlo[j] = _mm512_set1_epi64(-1);
         vhi[j] = _mm512_setzero_si512();
     }
-    for (size_t i = a; i < b; i += 8) {
-        __mmask8 live = grove__bt_lanes8(b - i);
-        for (size_t j = 0; j < d; j++) {
-            __m512i k = wide ? key_f64(column8(base, row, sizeof(double), i, j, live))
-                             : keys8(base + i * row + j * sizeof(float), row_offsets(0, row), live, false);
-            _mm512_mask_storeu_epi64(key + j * n + i, live, k);
-            vlo[j] = _mm512_mask_min_epu64(vlo[j], live, vlo[j], k);
-            vhi[j] = _mm512_mask_max_epu64(vhi[j], live, vhi[j], k);
-        }
-    }
+    size_t i = a;
+    for (; i + 8 <= b; i += 8) keys_rows8(base, row, d, i, 0xff, wide, key, n, vlo, vhi);
+    if (i < b) keys_rows8(base, row, d, i, grove__bt_lanes8(b - i), wide, key, n, vlo, vhi);
     for (size_t j = 0; j < d; j++) {
         lo[j] = _mm512_reduce_min_epu64(vlo[j]);
         hi[j] = _mm512_reduce_max_epu64(vhi[j]);

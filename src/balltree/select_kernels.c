@@ -9,6 +9,7 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
+#include "avx512_stream.h"
 #define AVX512 __attribute__((target("avx512f,avx512vl")))
 
 /* Lanes of `live` whose (key, id) is below (pk, pid). */
@@ -16,38 +17,6 @@ static inline AVX512 __mmask8 below8(__m512i key, __m256i id, __m512i pk, __m256
 {
     return (__mmask8)(_mm512_mask_cmplt_epu64_mask(live, key, pk) |
                       (_mm512_mask_cmpeq_epu64_mask(live, key, pk) & _mm256_mask_cmplt_epu32_mask(live, id, pid)));
-}
-
-/* Masked loads and stores stream from memory at about half the speed of
- * plain ones (Zen 5, 256 MiB rotated: loads 15 against 35 GB/s, stores
- * 20 against 37), so the passes below use them only where they must: the
- * last, partial group of eight points, and a side's last stores before
- * the end of its range (a plain store there would write past it, into
- * memory that may be another node's). */
-
-/* Store the `n` lanes of v (compressed to the bottom) at dst, in a range
- * that ends at `end` (> dst + n - 1): the whole register where it fits,
- * the lanes past n overwritten by the next store. */
-static inline AVX512 void store8_64(uint64_t *dst, const uint64_t *end, __m512i v, int n)
-{
-    if (end - dst >= 8) _mm512_storeu_si512(dst, v);
-    else _mm512_mask_storeu_epi64(dst, (__mmask8)((1u << n) - 1), v);
-}
-
-static inline AVX512 void store8_32(uint32_t *dst, const uint32_t *end, __m256i v, int n)
-{
-    if (end - dst >= 8) _mm256_storeu_si256((__m256i *)(void *)dst, v);
-    else _mm256_mask_storeu_epi32(dst, (__mmask8)((1u << n) - 1), v);
-}
-
-static inline AVX512 __m512i load8_64(const uint64_t *src, __mmask8 live)
-{
-    return live == 0xff ? _mm512_loadu_si512(src) : _mm512_maskz_loadu_epi64(live, src);
-}
-
-static inline AVX512 __m256i load8_32(const uint32_t *src, __mmask8 live)
-{
-    return live == 0xff ? _mm256_loadu_si256((const __m256i *)(const void *)src) : _mm256_maskz_loadu_epi32(live, src);
 }
 
 /* The split's running state: both sides' next positions and extents. */
@@ -61,23 +30,23 @@ static inline AVX512 __attribute__((always_inline)) void split_step(
     split8 *st, const uint64_t *src, const uint32_t *sid, uint64_t *dst, uint32_t *did, size_t stride, size_t d,
     size_t k, size_t h, size_t s, __m512i pk, __m256i pid, size_t i, __mmask8 live)
 {
-    __m512i key = load8_64(src + s * stride + i, live);
-    __m256i id = load8_32(sid + i, live);
+    __m512i key = grove__load8_64(src + s * stride + i, live);
+    __m256i id = grove__load8_32(sid + i, live);
     __mmask8 go_left = below8(key, id, pk, pid, live), go_right = live & (__mmask8)~go_left;
     int nl = __builtin_popcount(go_left), nr = __builtin_popcount(go_right);
     size_t l = st->l, r = st->r;
     for (size_t j = 0; j < d; j++) {
-        __m512i v = j == s ? key : load8_64(src + j * stride + i, live);
+        __m512i v = j == s ? key : grove__load8_64(src + j * stride + i, live);
         uint64_t *out = dst + j * stride;
-        store8_64(out + l, out + h, _mm512_maskz_compress_epi64(go_left, v), nl);
-        store8_64(out + r, out + k, _mm512_maskz_compress_epi64(go_right, v), nr);
+        grove__store_first_64(out + l, out + h, _mm512_maskz_compress_epi64(go_left, v), nl);
+        grove__store_first_64(out + r, out + k, _mm512_maskz_compress_epi64(go_right, v), nr);
         st->llo[j] = _mm512_mask_min_epu64(st->llo[j], go_left, st->llo[j], v);
         st->lhi[j] = _mm512_mask_max_epu64(st->lhi[j], go_left, st->lhi[j], v);
         st->rlo[j] = _mm512_mask_min_epu64(st->rlo[j], go_right, st->rlo[j], v);
         st->rhi[j] = _mm512_mask_max_epu64(st->rhi[j], go_right, st->rhi[j], v);
     }
-    store8_32(did + l, did + h, _mm256_maskz_compress_epi32(go_left, id), nl);
-    store8_32(did + r, did + k, _mm256_maskz_compress_epi32(go_right, id), nr);
+    grove__store_first_32(did + l, did + h, _mm256_maskz_compress_epi32(go_left, id), nl);
+    grove__store_first_32(did + r, did + k, _mm256_maskz_compress_epi32(go_right, id), nr);
     st->l = l + (size_t)nl;
     st->r = r + (size_t)nr;
 }
@@ -125,14 +94,14 @@ static inline AVX512 __attribute__((always_inline)) void window_step(
     const uint64_t *key, const uint32_t *id, size_t k, __m512i lk, __m256i lid, __m512i hk, __m256i hid,
     uint64_t *out_key, uint32_t *out_id, size_t *c, size_t *b, size_t i, __mmask8 live)
 {
-    __m512i v = load8_64(key + i, live);
-    __m256i w = load8_32(id + i, live);
+    __m512i v = grove__load8_64(key + i, live);
+    __m256i w = grove__load8_32(id + i, live);
     __mmask8 under = below8(v, w, lk, lid, live);
     __mmask8 over = below8(hk, hid, v, w, live); /* hi below the point */
     __mmask8 inside = live & (__mmask8) ~(under | over);
     int n = __builtin_popcount(inside);
-    store8_64(out_key + *c, out_key + k, _mm512_maskz_compress_epi64(inside, v), n);
-    store8_32(out_id + *c, out_id + k, _mm256_maskz_compress_epi32(inside, w), n);
+    grove__store_first_64(out_key + *c, out_key + k, _mm512_maskz_compress_epi64(inside, v), n);
+    grove__store_first_32(out_id + *c, out_id + k, _mm256_maskz_compress_epi32(inside, w), n);
     *c += (size_t)n;
     *b += (size_t)__builtin_popcount(under);
 }
