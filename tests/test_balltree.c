@@ -518,12 +518,14 @@ TEST(balltree_threads_give_identical_output)
     fill(x, n * d, UNIFORM, &rng);
     int64_t *a = malloc(2 * n * sizeof *a), *b = malloc(2 * n * sizeof *b);
     uint8_t *ma = malloc(2 * n), *mb = malloc(2 * n);
-    int64_t *ids = shuffled_batches(n, 9, 1, &rng);
-    for (int t = 0; t < 4; t++) {
+    /* 9 large batches; 400 small ones, which the threads build at once,
+     * each in its own part of the packed builder's memory */
+    int64_t *ids = shuffled_batches(n, 9, 1, &rng), *many = shuffled_batches(n, 400, 1, &rng);
+    for (int t = 0; t < 6; t++) {
         grove_balltree_params p;
         grove_balltree_params_init(&p);
-        p.batch = t % 2 ? ids : NULL;
-        p.levels = t < 2 ? GROVE_BALLTREE_FULL : 6;
+        p.batch = t >= 4 ? many : t % 2 ? ids : NULL;
+        p.levels = t < 2 || t == 4 ? GROVE_BALLTREE_FULL : 6;
         size_t slots, nb;
         REQUIRE_OK(grove_balltree_layout(n, &p, &slots, &nb));
         grove_options o1 = threads(1), o2 = threads(2);
@@ -533,6 +535,7 @@ TEST(balltree_threads_give_identical_output)
         CHECK_OK(grove_balltree_check(grove_points_f64(x, n, d), &p, b, mb, NULL));
     }
     free(ids);
+    free(many);
     free(x);
     free(a);
     free(b);
