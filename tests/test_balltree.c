@@ -1137,6 +1137,30 @@ TEST(balltree_errors_name_the_culprit)
                 "rotation[1][1]");
     CHECK_FAILS(grove_rotation_random(0, 1, rot), GROVE_INVALID_ARGUMENT, "d must be");
     CHECK_FAILS(grove_rotation_random(2, 1, NULL), GROVE_INVALID_ARGUMENT, "NULL");
+    p.rotation = NULL;
+    /* Enough values that two threads scan them in halves: the message
+     * names the first bad value, in either half, in rows of a stride. */
+    size_t big = 200000, cols = 3;
+    double *y = calloc(big * (cols + 1), sizeof *y);
+    int64_t *out = malloc(2 * big * sizeof *out);
+    uint8_t *real = malloc(2 * big);
+    grove_points pts = {y, big, cols, GROVE_FLOAT64, (cols + 1) * sizeof *y};
+    grove_options two_threads = threads(2);
+    y[(big - 5) * (cols + 1) + 1] = NAN;
+    CHECK_FAILS(grove_balltree_build(pts, &p, out, real, &two_threads), GROVE_INVALID_ARGUMENT,
+                "row 199995, column 1 is NaN");
+    y[(big / 3) * (cols + 1) + 2] = -INFINITY;
+    y[(big / 3) * (cols + 1) + 3] = NAN; /* past the row: not a coordinate */
+    CHECK_FAILS(grove_balltree_build(pts, &p, out, real, &two_threads), GROVE_INVALID_ARGUMENT,
+                "row 66666, column 2 is infinite");
+    memset(y, 0, big * (cols + 1) * sizeof *y);
+    pts.stride = 0; /* rows side by side */
+    y[400001] = NAN;
+    CHECK_FAILS(grove_balltree_build(pts, &p, out, real, &two_threads), GROVE_INVALID_ARGUMENT,
+                "row 133333, column 2 is NaN");
+    free(y);
+    free(out);
+    free(real);
 }
 
 /* det by LU with partial pivoting (test-side, independent of rotation.c). */

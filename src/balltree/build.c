@@ -617,7 +617,7 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     grove__clear_error();
     grove_balltree_params p;
     grove_status s = grove__bt_params(params, &p);
-    if (s == GROVE_OK) s = grove_points_validate(points);
+    if (s == GROVE_OK) s = grove__points_validate(points, grove__options(options).threads);
     if (s == GROVE_OK && p.rotation && points.n) s = check_rotation(p.rotation, points.d);
     if (s != GROVE_OK) return s;
     if (points.n && !indices) return grove__fail(GROVE_INVALID_ARGUMENT, "balltree: indices is NULL");

@@ -66,6 +66,9 @@ void grove__team_member(int *thread, int *team_size);
 
 /* Options with defaults applied (NULL -> defaults). */
 grove_options grove__options(const grove_options *options);
+/* grove_points_validate, its scan for non-finite values on up to
+ * `threads` threads where the points are many. */
+grove_status grove__points_validate(grove_points points, int threads);
 /* True when the options' cancel flag is raised. */
 bool grove__cancelled(const grove_options *options);
 /* Report progress if a callback is set. */
