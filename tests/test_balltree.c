@@ -858,6 +858,47 @@ static bool untouched(const void *p, size_t bytes)
     return true;
 }
 
+/* A selection kernel's split of k points into the ranges `to`, against
+ * the definition: in `want` and `wid` the points below the pivot at
+ * to.left.., the others at to.right.., each side in input order, in ext
+ * each side's smallest and largest key per dimension; every other
+ * position (of stride) still 0x5a. */
+static bool split_agrees(grove__bs_split_fn *split, const uint64_t *key, const uint32_t *id, size_t stride,
+                         size_t d, size_t k, size_t s, grove__bs_pair pivot, grove__bs_sides to)
+{
+    uint64_t *got = malloc(d * stride * sizeof *got), *want = malloc(d * stride * sizeof *want);
+    uint32_t *gid = malloc(stride * sizeof *gid), *wid = malloc(stride * sizeof *wid);
+    memset(got, 0x5a, d * stride * sizeof *got);
+    memset(want, 0x5a, d * stride * sizeof *want);
+    memset(gid, 0x5a, stride * sizeof *gid);
+    memset(wid, 0x5a, stride * sizeof *wid);
+    grove__bs_extent ext[2], vec[2];
+    grove__bs_extent_empty(&ext[0], d);
+    grove__bs_extent_empty(&ext[1], d);
+    size_t l = to.left, r = to.right;
+    for (size_t i = 0; i < k; i++) {
+        bool right = !grove__bs_less((grove__bs_pair){key[s * stride + i], id[i]}, pivot);
+        size_t at = right ? r++ : l++;
+        for (size_t j = 0; j < d; j++) {
+            uint64_t v = key[j * stride + i];
+            ext[right].lo[j] = v < ext[right].lo[j] ? v : ext[right].lo[j];
+            ext[right].hi[j] = v > ext[right].hi[j] ? v : ext[right].hi[j];
+            want[j * stride + at] = v;
+        }
+        wid[at] = id[i];
+    }
+    split(key, id, got, gid, stride, d, k, to, s, pivot, &vec[0], &vec[1]);
+    bool ok = !memcmp(got, want, d * stride * sizeof *got) && !memcmp(gid, wid, stride * sizeof *gid);
+    for (size_t j = 0; j < d; j++)
+        for (size_t side = 0; side < 2; side++)
+            ok = ok && vec[side].lo[j] == ext[side].lo[j] && vec[side].hi[j] == ext[side].hi[j];
+    free(got);
+    free(want);
+    free(gid);
+    free(wid);
+    return ok;
+}
+
 /* Both vector versions of the selecting builder's passes, where the
  * machine has them, against their definitions. */
 static void check_selection_kernels(grove__bs_kernels fast, const char *name)
@@ -865,7 +906,7 @@ static void check_selection_kernels(grove__bs_kernels fast, const char *name)
     enum { MAX = 300, D = 5 };
     grove_rng rng;
     grove_rng_seed(&rng, 12);
-    size_t stride = MAX + 8;
+    size_t stride = MAX + 24;
     uint64_t *key = malloc(D * stride * sizeof *key), *got = malloc(D * stride * sizeof *got),
              *want = malloc(D * stride * sizeof *want);
     uint32_t id[MAX], gid[MAX + 8], wid[MAX];
@@ -875,36 +916,15 @@ static void check_selection_kernels(grove__bs_kernels fast, const char *name)
         grove__bs_pair pivot = {key[s * stride + k / 2], id[k / 2]};
         size_t h = 0;
         for (size_t i = 0; i < k; i++) h += grove__bs_less((grove__bs_pair){key[s * stride + i], id[i]}, pivot);
-        /* the split: below the pivot first, each side in input order, and
-         * each side's smallest and largest key per dimension */
-        grove__bs_extent ext[2], vec[2];
-        grove__bs_extent_empty(&ext[0], d);
-        grove__bs_extent_empty(&ext[1], d);
-        size_t l = 0, r = h;
-        for (size_t i = 0; i < k; i++) {
-            bool right = !grove__bs_less((grove__bs_pair){key[s * stride + i], id[i]}, pivot);
-            size_t at = right ? r++ : l++;
-            for (size_t j = 0; j < d; j++) {
-                uint64_t v = key[j * stride + i];
-                ext[right].lo[j] = v < ext[right].lo[j] ? v : ext[right].lo[j];
-                ext[right].hi[j] = v > ext[right].hi[j] ? v : ext[right].hi[j];
-                want[j * stride + at] = v;
-            }
-            wid[at] = id[i];
-        }
-        /* nothing written past the end: the passes store whole registers
-         * only where they fit */
-        memset(got, 0x5a, D * stride * sizeof *got);
-        memset(gid, 0x5a, sizeof gid);
-        fast.split(key, id, got, gid, stride, d, k, h, s, pivot, &vec[0], &vec[1]);
-        bool ok = !memcmp(gid, wid, k * sizeof *gid) && untouched(gid + k, 8 * sizeof *gid);
-        for (size_t j = 0; j < d; j++) {
-            ok = ok && !memcmp(got + j * stride, want + j * stride, k * sizeof *got) &&
-                 untouched(got + j * stride + k, 8 * sizeof *got);
-            for (size_t side = 0; side < 2; side++)
-                ok = ok && vec[side].lo[j] == ext[side].lo[j] && vec[side].hi[j] == ext[side].hi[j];
-        }
-        CHECK_MSG(ok, "%s split, k = %zu, d = %zu", name, k, d);
+        /* the split: the sides next to each other, as a node splits, and
+         * apart with gaps, as the parts of a split on several threads
+         * write theirs; the passes store whole registers only where they
+         * fit, so nothing outside the ranges is written */
+        CHECK_MSG(split_agrees(fast.split, key, id, stride, d, k, s, pivot, (grove__bs_sides){0, h, h, k}),
+                  "%s split, k = %zu, d = %zu", name, k, d);
+        CHECK_MSG(split_agrees(fast.split, key, id, stride, d, k, s, pivot,
+                               (grove__bs_sides){3 + k - h, 3 + k, 1, 1 + k - h}),
+                  "%s split into ranges apart, k = %zu, d = %zu", name, k, d);
         /* the window [lo, hi] between two of the points */
         grove__bs_pair lo = {key[k / 3], id[k / 3]}, hi = {key[2 * k / 3], id[2 * k / 3]};
         if (grove__bs_less(hi, lo)) {

@@ -127,12 +127,20 @@ static inline void grove__bs_extent_empty(grove__bs_extent *e, size_t d)
         e->hi[j] = 0;
     }
 }
+/* Where a split puts its two sides, as positions in dst and did: the
+ * points below the pivot at [left, left_end), the others at
+ * [right, right_end), each range exactly as long as its side. Nothing
+ * outside them is written. */
+typedef struct grove__bs_sides {
+    size_t left, left_end, right, right_end;
+} grove__bs_sides;
 /* Move k points (d key arrays `stride` apart from src, ids from sid) to
- * dst and did: the h that are below `pivot` along dimension s first, the
- * others after, each side in input order; gather each side's extent. */
+ * dst and did: those below `pivot` along dimension s to one side, the
+ * others to the other, each side in input order; gather each side's
+ * extent. */
 typedef void grove__bs_split_fn(const uint64_t *src, const uint32_t *sid, uint64_t *dst, uint32_t *did,
-                                size_t stride, size_t d, size_t k, size_t h, size_t s, grove__bs_pair pivot,
-                                grove__bs_extent *left, grove__bs_extent *right);
+                                size_t stride, size_t d, size_t k, grove__bs_sides to, size_t s,
+                                grove__bs_pair pivot, grove__bs_extent *left, grove__bs_extent *right);
 /* Copy the points (key[i], id[i]) with lo <= point <= hi to out_key and
  * out_id (room for k points each, which the kernels may use as scratch
  * past the copies) in input order; return how many, and in *below how

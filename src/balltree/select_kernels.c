@@ -28,7 +28,7 @@ typedef struct split8 {
 /* Points i..i+7 (the lanes of `live`) to their sides. */
 static inline AVX512 __attribute__((always_inline)) void split_step(
     split8 *st, const uint64_t *src, const uint32_t *sid, uint64_t *dst, uint32_t *did, size_t stride, size_t d,
-    size_t k, size_t h, size_t s, __m512i pk, __m256i pid, size_t i, __mmask8 live)
+    grove__bs_sides to, size_t s, __m512i pk, __m256i pid, size_t i, __mmask8 live)
 {
     __m512i key = grove__load8_64(src + s * stride + i, live);
     __m256i id = grove__load8_32(sid + i, live);
@@ -38,15 +38,15 @@ static inline AVX512 __attribute__((always_inline)) void split_step(
     for (size_t j = 0; j < d; j++) {
         __m512i v = j == s ? key : grove__load8_64(src + j * stride + i, live);
         uint64_t *out = dst + j * stride;
-        grove__store_first_64(out + l, out + h, _mm512_maskz_compress_epi64(go_left, v), nl);
-        grove__store_first_64(out + r, out + k, _mm512_maskz_compress_epi64(go_right, v), nr);
+        grove__store_first_64(out + l, out + to.left_end, _mm512_maskz_compress_epi64(go_left, v), nl);
+        grove__store_first_64(out + r, out + to.right_end, _mm512_maskz_compress_epi64(go_right, v), nr);
         st->llo[j] = _mm512_mask_min_epu64(st->llo[j], go_left, st->llo[j], v);
         st->lhi[j] = _mm512_mask_max_epu64(st->lhi[j], go_left, st->lhi[j], v);
         st->rlo[j] = _mm512_mask_min_epu64(st->rlo[j], go_right, st->rlo[j], v);
         st->rhi[j] = _mm512_mask_max_epu64(st->rhi[j], go_right, st->rhi[j], v);
     }
-    grove__store_first_32(did + l, did + h, _mm256_maskz_compress_epi32(go_left, id), nl);
-    grove__store_first_32(did + r, did + k, _mm256_maskz_compress_epi32(go_right, id), nr);
+    grove__store_first_32(did + l, did + to.left_end, _mm256_maskz_compress_epi32(go_left, id), nl);
+    grove__store_first_32(did + r, did + to.right_end, _mm256_maskz_compress_epi32(go_right, id), nr);
     st->l = l + (size_t)nl;
     st->r = r + (size_t)nr;
 }
@@ -56,9 +56,9 @@ static inline AVX512 __attribute__((always_inline)) void split_step(
  * cases (split_avx512). */
 static inline AVX512 __attribute__((always_inline)) void split_avx512_d(
     const uint64_t *src, const uint32_t *sid, uint64_t *dst, uint32_t *did, size_t stride, size_t d, size_t k,
-    size_t h, size_t s, grove__bs_pair pivot, grove__bs_extent *left, grove__bs_extent *right)
+    grove__bs_sides to, size_t s, grove__bs_pair pivot, grove__bs_extent *left, grove__bs_extent *right)
 {
-    split8 st = {.l = 0, .r = h};
+    split8 st = {.l = to.left, .r = to.right};
     for (size_t j = 0; j < d; j++) {
         st.llo[j] = st.rlo[j] = _mm512_set1_epi64(-1);
         st.lhi[j] = st.rhi[j] = _mm512_setzero_si512();
@@ -66,8 +66,8 @@ static inline AVX512 __attribute__((always_inline)) void split_avx512_d(
     const __m512i pk = _mm512_set1_epi64((long long)pivot.key);
     const __m256i pid = _mm256_set1_epi32((int)pivot.id);
     size_t i = 0;
-    for (; i + 8 <= k; i += 8) split_step(&st, src, sid, dst, did, stride, d, k, h, s, pk, pid, i, 0xff);
-    if (i < k) split_step(&st, src, sid, dst, did, stride, d, k, h, s, pk, pid, i, grove__bt_lanes8(k - i));
+    for (; i + 8 <= k; i += 8) split_step(&st, src, sid, dst, did, stride, d, to, s, pk, pid, i, 0xff);
+    if (i < k) split_step(&st, src, sid, dst, did, stride, d, to, s, pk, pid, i, grove__bt_lanes8(k - i));
     for (size_t j = 0; j < d; j++) {
         left->lo[j] = _mm512_reduce_min_epu64(st.llo[j]);
         left->hi[j] = _mm512_reduce_max_epu64(st.lhi[j]);
@@ -77,14 +77,14 @@ static inline AVX512 __attribute__((always_inline)) void split_avx512_d(
 }
 
 static AVX512 void split_avx512(const uint64_t *src, const uint32_t *sid, uint64_t *dst, uint32_t *did,
-                                size_t stride, size_t d, size_t k, size_t h, size_t s, grove__bs_pair pivot,
+                                size_t stride, size_t d, size_t k, grove__bs_sides to, size_t s, grove__bs_pair pivot,
                                 grove__bs_extent *left, grove__bs_extent *right)
 {
     switch (d) {
-    case 2: split_avx512_d(src, sid, dst, did, stride, 2, k, h, s, pivot, left, right); break;
-    case 3: split_avx512_d(src, sid, dst, did, stride, 3, k, h, s, pivot, left, right); break;
-    case 4: split_avx512_d(src, sid, dst, did, stride, 4, k, h, s, pivot, left, right); break;
-    default: split_avx512_d(src, sid, dst, did, stride, d, k, h, s, pivot, left, right);
+    case 2: split_avx512_d(src, sid, dst, did, stride, 2, k, to, s, pivot, left, right); break;
+    case 3: split_avx512_d(src, sid, dst, did, stride, 3, k, to, s, pivot, left, right); break;
+    case 4: split_avx512_d(src, sid, dst, did, stride, 4, k, to, s, pivot, left, right); break;
+    default: split_avx512_d(src, sid, dst, did, stride, d, k, to, s, pivot, left, right);
     }
 }
 
@@ -214,7 +214,7 @@ static inline AVX2 uint64_t reduce(__m256i v, bool lowest)
 
 static inline AVX2 __attribute__((always_inline)) void split_avx2_d(
     const uint64_t *src, const uint32_t *sid, uint64_t *dst, uint32_t *did, size_t stride, size_t d, size_t k,
-    size_t h, size_t s, grove__bs_pair pivot, grove__bs_extent *left, grove__bs_extent *right)
+    grove__bs_sides to, size_t s, grove__bs_pair pivot, grove__bs_extent *left, grove__bs_extent *right)
 {
     __m256i llo[GROVE__BS_MAX_DIMS], lhi[GROVE__BS_MAX_DIMS], rlo[GROVE__BS_MAX_DIMS], rhi[GROVE__BS_MAX_DIMS];
     for (size_t j = 0; j < d; j++) {
@@ -223,7 +223,7 @@ static inline AVX2 __attribute__((always_inline)) void split_avx2_d(
     }
     const __m256i pk = flip64(_mm256_set1_epi64x((long long)pivot.key));
     const __m128i pid = _mm_set1_epi32((int)pivot.id);
-    size_t l = 0, r = h;
+    size_t l = to.left, r = to.right;
     for (size_t i = 0; i < k; i += 4) {
         quad q = load_quad(src + s * stride, sid, i, k);
         unsigned go_left = below4(q.flipped, q.id, pk, pid) & q.live, go_right = q.live & ~go_left;
@@ -236,14 +236,14 @@ static inline AVX2 __attribute__((always_inline)) void split_avx2_d(
             __m256i v = j == s     ? q.key
                         : q.n == 4 ? _mm256_loadu_si256((const __m256i *)(const void *)at)
                                    : _mm256_maskload_epi64((const long long *)(const void *)at, q.lanes);
-            grove__bt_put64(dst + j * stride + l, grove__bt_pack(v, go_left), nl, h - l);
-            grove__bt_put64(dst + j * stride + r, grove__bt_pack(v, go_right), nr, k - r);
+            grove__bt_put64(dst + j * stride + l, grove__bt_pack(v, go_left), nl, to.left_end - l);
+            grove__bt_put64(dst + j * stride + r, grove__bt_pack(v, go_right), nr, to.right_end - r);
             __m256i f = j == s ? q.flipped : flip64(v);
             extend(&llo[j], &lhi[j], f, is_left);
             extend(&rlo[j], &rhi[j], f, is_right);
         }
-        put32(did + l, pack_ids(q.id, go_left), nl, h - l);
-        put32(did + r, pack_ids(q.id, go_right), nr, k - r);
+        put32(did + l, pack_ids(q.id, go_left), nl, to.left_end - l);
+        put32(did + r, pack_ids(q.id, go_right), nr, to.right_end - r);
         l += nl;
         r += nr;
     }
@@ -256,14 +256,14 @@ static inline AVX2 __attribute__((always_inline)) void split_avx2_d(
 }
 
 static AVX2 void split_avx2(const uint64_t *src, const uint32_t *sid, uint64_t *dst, uint32_t *did, size_t stride,
-                            size_t d, size_t k, size_t h, size_t s, grove__bs_pair pivot, grove__bs_extent *left,
-                            grove__bs_extent *right)
+                            size_t d, size_t k, grove__bs_sides to, size_t s, grove__bs_pair pivot,
+                            grove__bs_extent *left, grove__bs_extent *right)
 {
     switch (d) {
-    case 2: split_avx2_d(src, sid, dst, did, stride, 2, k, h, s, pivot, left, right); break;
-    case 3: split_avx2_d(src, sid, dst, did, stride, 3, k, h, s, pivot, left, right); break;
-    case 4: split_avx2_d(src, sid, dst, did, stride, 4, k, h, s, pivot, left, right); break;
-    default: split_avx2_d(src, sid, dst, did, stride, d, k, h, s, pivot, left, right);
+    case 2: split_avx2_d(src, sid, dst, did, stride, 2, k, to, s, pivot, left, right); break;
+    case 3: split_avx2_d(src, sid, dst, did, stride, 3, k, to, s, pivot, left, right); break;
+    case 4: split_avx2_d(src, sid, dst, did, stride, 4, k, to, s, pivot, left, right); break;
+    default: split_avx2_d(src, sid, dst, did, stride, d, k, to, s, pivot, left, right);
     }
 }
 
