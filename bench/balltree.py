@@ -3,7 +3,7 @@
 balltree-erwin and scikit-learn's BallTree(leaf_size=2), on the same points.
 
     make && python3 bench/balltree.py [--quick] [--max-log2 22] [--rounds 2] [--fresh-memory]
-                                      [--huge-pages] [--lib build/libgrove.so]
+                                      [--huge-pages] [--same-points] [--lib build/libgrove.so]
 
 Times are the minimum wall time over repeats, in milliseconds, of one call
 that returns the finished tree (grove: layout + output allocation + build),
@@ -88,7 +88,7 @@ def best_ms(fn, budget_s, min_repeats=3):
     return best_seconds(fn, budget_s, min_repeats) * 1e3
 
 
-def point_sets(rng, n, d):
+def point_sets(rng, n, d, same=False):
     """Distinct draws of the same distribution for one cell: every timed
     call builds the next, for every library alike. A tree built over the
     same points again and again lets the branch predictors learn its
@@ -96,8 +96,8 @@ def point_sets(rng, n, d):
     against 0.37 on fresh ones before its leaves lost their branches;
     balltree-erwin 2.75 against 2.71). Eight sets were enough for that
     to vanish at 16384 points; a build of 2^18 points is too long to
-    learn."""
-    return [rng.random((n, d)) for _ in range(8 if n <= 1 << 16 else 2)]
+    learn. With `same` (--same-points), one set, built again and again."""
+    return [rng.random((n, d)) for _ in range(1 if same else 8 if n <= 1 << 16 else 2)]
 
 
 def rotating(fn, xs):
@@ -182,7 +182,7 @@ def fmt_row(key, threads, g, e, s, same):
 HEADER = ["threads", "grove", "erwin", "erwin/g", "sklearn", "sklrn/g", "leaves"]
 
 
-def machine(grove, standin, rounds):
+def machine(grove, standin, rounds, same_points):
     model = cpu_model()
     import sklearn
     try:
@@ -201,8 +201,10 @@ def machine(grove, standin, rounds):
           + ", " + ("transparent huge pages (GROVE_HUGE_PAGES=1)" if huge else "4 KiB pages"))
     print(f"times: min wall ms over repeats in each of {rounds} passes over a table; ratios peer/grove; "
           "sklearn builds one tree per batch, single-threaded")
-    print("points: uniform in the unit cube; each repeat builds the next of 8 sets of points drawn alike "
-          "(2 above 2^16 points), the same sets for every library")
+    print("points: uniform in the unit cube; " +
+          ("every repeat builds the same points (--same-points)" if same_points else
+           "each repeat builds the next of 8 sets of points drawn alike (2 above 2^16 points), "
+           "the same sets for every library"))
 
 
 def main():
@@ -215,6 +217,9 @@ def main():
                     help="passes over each table; every time is the minimum over them (default 2)")
     ap.add_argument("--fresh-memory", action="store_true",
                     help="no workspace: grove allocates its working memory on every call")
+    ap.add_argument("--same-points", action="store_true",
+                    help="every repeat builds the same points (the branch predictors learn them; "
+                         "how this bench measured before)")
     ap.add_argument("--huge-pages", action="store_true",
                     help="GROVE_HUGE_PAGES=1: grove's working memory in transparent huge pages (Linux, opt-in)")
     args = ap.parse_args()
@@ -230,25 +235,25 @@ def main():
     grove = Grove(os.path.abspath(args.lib))
     if not args.fresh_memory:
         grove.workspace = grove.lib.grove_workspace_new()
-    machine(grove, standin, args.rounds)
+    machine(grove, standin, args.rounds, args.same_points)
     bench = Bench(grove, erwin, threadpool_limits, 0.1 if args.quick else 0.5)
     rng = np.random.default_rng(args.seed)
     thread_counts = [1, 2]
 
-    xs = point_sets(rng, 16384, 3)
+    xs = point_sets(rng, 16384, 3, args.same_points)
     cells = [(batches, t, xs, batches, True) for batches in [1, 8, 64] for t in thread_counts]
     table("batches (n = 16384, d = 3)", ["batches"] + HEADER, bench.rows(cells, args.rounds))
 
     cells = []
     for d in [2, 3, 4]:
-        xs = point_sets(rng, 16384, d)
+        xs = point_sets(rng, 16384, d, args.same_points)
         cells += [(d, t, xs, 1, True) for t in thread_counts]
     table("dimensions (n = 16384, one batch)", ["d"] + HEADER, bench.rows(cells, args.rounds))
 
     cells = []
     top = min(args.max_log2, 16) if args.quick else args.max_log2
     for k in range(10, top + 1, 2):
-        xs = point_sets(rng, 1 << k, 3)
+        xs = point_sets(rng, 1 << k, 3, args.same_points)
         cells += [(f"2^{k}", t, xs, 1, k <= 20) for t in thread_counts]
     table("scaling (d = 3, one batch; sklearn up to 2^20)", ["n"] + HEADER, bench.rows(cells, args.rounds))
 

@@ -22,9 +22,12 @@
  * elsewhere), so the split dimension costs a few bit scans and loads. The
  * left child is the lowest floor(k/2) positions along the split dimension
  * (one pdep), turned back into local ids by one more bit-shuffle through
- * rnk. No lists are partitioned below the node, and nothing branches on
- * the data but the split-dimension choice. Leaves of two points order
- * along their widest dimension by position. The output is the bytes of
+ * rnk (rnk_0 is the identity, so a split along dimension 0 takes the same
+ * path). Leaves of two points order along their widest dimension by
+ * position. No lists are partitioned below the node, and nothing branches
+ * on the data: on fresh points the split dimension and a leaf's order are
+ * coin flips, which a branch predictor learns only when the same points
+ * are built again and again. The output is the bytes of
  * the list code: `make check` runs the ball tree tests both ways
  * (GROVE_BALLTREE_PORTABLE=1 turns this off). */
 
