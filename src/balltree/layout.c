@@ -143,10 +143,12 @@ typedef struct id_scan {
 
 /* One pass without branches over n >= 1 ids (an Erwin-style caller passes
  * them with every call, and layout and build each read them). Compiled
- * twice where the compiler can pick at load time: 64-bit compares
- * vectorise with AVX2, not with the baseline's SSE2. */
+ * three times, the compiler picking at load time: 64-bit compares
+ * vectorise with AVX2, not with the baseline's SSE2, and AVX-512 takes
+ * eight at a time (16384 ids 3.98 -> 1.55 us, 2^20 246 -> 102 us on Zen
+ * 5). */
 #if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
-__attribute__((target_clones("avx2", "default")))
+__attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 static id_scan scan_ids(size_t n, const int64_t *ids)
 {
