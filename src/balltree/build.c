@@ -489,12 +489,12 @@ static void *bt_take(const bt_ctx *c, int slot, size_t bytes, const char *what)
 
 /* Working memory of the packed builder, in bytes: 16 N lists records (two
  * buffers), 12 N d for the sorted coordinates and ranks, 16 max_count sort
- * entries per thread, where N = min(n, threads * max_count). With many
- * batches each thread builds its batches one after another in its own
- * slice of max_count points, which stays in its caches: 2^20 points in 64
- * batches took 30.1 ms on one thread with a slice per batch (every batch
- * starting on memory the others had pushed out), against 21 for 64 builds
- * of 16384 points on their own. */
+ * entries per thread, where N is n, or threads parts (bp_memory) where
+ * that is less. With many batches each thread then builds its batches one
+ * after another in its own part, which stays in its caches: 2^20 points
+ * in 64 batches took 30.8 ms on one thread with a slice per batch (every
+ * batch starting on memory the others had pushed out), 23.2 with a part
+ * per thread, and 64 builds of 16384 points on their own 21. */
 static bool alloc_packed(bt_ctx *c, size_t sort, int threads)
 {
     /* A part's lists in whole cache lines, a line apart, so two threads
