@@ -51,10 +51,10 @@ typedef struct bp_tree {
     const uint32_t *ids;  /* point -> batch-local id; NULL: the identity */
     int bits;             /* bits per field: a rank, or a quantized coordinate */
     bool spawn;           /* create tasks */
-    uint64_t *rec[2];     /* c->rec[buf] + start: list j at + j * n */
-    double *val;          /* c->val + start: dimension j's coordinates in its order at + j * n
+    uint64_t *rec[2];     /* the batch's memory (bp_memory in build.c): list j of buffer buf at rec[buf] + j * n */
+    double *val;          /* the batch's memory: dimension j's coordinates in its order at + j * n
                            * (quantized: in id order, where x needs a copy) */
-    uint32_t *perm;       /* c->perm + start: dimension j's rank -> batch-local id at + j * n */
+    uint32_t *perm;       /* the batch's memory: dimension j's rank -> batch-local id at + j * n */
     uint64_t mask;        /* (1 << bits) - 1 */
     grove__bp_partition_fn *partition;
     /* Quantized records (build_quantized.h): the id in the low `base` bits
