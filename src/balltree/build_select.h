@@ -198,6 +198,15 @@ static void bs_init_rows(const bt_view *v, const bs_tree *t, size_t lo, size_t h
     }
 }
 
+/* e grows to take in the extent of `more`. */
+static void bs_extent_join(bs_extent *e, const bs_extent *more, size_t d)
+{
+    for (size_t j = 0; j < d; j++) {
+        e->lo[j] = more->lo[j] < e->lo[j] ? more->lo[j] : e->lo[j];
+        e->hi[j] = more->hi[j] > e->hi[j] ? more->hi[j] : e->hi[j];
+    }
+}
+
 /* Every point's keys into buffer 0, its id, and the root's extent; in up
  * to BS_INIT_PARTS tasks of at least BT_GATHER_CHUNK points. */
 #define BS_INIT_PARTS 16
@@ -209,11 +218,7 @@ static void bs_init(const bt_view *v, const bs_tree *t, bs_extent *root)
 #pragma omp taskloop grainsize(1) default(shared) if (parts > 1)
     for (size_t q = 0; q < parts; q++) bs_init_rows(v, t, q * m / parts, (q + 1) * m / parts, &part[q]);
     *root = part[0];
-    for (size_t q = 1; q < parts; q++)
-        for (size_t j = 0; j < t->c->d; j++) {
-            root->lo[j] = part[q].lo[j] < root->lo[j] ? part[q].lo[j] : root->lo[j];
-            root->hi[j] = part[q].hi[j] > root->hi[j] ? part[q].hi[j] : root->hi[j];
-        }
+    for (size_t q = 1; q < parts; q++) bs_extent_join(root, &part[q], t->c->d);
 }
 
 /* A split in parts, one a thread, where one node is all the team has to
@@ -270,13 +275,10 @@ static void bs_split(const bs_tree *t, int buf, size_t off, size_t k, size_t h, 
     }
     *left = part_left[0];
     *right = part_right[0];
-    for (size_t q = 1; q < parts; q++)
-        for (size_t j = 0; j < c->d; j++) {
-            left->lo[j] = part_left[q].lo[j] < left->lo[j] ? part_left[q].lo[j] : left->lo[j];
-            left->hi[j] = part_left[q].hi[j] > left->hi[j] ? part_left[q].hi[j] : left->hi[j];
-            right->lo[j] = part_right[q].lo[j] < right->lo[j] ? part_right[q].lo[j] : right->lo[j];
-            right->hi[j] = part_right[q].hi[j] > right->hi[j] ? part_right[q].hi[j] : right->hi[j];
-        }
+    for (size_t q = 1; q < parts; q++) {
+        bs_extent_join(left, &part_left[q], c->d);
+        bs_extent_join(right, &part_right[q], c->d);
+    }
 }
 
 /* The node holding segment [off, off + k) of buffer buf, with extent e, at
