@@ -616,8 +616,9 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
 {
     grove__clear_error();
     grove_balltree_params p;
+    grove_options o = grove__options(options);
     grove_status s = grove__bt_params(params, &p);
-    if (s == GROVE_OK) s = grove__points_validate(points, grove__options(options).threads);
+    if (s == GROVE_OK) s = grove__points_validate(points, o.threads);
     if (s == GROVE_OK && p.rotation && points.n) s = check_rotation(p.rotation, points.d);
     if (s != GROVE_OK) return s;
     if (points.n && !indices) return grove__fail(GROVE_INVALID_ARGUMENT, "balltree: indices is NULL");
@@ -632,7 +633,6 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
             return s;
         }
 
-    grove_options o = grove__options(options);
     bt_input in = {points, grove__points_stride(points), p.rotation, NULL};
     bool partition = p.levels != GROVE_BALLTREE_FULL;
     bt_ctx c = {.options = options, .n = points.n, .d = points.d, .lists = points.d + partition, .base = points.data,

@@ -86,11 +86,10 @@ static bool all_finite(grove_points points, size_t stride, int threads)
 {
     size_t n = points.n;
     if (threads < 2 || n * points.d < PARALLEL_CHECK_MIN) return rows_finite(points, stride, 0, n);
-    int parts = threads;
     bool ok = true;
-#pragma omp parallel for num_threads(parts) reduction(&& : ok)
-    for (int q = 0; q < parts; q++)
-        ok = rows_finite(points, stride, (size_t)q * n / (size_t)parts, (size_t)(q + 1) * n / (size_t)parts) && ok;
+#pragma omp parallel for num_threads(threads) reduction(&& : ok)
+    for (int q = 0; q < threads; q++)
+        ok = rows_finite(points, stride, (size_t)q * n / (size_t)threads, (size_t)(q + 1) * n / (size_t)threads) && ok;
     return ok;
 }
 
