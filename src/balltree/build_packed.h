@@ -267,7 +267,7 @@ static void bp_node(const bp_tree *t, uint64_t where, size_t off, size_t k, int 
         return;
     }
     if (t->c->small_bits && k <= BB_MAX) {
-        bb_subtree(t, where, off, k, level, out);
+        bb_subtree(t, where, &off, &k, 1, level, &out);
         return;
     }
     if (k <= BP_SMALL) {
@@ -294,6 +294,11 @@ static void bp_node(const bp_tree *t, uint64_t where, size_t off, size_t k, int 
     where ^= (((uint64_t)1 << c->lists) - 1) & ~((uint64_t)1 << s);
 #undef BP_LIST
     size_t right_out = bt_right_out(c, t->b, out, h, level);
+    if (c->small_bits && k <= BB_SUBS * BB_MAX && d <= BB_SUBS_DIMS) { /* both children: bit-mask subtrees */
+        size_t offs[2] = {off, off + h}, ks[2] = {h, k - h}, outs[2] = {out, right_out};
+        bb_subtree(t, where, offs, ks, 2, level + 1, outs);
+        return;
+    }
     if (t->spawn && k >= BT_TASK_MIN) {
 #pragma omp task default(shared) firstprivate(t, where, off, h, level, out)
         bp_node(t, where, off, h, level + 1, out);
