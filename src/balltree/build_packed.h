@@ -247,13 +247,61 @@ static void bp_list(const bp_tree *t, size_t j)
 #include "build_quantized.h"
 #include "small_bits.h"
 
+/* Split the node holding segment [off, off + k) of every list, list j in
+ * buffer (*where >> j) & 1: its left child is the first k / 2 entries of
+ * every list, its right child the rest, the lists' buffers then in *where
+ * (every list but the split one partitioned into the other buffer). */
+static void bp_split(const bp_tree *t, uint64_t *where, size_t off, size_t k)
+{
+    const bt_ctx *c = t->c;
+    size_t n = t->n, d = c->d, h = k / 2;
+    int bits = t->bits;
+#define BP_LIST(j, buf) (t->rec[buf] + (j) * n + off)
+    size_t s = 0;
+    double best_spread = -1.0;
+    for (size_t j = 0; j < d; j++) {
+        const uint64_t *l = BP_LIST(j, *where >> j & 1);
+        const double *v = t->val + j * n;
+        int shift = (int)j * bits;
+        double spread = t->quantized ? bq_spread(t, l, k, j)
+                                     : v[bp_rank(l[k - 1], shift, t->mask)] - v[bp_rank(l[0], shift, t->mask)];
+        bt_widest(spread, j, &s, &best_spread);
+    }
+    const uint64_t *split = BP_LIST(s, *where >> s & 1);
+    int shift = t->base + (int)s * bits;
+    uint64_t pivot = t->quantized ? bq_pivot(t, *where, off, k, h, s) : bp_rank(split[h], shift, t->mask);
+    for (size_t j = 0; j < c->lists; j++) {
+        unsigned buf = *where >> j & 1;
+        if (j != s) t->partition(BP_LIST(j, buf), BP_LIST(j, !buf), k, h, shift, t->mask, pivot);
+    }
+    *where ^= (((uint64_t)1 << c->lists) - 1) & ~((uint64_t)1 << s);
+#undef BP_LIST
+}
+
+/* The nodes `depth` levels below the node [off, off + k) at `level`,
+ * appended to `to` left to right, splitting the nodes between. */
+static void bp_descend(const bp_tree *t, uint64_t where, size_t off, size_t k, int level, size_t out, int depth,
+                       bb_nodes *to)
+{
+    if (depth == 0) {
+        to->where[to->count] = where;
+        to->off[to->count] = off;
+        to->k[to->count] = k;
+        to->out[to->count++] = out;
+        return;
+    }
+    size_t h = k / 2, right_out = bt_right_out(t->c, t->b, out, h, level);
+    bp_split(t, &where, off, k);
+    bp_descend(t, where, off, h, level + 1, out, depth - 1, to);
+    bp_descend(t, where, off + h, k - h, level + 1, right_out, depth - 1, to);
+}
+
 /* The node holding segment [off, off + k) of every list, list j in buffer
  * (where >> j) & 1, at `level`, its slots starting at `out`. */
 static void bp_node(const bp_tree *t, uint64_t where, size_t off, size_t k, int level, size_t out)
 {
     const bt_ctx *c = t->c;
-    size_t n = t->n, d = c->d, h = k / 2;
-    int bits = t->bits;
+    size_t n = t->n, h = k / 2;
 #define BP_LIST(j, buf) (t->rec[buf] + (j) * n + off)
     if (t->deferred >= 0 && level == 1) { /* the root split the deferred list unsorted: sort this half */
         size_t j = (size_t)t->deferred;
@@ -262,43 +310,24 @@ static void bp_node(const bp_tree *t, uint64_t where, size_t off, size_t k, int 
         where ^= (uint64_t)1 << j;
     }
     const uint64_t *last = BP_LIST(c->lists - 1, where >> (c->lists - 1) & 1); /* in id order in partition mode */
+#undef BP_LIST
     if (c->partition && level == t->b->levels) { /* a leaf: rows ascending */
         for (size_t i = 0; i < k; i++) bp_emit(t, out + i, last[i], 1);
         return;
     }
-    if (t->c->small_bits && k <= BB_MAX) {
-        bb_subtree(t, where, &off, &k, 1, level, &out);
+    int depth = c->small_bits ? bb_depth(k, c->d) : -1;
+    if (depth >= 0) { /* the bit-mask subtrees below, side by side */
+        bb_nodes nodes = {0};
+        bp_descend(t, where, off, k, level, out, depth, &nodes);
+        bb_subtree(t, &nodes, level + depth);
         return;
     }
     if (k <= BP_SMALL) {
         bp_small(t, last, k, level, out);
         return;
     }
-    size_t s = 0;
-    double best_spread = -1.0;
-    for (size_t j = 0; j < d; j++) {
-        const uint64_t *l = BP_LIST(j, where >> j & 1);
-        const double *v = t->val + j * n;
-        int shift = (int)j * bits;
-        double spread = t->quantized ? bq_spread(t, l, k, j)
-                                     : v[bp_rank(l[k - 1], shift, t->mask)] - v[bp_rank(l[0], shift, t->mask)];
-        bt_widest(spread, j, &s, &best_spread);
-    }
-    const uint64_t *split = BP_LIST(s, where >> s & 1);
-    int shift = t->base + (int)s * bits;
-    uint64_t pivot = t->quantized ? bq_pivot(t, where, off, k, h, s) : bp_rank(split[h], shift, t->mask);
-    for (size_t j = 0; j < c->lists; j++) {
-        unsigned buf = where >> j & 1;
-        if (j != s) t->partition(BP_LIST(j, buf), BP_LIST(j, !buf), k, h, shift, t->mask, pivot);
-    }
-    where ^= (((uint64_t)1 << c->lists) - 1) & ~((uint64_t)1 << s);
-#undef BP_LIST
+    bp_split(t, &where, off, k);
     size_t right_out = bt_right_out(c, t->b, out, h, level);
-    if (c->small_bits && k <= BB_SUBS * BB_MAX && d <= BB_SUBS_DIMS) { /* both children: bit-mask subtrees */
-        size_t offs[2] = {off, off + h}, ks[2] = {h, k - h}, outs[2] = {out, right_out};
-        bb_subtree(t, where, offs, ks, 2, level + 1, outs);
-        return;
-    }
     if (t->spawn && k >= BT_TASK_MIN) {
 #pragma omp task default(shared) firstprivate(t, where, off, h, level, out)
         bp_node(t, where, off, h, level + 1, out);

@@ -31,6 +31,18 @@
  * the list code: `make check` runs the ball tree tests both ways
  * (GROVE_BALLTREE_PORTABLE=1 turns this off). */
 
+/* Nodes whose bit-mask subtrees are built side by side: segments
+ * [off[u], off[u] + k[u]) of every list, in buffers where[u] (as in
+ * bp_node), their slots from out[u]. Four side by side (the grandchildren
+ * of a node of at most 4 BB_MAX points) measured the same as two, within
+ * 1.5% either way at 16384 points and 2^20, d = 3. */
+#define BB_SUBS 2
+typedef struct bb_nodes {
+    size_t count;
+    uint64_t where[BB_SUBS];
+    size_t off[BB_SUBS], k[BB_SUBS], out[BB_SUBS];
+} bb_nodes;
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define BB_TARGET __attribute__((target("avx512f,avx512bw,avx512bitalg,bmi2")))
@@ -38,11 +50,10 @@
  * order itself, so ord has one row fewer). */
 #define BB_MAX 64
 #define BB_DIMS 4
-/* Subtrees built side by side (bb_tree): the two children of a node of at
- * most 2 BB_MAX points, in at most BB_SUBS_DIMS dimensions (d = 4, with
- * more values live per node, measured 8% slower side by side: tree phase
- * 0.28 against 0.26 ms at 16384 points). */
-#define BB_SUBS 2
+/* Subtrees built side by side (bb_tree): at most BB_SUBS, in at most
+ * BB_SUBS_DIMS dimensions (d = 4, with more values live per node,
+ * measured 8% slower two side by side: tree phase 0.28 against 0.26 ms at
+ * 16384 points). */
 #define BB_SUBS_DIMS 3
 /* An index byte for the positions past k: it selects bit 63, which is
  * clear in a mask of fewer than 64 points (with 64, no position is past
@@ -284,41 +295,50 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_gather_quantized(
 }
 
 /* The points of bb_subtree's subtrees, and their trees, for a constant d. */
-static inline BB_TARGET __attribute__((always_inline)) void bb_build(bb_sub *b, size_t subs, uint64_t where,
-                                                                   const size_t *off, const size_t *k,
-                                                                   const uint64_t *all, int level,
-                                                                   const size_t *out, size_t d)
+static inline BB_TARGET __attribute__((always_inline)) void bb_build(const bp_tree *t, bb_sub *b,
+                                                                   const bb_nodes *nodes, const uint64_t *all,
+                                                                   int level, size_t d)
 {
-    if (b->t->quantized)
-        for (size_t u = 0; u < subs; u++) bb_gather_quantized(&b[u], where, off[u], k[u], d);
-    if (subs == 1)
-        bb_tree(b, 1, all, level, out, d);
+    if (t->quantized)
+        for (size_t u = 0; u < nodes->count; u++)
+            bb_gather_quantized(&b[u], nodes->where[u], nodes->off[u], nodes->k[u], d);
+    if (nodes->count == 1) /* a constant count in each call: the loops over it unroll */
+        bb_tree(b, 1, all, level, nodes->out, d);
     else
-        bb_tree(b, BB_SUBS, all, level, out, d);
+        bb_tree(b, BB_SUBS, all, level, nodes->out, d);
 }
 
-/* The full-mode nodes holding segments [off[u], off[u] + k[u]) of every
- * list (as in bp_node), u < subs (1, or BB_SUBS siblings at the same
- * level), k[u] <= BB_MAX, 2 <= d <= BB_DIMS, and their subtrees. */
-static BB_TARGET void bb_subtree(const bp_tree *t, uint64_t where, const size_t *off, const size_t *k, size_t subs,
-                                 int level, const size_t *out)
+/* The full-mode nodes of `nodes`, all at `level` (as in bp_node), of at
+ * most BB_MAX points each, in 2 <= d <= BB_DIMS dimensions, and their
+ * subtrees. */
+static BB_TARGET void bb_subtree(const bp_tree *t, const bb_nodes *nodes, int level)
 {
     size_t d = t->c->d;
     bb_sub b[BB_SUBS];
     uint64_t all[BB_SUBS];
-    for (size_t u = 0; u < subs; u++) {
+    for (size_t u = 0; u < nodes->count; u++) {
         b[u].t = t;
         b[u].levels = t->b->levels;
         memset(b[u].ord, BB_NONE, sizeof b[u].ord);
         memset(b[u].rnk, BB_NONE, sizeof b[u].rnk);
-        all[u] = k[u] == 64 ? UINT64_MAX : ((uint64_t)1 << k[u]) - 1;
-        if (!t->quantized) bb_gather_ranks(&b[u], where, off[u], k[u], d);
+        all[u] = nodes->k[u] == 64 ? UINT64_MAX : ((uint64_t)1 << nodes->k[u]) - 1;
+        if (!t->quantized) bb_gather_ranks(&b[u], nodes->where[u], nodes->off[u], nodes->k[u], d);
     }
     switch (d) { /* a constant d in each case: the loops over it unroll */
-    case 2: bb_build(b, subs, where, off, k, all, level, out, 2); break;
-    case 3: bb_build(b, subs, where, off, k, all, level, out, 3); break;
-    default: bb_build(b, subs, where, off, k, all, level, out, 4);
+    case 2: bb_build(t, b, nodes, all, level, 2); break;
+    case 3: bb_build(t, b, nodes, all, level, 3); break;
+    default: bb_build(t, b, nodes, all, level, 4);
     }
+}
+
+/* How many levels below a node of k points in d dimensions its bit-mask
+ * subtrees start, when at most BB_SUBS of them (1 above BB_SUBS_DIMS
+ * dimensions) cover it; -1 when there would be more. */
+static int bb_depth(size_t k, size_t d)
+{
+    int depth = 0;
+    while (k > ((size_t)BB_MAX << depth)) depth++;
+    return ((size_t)1 << depth) <= (d <= BB_SUBS_DIMS ? (size_t)BB_SUBS : 1) ? depth : -1;
 }
 
 /* Whether this machine runs bb_subtree. */
@@ -331,10 +351,7 @@ static bool bb_supported(void)
 #else
 #define BB_MAX 0
 #define BB_DIMS 0
-static inline void bb_subtree(const bp_tree *t, uint64_t where, const size_t *off, const size_t *k, size_t subs,
-                              int level, const size_t *out)
-{
-    (void)t, (void)where, (void)off, (void)k, (void)subs, (void)level, (void)out;
-}
+static inline void bb_subtree(const bp_tree *t, const bb_nodes *nodes, int level) { (void)t, (void)nodes, (void)level; }
+static int bb_depth(size_t k, size_t d) { return (void)k, (void)d, -1; }
 static bool bb_supported(void) { return false; }
 #endif
