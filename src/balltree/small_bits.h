@@ -45,7 +45,7 @@ typedef struct bb_nodes {
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-#define BB_TARGET __attribute__((target("avx512f,avx512bw,avx512bitalg,bmi2")))
+#define BB_TARGET __attribute__((target("avx512f,avx512bw,avx512cd,avx512vbmi,avx512bitalg,bmi2")))
 /* Points in a mask, and dimensions (dimension 0's order is the local
  * order itself, so ord has one row fewer). */
 #define BB_MAX 64
@@ -99,6 +99,70 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_leaf(const bb_sub
     }
 }
 
+/* Entry idx (0..63, a lane each) of the 64-entry table t (eight vectors):
+ * four two-vector permutations pick among sixteen entries each by bits
+ * 0..3, and bits 4 and 5 pick among the four. */
+static inline BB_TARGET __attribute__((always_inline)) __m512i bb_lookup64(const void *t, __m512i idx,
+                                                                         __mmask8 bit4, __mmask8 bit5)
+{
+    const __m512i *v = (const __m512i *)t;
+    __m512i a = _mm512_permutex2var_epi64(_mm512_loadu_si512(v), idx, _mm512_loadu_si512(v + 1));
+    __m512i b = _mm512_permutex2var_epi64(_mm512_loadu_si512(v + 2), idx, _mm512_loadu_si512(v + 3));
+    __m512i c = _mm512_permutex2var_epi64(_mm512_loadu_si512(v + 4), idx, _mm512_loadu_si512(v + 5));
+    __m512i e = _mm512_permutex2var_epi64(_mm512_loadu_si512(v + 6), idx, _mm512_loadu_si512(v + 7));
+    return _mm512_mask_blend_epi64(bit5, _mm512_mask_blend_epi64(bit4, a, b), _mm512_mask_blend_epi64(bit4, c, e));
+}
+
+/* Eight leaves of one subtree at once, as bb_leaf: their masks at
+ * m[0], m[subs], ..., m[7 subs], their slots from indices (and real).
+ * Table lookups by permutation, not gathers: an eight-lane gather takes
+ * about 13 cycles on AMD Zen 5, longer than the scalar leaf it replaces. */
+static inline BB_TARGET __attribute__((always_inline)) void bb_leaves8(const bb_sub *b, const uint64_t *m,
+                                                                     size_t subs, int64_t *indices, uint8_t *real,
+                                                                     size_t d)
+{
+    __m512i masks = subs == 1 ? _mm512_loadu_si512(m)
+                              : _mm512_permutex2var_epi64(_mm512_loadu_si512(m),
+                                                          _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14),
+                                                          _mm512_loadu_si512(m + 8));
+    const __m512i top = _mm512_set1_epi64(63), b4 = _mm512_set1_epi64(16), b5 = _mm512_set1_epi64(32);
+    /* The lowest and highest member, p and q (equal in a leaf of one) */
+    __m512i p = _mm512_sub_epi64(top, _mm512_lzcnt_epi64(_mm512_and_si512(masks, _mm512_sub_epi64(_mm512_setzero_si512(), masks))));
+    __m512i q = _mm512_sub_epi64(top, _mm512_lzcnt_epi64(masks));
+    __mmask8 p4 = _mm512_test_epi64_mask(p, b4), p5 = _mm512_test_epi64_mask(p, b5);
+    __mmask8 q4 = _mm512_test_epi64_mask(q, b4), q5 = _mm512_test_epi64_mask(q, b5);
+    /* The widest dimension of each pair (ties to the lowest), and whether
+     * q comes first along it */
+    __m512d best = _mm512_set1_pd(-1.0);
+    __mmask8 swap = 0;
+    for (size_t j = 0; j < d; j++) {
+        __m512d xp = _mm512_castsi512_pd(bb_lookup64(b->x[j], p, p4, p5));
+        __m512d xq = _mm512_castsi512_pd(bb_lookup64(b->x[j], q, q4, q5));
+        __m512d spread = _mm512_abs_pd(_mm512_sub_pd(xp, xq));
+        __mmask8 wider = _mm512_cmp_pd_mask(spread, best, _CMP_GT_OQ);
+        best = _mm512_max_pd(spread, best);
+        /* rnk[j][q] < rnk[j][p]: bytes looked up by vpermb, in each lane's low byte */
+        __m512i rnk = _mm512_loadu_si512(b->rnk[j]), byte = _mm512_set1_epi64(0xff);
+        __m512i rp = _mm512_and_si512(_mm512_permutexvar_epi8(p, rnk), byte);
+        __m512i rq = _mm512_and_si512(_mm512_permutexvar_epi8(q, rnk), byte);
+        __mmask8 q_first = _mm512_cmplt_epu64_mask(rq, rp);
+        swap = (__mmask8)((wider & q_first) | (~wider & swap));
+    }
+    __m512i first = _mm512_mask_blend_epi64(swap, p, q), second = _mm512_mask_blend_epi64(swap, q, p);
+    __mmask8 f4 = _mm512_test_epi64_mask(first, b4), f5 = _mm512_test_epi64_mask(first, b5);
+    __mmask8 s4 = _mm512_test_epi64_mask(second, b4), s5 = _mm512_test_epi64_mask(second, b5);
+    __m512i rf = bb_lookup64(b->row, first, f4, f5), rs = bb_lookup64(b->row, second, s4, s5);
+    _mm512_storeu_si512(indices, _mm512_permutex2var_epi64(rf, _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11), rs));
+    _mm512_storeu_si512(indices + 8, _mm512_permutex2var_epi64(rf, _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15), rs));
+    if (real) { /* 1, then whether the second slot holds a real point (p != q), four leaves a word */
+        uint64_t two = _mm512_cmpneq_epi64_mask(p, q), ones = UINT64_C(0x0001000100010001);
+        uint64_t second_bytes = UINT64_C(0x0100010001000100);
+        uint64_t lo = ones | _pdep_u64(two & 15, second_bytes), hi = ones | _pdep_u64(two >> 4, second_bytes);
+        memcpy(real, &lo, sizeof lo);
+        memcpy(real + 8, &hi, sizeof hi);
+    }
+}
+
 /* The left half of node m: the floor(k/2) lowest positions along its
  * widest dimension, as local ids. */
 static inline BB_TARGET __attribute__((always_inline)) uint64_t bb_left(const bb_sub *b, uint64_t m, size_t d)
@@ -145,9 +209,19 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_tree(const bb_sub
      * anything read through b. */
     int64_t *indices = b->t->c->indices;
     uint8_t *real = b->t->c->mask;
-    for (size_t i = 0; i < nodes; i++) {
-        size_t u = i % subs, slot = out[u] + 2 * (i / subs);
-        bb_leaf(&b[u], mask[cur][i], indices + slot, real ? real + slot : NULL, d);
+    for (size_t u = 0; u < subs; u++) {
+        size_t leaves = nodes / subs, i = 0;
+        /* Eight at a time in 3 or 4 dimensions (16384 points, d = 3: tree
+         * phase 0.197 -> 0.179 ms); with d = 2 the scalar leaf is shorter
+         * and measured 3% faster (0.113 against 0.117 ms). */
+        for (; d > 2 && i + 8 <= leaves; i += 8) {
+            size_t slot = out[u] + 2 * i;
+            bb_leaves8(&b[u], mask[cur] + i * subs + u, subs, indices + slot, real ? real + slot : NULL, d);
+        }
+        for (; i < leaves; i++) {
+            size_t slot = out[u] + 2 * i;
+            bb_leaf(&b[u], mask[cur][i * subs + u], indices + slot, real ? real + slot : NULL, d);
+        }
     }
 }
 
@@ -346,6 +420,7 @@ static bool bb_supported(void)
 {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512vbmi") &&
            __builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("bmi2");
 }
 #else
