@@ -679,8 +679,7 @@ TEST(balltree_quantize_kernels_match_their_definitions)
                 double lo[4], hi[4], wlo[4], whi[4], scale[4];
                 int shift[4];
                 uint64_t mask = 0x3fff;
-                fast.extent((const char *)x, row * sizeof *x, dim * sizeof *x, d, a, b, lo, hi);
-                bool ok = true;
+                bool ok = fast.extent((const char *)x, row * sizeof *x, dim * sizeof *x, d, a, b, lo, hi);
                 for (size_t j = 0; j < d; j++) {
                     wlo[j] = whi[j] = x[a * row + j * dim];
                     for (size_t i = a; i < b; i++) {
@@ -693,6 +692,21 @@ TEST(balltree_quantize_kernels_match_their_definitions)
                     shift[j] = 10 + 14 * (int)j;
                 }
                 CHECK_MSG(ok, "extent, layout %d, d = %zu, rows [%zu, %zu)", layout, d, a, b);
+                /* a value that is not finite, in any row and dimension of the range, and none outside it */
+                size_t at = a + (len * 7 + 3) % len, j_bad = len % d;
+                double keep = x[at * row + j_bad * dim], bad[3] = {NAN, INFINITY, -INFINITY};
+                x[at * row + j_bad * dim] = bad[len % 3];
+                CHECK_MSG(!fast.extent((const char *)x, row * sizeof *x, dim * sizeof *x, d, a, b, lo, hi),
+                          "extent misses %g at row %zu, dim %zu, layout %d, rows [%zu, %zu)", bad[len % 3], at, j_bad,
+                          layout, a, b);
+                x[at * row + j_bad * dim] = keep;
+                if (a > 0) { /* just before the range: not its business */
+                    keep = x[(a - 1) * row];
+                    x[(a - 1) * row] = NAN;
+                    CHECK_MSG(fast.extent((const char *)x, row * sizeof *x, dim * sizeof *x, d, a, b, lo, hi),
+                              "extent reads row %zu before [%zu, %zu)", a - 1, a, b);
+                    x[(a - 1) * row] = keep;
+                }
                 for (size_t i = 0; i < GUARD; i++) src[b + i] = 0x5a5a;
                 fast.records((const char *)x, row * sizeof *x, dim * sizeof *x, d, a, b, wlo, scale, shift, mask, src);
                 for (size_t i = a; i < b; i++) {
@@ -1181,6 +1195,60 @@ TEST(balltree_errors_name_the_culprit)
     free(y);
     free(out);
     free(real);
+}
+
+/* A batch that takes quantized records checks its coordinates' finiteness
+ * in the records' first pass instead of a scan before the build: the
+ * same messages, for float64 and float32 rows, padded rows and two
+ * threads (the first pass then in parts), and no output written. */
+TEST(balltree_nonfinite_found_by_the_first_pass)
+{
+    size_t n = 16384, d = 3, pad = 4; /* the most points in 3 dimensions that quantize */
+    double *x = malloc(n * pad * sizeof *x);
+    float *xf = malloc(n * d * sizeof *xf);
+    grove_rng rng;
+    grove_rng_seed(&rng, 31);
+    for (size_t i = 0; i < n * pad; i++) x[i] = grove_rng_uniform(&rng);
+    for (size_t i = 0; i < n * d; i++) xf[i] = (float)x[i];
+    grove_balltree_params p;
+    grove_balltree_params_init(&p);
+    size_t slots, nb;
+    CHECK_OK(grove_balltree_layout(n, &p, &slots, &nb));
+    int64_t *idx = malloc(slots * sizeof *idx);
+    uint8_t *mask = malloc(slots);
+    grove_options one = threads(1), two = threads(2);
+    const grove_options *teams[2] = {&one, &two};
+    struct {
+        size_t row, col;
+        double value;
+        const char *message;
+    } cases[] = {{0, 0, NAN, "row 0, column 0 is NaN"},
+                 {12345, 2, INFINITY, "row 12345, column 2 is infinite"},
+                 {n - 1, 1, -INFINITY, "row 16383, column 1 is infinite"}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+        for (int t = 0; t < 2; t++)
+            for (int layout = 0; layout < 3; layout++) { /* float64 side by side, padded, float32 */
+                grove_points pts = layout == 0   ? grove_points_f64(x, n, d)
+                                   : layout == 1 ? (grove_points){x, n, d, GROVE_FLOAT64, pad * sizeof *x}
+                                                 : grove_points_f32(xf, n, d);
+                size_t at = cases[c].row * (layout == 1 ? pad : d) + cases[c].col;
+                double keep = layout == 2 ? xf[at] : x[at];
+                if (layout == 2) xf[at] = (float)cases[c].value;
+                else x[at] = cases[c].value;
+                memset(idx, 0xa5, slots * sizeof *idx);
+                CHECK_FAILS(grove_balltree_build(pts, &p, idx, mask, teams[t]), GROVE_INVALID_ARGUMENT,
+                            cases[c].message);
+                bool untouched = true;
+                for (size_t i = 0; i < slots; i++) untouched = untouched && idx[i] == (int64_t)0xa5a5a5a5a5a5a5a5;
+                CHECK_MSG(untouched, "output written on error: case %zu, %d threads, layout %d", c, t + 1, layout);
+                if (layout == 2) xf[at] = (float)keep;
+                else x[at] = keep;
+                CHECK_OK(grove_balltree_build(pts, &p, idx, mask, teams[t]));
+            }
+    free(x);
+    free(xf);
+    free(idx);
+    free(mask);
 }
 
 /* det by LU with partial pivoting (test-side, independent of rotation.c). */

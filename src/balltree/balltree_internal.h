@@ -71,11 +71,13 @@ typedef void grove__bt_gather_fn(const char *base, size_t stride, const uint32_t
  * where these exist; the test spells the same definitions out in scalar
  * loops), over rows [a, b) of doubles, coordinate j of
  * row i at base + i * row + j * dim bytes, d <= GROVE__BQ_MAX_DIMS:
- * extent:  lo[j] and hi[j], the smallest and largest coordinate j (b > a);
+ * extent:  lo[j] and hi[j], the smallest and largest coordinate j (b > a),
+ *          and whether every coordinate is finite (lo and hi are
+ *          unspecified when one is not);
  * records: src[i] = i | q_j << shift[j] for every j, where
  *          f = (x_j - lo[j]) * scale[j] and q_j = f < mask ? (uint64)f : mask. */
 #define GROVE__BQ_MAX_DIMS 4
-typedef void grove__bq_extent_fn(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b, double *lo,
+typedef bool grove__bq_extent_fn(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b, double *lo,
                                  double *hi);
 typedef void grove__bq_records_fn(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b,
                                   const double *lo, const double *scale, const int *shift, uint64_t mask,

@@ -86,6 +86,10 @@ typedef struct bt_ctx {
     const grove__bt_presort_kernels *presort_kernels; /* &presort_avx512, or NULL: the scalar loops */
     bool partition;    /* partition mode (no padding) */
     bool spawn;        /* running in a team: create tasks */
+    /* Where the coordinates' finiteness is left to the quantized presort's
+     * first pass (grove_balltree_build): set there when one is not; NULL
+     * when they were scanned before the build. */
+    bool *nonfinite;
 } bt_ctx;
 
 typedef struct bt_batch {
@@ -310,16 +314,20 @@ static inline size_t bt_right_out(const bt_ctx *c, const bt_batch *b, size_t out
 
 /* The packed builder's presort of one batch: quantized records where its
  * layout has them and the data does not crowd them (build_quantized.h),
- * ranks of rank_bits bits otherwise. */
-static void bp_presort(const bt_view *v, bp_tree *t, bool f32, int rank_bits)
+ * ranks of rank_bits bits otherwise. False, and nothing sorted, when a
+ * coordinate is not finite (only where bt_ctx.nonfinite leaves that
+ * check to the records' first pass). */
+static bool bp_presort(const bt_view *v, bp_tree *t, bool f32, int rank_bits)
 {
     if (t->quantized) {
         uint64_t *src = f32 ? quantize_f32(v, t) : quantize_f64(v, t);
-        if (src && bq_presort(t, src)) return;
+        if (src && bq_presort(t, src)) return true;
+        if (t->c->nonfinite && *t->c->nonfinite) return false;
         bp_layout(t, false, rank_bits);
     }
     if (f32) presort_f32(v, t);
     else presort_f64(v, t);
+    return true;
 }
 
 #include "build_select.h"
@@ -382,7 +390,7 @@ static void build_batch(const bt_ctx *c, const bt_batch *b, const bt_input *in)
         bp_tree t = {.c = c, .b = b, .count = m, .ids = NULL, .spawn = c->spawn, .partition = c->partition_fn};
         bp_memory(c, b, &t);
         bp_layout(&t, c->quantize, c->bits);
-        bp_presort(&ids, &t, f32, c->bits);
+        if (!bp_presort(&ids, &t, f32, c->bits)) return;
         /* t lives on this stack frame: wait for every task that uses it. */
 #pragma omp taskgroup
         bp_node(&t, t.deferred >= 0 ? (uint64_t)1 << t.deferred : 0, 0, m, 0, b->slot);
@@ -618,7 +626,7 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     grove_balltree_params p;
     grove_options o = grove__options(options);
     grove_status s = grove__bt_params(params, &p);
-    if (s == GROVE_OK) s = grove__points_validate(points, o.threads);
+    if (s == GROVE_OK) s = grove__points_check_shape(points);
     if (s == GROVE_OK && p.rotation && points.n) s = check_rotation(p.rotation, points.d);
     if (s != GROVE_OK) return s;
     if (points.n && !indices) return grove__fail(GROVE_INVALID_ARGUMENT, "balltree: indices is NULL");
@@ -662,10 +670,26 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     bool leaves_quantize = c.quantize && !bq_field_bits(c.max_count, c.d) && bq_field_bits(c.leaf_max, c.d);
     c.select = select_fits && (!c.bits || leaves_quantize);
     if (c.select) c.bits = 0;
+    /* Every coordinate must be finite. Where one batch takes quantized
+     * records, their first pass reads every coordinate anyway and checks
+     * them on the way, and the batch stops there, before any output
+     * (16384 points, d = 3, one thread, eight point sets in turn: 0.262
+     * against 0.272 ms with a scan of its own); else a scan before the
+     * build. */
+    bool nonfinite = false;
+    if (g.count == 1 && !p.rotation && c.bits && c.quantize && bq_field_bits(c.max_count, c.d))
+        c.nonfinite = &nonfinite;
+    else
+        s = grove__points_validate(points, o.threads);
     bool f32 = !p.rotation && points.dtype == GROVE_FLOAT32;
-    s = run_end ? alloc_work(&c, &in, f32 ? sizeof(float) : sizeof(double), o.threads) : GROVE_OUT_OF_MEMORY;
+    if (s == GROVE_OK)
+        s = run_end ? alloc_work(&c, &in, f32 ? sizeof(float) : sizeof(double), o.threads) : GROVE_OUT_OF_MEMORY;
     if (s == GROVE_OK && !build_all(&c, batches, g.count, &in, options, o.threads, run_end))
         s = grove__fail(GROVE_CANCELLED, "balltree: cancelled");
+    if (s == GROVE_OK && nonfinite) { /* the scan names the first one */
+        s = grove__points_validate(points, o.threads);
+        if (s == GROVE_OK) s = grove__fail(GROVE_INVALID_ARGUMENT, "points: a coordinate is not finite");
+    }
     if (s == GROVE_OK) grove__progress(options, "balltree", 1.0);
     free_work(&c, &in);
     grove__free(run_end);

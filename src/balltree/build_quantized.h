@@ -170,10 +170,10 @@ static __attribute__((noinline)) uint64_t bq_pivot(const bp_tree *t, uint64_t wh
 
 /* Rows [a, b) of t->x: each dimension's extent, or (lo and scale known)
  * their records into src, by the AVX-512 loops (presort_kernels.c). */
-static void bq_extent_part(const bp_tree *t, size_t a, size_t b, double *lo, double *hi)
+static bool bq_extent_part(const bp_tree *t, size_t a, size_t b, double *lo, double *hi)
 {
-    t->c->presort_kernels->extent((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double), t->c->d,
-                                  a, b, lo, hi);
+    return t->c->presort_kernels->extent((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double),
+                                         t->c->d, a, b, lo, hi);
 }
 
 static void bq_records_part(const bp_tree *t, size_t a, size_t b, const double *lo, const double *scale,
@@ -243,22 +243,28 @@ static bool bq_sparse(uint32_t (*crowd)[BQ_CROWD], size_t parts)
  * first split: the deferred list's place there, which the root reads
  * unsorted, else list 0's), and sets t->deferred. NULL when a dimension's
  * extent or scale overflows a double (the rank presort takes the batch
- * then). */
+ * then), or when a coordinate is not finite (*t->c->nonfinite set). */
 static uint64_t *bq_records(bp_tree *t)
 {
     size_t m = t->count, d = t->c->d;
     size_t parts = t->spawn ? m / BQ_PART : 1;
     parts = parts < 1 ? 1 : parts > BQ_PARTS ? BQ_PARTS : parts;
     double lo[BQ_PARTS][BP_XD], hi[BQ_PARTS][BP_XD], scale[BP_XD];
+    bool finite[BQ_PARTS];
     if (parts > 1) {
         for (size_t p = 0; p < parts; p++) {
 #pragma omp task default(shared) firstprivate(p)
-            bq_extent_part(t, p * m / parts, (p + 1) * m / parts, lo[p], hi[p]);
+            finite[p] = bq_extent_part(t, p * m / parts, (p + 1) * m / parts, lo[p], hi[p]);
         }
 #pragma omp taskwait
     } else {
-        bq_extent_part(t, 0, m, lo[0], hi[0]);
+        finite[0] = bq_extent_part(t, 0, m, lo[0], hi[0]);
     }
+    for (size_t p = 0; p < parts; p++)
+        if (!finite[p]) { /* only where the caller left the check to this pass (bt_ctx.nonfinite) */
+            *t->c->nonfinite = true;
+            return NULL;
+        }
     for (size_t j = 0; j < d; j++) {
         for (size_t p = 1; p < parts; p++) {
             lo[0][j] = lo[p][j] < lo[0][j] ? lo[p][j] : lo[0][j];

@@ -12,6 +12,8 @@
  * tests check them against those definitions written out. */
 #include "balltree_internal.h"
 
+#include <math.h>
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #include "avx512_stream.h"
@@ -173,9 +175,64 @@ static inline AVX512 __attribute__((always_inline)) __m512d column8(const char *
     return _mm512_mask_i64gather_pd(_mm512_setzero_pd(), live, offsets, base, 1);
 }
 
-static AVX512 void extent(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b, double *lo,
+/* NaN, +infinity or -infinity: the categories of vfpclasspd. */
+#define NOT_FINITE (0x01 | 0x08 | 0x10 | 0x80)
+
+/* extent over rows of d doubles side by side, in one pass: eight rows are
+ * d whole vectors, whose lane l of vector v holds coordinate (8 v + l) mod
+ * d, so the minima and maxima run lane by lane and fold into columns at
+ * the end. A column at a time reads the rows d times (16384 points,
+ * d = 3, the first pass over the input: 12 against 8 µs). */
+static inline AVX512 __attribute__((always_inline)) bool extent_rows(const double *x, size_t d, size_t a, size_t b,
+                                                                   double *lo, double *hi)
+{
+    __m512d vlo[GROVE__BQ_MAX_DIMS], vhi[GROVE__BQ_MAX_DIMS];
+    __mmask8 bad = 0;
+    for (size_t v = 0; v < d; v++) {
+        vlo[v] = _mm512_set1_pd(INFINITY);
+        vhi[v] = _mm512_set1_pd(-INFINITY);
+    }
+    size_t i = a;
+    for (; i + 8 <= b; i += 8)
+        for (size_t v = 0; v < d; v++) {
+            __m512d w = _mm512_loadu_pd(x + i * d + 8 * v);
+            vlo[v] = _mm512_min_pd(vlo[v], w);
+            vhi[v] = _mm512_max_pd(vhi[v], w);
+            bad |= _mm512_fpclass_pd_mask(w, NOT_FINITE);
+        }
+    double l[8 * GROVE__BQ_MAX_DIMS], h[8 * GROVE__BQ_MAX_DIMS];
+    for (size_t v = 0; v < d; v++) {
+        _mm512_storeu_pd(l + 8 * v, vlo[v]);
+        _mm512_storeu_pd(h + 8 * v, vhi[v]);
+    }
+    for (size_t j = 0; j < d; j++) {
+        lo[j] = INFINITY;
+        hi[j] = -INFINITY;
+    }
+    for (size_t e = 0; e < 8 * d; e++) {
+        lo[e % d] = l[e] < lo[e % d] ? l[e] : lo[e % d];
+        hi[e % d] = h[e] > hi[e % d] ? h[e] : hi[e % d];
+    }
+    for (; i < b; i++)
+        for (size_t j = 0; j < d; j++) {
+            double w = x[i * d + j];
+            bad |= !isfinite(w);
+            lo[j] = w < lo[j] ? w : lo[j];
+            hi[j] = w > hi[j] ? w : hi[j];
+        }
+    return !bad;
+}
+
+static AVX512 bool extent(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b, double *lo,
                           double *hi)
 {
+    const double *x = (const double *)(const void *)base;
+    if (dim == sizeof(double) && row == d * sizeof(double)) switch (d) { /* constant d: registers */
+        case 2: return extent_rows(x, 2, a, b, lo, hi);
+        case 3: return extent_rows(x, 3, a, b, lo, hi);
+        case 4: return extent_rows(x, 4, a, b, lo, hi);
+        }
+    __mmask8 bad = 0;
     for (size_t j = 0; j < d; j++) {
         column8_plan plan = column8_setup(row, j);
         __m512d first = _mm512_set1_pd(*(const double *)(const void *)(base + a * row + j * dim));
@@ -185,10 +242,12 @@ static AVX512 void extent(const char *base, size_t row, size_t dim, size_t d, si
             __m512d v = column8(base, row, dim, i, j, live, &plan);
             vlo = _mm512_mask_min_pd(vlo, live, vlo, v);
             vhi = _mm512_mask_max_pd(vhi, live, vhi, v);
+            bad |= _mm512_mask_fpclass_pd_mask(live, v, NOT_FINITE);
         }
         lo[j] = _mm512_reduce_min_pd(vlo);
         hi[j] = _mm512_reduce_max_pd(vhi);
     }
+    return !bad;
 }
 
 static AVX512 void records(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b, const double *lo,

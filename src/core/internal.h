@@ -69,6 +69,11 @@ grove_options grove__options(const grove_options *options);
 /* grove_points_validate, its scan for non-finite values on up to
  * `threads` threads where the points are many. */
 grove_status grove__points_validate(grove_points points, int threads);
+/* grove__points_validate without the scan of the values: dtype, shape,
+ * data and stride only (a caller that checks every value's finiteness
+ * in a pass of its own, then calls grove__points_validate for the
+ * message when one is not). */
+grove_status grove__points_check_shape(grove_points points);
 /* True when the options' cancel flag is raised. */
 bool grove__cancelled(const grove_options *options);
 /* Report progress if a callback is set. */

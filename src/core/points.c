@@ -97,6 +97,24 @@ grove_status grove_points_validate(grove_points points) { return grove__points_v
 
 grove_status grove__points_validate(grove_points points, int threads)
 {
+    grove_status s = grove__points_check_shape(points);
+    if (s != GROVE_OK || points.n == 0) return s;
+    size_t stride = grove__points_stride(points);
+    if (all_finite(points, stride, threads)) return GROVE_OK;
+    for (size_t i = 0; i < points.n; i++) { /* the first one, for the message */
+        const char *row = (const char *)points.data + i * stride;
+        for (size_t j = 0; j < points.d; j++) {
+            double v = points.dtype == GROVE_FLOAT64 ? ((const double *)row)[j] : ((const float *)row)[j];
+            if (!isfinite(v))
+                return grove__fail(GROVE_INVALID_ARGUMENT, "points: row %zu, column %zu is %s", i, j,
+                                   isnan(v) ? "NaN" : "infinite");
+        }
+    }
+    return GROVE_OK;
+}
+
+grove_status grove__points_check_shape(grove_points points)
+{
     if (points.dtype != GROVE_FLOAT32 && points.dtype != GROVE_FLOAT64)
         return grove__fail(GROVE_INVALID_ARGUMENT, "points: dtype must be float32 or float64, got %s",
                            grove_dtype_name(points.dtype));
@@ -114,15 +132,5 @@ grove_status grove__points_validate(grove_points points, int threads)
     if (!grove__mul_size(points.n, stride, &total))
         return grove__fail(GROVE_TOO_LARGE, "points: n = %zu rows of %zu bytes overflow the address space",
                            points.n, stride);
-    if (all_finite(points, stride, threads)) return GROVE_OK;
-    for (size_t i = 0; i < points.n; i++) { /* the first one, for the message */
-        const char *row = (const char *)points.data + i * stride;
-        for (size_t j = 0; j < points.d; j++) {
-            double v = points.dtype == GROVE_FLOAT64 ? ((const double *)row)[j] : ((const float *)row)[j];
-            if (!isfinite(v))
-                return grove__fail(GROVE_INVALID_ARGUMENT, "points: row %zu, column %zu is %s", i, j,
-                                   isnan(v) ? "NaN" : "infinite");
-        }
-    }
     return GROVE_OK;
 }
