@@ -177,6 +177,32 @@ static inline BB_TARGET __attribute__((always_inline)) uint64_t bb_left(const bb
     return bb_shuffle(left_pos, b->rnk[s]); /* rnk[0] is the identity: no branch on s */
 }
 
+/* Local ids in order: dimension 0's order (bb_root_left). */
+#define BB_RUN8(a) a, a + 1, a + 2, a + 3, a + 4, a + 5, a + 6, a + 7
+static const uint8_t bb_identity[BB_MAX] = {BB_RUN8(0),  BB_RUN8(8),  BB_RUN8(16), BB_RUN8(24),
+                                            BB_RUN8(32), BB_RUN8(40), BB_RUN8(48), BB_RUN8(56)};
+#undef BB_RUN8
+
+/* bb_left for a subtree's root, its k points all there: their positions
+ * along every dimension are 0..k-1, so no shuffles, and the left half is
+ * the first k / 2 local ids of the split dimension's order, read a byte
+ * at a time. The gather has just written the orders and ranks a byte at
+ * a time, and a 64-byte load of a row still in the store buffer waits for
+ * it to drain: where the subtrees had their own functions (bb_build_2
+ * ...), the tree phase at 16384 points took 0.133 -> 0.113 ms with this
+ * (d = 2), 0.249 -> 0.229 (d = 4); a fence before the trees (draining
+ * the stores at once) gave 0.116 at d = 2. */
+static inline BB_TARGET __attribute__((always_inline)) uint64_t bb_root_left(const bb_sub *b, size_t k, size_t d)
+{
+    size_t s = 0;
+    double best_spread = -1.0;
+    for (size_t j = 0; j < d; j++) bt_widest(b->s[j][k - 1] - b->s[j][0], j, &s, &best_spread);
+    const uint8_t *order = s ? b->ord[s - 1] : bb_identity;
+    uint64_t left = 0;
+    for (size_t i = 0; i < k / 2; i++) left |= (uint64_t)1 << order[i];
+    return left;
+}
+
 /* The subtrees of nodes all[0..subs) at `level`, their slots from
  * out[0..subs), a level at a time: the nodes of a level are independent,
  * so their splits overlap in the pipeline (a recursion waits on each
@@ -198,6 +224,14 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_tree(const bb_sub
     for (size_t u = 0; u < subs; u++) mask[0][u] = all[u];
     int cur = 0;
     for (; level < b->levels; level++, nodes *= 2, cur = !cur) {
+        if (nodes == subs) { /* the roots */
+            for (size_t u = 0; u < subs; u++) {
+                uint64_t m = all[u], left = bb_root_left(&b[u], (size_t)__builtin_popcountll(m), d);
+                mask[!cur][u] = left;
+                mask[!cur][subs + u] = m & ~left;
+            }
+            continue;
+        }
         for (size_t i = 0; i < nodes; i++) {
             size_t u = i % subs, node = i / subs;
             uint64_t m = mask[cur][i], left = bb_left(&b[u], m, d);
@@ -267,21 +301,22 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_gather_ranks(bb_s
     }
 }
 
-/* Whether two neighbours of l[0..k), k <= 64, have the same field at
- * `shift`: eight pairs at a time. */
-static inline BB_TARGET __attribute__((always_inline)) bool bb_ties(const uint64_t *l, size_t k, int shift,
-                                                                  uint64_t mask)
+/* The entries of l[0..k), k <= 64, whose field at `shift` equals their
+ * left neighbour's, as bits (bit i: l[i] and l[i - 1]), eight pairs at a
+ * time. */
+static inline BB_TARGET __attribute__((always_inline)) uint64_t bb_ties(const uint64_t *l, size_t k, int shift,
+                                                                      uint64_t mask)
 {
     const __m128i count = _mm_cvtsi32_si128(shift);
     const __m512i vmask = _mm512_set1_epi64((long long)mask);
-    __mmask8 tie = 0;
+    uint64_t ties = 0;
     for (size_t i = 1; i < k; i += 8) {
         __mmask8 live = (__mmask8)(k - i >= 8 ? 0xff : (1u << (k - i)) - 1);
         __m512i a = _mm512_maskz_loadu_epi64(live, l + i), b = _mm512_maskz_loadu_epi64(live, l + i - 1);
         __m512i f = _mm512_and_si512(_mm512_srl_epi64(_mm512_xor_si512(a, b), count), vmask);
-        tie |= _mm512_mask_cmpeq_epi64_mask(live, f, _mm512_setzero_si512());
+        ties |= (uint64_t)_mm512_mask_cmpeq_epi64_mask(live, f, _mm512_setzero_si512()) << i;
     }
-    return tie != 0;
+    return ties;
 }
 
 /* Sort the entries [a, b) of a dimension's order, a run of one field
@@ -305,13 +340,16 @@ static void bb_sort_run(double *v, uint8_t *ord, uint64_t *rec, size_t a, size_t
     }
 }
 
-/* Sort every run of equal fields (at `shift`) of a dimension's order (as
- * bb_sort_run). */
-static void bb_sort_runs(double *v, uint8_t *ord, uint64_t *rec, size_t k, int shift, uint64_t mask, uint64_t id_mask)
+/* Sort every run of equal fields of a dimension's order (as bb_sort_run),
+ * the runs given by bb_ties: only they are visited. */
+static void bb_sort_runs(double *v, uint8_t *ord, uint64_t *rec, uint64_t ties, uint64_t id_mask)
 {
-    for (size_t a = 0, b; a < k; a = b) {
-        for (b = a + 1; b < k && ((rec[b] ^ rec[a]) >> shift & mask) == 0; b++) continue;
-        if (b - a > 1) bb_sort_run(v, ord, rec, a, b, id_mask);
+    while (ties) {
+        size_t a = (size_t)__builtin_ctzll(ties) - 1;     /* the run's first entry */
+        uint64_t rest = ~(ties >> (a + 1));                /* its later entries are the ones from a + 1 on */
+        size_t b = a + 1 + (size_t)__builtin_ctzll(rest);  /* rest != 0: bit 63 of ties >> (a + 1) is clear */
+        bb_sort_run(v, ord, rec, a, b, id_mask);
+        ties &= b < 64 ? ~(uint64_t)0 << b : 0;
     }
 }
 
@@ -330,14 +368,15 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_gather_quantized(
     uint64_t id_mask = t->id_mask, mask = t->mask;
     uint8_t *local = (uint8_t *)bt_scratch(t->c);
     uint64_t *l0 = t->rec[where & 1] + off;
-    if (bb_ties(l0, k, t->base, mask)) { /* dimension 0's order gives the local ids: sort it first */
+    uint64_t ties = bb_ties(l0, k, t->base, mask);
+    if (ties) { /* dimension 0's order gives the local ids: sort it first */
         double v[BB_MAX];
         uint8_t position[BB_MAX]; /* permuted along, not needed after */
         for (size_t i = 0; i < k; i++) {
             v[i] = x[(l0[i] & id_mask) * x_id];
             position[i] = (uint8_t)i;
         }
-        bb_sort_runs(v, position, l0, k, t->base, mask, id_mask);
+        bb_sort_runs(v, position, l0, ties, id_mask);
     }
     const size_t *order = t->c->order; /* bt_row's inputs in locals: the byte stores could alias them */
     size_t start = t->b->start;
@@ -361,33 +400,18 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_gather_quantized(
             ord[i] = p;
         }
         int shift = t->base + (int)j * t->bits;
-        if (bb_ties(l, k, shift, mask)) {
-            bb_sort_runs(b->s[j], ord, l, k, shift, mask, id_mask);
+        ties = bb_ties(l, k, shift, mask);
+        if (ties) {
+            bb_sort_runs(b->s[j], ord, l, ties, id_mask);
             for (size_t i = 0; i < k; i++) b->rnk[j][ord[i]] = (uint8_t)i;
         }
     }
 }
 
-/* The points of bb_subtree's subtrees, and their trees, for a constant d. */
-static inline BB_TARGET __attribute__((always_inline)) void bb_build(const bp_tree *t, bb_sub *b,
-                                                                   const bb_nodes *nodes, const uint64_t *all,
+/* bb_subtree for a constant d: its subtrees' points, then their trees. */
+static inline BB_TARGET __attribute__((always_inline)) void bb_build(const bp_tree *t, const bb_nodes *nodes,
                                                                    int level, size_t d)
 {
-    if (t->quantized)
-        for (size_t u = 0; u < nodes->count; u++)
-            bb_gather_quantized(&b[u], nodes->where[u], nodes->off[u], nodes->k[u], d);
-    if (nodes->count == 1) /* a constant count in each call: the loops over it unroll */
-        bb_tree(b, 1, all, level, nodes->out, d);
-    else
-        bb_tree(b, BB_SUBS, all, level, nodes->out, d);
-}
-
-/* The full-mode nodes of `nodes`, all at `level` (as in bp_node), of at
- * most BB_MAX points each, in 2 <= d <= BB_DIMS dimensions, and their
- * subtrees. */
-static BB_TARGET void bb_subtree(const bp_tree *t, const bb_nodes *nodes, int level)
-{
-    size_t d = t->c->d;
     bb_sub b[BB_SUBS];
     uint64_t all[BB_SUBS];
     for (size_t u = 0; u < nodes->count; u++) {
@@ -396,12 +420,41 @@ static BB_TARGET void bb_subtree(const bp_tree *t, const bb_nodes *nodes, int le
         memset(b[u].ord, BB_NONE, sizeof b[u].ord);
         memset(b[u].rnk, BB_NONE, sizeof b[u].rnk);
         all[u] = nodes->k[u] == 64 ? UINT64_MAX : ((uint64_t)1 << nodes->k[u]) - 1;
-        if (!t->quantized) bb_gather_ranks(&b[u], nodes->where[u], nodes->off[u], nodes->k[u], d);
+        if (t->quantized)
+            bb_gather_quantized(&b[u], nodes->where[u], nodes->off[u], nodes->k[u], d);
+        else
+            bb_gather_ranks(&b[u], nodes->where[u], nodes->off[u], nodes->k[u], d);
     }
-    switch (d) { /* a constant d in each case: the loops over it unroll */
-    case 2: bb_build(t, b, nodes, all, level, 2); break;
-    case 3: bb_build(t, b, nodes, all, level, 3); break;
-    default: bb_build(t, b, nodes, all, level, 4);
+    if (nodes->count == 1) /* a constant count in each call: the loops over it unroll */
+        bb_tree(b, 1, all, level, nodes->out, d);
+    else
+        bb_tree(b, BB_SUBS, all, level, nodes->out, d);
+}
+
+/* One function per d, each starting a cache line of its own: the code of
+ * one d then sits the same wherever the others change. Inlined into one
+ * function, a change to the d = 3 code (bb_ties) moved the d = 4 loops,
+ * which it does not use, and cost d = 4 12% (tree phase, 16384 points). */
+#define BB_BUILD_D(dims)                                                                                     \
+    static BB_TARGET __attribute__((noinline, aligned(64))) void bb_build_##dims(const bp_tree *t,            \
+                                                                                const bb_nodes *nodes, int level) \
+    {                                                                                                        \
+        bb_build(t, nodes, level, dims);                                                                     \
+    }
+BB_BUILD_D(2)
+BB_BUILD_D(3)
+BB_BUILD_D(4)
+#undef BB_BUILD_D
+
+/* The full-mode nodes of `nodes`, all at `level` (as in bp_node), of at
+ * most BB_MAX points each, in 2 <= d <= BB_DIMS dimensions, and their
+ * subtrees. */
+static void bb_subtree(const bp_tree *t, const bb_nodes *nodes, int level)
+{
+    switch (t->c->d) {
+    case 2: bb_build_2(t, nodes, level); break;
+    case 3: bb_build_3(t, nodes, level); break;
+    default: bb_build_4(t, nodes, level);
     }
 }
 
