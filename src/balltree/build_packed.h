@@ -270,9 +270,23 @@ static void bp_split(const bp_tree *t, uint64_t *where, size_t off, size_t k)
     const uint64_t *split = BP_LIST(s, *where >> s & 1);
     int shift = t->base + (int)s * bits;
     uint64_t pivot = t->quantized ? bq_pivot(t, *where, off, k, h, s) : bp_rank(split[h], shift, t->mask);
+    /* The root of a batch the team builds alone (more than half of all
+     * points) is the only node then: its lists, if more than one, are
+     * partitioned as tasks (16384 points, d = 3, two threads: 0.142 ->
+     * 0.136 ms). */
+    bool team = t->spawn && k == t->count && k >= BT_TASK_MIN && 2 * k > c->n && c->lists > 2;
     for (size_t j = 0; j < c->lists; j++) {
         unsigned buf = *where >> j & 1;
-        if (j != s) t->partition(BP_LIST(j, buf), BP_LIST(j, !buf), k, h, shift, t->mask, pivot);
+        if (j == s) continue;
+        if (team) {
+#pragma omp task default(shared) firstprivate(j, buf)
+            t->partition(BP_LIST(j, buf), BP_LIST(j, !buf), k, h, shift, t->mask, pivot);
+        } else {
+            t->partition(BP_LIST(j, buf), BP_LIST(j, !buf), k, h, shift, t->mask, pivot);
+        }
+    }
+    if (team) {
+#pragma omp taskwait
     }
     *where ^= (((uint64_t)1 << c->lists) - 1) & ~((uint64_t)1 << s);
 #undef BP_LIST
