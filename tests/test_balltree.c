@@ -1197,58 +1197,66 @@ TEST(balltree_errors_name_the_culprit)
     free(real);
 }
 
-/* A batch that takes quantized records checks its coordinates' finiteness
- * in the records' first pass instead of a scan before the build: the
- * same messages, for float64 and float32 rows, padded rows and two
- * threads (the first pass then in parts), and no output written. */
+/* A batch that takes quantized records (16384 points in 3 dimensions) or
+ * the selecting builder (40000) checks its coordinates' finiteness in its
+ * first pass instead of a scan before the build: the same messages, for
+ * float64 and float32 rows, padded rows and two threads (the first pass
+ * then in parts), and no output written. */
 TEST(balltree_nonfinite_found_by_the_first_pass)
 {
-    size_t n = 16384, d = 3, pad = 4; /* the most points in 3 dimensions that quantize */
-    double *x = malloc(n * pad * sizeof *x);
-    float *xf = malloc(n * d * sizeof *xf);
-    grove_rng rng;
-    grove_rng_seed(&rng, 31);
-    for (size_t i = 0; i < n * pad; i++) x[i] = grove_rng_uniform(&rng);
-    for (size_t i = 0; i < n * d; i++) xf[i] = (float)x[i];
-    grove_balltree_params p;
-    grove_balltree_params_init(&p);
-    size_t slots, nb;
-    CHECK_OK(grove_balltree_layout(n, &p, &slots, &nb));
-    int64_t *idx = malloc(slots * sizeof *idx);
-    uint8_t *mask = malloc(slots);
-    grove_options one = threads(1), two = threads(2);
-    const grove_options *teams[2] = {&one, &two};
-    struct {
-        size_t row, col;
-        double value;
-        const char *message;
-    } cases[] = {{0, 0, NAN, "row 0, column 0 is NaN"},
-                 {12345, 2, INFINITY, "row 12345, column 2 is infinite"},
-                 {n - 1, 1, -INFINITY, "row 16383, column 1 is infinite"}};
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
-        for (int t = 0; t < 2; t++)
-            for (int layout = 0; layout < 3; layout++) { /* float64 side by side, padded, float32 */
-                grove_points pts = layout == 0   ? grove_points_f64(x, n, d)
-                                   : layout == 1 ? (grove_points){x, n, d, GROVE_FLOAT64, pad * sizeof *x}
-                                                 : grove_points_f32(xf, n, d);
-                size_t at = cases[c].row * (layout == 1 ? pad : d) + cases[c].col;
-                double keep = layout == 2 ? xf[at] : x[at];
-                if (layout == 2) xf[at] = (float)cases[c].value;
-                else x[at] = cases[c].value;
-                memset(idx, 0xa5, slots * sizeof *idx);
-                CHECK_FAILS(grove_balltree_build(pts, &p, idx, mask, teams[t]), GROVE_INVALID_ARGUMENT,
-                            cases[c].message);
-                bool untouched = true;
-                for (size_t i = 0; i < slots; i++) untouched = untouched && idx[i] == (int64_t)0xa5a5a5a5a5a5a5a5;
-                CHECK_MSG(untouched, "output written on error: case %zu, %d threads, layout %d", c, t + 1, layout);
-                if (layout == 2) xf[at] = (float)keep;
-                else x[at] = keep;
-                CHECK_OK(grove_balltree_build(pts, &p, idx, mask, teams[t]));
-            }
-    free(x);
-    free(xf);
-    free(idx);
-    free(mask);
+    static const size_t sizes[] = {16384, 40000};
+    size_t d = 3, pad = 4;
+    for (size_t z = 0; z < 2; z++) {
+        size_t n = sizes[z];
+        double *x = malloc(n * pad * sizeof *x);
+        float *xf = malloc(n * d * sizeof *xf);
+        grove_rng rng;
+        grove_rng_seed(&rng, 31);
+        for (size_t i = 0; i < n * pad; i++) x[i] = grove_rng_uniform(&rng);
+        for (size_t i = 0; i < n * d; i++) xf[i] = (float)x[i];
+        grove_balltree_params p;
+        grove_balltree_params_init(&p);
+        size_t slots, nb;
+        CHECK_OK(grove_balltree_layout(n, &p, &slots, &nb));
+        int64_t *idx = malloc(slots * sizeof *idx);
+        uint8_t *mask = malloc(slots);
+        grove_options one = threads(1), two = threads(2);
+        const grove_options *teams[2] = {&one, &two};
+        struct {
+            size_t row, col;
+            double value;
+            const char *kind;
+        } cases[] = {{0, 0, NAN, "NaN"}, {12345, 2, INFINITY, "infinite"}, {n - 1, 1, -INFINITY, "infinite"},
+                     {777, 1, -NAN, "NaN"}};
+        for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+            for (int t = 0; t < 2; t++)
+                for (int layout = 0; layout < 3; layout++) { /* float64 side by side, padded, float32 */
+                    grove_points pts = layout == 0   ? grove_points_f64(x, n, d)
+                                       : layout == 1 ? (grove_points){x, n, d, GROVE_FLOAT64, pad * sizeof *x}
+                                                     : grove_points_f32(xf, n, d);
+                    size_t at = cases[c].row * (layout == 1 ? pad : d) + cases[c].col;
+                    double keep = layout == 2 ? xf[at] : x[at];
+                    if (layout == 2) xf[at] = (float)cases[c].value;
+                    else x[at] = cases[c].value;
+                    char message[64];
+                    snprintf(message, sizeof message, "row %zu, column %zu is %s", cases[c].row, cases[c].col,
+                             cases[c].kind);
+                    memset(idx, 0xa5, slots * sizeof *idx);
+                    CHECK_FAILS(grove_balltree_build(pts, &p, idx, mask, teams[t]), GROVE_INVALID_ARGUMENT, message);
+                    bool untouched = true;
+                    for (size_t i = 0; i < slots; i++)
+                        untouched = untouched && idx[i] == (int64_t)0xa5a5a5a5a5a5a5a5;
+                    CHECK_MSG(untouched, "output written on error: %zu points, case %zu, %d threads, layout %d", n, c,
+                              t + 1, layout);
+                    if (layout == 2) xf[at] = (float)keep;
+                    else x[at] = keep;
+                    CHECK_OK(grove_balltree_build(pts, &p, idx, mask, teams[t]));
+                }
+        free(x);
+        free(xf);
+        free(idx);
+        free(mask);
+    }
 }
 
 /* det by LU with partial pivoting (test-side, independent of rotation.c). */

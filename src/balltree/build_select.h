@@ -221,6 +221,19 @@ static void bs_init(const bt_view *v, const bs_tree *t, bs_extent *root)
     for (size_t q = 1; q < parts; q++) bs_extent_join(root, &part[q], t->c->d);
 }
 
+/* Whether the extent e (keys, BT_(key)) holds only finite coordinates:
+ * NaN and the infinities have every exponent bit set, so their keys are
+ * larger (sign clear) or smaller (sign set) than any finite one's, with
+ * the exponent's bits all set or all clear next to the key's top bit. */
+static bool bs_finite(const bs_extent *e, size_t d, bool f32)
+{
+    int exponent = f32 ? 23 : 52; /* the exponent's lowest bit in a key */
+    uint64_t top = f32 ? 0x1ff : 0xfff;
+    for (size_t j = 0; j < d; j++)
+        if (e->hi[j] >> exponent == top || e->lo[j] >> exponent == 0) return false;
+    return true;
+}
+
 /* A split in parts, one a thread, where one node is all the team has to
  * do (the root of a batch that holds more than half of all points): the
  * split streams at the speed of one core's loads and stores, and the
