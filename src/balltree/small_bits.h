@@ -27,9 +27,11 @@
  * position. No lists are partitioned below the node, and nothing branches
  * on the data: on fresh points the split dimension and a leaf's order are
  * coin flips, which a branch predictor learns only when the same points
- * are built again and again. The output is the bytes of
- * the list code: `make check` runs the ball tree tests both ways
- * (GROVE_BALLTREE_PORTABLE=1 turns this off). */
+ * are built again and again. Two sibling subtrees are built side by side
+ * (bb_tree), roots without shuffles (bb_root_left), leaves eight at a
+ * time (bb_leaves8). The output is the bytes of the list code: `make
+ * check` runs the ball tree tests both ways (GROVE_BALLTREE_PORTABLE=1
+ * turns this off). */
 
 /* Nodes whose bit-mask subtrees are built side by side: segments
  * [off[u], off[u] + k[u]) of every list, in buffers where[u] (as in
