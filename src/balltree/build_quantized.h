@@ -262,7 +262,7 @@ static uint64_t *bq_records(bp_tree *t)
     }
     for (size_t p = 0; p < parts; p++)
         if (!finite[p]) { /* only where the caller left the check to this pass (bt_ctx.nonfinite) */
-            *t->c->nonfinite = true;
+            if (t->c->nonfinite) *t->c->nonfinite = true;
             return NULL;
         }
     for (size_t j = 0; j < d; j++) {

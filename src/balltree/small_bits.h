@@ -129,7 +129,8 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_leaves8(const bb_
                                                           _mm512_loadu_si512(m + 8));
     const __m512i top = _mm512_set1_epi64(63), b4 = _mm512_set1_epi64(16), b5 = _mm512_set1_epi64(32);
     /* The lowest and highest member, p and q (equal in a leaf of one) */
-    __m512i p = _mm512_sub_epi64(top, _mm512_lzcnt_epi64(_mm512_and_si512(masks, _mm512_sub_epi64(_mm512_setzero_si512(), masks))));
+    __m512i lowest = _mm512_and_si512(masks, _mm512_sub_epi64(_mm512_setzero_si512(), masks));
+    __m512i p = _mm512_sub_epi64(top, _mm512_lzcnt_epi64(lowest));
     __m512i q = _mm512_sub_epi64(top, _mm512_lzcnt_epi64(masks));
     __mmask8 p4 = _mm512_test_epi64_mask(p, b4), p5 = _mm512_test_epi64_mask(p, b5);
     __mmask8 q4 = _mm512_test_epi64_mask(q, b4), q5 = _mm512_test_epi64_mask(q, b5);
