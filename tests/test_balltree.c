@@ -655,8 +655,9 @@ static uint64_t key_of_f32(float x)
  * steps) and a long one, float32 and float64, signed zeros and ties. */
 /* The quantized presort's AVX-512 loops (presort_kernels.c) against their
  * definition (balltree_internal.h), on every layout they treat apart:
- * rows of 2 and of 3 doubles side by side (loaded whole), padded rows
- * (gathered) and one array per dimension (loaded), over ranges [a, b) of
+ * rows of 2, 3 and 4 doubles side by side (loaded whole; the extent of
+ * rows of exactly d doubles in one pass), padded rows (gathered) and one
+ * array per dimension (loaded), over ranges [a, b) of
  * every length around their eight-row step, with coordinates that clamp
  * to the largest field value. */
 TEST(balltree_quantize_kernels_match_their_definitions)
@@ -669,12 +670,12 @@ TEST(balltree_quantize_kernels_match_their_definitions)
     double *x = malloc((MAX + 3) * PAD * sizeof *x);
     uint64_t *src = malloc((MAX + 3 + GUARD) * sizeof *src); /* ranges end at most at MAX + 2 */
     for (size_t i = 0; i < (MAX + 3) * PAD; i++) x[i] = grove_rng_uniform(&rng) * 8 - 3;
-    for (int layout = 0; layout < 4; layout++)
-        for (size_t d = 2; d <= (layout == 0 ? 2 : layout == 1 ? 3 : 4); d++)
+    for (int layout = 0; layout < 5; layout++)
+        for (size_t d = layout == 4 ? 4 : 2; d <= (layout == 0 ? 2 : layout == 1 ? 3 : 4); d++)
             for (size_t len = 1; len <= MAX; len += len < 70 ? 1 : MAX - 70) {
                 size_t a = len % 3, b = a + len; /* rows [a, b) */
                 /* coordinate j of row i at x[i * row + j * dim] */
-                size_t row = layout == 0 ? 2 : layout == 1 ? 3 : layout == 2 ? PAD : 1;
+                size_t row = layout == 0 ? 2 : layout == 1 ? 3 : layout == 2 ? PAD : layout == 3 ? 1 : 4;
                 size_t dim = layout == 3 ? MAX + 3 : 1;
                 double lo[4], hi[4], wlo[4], whi[4], scale[4];
                 int shift[4];
