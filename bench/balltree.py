@@ -154,9 +154,9 @@ class Bench:
         starts = np.searchsorted(batch, np.arange(batch_count + 1))
         # One call first, untimed: the workspace grows to this size once, as
         # at a model's first batch. A call that takes longer than the budget
-        # is timed only once (best_seconds), and at 2^24 points, one thread,
-        # that one call paid for the growth: 1213 ms, where later calls take
-        # 722-734 (a C driver).
+        # is timed only once (best_seconds): at 2^24 points, one thread, the
+        # first call took 1252 ms and the next 805 (this bench's calls with
+        # balltree-erwin's stubbed out).
         gi, gm = self.grove.build(xs[0], batch, threads)
         g = best_ms(rotating(lambda x: self.grove.build(x, batch, threads), xs), self.budget)
         with self.limits(limits=threads, user_api="openmp"):

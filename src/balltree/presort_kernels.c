@@ -181,8 +181,9 @@ static inline AVX512 __attribute__((always_inline)) __m512d column8(const char *
 /* extent over rows of d doubles side by side, in one pass: eight rows are
  * d whole vectors, whose lane l of vector v holds coordinate (8 v + l) mod
  * d, so the minima and maxima run lane by lane and fold into columns at
- * the end. A column at a time reads the rows d times (16384 points,
- * d = 3, the first pass over the input: 12 against 8 µs). */
+ * the end. A column at a time reads the rows d times (a kernel driver,
+ * 16384 points, d = 3, cycling through eight point sets: 4.6 against
+ * 7.1 µs). */
 static inline AVX512 __attribute__((always_inline)) bool extent_rows(const double *x, size_t d, size_t a, size_t b,
                                                                    double *lo, double *hi)
 {
