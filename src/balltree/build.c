@@ -433,6 +433,19 @@ static size_t plan_runs(const bt_batch *batches, size_t count, size_t n, int thr
     return runs;
 }
 
+/* The threads a build can keep busy: a batch each, or one per
+ * BT_TASK_MIN / 2 points where its nodes make tasks (the smallest task is
+ * a child of a node of BT_TASK_MIN points). More would only be woken and
+ * waited for: 1024 points, d = 3, calls 2 ms apart (the other thread
+ * asleep between them), two threads asked for: 42-46 us with one woken,
+ * against 50-55 with both (a KVM guest, where waking a thread goes
+ * through the hypervisor). */
+static int useful_threads(size_t batches, size_t n, int threads)
+{
+    size_t tasks = n / (BT_TASK_MIN / 2), most = batches > tasks ? batches : tasks;
+    return most >= (size_t)threads ? threads : most ? (int)most : 1;
+}
+
 /* Every batch, in parallel, in runs (plan_runs); false when cancelled. */
 static bool build_all(const bt_ctx *c, const bt_batch *batches, size_t count, const bt_input *in,
                       const grove_options *options, int threads, size_t *run_end)
@@ -648,9 +661,10 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
 
     bt_input in = {points, grove__points_stride(points), p.rotation, NULL};
     bool partition = p.levels != GROVE_BALLTREE_FULL;
+    int threads = useful_threads(g.count, points.n, o.threads);
     bt_ctx c = {.options = options, .n = points.n, .d = points.d, .lists = points.d + partition, .base = points.data,
                 .stride = in.stride, .order = g.order, .indices = indices, .mask = mask, .partition = partition,
-                .spawn = o.threads > 1};
+                .spawn = threads > 1};
     bt_batch *batches = plan_batches(&g, p.levels);
     size_t *run_end = batches ? grove__calloc(g.count, sizeof *run_end, "batch runs") : NULL;
     for (size_t b = 0; batches && b < g.count; b++)
@@ -688,14 +702,14 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
         (c.select || (c.bits && c.quantize && bq_field_bits(c.max_count, c.d))))
         c.nonfinite = &nonfinite;
     else
-        s = grove__points_validate(points, o.threads);
+        s = grove__points_validate(points, threads);
     bool f32 = !p.rotation && points.dtype == GROVE_FLOAT32;
     if (s == GROVE_OK)
-        s = run_end ? alloc_work(&c, &in, f32 ? sizeof(float) : sizeof(double), o.threads) : GROVE_OUT_OF_MEMORY;
-    if (s == GROVE_OK && !build_all(&c, batches, g.count, &in, options, o.threads, run_end))
+        s = run_end ? alloc_work(&c, &in, f32 ? sizeof(float) : sizeof(double), threads) : GROVE_OUT_OF_MEMORY;
+    if (s == GROVE_OK && !build_all(&c, batches, g.count, &in, options, threads, run_end))
         s = grove__fail(GROVE_CANCELLED, "balltree: cancelled");
     if (s == GROVE_OK && nonfinite) { /* the scan names the first one */
-        s = grove__points_validate(points, o.threads);
+        s = grove__points_validate(points, threads);
         if (s == GROVE_OK) s = grove__fail(GROVE_INVALID_ARGUMENT, "points: a coordinate is not finite");
     }
     if (s == GROVE_OK) grove__progress(options, "balltree", 1.0);
