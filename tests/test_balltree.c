@@ -739,6 +739,43 @@ TEST(balltree_quantize_kernels_match_their_definitions)
     free(x);
 }
 
+/* The quantized presort's short-list sort (bitonic.c) against its
+ * definition, a stable sort by field: every length up to GROVE__BQ_SMALL
+ * (register boundaries and padding), fields from few values (long runs of
+ * ties) to the widest the keys hold, at several shifts, with the rest of
+ * each record random. */
+TEST(balltree_short_list_sort_matches_its_definition)
+{
+    enum { GUARD = 8 };
+    grove__bt_presort_kernels fast;
+    if (!grove__bt_presort_kernels_avx512(&fast)) return;
+    grove_rng rng;
+    grove_rng_seed(&rng, 17);
+    uint64_t src[GROVE__BQ_SMALL], want[GROVE__BQ_SMALL], got[GROVE__BQ_SMALL + GUARD];
+    const int bits[] = {1, 3, 14, 32 - GROVE__BQ_SMALL_BITS};
+    const int shifts[] = {0, 9, 40};
+    for (size_t b = 0; b < sizeof bits / sizeof bits[0]; b++)
+        for (size_t h = 0; h < sizeof shifts / sizeof shifts[0]; h++)
+            for (size_t m = 1; m <= GROVE__BQ_SMALL; m += m < 40 ? 1 : 17) {
+                uint64_t mask = ((uint64_t)1 << bits[b]) - 1;
+                int shift = shifts[h];
+                for (size_t i = 0; i < m; i++) src[i] = grove_rng_u64(&rng);
+                if (m > 3) src[m / 2] |= mask << shift; /* the largest field value */
+                size_t w = 0; /* the definition: a stable insertion sort by field */
+                for (size_t i = 0; i < m; i++) {
+                    uint64_t e = src[i], q = e >> shift & mask;
+                    size_t p = w++;
+                    for (; p > 0 && (want[p - 1] >> shift & mask) > q; p--) want[p] = want[p - 1];
+                    want[p] = e;
+                }
+                for (size_t i = 0; i < GUARD; i++) got[m + i] = 0x5a5a;
+                fast.sort_small(src, m, shift, mask, got);
+                bool ok = memcmp(got, want, m * sizeof *got) == 0;
+                for (size_t i = 0; i < GUARD; i++) ok = ok && got[m + i] == 0x5a5a;
+                CHECK_MSG(ok, "short-list sort, m = %zu, %d bits at %d", m, bits[b], shift);
+            }
+}
+
 /* The selecting builder's first pass in AVX-512 (keys_rows in
  * presort_kernels.c) against its definition: float64 rows of 2 and 3
  * coordinates side by side (loaded whole), padded float64 rows and

@@ -92,6 +92,14 @@ typedef void grove__bs_keys_rows_fn(const char *base, size_t row, size_t d, size
 /* The first i in [from, k) whose record l[i] has field value q at
  * `shift` ((l[i] >> shift & mask) == q), or k (build_quantized.h, bq_move). */
 typedef size_t grove__bq_find_fn(const uint64_t *l, size_t from, size_t k, int shift, uint64_t mask, uint64_t q);
+/* The records src[0..m) (m <= GROVE__BQ_SMALL) into dst sorted by their
+ * field (src[i] >> shift & mask, mask < 2^(32 - GROVE__BQ_SMALL_BITS)),
+ * equal fields in src order (bitonic.c; build_quantized.h, bq_sort_list). */
+#define GROVE__BQ_SMALL_BITS 9
+#define GROVE__BQ_SMALL (1 << GROVE__BQ_SMALL_BITS)
+typedef void grove__bq_sort_small_fn(const uint64_t *src, size_t m, int shift, uint64_t mask, uint64_t *dst);
+/* NULL where the machine or compiler lacks AVX-512 (F, DQ, VL). */
+grove__bq_sort_small_fn *grove__bq_sort_small_avx512(void);
 typedef struct grove__bt_presort_kernels {
     grove__bt_keys_fn *keys[2];
     grove__bt_ids_runs_fn *ids_runs;
@@ -100,6 +108,7 @@ typedef struct grove__bt_presort_kernels {
     grove__bq_records_fn *records;
     grove__bs_keys_rows_fn *keys_rows;
     grove__bq_find_fn *find;
+    grove__bq_sort_small_fn *sort_small;
 } grove__bt_presort_kernels;
 /* False where the machine or compiler lacks AVX-512 (F, DQ, VL). */
 bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k);

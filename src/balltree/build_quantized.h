@@ -306,7 +306,8 @@ static bool bq_long_run(const bp_tree *t, const uint64_t *l, size_t m, size_t j)
 }
 
 /* The records src[0..m) sorted by field j into dst, an LSD radix sort
- * through the thread's scratch (insertion for a few). False when they have
+ * through the thread's scratch (insertion for a few, a bitonic network up
+ * to GROVE__BQ_SMALL: bitonic.c). False when they have
  * a run longer than BQ_MAX_RUN (checked only where a top digit holds more
  * records than that). */
 static bool bq_sort_list(const bp_tree *t, const uint64_t *src, size_t m, uint64_t *dst, size_t j)
@@ -319,6 +320,10 @@ static bool bq_sort_list(const bp_tree *t, const uint64_t *src, size_t m, uint64
             for (; p > 0 && bq_field(t, dst[p - 1], j) > q; p--) dst[p] = dst[p - 1];
             dst[p] = e;
         }
+        return true;
+    }
+    if (m <= GROVE__BQ_SMALL && t->mask < (UINT64_C(1) << (32 - GROVE__BQ_SMALL_BITS))) { /* no run can be too long */
+        t->c->presort_kernels->sort_small(src, m, shift, t->mask, dst);
         return true;
     }
     /* Digits of at most the id's bits (t->base): at most about m bins */
