@@ -40,28 +40,42 @@ static uint16_t ascending_lanes(size_t r, size_t k)
     return (r * LANES) & k ? 0 : 0xffff;
 }
 
-static AVX512 void bitonic(const uint64_t *src, size_t m, int shift, uint64_t mask, uint64_t *dst)
+/* The keys of src[0..m) in registers v[0..regs): field << GROVE__BQ_SMALL_BITS
+ * | position, and all ones past m (they sort last). */
+static inline AVX512 __attribute__((always_inline)) void keys(const uint64_t *src, size_t m, int shift, uint64_t mask,
+                                                             __m512i *v, size_t regs)
 {
-    size_t regs = 1;
-    while (regs * LANES < m) regs *= 2;
-    __m512i v[REGS];
     const __m128i count = _mm_cvtsi32_si128(shift);
     const __m512i field = _mm512_set1_epi64((long long)mask);
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    for (size_t r = 0; r < regs; r++) { /* key = field << 8 | position; past m, all ones */
+    for (size_t r = 0; r < regs; r++) {
         size_t at = r * LANES, left = m > at ? m - at : 0;
         __mmask8 lo = (__mmask8)(left >= 8 ? 0xff : (1u << left) - 1);
         __mmask8 hi = (__mmask8)(left >= 16 ? 0xff : left > 8 ? (1u << (left - 8)) - 1 : 0);
         __m512i a = _mm512_and_si512(_mm512_srl_epi64(_mm512_maskz_loadu_epi64(lo, src + at), count), field);
         __m512i b = _mm512_and_si512(_mm512_srl_epi64(_mm512_maskz_loadu_epi64(hi, src + at + 8), count), field);
         __m512i q = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(a)), _mm512_cvtepi64_epi32(b), 1);
-        __m512i key = _mm512_or_si512(_mm512_slli_epi32(q, GROVE__BQ_SMALL_BITS), _mm512_add_epi32(lane, _mm512_set1_epi32((int)at)));
+        __m512i position = _mm512_add_epi32(lane, _mm512_set1_epi32((int)at));
+        __m512i key = _mm512_or_si512(_mm512_slli_epi32(q, GROVE__BQ_SMALL_BITS), position);
         v[r] = _mm512_mask_mov_epi32(_mm512_set1_epi32(-1), (__mmask16)(lo | (unsigned)hi << 8), key);
     }
+}
+
+/* The bitonic network over v[0..regs). With regs a constant the loops
+ * unroll and v lives in registers rather than in memory (d = 3, one
+ * thread, the median of 20 alternating runs against the same loops over
+ * an array: 64 batches of 256 points 7% faster, 128 of 128 9%, 32 of 512
+ * 10%). */
+static inline AVX512 __attribute__((always_inline)) void network(__m512i *v, size_t regs)
+{
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+#pragma GCC unroll 16
     for (size_t k = 2; k <= regs * LANES; k *= 2)
+#pragma GCC unroll 16
         for (size_t j = k / 2; j > 0; j /= 2) {
             if (j >= LANES) { /* partners in registers r and r + j / LANES */
                 size_t apart = j / LANES;
+#pragma GCC unroll 32
                 for (size_t r = 0; r < regs; r++) {
                     if (r & apart) continue;
                     __m512i a = v[r], b = v[r + apart];
@@ -73,6 +87,7 @@ static AVX512 void bitonic(const uint64_t *src, size_t m, int shift, uint64_t ma
                 continue;
             }
             const __m512i partner = _mm512_xor_si512(lane, _mm512_set1_epi32((int)j));
+#pragma GCC unroll 32
             for (size_t r = 0; r < regs; r++) { /* lane i keeps the smaller where it is first in an ascending pair */
                 __m512i other = _mm512_permutexvar_epi32(partner, v[r]);
                 __m512i small = _mm512_min_epu32(v[r], other), large = _mm512_max_epu32(v[r], other);
@@ -80,9 +95,27 @@ static AVX512 void bitonic(const uint64_t *src, size_t m, int shift, uint64_t ma
                 v[r] = _mm512_mask_mov_epi32(large, keep_small, small);
             }
         }
+}
+
+/* The sort for a constant number of registers. */
+static inline AVX512 __attribute__((always_inline)) void sort_regs(const uint64_t *src, size_t m, int shift,
+                                                                  uint64_t mask, uint64_t *dst, size_t regs)
+{
+    __m512i v[REGS];
+    keys(src, m, shift, mask, v, regs);
+    network(v, regs);
     uint32_t key[GROVE__BQ_SMALL];
     for (size_t r = 0; r < regs; r++) _mm512_storeu_si512(key + r * LANES, v[r]);
     for (size_t i = 0; i < m; i++) dst[i] = src[key[i] & (GROVE__BQ_SMALL - 1)];
+}
+
+static AVX512 void bitonic(const uint64_t *src, size_t m, int shift, uint64_t mask, uint64_t *dst)
+{
+    if (m <= 2 * LANES) sort_regs(src, m, shift, mask, dst, 2);
+    else if (m <= 4 * LANES) sort_regs(src, m, shift, mask, dst, 4);
+    else if (m <= 8 * LANES) sort_regs(src, m, shift, mask, dst, 8);
+    else if (m <= 16 * LANES) sort_regs(src, m, shift, mask, dst, 16);
+    else sort_regs(src, m, shift, mask, dst, 32);
 }
 
 grove__bq_sort_small_fn *grove__bq_sort_small_avx512(void)
