@@ -98,8 +98,9 @@ typedef size_t grove__bq_find_fn(const uint64_t *l, size_t from, size_t k, int s
 #define GROVE__BQ_SMALL_BITS 9
 #define GROVE__BQ_SMALL (1 << GROVE__BQ_SMALL_BITS)
 typedef void grove__bq_sort_small_fn(const uint64_t *src, size_t m, int shift, uint64_t mask, uint64_t *dst);
-/* NULL where the machine or compiler lacks AVX-512 (F, DQ, VL). */
-grove__bq_sort_small_fn *grove__bq_sort_small_avx512(void);
+/* On x86-64, for machines with AVX-512 (F, DQ, VL): presort_kernels.c
+ * checks, and hands it out with the loops above. */
+grove__bq_sort_small_fn grove__bq_bitonic_avx512;
 typedef struct grove__bt_presort_kernels {
     grove__bt_keys_fn *keys[2];
     grove__bt_ids_runs_fn *ids_runs;

@@ -109,7 +109,7 @@ static inline AVX512 __attribute__((always_inline)) void sort_regs(const uint64_
     for (size_t i = 0; i < m; i++) dst[i] = src[key[i] & (GROVE__BQ_SMALL - 1)];
 }
 
-static AVX512 void bitonic(const uint64_t *src, size_t m, int shift, uint64_t mask, uint64_t *dst)
+AVX512 void grove__bq_bitonic_avx512(const uint64_t *src, size_t m, int shift, uint64_t mask, uint64_t *dst)
 {
     if (m <= 2 * LANES) sort_regs(src, m, shift, mask, dst, 2);
     else if (m <= 4 * LANES) sort_regs(src, m, shift, mask, dst, 4);
@@ -117,15 +117,4 @@ static AVX512 void bitonic(const uint64_t *src, size_t m, int shift, uint64_t ma
     else if (m <= 16 * LANES) sort_regs(src, m, shift, mask, dst, 16);
     else sort_regs(src, m, shift, mask, dst, 32);
 }
-
-grove__bq_sort_small_fn *grove__bq_sort_small_avx512(void)
-{
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq") ||
-        !__builtin_cpu_supports("avx512vl"))
-        return NULL;
-    return bitonic;
-}
-#else
-grove__bq_sort_small_fn *grove__bq_sort_small_avx512(void) { return NULL; }
 #endif

@@ -342,7 +342,7 @@ bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k)
     k->records = records;
     k->keys_rows = keys_rows;
     k->find = find;
-    k->sort_small = grove__bq_sort_small_avx512();
+    k->sort_small = grove__bq_bitonic_avx512;
     return true;
 }
 #else
