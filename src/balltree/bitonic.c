@@ -22,6 +22,15 @@
 #include <immintrin.h>
 #define AVX512 __attribute__((target("avx512f,avx512dq,avx512vl")))
 
+/* GCC unrolls the network's loops completely where asked; clang cannot
+ * unroll the inner ones (their trip counts depend on the outer one) and
+ * says so in a warning, so it is not asked. */
+#if defined(__clang__)
+#define UNROLL(n)
+#else
+#define UNROLL(n) _Pragma(#n)
+#endif
+
 /* Keys in registers: at most GROVE__BQ_SMALL of them. */
 #define LANES 16
 #define REGS (GROVE__BQ_SMALL / LANES)
@@ -69,13 +78,13 @@ static inline AVX512 __attribute__((always_inline)) void keys(const uint64_t *sr
 static inline AVX512 __attribute__((always_inline)) void network(__m512i *v, size_t regs)
 {
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-#pragma GCC unroll 16
+    UNROLL(GCC unroll 16)
     for (size_t k = 2; k <= regs * LANES; k *= 2)
-#pragma GCC unroll 16
+        UNROLL(GCC unroll 16)
         for (size_t j = k / 2; j > 0; j /= 2) {
             if (j >= LANES) { /* partners in registers r and r + j / LANES */
                 size_t apart = j / LANES;
-#pragma GCC unroll 32
+                UNROLL(GCC unroll 32)
                 for (size_t r = 0; r < regs; r++) {
                     if (r & apart) continue;
                     __m512i a = v[r], b = v[r + apart];
@@ -87,7 +96,7 @@ static inline AVX512 __attribute__((always_inline)) void network(__m512i *v, siz
                 continue;
             }
             const __m512i partner = _mm512_xor_si512(lane, _mm512_set1_epi32((int)j));
-#pragma GCC unroll 32
+            UNROLL(GCC unroll 32)
             for (size_t r = 0; r < regs; r++) { /* lane i keeps the smaller where it is first in an ascending pair */
                 __m512i other = _mm512_permutexvar_epi32(partner, v[r]);
                 __m512i small = _mm512_min_epu32(v[r], other), large = _mm512_max_epu32(v[r], other);
