@@ -391,6 +391,18 @@ TEST(balltree_quantized_runs_match_reference)
             free(xf);
             free(x);
         }
+    /* Batches of 257-512 points (their lists sorted by the bitonic
+     * network) with a run longer than BQ_MAX_RUN go back to ranks too:
+     * 300 points within 2^-40 of one place, the rest uniform. */
+    for (size_t m = 400; m <= 512; m += 112) {
+        double *y = malloc(m * 3 * sizeof *y);
+        for (size_t i = 0; i < m * 3; i++) {
+            double u = grove_rng_uniform(&rng);
+            y[i] = i < 300 * 3 ? 0.25 + u * 0x1p-40 : u;
+        }
+        CHECK(agrees(y, m, 3, NULL, GROVE_BALLTREE_FULL, false, 0, 1));
+        free(y);
+    }
     /* Extents a double cannot hold (hi - lo overflows) or whose scale it
      * cannot (subnormal spreads): these batches take ranks. */
     size_t n = 3000;

@@ -322,9 +322,9 @@ static bool bq_sort_list(const bp_tree *t, const uint64_t *src, size_t m, uint64
         }
         return true;
     }
-    if (m <= GROVE__BQ_SMALL && t->mask < (UINT64_C(1) << (32 - GROVE__BQ_SMALL_BITS))) { /* no run can be too long */
+    if (m <= GROVE__BQ_SMALL && t->mask < (UINT64_C(1) << (32 - GROVE__BQ_SMALL_BITS))) {
         t->c->presort_kernels->sort_small(src, m, shift, t->mask, dst);
-        return true;
+        return !(m > BQ_MAX_RUN && bq_long_run(t, dst, m, j));
     }
     /* Digits of at most the id's bits (t->base): at most about m bins */
     bt_digits r;
