@@ -67,6 +67,16 @@ all: $(BUILD)/libgrove.a $(BUILD)/libgrove.so $(BUILD)/grove
 EXACT_FP_OBJ := $(addprefix $(BUILD)/obj/src/,core/rng.o balltree/rotation.o)
 $(EXACT_FP_OBJ): LIB_CFLAGS += -ffp-contract=off
 
+# The ball tree builder's copy for processors with AVX2, BMI1, BMI2, LZCNT
+# and POPCNT (src/balltree/build_v3.c), picked at run time: x86-64 only, and
+# not with NATIVE=1, which allows the machine's own instructions everywhere.
+# No FMA: no contraction can make it round differently from the portable copy.
+ifeq ($(NATIVE),0)
+ifneq ($(filter x86_64-%,$(shell $(CC) -dumpmachine)),)
+$(BUILD)/obj/src/balltree/build_v3.o: LIB_CFLAGS += -mavx2 -mbmi -mbmi2 -mlzcnt -mpopcnt
+endif
+endif
+
 $(BUILD)/obj/src/%.o: src/%.c Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
@@ -102,7 +112,8 @@ TEST_ENV = GROVE_CLI=$(BUILD)/grove GROVE_LIB_SO=$(BUILD)/libgrove.so GROVE_LIB_
 # The ball tree tests run three times more: with working memory in huge
 # pages, with the code an AVX2 machine runs, and with the portable code only
 # (the same bytes as the run-time picked AVX-512 code, which the main run
-# takes where the machine has it).
+# takes where the machine has it; also the builder compiled for the first
+# x86-64, not build_v3.c's copy).
 check: all $(BUILD)/test_grove
 	$(TEST_ENV) GROVE_HUGE_PAGES=1 $(BUILD)/test_grove alloc_huge balltree
 	$(TEST_ENV) GROVE_BALLTREE_PORTABLE=avx2 $(BUILD)/test_grove balltree

@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#endif
 
 /* Nodes of at most BT_SMALL points are finished from their coordinates. */
 #define BT_SMALL 4
@@ -613,7 +616,8 @@ static void free_work(bt_ctx *c, bt_input *in)
 }
 
 /* GROVE_BALLTREE_PORTABLE in the environment (read by every call): "1",
- * the portable code only, no vector code picked at run time; "avx2", the
+ * the portable code only, no vector code picked at run time (and this
+ * file compiled for the first x86-64, bt_v3_wanted); "avx2", the
  * code an AVX2 machine without AVX-512 runs. The output is the same bytes;
  * `make check` runs the ball tree tests all three ways. Sets
  * c->avx512_allowed, the list partition and the selecting builder's
@@ -637,9 +641,37 @@ static void bt_pick_vector_code(bt_ctx *c)
                                                                          : 0;
 }
 
+#ifdef GROVE__BT_V3
+grove_status grove__balltree_build_v3(grove_points points, const grove_balltree_params *params, int64_t *indices,
+                                      uint8_t *mask, const grove_options *options)
+#else
+/* Whether a call goes to build_v3.c's copy of this file: where the
+ * processor has what the Makefile compiles that copy for (AVX2, BMI1,
+ * BMI2, LZCNT, POPCNT), unless GROVE_BALLTREE_PORTABLE=1 asks for the
+ * portable code (make check runs the ball tree tests with both copies). */
+static bool bt_v3_wanted(void)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    const char *e = getenv("GROVE_BALLTREE_PORTABLE");
+    if (e && strcmp(e, "1") == 0) return false;
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("bmi") || !__builtin_cpu_supports("bmi2") ||
+        !__builtin_cpu_supports("popcnt"))
+        return false;
+    unsigned a, b, c, d; /* LZCNT: CPUID 0x80000001, ECX bit 5 (clang 14 has no name for it in the builtin) */
+    return __get_cpuid(0x80000001, &a, &b, &c, &d) && (c >> 5 & 1);
+#else
+    return false;
+#endif
+}
+
 grove_status grove_balltree_build(grove_points points, const grove_balltree_params *params, int64_t *indices,
                                   uint8_t *mask, const grove_options *options)
+#endif
 {
+#ifndef GROVE__BT_V3
+    if (bt_v3_wanted()) return grove__balltree_build_v3(points, params, indices, mask, options);
+#endif
     grove__clear_error();
     grove_balltree_params p;
     grove_options o = grove__options(options);
