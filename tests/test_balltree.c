@@ -420,6 +420,34 @@ TEST(balltree_quantized_runs_match_reference)
     free(x);
 }
 
+/* d = 4 batches of 8193-16384 points take quantized fields of 12 bits,
+ * fewer than their ids' 14 (about 4 points a field value; BQ_NARROW in
+ * build_quantized.h), so every list has runs, sorted wherever their order
+ * matters. Uniform points, points on a grid of 4096 values per dimension
+ * (exact ties, broken by row), and uniform points with a cluster of 200
+ * within 2^-30 of one place (one long run, below BQ_MAX_RUN), each
+ * against the reference on one and two threads and in float32. */
+TEST(balltree_narrow_quantized_fields_match_reference)
+{
+    grove_rng rng;
+    grove_rng_seed(&rng, 14);
+    const size_t sizes[] = {8193, 12345, 16384}, d = 4;
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        for (int kind = 0; kind < 3; kind++) {
+            size_t n = sizes[s];
+            double *x = malloc(n * d * sizeof *x);
+            for (size_t i = 0; i < n * d; i++) {
+                double u = grove_rng_uniform(&rng);
+                x[i] = kind == 0 ? u : kind == 1 ? (double)(int)(u * 4096) / 4096 : i < 200 * d ? 0.5 + u * 0x1p-30 : u;
+            }
+            CHECK(agrees(x, n, d, NULL, GROVE_BALLTREE_FULL, false, 0, 1));
+            CHECK(agrees(x, n, d, NULL, GROVE_BALLTREE_FULL, false, 0, 2));
+            round_to_float(x, n * d);
+            CHECK(agrees(x, n, d, NULL, GROVE_BALLTREE_FULL, true, 0, 1));
+            free(x);
+        }
+}
+
 /* On two threads a quantized batch of three dimensions and at least 4096
  * points sorts only two lists up front: the third (the narrowest
  * dimension's, here dimension 2) is split by the root unsorted and sorted
@@ -1251,17 +1279,17 @@ TEST(balltree_errors_name_the_culprit)
     free(real);
 }
 
-/* A batch that takes quantized records (16384 points in 3 dimensions) or
- * the selecting builder (40000) checks its coordinates' finiteness in its
- * first pass instead of a scan before the build: the same messages, for
- * float64 and float32 rows, padded rows and two threads (the first pass
- * then in parts), and no output written. */
+/* A batch that takes quantized records (16384 points in 3 or 4
+ * dimensions, the 4 in narrow fields) or the selecting builder (40000)
+ * checks its coordinates' finiteness in its first pass instead of a scan
+ * before the build: the same messages, for float64 and float32 rows,
+ * padded rows and two threads (the first pass then in parts), and no
+ * output written. */
 TEST(balltree_nonfinite_found_by_the_first_pass)
 {
     static const size_t sizes[] = {16384, 40000};
-    size_t d = 3, pad = 4;
-    for (size_t z = 0; z < 2; z++) {
-        size_t n = sizes[z];
+    for (size_t z = 0; z < 4; z++) {
+        size_t n = sizes[z % 2], d = 3 + z / 2, pad = d + 1;
         double *x = malloc(n * pad * sizeof *x);
         float *xf = malloc(n * d * sizeof *xf);
         grove_rng rng;

@@ -43,9 +43,12 @@
 #define BT_TASK_MIN 4096
 /* Rows per task when a large batch is rotated into its working copy. */
 #define BT_GATHER_CHUNK 32768
-/* Sorting: radix digits of at most BT_DIGIT bits, at least BT_SORT_SLACK
- * key bits more than log2 of the count, insertion sort up to BT_SORT_SMALL. */
+/* Sorting: radix digits of at most BT_DIGIT bits (BQ_DIGIT for quantized
+ * fields, build_quantized.h; BT_DIGIT_MAX for both), at least
+ * BT_SORT_SLACK key bits more than log2 of the count, insertion sort up
+ * to BT_SORT_SMALL. */
 #define BT_DIGIT 11
+#define BT_DIGIT_MAX 12
 #define BT_SORT_SLACK 8
 #define BT_SORT_SMALL 16
 
@@ -197,12 +200,12 @@ static void bt_partition(const uint32_t *restrict src, uint32_t *restrict dst, s
 
 /* The LSD radix sorts' digits (bt_lsd here, bq_sort_list in
  * build_quantized.h): a field of `bits` bits at `shift`, in `passes`
- * digits of `digit` bits (at most 3 of at most BT_DIGIT), and their
+ * digits of `digit` bits (at most 3 of at most BT_DIGIT_MAX), and their
  * counts, turned into offsets pass by pass. */
 typedef struct bt_digits {
     int shift, passes, digit;
     uint64_t field;
-    uint32_t hist[3][1 << BT_DIGIT];
+    uint32_t hist[3][1 << BT_DIGIT_MAX];
 } bt_digits;
 
 /* Digits of at most `most` bits for the field, counted over x[0..g). */
