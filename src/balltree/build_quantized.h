@@ -36,11 +36,11 @@
  * machine with the one has the other), and the fields have at least
  * BQ_SLACK bits more than the ids (at least 4 values per point on
  * average: d = 3 up to 16384 points, d = 2 up to 65536), or are narrow
- * enough for one radix pass (BQ_NARROW: d = 4 from 4097 to 16384 points). Data
- * that crowds many points into few
- * values (a far outlier, tight clusters) would make long runs, and
- * sorting them at every level would cost more than ranks: a batch whose
- * longest run exceeds BQ_MAX_RUN goes back to the rank presort. */
+ * enough for one radix pass (BQ_NARROW: d = 4 from 4097 to 16384
+ * points). Data that crowds many points into few values (a far outlier,
+ * tight clusters) would make long runs, and sorting them at every level
+ * would cost more than ranks: a batch whose longest run exceeds
+ * BQ_MAX_RUN goes back to the rank presort. */
 #define BQ_SLACK 2
 /* Narrower fields, down to BQ_NARROW bits fewer than the ids (4 points a
  * value on average), where one radix pass of at most BQ_DIGIT bits sorts
@@ -75,7 +75,8 @@ static int bq_field_bits(size_t m, size_t d)
     int id_bits = bq_id_bits(m), bits = (int)((size_t)(64 - id_bits) / d);
     bits = bits > id_bits + BQ_WIDE ? id_bits + BQ_WIDE : bits;
     if (bits >= id_bits + BQ_SLACK) return bits;
-    return bits <= BQ_DIGIT && bits >= id_bits - BQ_NARROW ? bits : 0;
+    int one_pass = id_bits < BQ_DIGIT ? id_bits : BQ_DIGIT; /* bq_sort_list's widest digit */
+    return bits <= one_pass && bits >= id_bits - BQ_NARROW ? bits : 0;
 }
 
 /* The record layout for t->count points: quantized records when
