@@ -53,6 +53,7 @@
  * fields. */
 #define BQ_NARROW 2
 #define BQ_DIGIT 12
+_Static_assert(BQ_DIGIT <= BT_DIGIT_MAX, "bt_digits holds the counts of digits up to BT_DIGIT_MAX bits");
 /* Fields of more than BQ_WIDE bits beyond the ids make the radix sorts
  * dearer (more bins or passes) for few fewer runs (64 batches of 256
  * points, d = 3: 4 bits 0.395 ms, 6 bits 0.383, 8 bits 0.399). */
