@@ -8,7 +8,8 @@
  *
  * - ord_j: the local ids in list j's order, i.e. in (coordinate, id) order
  *   along j, and rnk_j its inverse (local id -> position along j);
- * - s_j: the coordinates in that order, and x_j the same by local id.
+ * - s_j: the coordinates in that order (a point's coordinate along j is
+ *   s_j[rnk_j[p]]).
  *
  * With rank records (bb_gather_ranks) the lists are in that order already
  * and the coordinates come from the sorted arrays by rank; with quantized
@@ -67,7 +68,6 @@ typedef struct bb_sub {
     int levels;                        /* the batch's full-mode levels */
     size_t row[BB_MAX];                /* input rows by local id */
     double s[BB_DIMS][BB_MAX];         /* coordinates along j in j's order */
-    double x[BB_DIMS][BB_MAX];         /* coordinates along j by local id */
     uint8_t ord[BB_DIMS - 1][64];      /* local ids in dimension j + 1's order */
     uint8_t rnk[BB_DIMS][64];          /* local id -> position along j */
 } bb_sub;
@@ -90,7 +90,8 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_leaf(const bb_sub
     int p = bb_first(m), q = bb_last(m);
     size_t s = 0;
     double best_spread = -1.0;
-    for (size_t j = 0; j < d; j++) bt_widest(fabs(b->x[j][p] - b->x[j][q]), j, &s, &best_spread);
+    for (size_t j = 0; j < d; j++)
+        bt_widest(fabs(b->s[j][b->rnk[j][p]] - b->s[j][b->rnk[j][q]]), j, &s, &best_spread);
     size_t swap = (size_t)0 - (size_t)(b->rnk[s][q] < b->rnk[s][p]); /* arithmetic, not a branch: a coin flip */
     size_t first = ((size_t)q & swap) | ((size_t)p & ~swap), second = (size_t)(p ^ q) ^ first;
     indices[0] = (int64_t)b->row[first];
@@ -132,22 +133,23 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_leaves8(const bb_
     __m512i lowest = _mm512_and_si512(masks, _mm512_sub_epi64(_mm512_setzero_si512(), masks));
     __m512i p = _mm512_sub_epi64(top, _mm512_lzcnt_epi64(lowest));
     __m512i q = _mm512_sub_epi64(top, _mm512_lzcnt_epi64(masks));
-    __mmask8 p4 = _mm512_test_epi64_mask(p, b4), p5 = _mm512_test_epi64_mask(p, b5);
-    __mmask8 q4 = _mm512_test_epi64_mask(q, b4), q5 = _mm512_test_epi64_mask(q, b5);
     /* The widest dimension of each pair (ties to the lowest), and whether
      * q comes first along it */
     __m512d best = _mm512_set1_pd(-1.0);
     __mmask8 swap = 0;
     for (size_t j = 0; j < d; j++) {
-        __m512d xp = _mm512_castsi512_pd(bb_lookup64(b->x[j], p, p4, p5));
-        __m512d xq = _mm512_castsi512_pd(bb_lookup64(b->x[j], q, q4, q5));
-        __m512d spread = _mm512_abs_pd(_mm512_sub_pd(xp, xq));
-        __mmask8 wider = _mm512_cmp_pd_mask(spread, best, _CMP_GT_OQ);
-        best = _mm512_max_pd(spread, best);
-        /* rnk[j][q] < rnk[j][p]: bytes looked up by vpermb, in each lane's low byte */
+        /* Their positions along j, rnk[j][p] and rnk[j][q]: bytes looked up
+         * by vpermb, in each lane's low byte; their coordinates are s[j] there */
         __m512i rnk = _mm512_loadu_si512(b->rnk[j]), byte = _mm512_set1_epi64(0xff);
         __m512i rp = _mm512_and_si512(_mm512_permutexvar_epi8(p, rnk), byte);
         __m512i rq = _mm512_and_si512(_mm512_permutexvar_epi8(q, rnk), byte);
+        __mmask8 rp4 = _mm512_test_epi64_mask(rp, b4), rp5 = _mm512_test_epi64_mask(rp, b5);
+        __mmask8 rq4 = _mm512_test_epi64_mask(rq, b4), rq5 = _mm512_test_epi64_mask(rq, b5);
+        __m512d xp = _mm512_castsi512_pd(bb_lookup64(b->s[j], rp, rp4, rp5));
+        __m512d xq = _mm512_castsi512_pd(bb_lookup64(b->s[j], rq, rq4, rq5));
+        __m512d spread = _mm512_abs_pd(_mm512_sub_pd(xp, xq));
+        __mmask8 wider = _mm512_cmp_pd_mask(spread, best, _CMP_GT_OQ);
+        best = _mm512_max_pd(spread, best);
         __mmask8 q_first = _mm512_cmplt_epu64_mask(rq, rp);
         swap = (__mmask8)((wider & q_first) | (~wider & swap));
     }
@@ -286,7 +288,7 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_gather_ranks(bb_s
         uint32_t id = perm[r];
         local[r] = (uint8_t)p;
         b->row[p] = bt_row(t->c, t->b, ids ? ids[id] : id);
-        b->s[0][p] = b->x[0][p] = val[r];
+        b->s[0][p] = val[r];
         b->rnk[0][p] = (uint8_t)p;
     }
     for (size_t j = 1; j < d; j++) {
@@ -297,7 +299,7 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_gather_ranks(bb_s
         for (size_t i = 0; i < k; i++) {
             uint64_t e = l[i];
             uint8_t p = local[bp_rank(e, 0, rank_mask)];
-            b->s[j][i] = b->x[j][p] = v[bp_rank(e, shift, rank_mask)];
+            b->s[j][i] = v[bp_rank(e, shift, rank_mask)];
             b->rnk[j][p] = (uint8_t)i;
             ord[i] = p;
         }
@@ -386,21 +388,20 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_gather_quantized(
     for (size_t p = 0; p < k; p++) {
         size_t id = l0[p] & id_mask, g = start + (ids ? ids[id] : id);
         b->row[p] = order ? order[g] : g;
-        for (size_t j = 0; j < d; j++) b->x[j][p] = x[id * x_id + j * x_dim];
+        b->s[0][p] = x[id * x_id];
     }
-    /* Dimension 0's order is the local order: its coordinates and ranks
-     * are copies, a few vector stores instead of a store per point (this
-     * gather is bound by its stores: 16384 points, d = 3, one thread, 5%
-     * faster builds at the median of 40 alternating runs on the Xeon). */
-    memcpy(b->s[0], b->x[0], k * sizeof b->s[0][0]);
+    /* Dimension 0's order is the local order: its ranks are a copy, a few
+     * vector stores instead of a store per point (this gather is bound by
+     * its stores). */
     memcpy(b->rnk[0], bb_identity, k);
     for (size_t p = 0; p < k; p++) local[l0[p] & id_mask] = (uint8_t)p;
     for (size_t j = 1; j < d; j++) {
         uint64_t *l = t->rec[where >> j & 1] + j * n + off;
         uint8_t *ord = b->ord[j - 1];
         for (size_t i = 0; i < k; i++) {
-            uint8_t p = local[l[i] & id_mask];
-            b->s[j][i] = b->x[j][p];
+            size_t id = l[i] & id_mask;
+            uint8_t p = local[id];
+            b->s[j][i] = x[id * x_id + j * x_dim];
             b->rnk[j][p] = (uint8_t)i;
             ord[i] = p;
         }
