@@ -373,26 +373,21 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_gather_quantized(
     uint64_t id_mask = t->id_mask, mask = t->mask;
     uint8_t *local = (uint8_t *)bt_scratch(t->c);
     uint64_t *l0 = t->rec[where & 1] + off;
+    for (size_t i = 0; i < k; i++) b->s[0][i] = x[(l0[i] & id_mask) * x_id];
     uint64_t ties = bb_ties(l0, k, t->base, mask);
-    if (ties) { /* dimension 0's order gives the local ids: sort it first */
-        double v[BB_MAX];
+    if (ties) { /* dimension 0's order gives the local ids: sort its runs first */
         uint8_t position[BB_MAX]; /* permuted along, not needed after */
-        for (size_t i = 0; i < k; i++) {
-            v[i] = x[(l0[i] & id_mask) * x_id];
-            position[i] = (uint8_t)i;
-        }
-        bb_sort_runs(v, position, l0, ties, id_mask);
+        memcpy(position, bb_identity, k);
+        bb_sort_runs(b->s[0], position, l0, ties, id_mask);
     }
     const size_t *order = t->c->order; /* bt_row's inputs in locals: the byte stores could alias them */
     size_t start = t->b->start;
     for (size_t p = 0; p < k; p++) {
         size_t id = l0[p] & id_mask, g = start + (ids ? ids[id] : id);
         b->row[p] = order ? order[g] : g;
-        b->s[0][p] = x[id * x_id];
     }
-    /* Dimension 0's order is the local order: its ranks are a copy, a few
-     * vector stores instead of a store per point (this gather is bound by
-     * its stores). */
+    /* Dimension 0's order is the local order: its ranks are the identity,
+     * copied whole. */
     memcpy(b->rnk[0], bb_identity, k);
     for (size_t p = 0; p < k; p++) local[l0[p] & id_mask] = (uint8_t)p;
     for (size_t j = 1; j < d; j++) {
