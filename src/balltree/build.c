@@ -623,13 +623,21 @@ static void free_work(bt_ctx *c, bt_input *in)
  * the portable code only, no vector code picked at run time (and this
  * file compiled for the first x86-64, bt_v3_wanted); "avx2", the
  * code an AVX2 machine without AVX-512 runs. The output is the same bytes;
- * `make check` runs the ball tree tests all three ways. Sets
- * c->avx512_allowed, the list partition and the selecting builder's
- * passes. */
-static void bt_pick_vector_code(bt_ctx *c)
+ * `make check` runs the ball tree tests all three ways. */
+typedef enum { BT_VECTOR_ANY, BT_VECTOR_AVX2, BT_VECTOR_NONE } bt_vector_limit;
+static bt_vector_limit bt_vector_limit_env(void)
 {
     const char *e = getenv("GROVE_BALLTREE_PORTABLE");
-    bool none = e && strcmp(e, "1") == 0, avx2 = e && strcmp(e, "avx2") == 0;
+    if (e && strcmp(e, "1") == 0) return BT_VECTOR_NONE;
+    return e && strcmp(e, "avx2") == 0 ? BT_VECTOR_AVX2 : BT_VECTOR_ANY;
+}
+
+/* Sets c->avx512_allowed, the list partition and the selecting builder's
+ * passes, as bt_vector_limit_env allows. */
+static void bt_pick_vector_code(bt_ctx *c)
+{
+    bt_vector_limit limit = bt_vector_limit_env();
+    bool none = limit == BT_VECTOR_NONE, avx2 = limit == BT_VECTOR_AVX2;
     grove__bp_partition_fn *at_most_avx2 = grove__bp_partition_avx2();
     c->avx512_allowed = !none && !avx2;
     c->partition_default = none ? grove__bp_partition_portable
@@ -677,8 +685,7 @@ static bool bt_v3_cpu(void)
  * portable code (make check runs the ball tree tests with both copies). */
 static bool bt_v3_wanted(void)
 {
-    const char *e = getenv("GROVE_BALLTREE_PORTABLE");
-    return !(e && strcmp(e, "1") == 0) && bt_v3_cpu();
+    return bt_vector_limit_env() != BT_VECTOR_NONE && bt_v3_cpu();
 }
 
 grove_status grove_balltree_build(grove_points points, const grove_balltree_params *params, int64_t *indices,

@@ -10,7 +10,7 @@
  * three micro-ops on Intel cores where BMI2's shrx is one, its bit scans
  * are bsf and bsr, and its small loops have only SSE2. On the Intel Xeon
  * of bench/RESULTS.md a build of 16384 points, d = 3, one thread, took
- * about 6% less time this way, and 3-6% less again with the loops
+ * about 6% less time this way, and 2-6% less again with the loops
  * unrolled (docs/balltree-performance.md, thirteenth session). Where this
  * file is compiled without those flags (the fuzz build, other
  * processors), it is the same code again. */
