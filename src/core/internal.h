@@ -6,6 +6,7 @@
 
 #include "grove.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -86,6 +87,21 @@ static inline double grove__coord(grove_points p, size_t stride, size_t i, size_
 {
     const char *row = (const char *)p.data + i * stride;
     return p.dtype == GROVE_FLOAT64 ? ((const double *)row)[j] : (double)((const float *)row)[j];
+}
+
+/* Range: the power-of-two exponent e with ldexp(magnitude, -e) in [0.5, 1)
+ * for a finite magnitude > 0 (0 otherwise), clamped to [-1021, 1024] so
+ * that 2^-e is a representable double. Data multiplied by 2^-e (and results
+ * multiplied back by 2^e, with ldexp where 2^e itself may overflow) keep
+ * every bit wherever the values stay normal: the way each module brings
+ * coordinates and masses of any unit system to where their squares and
+ * products are finite. */
+static inline int grove__unit_exponent(double magnitude)
+{
+    if (!(magnitude > 0) || !isfinite(magnitude)) return 0;
+    int e;
+    (void)frexp(magnitude, &e);
+    return e < -1021 ? -1021 : e;
 }
 
 /* Portable natural logarithm from + - * / only (same bits everywhere). */
