@@ -9,12 +9,15 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 typedef struct ref_set {
     const void *data; /* n x d, float or double */
     bool f32;
     size_t n, d;
-    size_t order[1024];
+    size_t order[20000];
 } ref_set;
 
 static double ref_coord(const ref_set *s, size_t i, size_t j)
@@ -346,6 +349,44 @@ TEST(knn_against_brute_force)
             free_set(ds);
             free_set(qs);
         }
+}
+
+/* Bytes of address space the process has mapped now (VmSize). */
+static size_t mapped_bytes(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    size_t kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmSize: %zu kB", &kb) == 1) break;
+    if (f) fclose(f);
+    return kb * 1024;
+}
+
+/* Many more dimensions than points: the principal axes must not need a
+ * d x d matrix (3.2 GB at d = 20000). A child process runs the join and
+ * kNN with its address space capped 256 MB above what it holds, and
+ * checks them against brute force. Sanitizers reserve terabytes of
+ * address space, so the cap is left off under them. */
+TEST(join_many_dimensions_memory_linear_in_d)
+{
+    const char *sanitize = getenv("GROVE_SANITIZE");
+    bool cap = !(sanitize && *sanitize);
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        ref_set *ds = make_set(TEST_CLUSTERED, 20, 20000, false, 77);
+        take_order(ds, NULL);
+        struct rlimit limit = {mapped_bytes() + ((size_t)256 << 20), RLIM_INFINITY};
+        limit.rlim_max = limit.rlim_cur;
+        if (cap && setrlimit(RLIMIT_AS, &limit) != 0) _exit(3);
+        check_knn(ds, ds, 3, true, "d = 20000 kNN");
+        check_join(ds, ds, radius(2, 20000, 1), false, NULL, "d = 20000 join");
+        _exit(test_failed_now() ? 1 : 0);
+    }
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the d = 20000 child failed (status %d)", status);
 }
 
 TEST(join_threads_give_identical_results)

@@ -9,7 +9,9 @@
  *
  * The axes come from a fixed sample of rows (at most SAMPLE, evenly spaced)
  * by subspace iteration on its covariance, started from the highest-variance
- * coordinate axes: deterministic, and cheap next to the join. */
+ * coordinate axes: deterministic, and cheap next to the join. Time is
+ * O(s d min(s, d)) and memory O(s d + min(s, d)^2) for a sample of s rows:
+ * linear in d. */
 #include "join_internal.h"
 
 #include <math.h>
@@ -55,22 +57,14 @@ static void orthonormalise(double *v, size_t d, size_t m)
         }
 }
 
-grove_status grove__principal_axes(grove_points p, const size_t *order, size_t m, int threads, double *axes,
-                                   double *mean)
+/* The leading m eigenvectors of the sample covariance C = X^T X (X: the
+ * s x d centred sample) by subspace iteration v <- C v from the coordinate
+ * axes order[0 .. m), with C held as a d x d matrix (d <= s). */
+static void axes_from_covariance(const double *xs, size_t s, size_t d, const size_t *order, size_t m, int threads,
+                                 double *c, double *v, double *w)
 {
-    size_t n = p.n, d = p.d, s = n < SAMPLE ? n : SAMPLE, stride = grove__points_stride(p);
-    double *c = grove__calloc(d * d + 2 * d * m + s * d, sizeof *c, "index principal axes");
-    if (!c) return GROVE_OUT_OF_MEMORY;
-    double *v = c + d * d, *w = v + d * m, *xs = w + d * m;
-    memset(mean, 0, d * sizeof *mean);
-    for (size_t i = 0; i < s; i++)
-        for (size_t j = 0; j < d; j++) mean[j] += grove__coord(p, stride, i * n / s, j);
-    for (size_t j = 0; j < d; j++) mean[j] /= (double)(s ? s : 1);
-    /* The centred sample by dimension, so covariance entries are dot
-     * products of contiguous rows. */
-    for (size_t i = 0; i < s; i++)
-        for (size_t j = 0; j < d; j++) xs[j * s + i] = grove__coord(p, stride, i * n / s, j) - mean[j];
-    /* Covariance (unscaled), upper triangle, then mirrored. */
+    /* xs is the sample by dimension (d x s), so covariance entries are dot
+     * products of contiguous rows; upper triangle, then mirrored. */
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 8)
     for (size_t a = 0; a < d; a++)
         for (size_t b = a; b < d; b++) {
@@ -92,7 +86,73 @@ grove_status grove__principal_axes(grove_points p, const size_t *order, size_t m
         orthonormalise(w, d, m);
         memcpy(v, w, d * m * sizeof *v);
     }
-    memcpy(axes, v, d * m * sizeof *axes);
+}
+
+/* The same subspace, iterated in sample space when there are more
+ * dimensions than sample rows (d > s): with u = X v, the iteration
+ * v <- X^T X v is u <- G u on the s x s Gram matrix G = X X^T, so time
+ * and memory grow linearly in d, never with d^2. The axes are X^T u,
+ * orthonormalised. xr is the sample by row (s x d); v receives the axes. */
+static void axes_from_gram(const double *xr, size_t s, size_t d, const size_t *order, size_t m, int threads,
+                           double *g, double *u, double *w, double *v)
+{
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 8)
+    for (size_t a = 0; a < s; a++)
+        for (size_t b = a; b < s; b++) {
+            const double *row_a = xr + a * d, *row_b = xr + b * d;
+            double sum = 0;
+            JOIN_SIMD_SUM
+            for (size_t j = 0; j < d; j++) sum += row_a[j] * row_b[j];
+            g[a * s + b] = g[b * s + a] = sum;
+        }
+    for (size_t k = 0; k < m; k++)
+        for (size_t i = 0; i < s; i++) u[k * s + i] = xr[i * d + order[k]];
+    orthonormalise(u, s, m);
+    for (int it = 0; it < ITERATIONS; it++) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (size_t k = 0; k < m; k++)
+            for (size_t a = 0; a < s; a++) {
+                double sum = 0;
+                for (size_t b = 0; b < s; b++) sum += g[a * s + b] * u[k * s + b];
+                w[k * s + a] = sum;
+            }
+        orthonormalise(w, s, m);
+        memcpy(u, w, s * m * sizeof *u);
+    }
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t j = 0; j < d; j++)
+        for (size_t k = 0; k < m; k++) {
+            double sum = 0;
+            for (size_t i = 0; i < s; i++) sum += xr[i * d + j] * u[k * s + i];
+            v[k * d + j] = sum;
+        }
+    orthonormalise(v, d, m);
+}
+
+grove_status grove__principal_axes(grove_points p, const size_t *order, size_t m, int threads, double *axes,
+                                   double *mean)
+{
+    size_t n = p.n, d = p.d, s = n < SAMPLE ? n : SAMPLE, stride = grove__points_stride(p);
+    /* The smaller of the d x d covariance and the s x s Gram matrix, two
+     * iterates of the smaller side, and the centred sample. */
+    size_t side = d <= s ? d : s;
+    double *c = grove__calloc(side * side + 2 * side * m + s * d, sizeof *c, "index principal axes");
+    if (!c) return GROVE_OUT_OF_MEMORY;
+    double *v = c + side * side, *w = v + side * m, *sample = w + side * m;
+    memset(mean, 0, d * sizeof *mean);
+    for (size_t i = 0; i < s; i++)
+        for (size_t j = 0; j < d; j++) mean[j] += grove__coord(p, stride, i * n / s, j);
+    for (size_t j = 0; j < d; j++) mean[j] /= (double)(s ? s : 1);
+    bool by_dimension = d <= s;
+    for (size_t i = 0; i < s; i++)
+        for (size_t j = 0; j < d; j++)
+            sample[by_dimension ? j * s + i : i * d + j] = grove__coord(p, stride, i * n / s, j) - mean[j];
+    if (by_dimension) {
+        axes_from_covariance(sample, s, d, order, m, threads, c, v, w);
+        memcpy(axes, v, d * m * sizeof *axes);
+    } else {
+        axes_from_gram(sample, s, d, order, m, threads, c, v, w, axes);
+    }
     grove__free(c);
     return GROVE_OK;
 }
