@@ -415,6 +415,19 @@ typedef enum grove_hdbscan_selection {
     GROVE_HDBSCAN_LEAF = 1 /* the leaves of the condensed tree */
 } grove_hdbscan_selection;
 
+/* How merges at equal weights build the hierarchy (docs/emst.md, "Ties"). */
+typedef enum grove_hdbscan_ties {
+    /* One edge at a time in (weight, u, v) order, as the `hdbscan` library
+     * and scikit-learn do in their own (unstable) order (the default). */
+    GROVE_HDBSCAN_TIES_ORDERED = 0,
+    /* Campello et al. (2015): all edges of one weight are removed at once,
+     * so a component may split into more than two children at one lambda;
+     * the result depends on no MST choice and no row order. */
+    GROVE_HDBSCAN_TIES_SIMULTANEOUS = 1
+} grove_hdbscan_ties;
+
+/* HDBSCAN* parameters, with the `hdbscan` library's names in brackets.
+ * Every default reproduces grove's earlier results bit for bit. */
 typedef struct grove_hdbscan_params {
     size_t min_cluster_size;          /* >= 2 (default 5) */
     size_t min_samples;               /* K counting the point itself, 1 <= K <= n;
@@ -422,6 +435,24 @@ typedef struct grove_hdbscan_params {
     grove_hdbscan_selection selection;/* default GROVE_HDBSCAN_EOM */
     double epsilon;                   /* cluster_selection_epsilon >= 0 (default 0) */
     int allow_single_cluster;         /* nonzero: the root may be selected (default 0) */
+    size_t max_cluster_size;          /* EOM: clusters of more points are not selected
+                                         (their children are); 0 (default) = no limit */
+    double epsilon_max;               /* cluster_selection_epsilon_max >= epsilon: EOM
+                                         selects no cluster born at a distance above it
+                                         (default INFINITY) */
+    double persistence;               /* cluster_selection_persistence >= 0 (default 0):
+                                         splits whose smaller side lives less than this
+                                         (in lambda) are merged back first */
+    double alpha;                     /* > 0 (default 1): mutual reachability is
+                                         max(core(a), core(b), |a - b| / alpha) */
+    int match_reference_implementation; /* nonzero: as the library's flag of that name:
+                                         K - 1 for the core distances (at least 2),
+                                         min_cluster_size + 1, and a point is labelled
+                                         only if it leaves its cluster above the
+                                         cluster's birth lambda (default 0) */
+    grove_hdbscan_ties ties;          /* default GROVE_HDBSCAN_TIES_ORDERED */
+    int prediction_data;              /* nonzero: a model keeps what prediction needs
+                                         (grove_hdbscan_model_create; default 0) */
 } grove_hdbscan_params;
 
 GROVE_API void grove_hdbscan_params_init(grove_hdbscan_params *params);
@@ -433,17 +464,170 @@ GROVE_API void grove_hdbscan_params_init(grove_hdbscan_params *params);
  * order of the condensed tree, -1 = noise), membership probabilities in
  * [0, 1] (0 for noise) and GLOSH outlier scores in [0, 1]. probabilities,
  * outlier_scores and clusters may be NULL. n = 0 writes nothing; n = 1 is
- * one noise point. Peak memory: grove_emst's plus about 80 bytes per point. */
+ * one noise point. The same as grove_hdbscan_model_create followed by
+ * grove_hdbscan_model_labels (params->prediction_data is ignored). Peak
+ * memory: grove_emst's, then about 200 bytes per point (docs/emst.md). */
 GROVE_API grove_status grove_hdbscan(grove_points points, const grove_hdbscan_params *params, int64_t *labels,
                                      double *probabilities, double *outlier_scores, size_t *clusters,
                                      const grove_options *options);
 
 /* The same from a given spanning tree of n points (n - 1 edges of rows in
  * [0, n), any order, finite weights >= 0), e.g. grove_emst's output;
- * params->min_samples is not used. */
+ * params->min_samples and params->alpha are not used. */
 GROVE_API grove_status grove_hdbscan_from_mst(size_t n, const int64_t *edges, const double *weights,
                                               const grove_hdbscan_params *params, int64_t *labels,
                                               double *probabilities, double *outlier_scores, size_t *clusters);
+
+/*
+ * A fitted HDBSCAN* model: everything the `hdbscan` library's HDBSCAN
+ * object exposes for a Euclidean metric, and prediction for new points.
+ *
+ * Ownership: create with grove_hdbscan_model_create (or _create_from_mst),
+ * free with grove_hdbscan_model_free (NULL is ignored). The model copies
+ * what it needs; the caller's points and edges may be freed afterwards.
+ * Accessors copy into caller memory of the stated size.
+ * Thread safety: the handle is immutable after creation; any number of
+ * threads may call accessors and predictions on one model at once.
+ * Memory: about 180 bytes per point (MST 24, condensed tree 32 per row,
+ * labels, probabilities, scores 24, per-point row 8, exemplars, cluster
+ * tables); with prediction_data add the training points as float64
+ * (8 d), the index over them (about 4 + 0.36 (16 + 16 d) at d <= 3,
+ * 0.26 (16 + 16 d) above) and core distances (8).
+ */
+typedef struct grove_hdbscan_model grove_hdbscan_model;
+
+/* Fit on points (finite, float32 or float64; n <= 2^32 - 2) with params
+ * (NULL = defaults). Time: grove_emst's plus O(n log n); with
+ * prediction_data a kNN pass with K - 1 neighbours. Peak memory: grove_emst's
+ * while the MST is computed, then the model plus about 100 bytes per point
+ * of scratch. */
+GROVE_API grove_status grove_hdbscan_model_create(grove_points points, const grove_hdbscan_params *params,
+                                                  const grove_options *options, grove_hdbscan_model **out);
+
+/* Fit on a given spanning tree (as grove_hdbscan_from_mst). Such a model
+ * has no points: prediction and exemplar coordinates are unavailable. */
+GROVE_API grove_status grove_hdbscan_model_create_from_mst(size_t n, const int64_t *edges, const double *weights,
+                                                           const grove_hdbscan_params *params,
+                                                           const grove_options *options,
+                                                           grove_hdbscan_model **out);
+
+GROVE_API void grove_hdbscan_model_free(grove_hdbscan_model *model);
+
+/* Sizes: points, dimensions (0 for a model from an MST), selected clusters
+ * (the labels are 0 .. clusters - 1), condensed-tree rows, and exemplars in
+ * all (grove_hdbscan_model_exemplars). 0 for a NULL model. */
+GROVE_API size_t grove_hdbscan_model_n(const grove_hdbscan_model *model);
+GROVE_API size_t grove_hdbscan_model_d(const grove_hdbscan_model *model);
+GROVE_API size_t grove_hdbscan_model_clusters(const grove_hdbscan_model *model);
+GROVE_API size_t grove_hdbscan_model_condensed_rows(const grove_hdbscan_model *model);
+GROVE_API size_t grove_hdbscan_model_exemplar_count(const grove_hdbscan_model *model);
+
+/* The parameters the model was fitted with (min_samples resolved to K). */
+GROVE_API grove_status grove_hdbscan_model_params(const grove_hdbscan_model *model, grove_hdbscan_params *params);
+
+/* Per point (n each; any may be NULL): labels_, probabilities_ and
+ * outlier_scores_ (GLOSH), as grove_hdbscan returns them. */
+GROVE_API grove_status grove_hdbscan_model_labels(const grove_hdbscan_model *model, int64_t *labels,
+                                                  double *probabilities, double *outlier_scores);
+
+/* The MST in the order the hierarchy merged it, (weight, u, v), u < v:
+ * edges 2 (n - 1) int64, weights n - 1 (the library's minimum_spanning_tree_
+ * holds the same edges; with alpha != 1 the weights are
+ * max(core, core, distance / alpha)). Either may be NULL. */
+GROVE_API grove_status grove_hdbscan_model_mst(const grove_hdbscan_model *model, int64_t *edges, double *weights);
+
+/* single_linkage_tree_ in scipy's format: (n - 1) x 4 doubles, row i =
+ * (left, right, distance, size), merge i making node n + i. */
+GROVE_API grove_status grove_hdbscan_model_single_linkage(const grove_hdbscan_model *model, double *tree);
+
+/* condensed_tree_ (its to_numpy()): rows of (parent, child, lambda_val,
+ * child_size) in the library's order and numbering (points 0 .. n - 1,
+ * clusters n (the root) upwards, a parent's id below its children's);
+ * grove_hdbscan_model_condensed_rows entries each; any may be NULL. */
+GROVE_API grove_status grove_hdbscan_model_condensed_tree(const grove_hdbscan_model *model, int64_t *parent,
+                                                          int64_t *child, double *lambda_val,
+                                                          int64_t *child_size);
+
+/* Per label (clusters entries): the condensed-tree id of the selected
+ * cluster; and the id the library's prediction code uses for it
+ * (condensed_tree_._select_clusters(): the lowest parent id among the
+ * label's points, which is the selected cluster unless none of its points
+ * leaves it directly). Either may be NULL. */
+GROVE_API grove_status grove_hdbscan_model_selected_clusters(const grove_hdbscan_model *model, int64_t *selected,
+                                                             int64_t *prediction_clusters);
+
+/* cluster_persistence_: per label, stability / (points labelled x the
+ * tree's largest lambda), 1 where that is infinite or zero. */
+GROVE_API grove_status grove_hdbscan_model_persistence(const grove_hdbscan_model *model, double *persistence);
+
+/* exemplars_ as CSR: label c's exemplars are the rows
+ * rows[offsets[c] .. offsets[c + 1]) (offsets: clusters + 1 entries,
+ * rows: grove_hdbscan_model_exemplar_count entries): the points leaving
+ * each leaf below the label's prediction cluster at the leaf's largest
+ * lambda, leaves depth first, rows in condensed-tree order. */
+GROVE_API grove_status grove_hdbscan_model_exemplars(const grove_hdbscan_model *model, int64_t *offsets,
+                                                     int64_t *rows);
+
+/* relative_validity_: the library's DBCV approximation from the MST and
+ * the labels (0 when there is no cluster). O(n). */
+GROVE_API grove_status grove_hdbscan_model_relative_validity(const grove_hdbscan_model *model, double *score);
+
+/* dbscan_clustering(cut_distance, min_cluster_size) (the library's
+ * SingleLinkageTree.get_clusters): components of the MST edges with weight
+ * < cut_distance; components of fewer than min_cluster_size points (>= 1)
+ * are noise (-1), the others labelled 0, 1, ... in the library's order.
+ * labels: n entries. O(n) time and 24 n bytes of scratch. */
+GROVE_API grove_status grove_hdbscan_model_dbscan(const grove_hdbscan_model *model, double cut_distance,
+                                                  size_t min_cluster_size, int64_t *labels);
+
+/*
+ * Prediction, following the `hdbscan` library's prediction.py step by step
+ * (docs/emst.md, "Prediction"). They need a model created from points with
+ * params.prediction_data set, queries (finite, float32 or float64, the
+ * model's d) are taken in float64, and the library's min_samples is K - 1:
+ * the training points' core distances count K - 1 neighbours (themselves
+ * included), a query's core distance is its K-th nearest training point,
+ * and its nearest mutual-reachability neighbour is sought among its
+ * 2 (K - 1) nearest (at least 1), which must not exceed n. Ties between
+ * equally near training points go to the smaller row (the library: its
+ * KDTree's order). Queries run in parallel (OpenMP, options->threads);
+ * results are bit-identical for any thread count.
+ */
+
+/* approximate_predict: labels (nq, -1 = noise) and probabilities (nq, may
+ * be NULL) of new points. With no cluster in the condensed tree every
+ * query is noise with probability 0. Time O(nq K log n); memory O(K) per
+ * thread. */
+GROVE_API grove_status grove_hdbscan_approximate_predict(const grove_hdbscan_model *model, grove_points queries,
+                                                         int64_t *labels, double *probabilities,
+                                                         const grove_options *options);
+
+/* approximate_predict_scores: GLOSH outlier scores of new points (nq);
+ * 1 for every query when the condensed tree has no cluster. */
+GROVE_API grove_status grove_hdbscan_approximate_predict_scores(const grove_hdbscan_model *model,
+                                                                grove_points queries, double *scores,
+                                                                const grove_options *options);
+
+/* membership_vector: soft clustering of new points, nq x clusters float64
+ * row-major (nothing is written when clusters is 0; the library raises).
+ * Each row is the distance part (inverse distance to each cluster's
+ * nearest exemplar, sqrt) times the outlier part (softmax of lambda ratios
+ * at the merge heights, squared), normalised, times the probability of
+ * being in some cluster: a row sums to that probability, at most 1. Time
+ * O(nq (K log n + E d + clusters log depth)) for E exemplars; memory
+ * O(K + clusters) per thread. */
+GROVE_API grove_status grove_hdbscan_membership_vector(const grove_hdbscan_model *model, grove_points queries,
+                                                       double *membership, const grove_options *options);
+
+/* all_points_membership_vectors: the same for the training points from
+ * their place in the condensed tree, n x clusters float64 row-major
+ * (nothing when clusters is 0; the library returns zeros of shape (n,)).
+ * Streams over the points with the output as its only large buffer: peak
+ * memory is the output plus O(clusters + E) per thread (no n x clusters
+ * intermediate). Time O(n clusters (log depth + log E)). */
+GROVE_API grove_status grove_hdbscan_all_points_membership_vectors(const grove_hdbscan_model *model,
+                                                                   double *membership,
+                                                                   const grove_options *options);
 
 /* ------------------------------------------------------------------------ */
 /* Range join (exact epsilon similarity join) and k nearest neighbours       */

@@ -39,7 +39,9 @@ class EmstParams(C.Structure):
 
 class HdbscanParams(C.Structure):
     _fields_ = [("min_cluster_size", C.c_size_t), ("min_samples", C.c_size_t), ("selection", C.c_int),
-                ("epsilon", C.c_double), ("allow_single_cluster", C.c_int)]
+                ("epsilon", C.c_double), ("allow_single_cluster", C.c_int), ("max_cluster_size", C.c_size_t),
+                ("epsilon_max", C.c_double), ("persistence", C.c_double), ("alpha", C.c_double),
+                ("match_reference_implementation", C.c_int), ("ties", C.c_int), ("prediction_data", C.c_int)]
 
 
 class IndexParams(C.Structure):

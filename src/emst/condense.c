@@ -1,9 +1,10 @@
 /* The condensed tree (Campello et al.; the `hdbscan` library's
  * condense_tree): walk the hierarchy breadth first from the root; a merge
- * whose two sides both hold at least min_cluster_size points splits its
- * cluster into two new ones; a side smaller than that falls out of the
- * cluster point by point at the merge's lambda = 1 / distance, and the
- * cluster continues in the larger side. */
+ * with at least two children of min_cluster_size points or more splits its
+ * cluster into those children, new clusters born at lambda = 1 / distance;
+ * smaller children fall out of the cluster point by point at that lambda,
+ * and a cluster with one large child continues in it. For the binary
+ * hierarchy this is the library's procedure row for row. */
 #include "hdbscan_internal.h"
 
 #include <math.h>
@@ -27,28 +28,33 @@ static void add_row(grove__condensed *c, size_t parent, size_t child, double lam
 }
 
 /* Every point below hierarchy node `top` leaves cluster `parent` at
- * `lambda`; the merges below are marked done. */
-static void fall_out(const grove__linkage *l, grove__condensed *c, size_t top, size_t parent, double lambda,
-                     uint8_t *done, size_t *stack)
+ * `lambda`, in breadth-first order (the library's bfs_from_hierarchy); the
+ * merges below are marked done. */
+static void fall_out(const grove__dendrogram *h, grove__condensed *c, size_t top, size_t parent, double lambda,
+                     uint8_t *done, size_t *queue)
 {
-    size_t n = l->n, depth = 0;
-    stack[depth++] = top;
-    while (depth) {
-        size_t node = stack[--depth];
+    size_t n = h->n, head = 0, tail = 0;
+    queue[tail++] = top;
+    while (head < tail) {
+        size_t node = queue[head++];
         if (node < n) {
             add_row(c, parent, node, lambda, 1);
             continue;
         }
         done[node - n] = 1;
-        stack[depth++] = l->right[node - n];
-        stack[depth++] = l->left[node - n];
+        for (size_t k = h->first[node - n]; k < h->first[node - n + 1]; k++) queue[tail++] = h->kids[k];
     }
 }
 
-grove_status grove__condense(const grove__linkage *l, size_t min_cluster_size, grove__condensed *out)
+static size_t points_below(const grove__dendrogram *h, size_t node)
+{
+    return node >= h->n ? h->size[node - h->n] : 1;
+}
+
+grove_status grove__condense(const grove__dendrogram *h, size_t min_cluster_size, grove__condensed *out)
 {
     memset(out, 0, sizeof *out);
-    size_t n = l->n, m = n - 1, cap = 2 * n;
+    size_t n = h->n, m = h->nodes, cap = 2 * n;
     out->n = n;
     out->parent = grove__malloc(cap * sizeof *out->parent, "condensed tree");
     out->child = grove__malloc(cap * sizeof *out->child, "condensed tree");
@@ -56,52 +62,52 @@ grove_status grove__condense(const grove__linkage *l, size_t min_cluster_size, g
     out->lambda = grove__malloc(cap * sizeof *out->lambda, "condensed tree");
     size_t *order = grove__malloc(m * sizeof *order, "condensed tree");     /* merges, breadth first */
     size_t *relabel = grove__malloc(m * sizeof *relabel, "condensed tree"); /* merge -> cluster */
-    size_t *stack = grove__malloc(n * sizeof *stack, "condensed tree");
+    size_t *queue = grove__malloc((n + m) * sizeof *queue, "condensed tree");
     uint8_t *done = grove__calloc(m, 1, "condensed tree");
-    if (!out->parent || !out->child || !out->child_size || !out->lambda || !order || !relabel || !stack || !done) {
+    if (!out->parent || !out->child || !out->child_size || !out->lambda || !order || !relabel || !queue || !done) {
         grove__free(order);
         grove__free(relabel);
-        grove__free(stack);
+        grove__free(queue);
         grove__free(done);
         grove__condensed_free(out);
         return GROVE_OUT_OF_MEMORY;
     }
-    /* Breadth-first order of the merges, left before right (the library's
+    /* Breadth-first order of the merges, children in order (the library's
      * bfs_from_hierarchy), which fixes the cluster numbering. */
     size_t head = 0, tail = 0;
     order[tail++] = m - 1;
     while (head < tail) {
         size_t j = order[head++];
-        if (l->left[j] >= n) order[tail++] = l->left[j] - n;
-        if (l->right[j] >= n) order[tail++] = l->right[j] - n;
+        for (size_t k = h->first[j]; k < h->first[j + 1]; k++)
+            if (h->kids[k] >= n) order[tail++] = h->kids[k] - n;
     }
     size_t next = n + 1;
     relabel[m - 1] = n;
     for (size_t i = 0; i < m; i++) {
         size_t j = order[i];
         if (done[j]) continue;
-        size_t left = l->left[j], right = l->right[j], cluster = relabel[j];
-        double lambda = l->delta[j] > 0 ? 1.0 / l->delta[j] : (double)INFINITY;
-        size_t lc = left >= n ? l->size[left - n] : 1, rc = right >= n ? l->size[right - n] : 1;
-        bool lbig = lc >= min_cluster_size, rbig = rc >= min_cluster_size;
-        if (lbig && rbig) {
-            /* Both sides are clusters; points never reach here with
-             * min_cluster_size >= 2, so both sides are merges. */
-            relabel[left - n] = next;
-            add_row(out, cluster, next++, lambda, lc);
-            relabel[right - n] = next;
-            add_row(out, cluster, next++, lambda, rc);
-            continue;
+        size_t cluster = relabel[j], big = 0;
+        double lambda = h->delta[j] > 0 ? 1.0 / h->delta[j] : (double)INFINITY;
+        for (size_t k = h->first[j]; k < h->first[j + 1]; k++) big += points_below(h, h->kids[k]) >= min_cluster_size;
+        /* Large children are merges (min_cluster_size >= 2): they become
+         * clusters when two or more, else the one continues the cluster. */
+        for (size_t k = h->first[j]; k < h->first[j + 1]; k++) {
+            size_t kid = h->kids[k], size = points_below(h, kid);
+            if (size < min_cluster_size) continue;
+            if (big >= 2) {
+                relabel[kid - n] = next;
+                add_row(out, cluster, next++, lambda, size);
+            } else {
+                relabel[kid - n] = cluster;
+            }
         }
-        if (!lbig) fall_out(l, out, left, cluster, lambda, done, stack);
-        if (!rbig) fall_out(l, out, right, cluster, lambda, done, stack);
-        if (lbig) relabel[left - n] = cluster;
-        if (rbig) relabel[right - n] = cluster;
+        for (size_t k = h->first[j]; k < h->first[j + 1]; k++)
+            if (points_below(h, h->kids[k]) < min_cluster_size) fall_out(h, out, h->kids[k], cluster, lambda, done, queue);
     }
     out->clusters = next - n;
     grove__free(order);
     grove__free(relabel);
-    grove__free(stack);
+    grove__free(queue);
     grove__free(done);
     return GROVE_OK;
 }

@@ -1,6 +1,7 @@
 /* grove_emst and grove_core_distances: validation, the index, core
  * distances, Borůvka, and the sorted output. */
 #include "emst_internal.h"
+#include "hdbscan_internal.h"
 
 #include "parallel.h"
 
@@ -87,10 +88,17 @@ static grove_status sort_edges(const uint32_t *eu, const uint32_t *ev, const dou
 grove_status grove_emst(grove_points points, const grove_emst_params *params, int64_t *edges, double *weights,
                         const grove_options *options)
 {
-    grove__clear_error();
     grove_emst_params pr;
     grove_emst_params_init(&pr);
     if (params) pr = *params;
+    return grove__emst_alpha(points, pr.min_samples, 1.0, edges, weights, options);
+}
+
+grove_status grove__emst_alpha(grove_points points, size_t min_samples, double alpha, int64_t *edges,
+                               double *weights, const grove_options *options)
+{
+    grove__clear_error();
+    grove_emst_params pr = {min_samples};
     grove_status s = check_input(points, pr.min_samples, "EMST");
     if (s != GROVE_OK || points.n < 2) return s;
     if (!edges || !weights) return grove__fail(GROVE_INVALID_ARGUMENT, "EMST: edges or weights is NULL");
@@ -104,6 +112,7 @@ grove_status grove_emst(grove_points points, const grove_emst_params *params, in
     if (pr.min_samples > 1) {
         core2 = grove__malloc(n * sizeof *core2, "EMST core distances");
         s = core2 ? grove__tree_knn(&t, pr.min_samples, NULL, NULL, core2, options) : GROVE_OUT_OF_MEMORY;
+        for (size_t p = 0; s == GROVE_OK && alpha != 1 && p < n; p++) core2[p] *= alpha * alpha;
     }
     if (s == GROVE_OK) {
         eu = grove__malloc(m * sizeof *eu, "EMST edges");

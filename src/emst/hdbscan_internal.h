@@ -1,6 +1,8 @@
-/* Internals of HDBSCAN*: the single-linkage hierarchy (linkage.c), the
- * condensed tree (condense.c) and cluster selection (select.c), following
- * the `hdbscan` Python library step by step so results agree with it. */
+/* Internals of HDBSCAN*: the single-linkage hierarchy and its tie-merged
+ * form (linkage.c), the condensed tree (condense.c), persistence
+ * simplification (simplify.c), cluster selection (select.c), per-point
+ * results (labels.c) and the fitted model (model.c), following the
+ * `hdbscan` Python library step by step so results agree with it. */
 #ifndef GROVE_HDBSCAN_INTERNAL_H
 #define GROVE_HDBSCAN_INTERNAL_H
 
@@ -17,6 +19,16 @@ typedef struct grove__linkage {
     double *delta;
 } grove__linkage;
 
+/* A hierarchy whose merges may join more than two nodes: merge j joins
+ * kids[first[j] .. first[j + 1]) (ids < n are points, n + j' merge j') at
+ * distance delta[j] into size[j] points; children come before their parent
+ * and the root is the last merge. */
+typedef struct grove__dendrogram {
+    size_t n, nodes;
+    size_t *first, *kids, *size;
+    double *delta;
+} grove__dendrogram;
+
 /* The condensed tree: rows (parent, child, lambda = 1 / distance, child
  * size); ids < n are points, clusters are n (the root) .. n + clusters - 1,
  * numbered in breadth-first order so a parent's id is below its children's. */
@@ -30,11 +42,87 @@ typedef struct grove__condensed {
 grove_status grove__linkage_build(size_t n, const int64_t *edges, const double *weights, grove__linkage *out);
 void grove__linkage_free(grove__linkage *l);
 
-grove_status grove__condense(const grove__linkage *l, size_t min_cluster_size, grove__condensed *out);
+/* The hierarchy the condensed tree is built from: the linkage as it is
+ * (GROVE_HDBSCAN_TIES_ORDERED), or with every merge whose parent merges at
+ * the same distance folded into that parent (..._SIMULTANEOUS), so each
+ * node is a component of the graph of edges <= its distance and its
+ * children are the components of the edges below it. */
+grove_status grove__dendrogram_build(const grove__linkage *l, grove_hdbscan_ties ties, grove__dendrogram *out);
+void grove__dendrogram_free(grove__dendrogram *h);
+
+grove_status grove__condense(const grove__dendrogram *h, size_t min_cluster_size, grove__condensed *out);
 void grove__condensed_free(grove__condensed *c);
 
-/* selected[c - n] = 1 for the selected clusters (clusters entries). */
-grove_status grove__select_clusters(const grove__condensed *c, grove_hdbscan_selection selection, double epsilon,
-                                    int allow_single_cluster, uint8_t *selected);
+/* cluster_selection_persistence: the library's simplify_hierarchy, in
+ * place (rows removed, clusters renumbered). */
+grove_status grove__simplify(grove__condensed *c, double persistence);
+
+/* selected[i] = 1 for the selected clusters (index i = id - n, clusters
+ * entries); stability[i] is cluster i's stability as the library leaves it
+ * after excess of mass (a cluster not kept takes its children's sum). */
+grove_status grove__select_clusters(const grove__condensed *c, const grove_hdbscan_params *p, uint8_t *selected,
+                                    double *stability);
+
+/* Labels, probabilities and GLOSH scores per point (either of the last two
+ * may be NULL) and the number of clusters. */
+grove_status grove__point_results(const grove__condensed *c, const uint8_t *selected, const grove_hdbscan_params *p,
+                                  int64_t *labels, double *probabilities, double *outlier_scores, size_t *clusters);
+
+/* The library's cluster_persistence_ (get_stability_scores): per label. */
+void grove__persistence_scores(const grove__condensed *c, const uint8_t *selected, const double *stability,
+                               const int64_t *labels, size_t clusters, double *out);
+
+/* Sum of n doubles in NumPy's pairwise order (np.sum of a contiguous
+ * array), so row normalisations round as the library's do. */
+double grove__pairwise_sum(const double *x, size_t n);
+
+struct grove__prediction;
+
+/* The fitted model (grove.h). Everything is computed in
+ * grove__model_fit; the handle is immutable afterwards. */
+struct grove_hdbscan_model {
+    grove_hdbscan_params params; /* as given, min_samples resolved to K */
+    size_t n, d;                 /* d = 0 for a model made from an MST */
+    int64_t *edges;              /* the MST, sorted by (weight, u, v): n - 1 rows (u, v) */
+    double *weights;
+    grove__condensed tree;       /* after persistence simplification */
+    size_t clusters;
+    size_t *selected;            /* per label: cluster index (id - n) */
+    int64_t *labels;
+    double *probabilities, *outlier_scores, *persistence;
+    size_t *point_row;           /* per point: its row in the condensed tree */
+    /* What the library's prediction data holds without the points: the
+     * clusters its prediction code uses (sorted(condensed_tree_
+     * ._select_clusters()), ascending ids) and their exemplars as CSR. */
+    size_t *prediction_cluster;
+    size_t *exemplar_offsets, *exemplar_rows;
+    struct grove__prediction *prediction; /* NULL unless params.prediction_data */
+};
+
+/* grove_emst with mutual reachability max(alpha core(a), alpha core(b),
+ * |a - b|) (alpha > 0; 1 is grove_emst): HDBSCAN*'s alpha, whose weights
+ * are these divided by alpha (emst.c). */
+grove_status grove__emst_alpha(grove_points points, size_t min_samples, double alpha, int64_t *edges,
+                               double *weights, const grove_options *options);
+
+/* n - 1 edges of n >= 2 points checked (distinct rows below n, finite
+ * weights >= 0) and sorted by (weight, u, v) with u < v into the outputs
+ * (which may be the inputs). */
+grove_status grove__mst_sort(size_t n, const int64_t *edges, const double *weights, int64_t *sorted_edges,
+                             double *sorted_weights);
+
+/* A new model of n points in d dimensions with resolved parameters; for
+ * n <= 1 it is complete (the one point is noise). */
+grove_status grove__model_new(size_t n, size_t d, const grove_hdbscan_params *p, grove_hdbscan_model **out);
+
+/* Fit a model from an MST of n >= 2 points sorted by (weight, u, v); the
+ * model takes ownership of edges and weights (grove__malloc'd) whatever
+ * happens. With points (prediction data), d > 0. */
+grove_status grove__model_fit(grove_hdbscan_model *m, int64_t *edges, double *weights, const grove_points *points,
+                              const grove_options *options);
+
+/* Prediction data (predict_data.c) and its release. */
+grove_status grove__prediction_build(grove_hdbscan_model *m, grove_points points, const grove_options *options);
+void grove__prediction_free(struct grove__prediction *pd);
 
 #endif

@@ -1,6 +1,7 @@
 /* Single-linkage hierarchy from a sorted spanning tree: edges in order
  * join the union-find roots of their ends into a new node (scipy format,
- * as the `hdbscan` library's label()). */
+ * as the `hdbscan` library's label()); and the hierarchy the condensed tree
+ * is built from, with equal-distance merges folded together on request. */
 #include "hdbscan_internal.h"
 
 void grove__linkage_free(grove__linkage *l)
@@ -55,4 +56,98 @@ grove_status grove__linkage_build(size_t n, const int64_t *edges, const double *
     grove__free(count);
     if (s != GROVE_OK) grove__linkage_free(out);
     return s;
+}
+
+void grove__dendrogram_free(grove__dendrogram *h)
+{
+    grove__free(h->first);
+    grove__free(h->kids);
+    grove__free(h->size);
+    grove__free(h->delta);
+    memset(h, 0, sizeof *h);
+}
+
+static grove_status dendrogram_alloc(grove__dendrogram *h, size_t n, size_t nodes)
+{
+    h->n = n;
+    h->nodes = nodes;
+    h->first = grove__malloc((nodes + 1) * sizeof *h->first, "HDBSCAN hierarchy");
+    h->kids = grove__malloc((n + nodes - 1) * sizeof *h->kids, "HDBSCAN hierarchy");
+    h->size = grove__malloc(nodes * sizeof *h->size, "HDBSCAN hierarchy");
+    h->delta = grove__malloc(nodes * sizeof *h->delta, "HDBSCAN hierarchy");
+    if (h->first && h->kids && h->size && h->delta) return GROVE_OK;
+    grove__dendrogram_free(h);
+    return GROVE_OUT_OF_MEMORY;
+}
+
+/* The linkage as it is: merge j's children are (left, right). */
+static grove_status binary(const grove__linkage *l, grove__dendrogram *h)
+{
+    size_t n = l->n, m = n - 1;
+    grove_status s = dendrogram_alloc(h, n, m);
+    for (size_t j = 0; s == GROVE_OK && j < m; j++) {
+        h->first[j] = 2 * j;
+        h->kids[2 * j] = l->left[j];
+        h->kids[2 * j + 1] = l->right[j];
+        h->size[j] = l->size[j];
+        h->delta[j] = l->delta[j];
+    }
+    if (s == GROVE_OK) h->first[m] = 2 * m;
+    return s;
+}
+
+/* Equal-distance merges folded into their parents. A merge is absorbed
+ * when its parent merges at the same distance; each merge that is not
+ * becomes a node whose children are the non-absorbed children of its
+ * group, found breadth first (left before right) from the group's top. */
+static grove_status simultaneous(const grove__linkage *l, grove__dendrogram *h)
+{
+    size_t n = l->n, m = n - 1;
+    size_t *parent = grove__malloc(m * sizeof *parent, "HDBSCAN ties");
+    size_t *index = grove__malloc(m * sizeof *index, "HDBSCAN ties");
+    size_t *queue = grove__malloc(m * sizeof *queue, "HDBSCAN ties");
+    uint8_t *absorbed = grove__malloc(m, "HDBSCAN ties");
+    grove_status s = parent && index && queue && absorbed ? GROVE_OK : GROVE_OUT_OF_MEMORY;
+    size_t nodes = 0;
+    if (s == GROVE_OK) {
+        parent[m - 1] = m;
+        for (size_t j = 0; j < m; j++) {
+            if (l->left[j] >= n) parent[l->left[j] - n] = j;
+            if (l->right[j] >= n) parent[l->right[j] - n] = j;
+        }
+        for (size_t j = 0; j < m; j++) {
+            absorbed[j] = parent[j] < m && l->delta[parent[j]] == l->delta[j];
+            if (!absorbed[j]) index[j] = nodes++;
+        }
+        s = dendrogram_alloc(h, n, nodes);
+    }
+    size_t filled = 0;
+    for (size_t j = 0; s == GROVE_OK && j < m; j++) {
+        if (absorbed[j]) continue;
+        size_t node = index[j], head = 0, tail = 0;
+        h->first[node] = filled;
+        h->size[node] = l->size[j];
+        h->delta[node] = l->delta[j];
+        queue[tail++] = j;
+        while (head < tail) {
+            size_t g = queue[head++], side[2] = {l->left[g], l->right[g]};
+            for (int e = 0; e < 2; e++) {
+                size_t c = side[e];
+                if (c >= n && absorbed[c - n]) queue[tail++] = c - n;
+                else h->kids[filled++] = c < n ? c : n + index[c - n];
+            }
+        }
+    }
+    if (s == GROVE_OK) h->first[nodes] = filled;
+    grove__free(parent);
+    grove__free(index);
+    grove__free(queue);
+    grove__free(absorbed);
+    return s;
+}
+
+grove_status grove__dendrogram_build(const grove__linkage *l, grove_hdbscan_ties ties, grove__dendrogram *out)
+{
+    memset(out, 0, sizeof *out);
+    return ties == GROVE_HDBSCAN_TIES_SIMULTANEOUS ? simultaneous(l, out) : binary(l, out);
 }

@@ -91,4 +91,12 @@ void grove__morton_codes(grove_points points, const double *lo, const double *hi
 grove_status grove__tree_knn(const grove__tree *tree, size_t k, uint32_t *idx, double *dist2, double *kth2,
                              const grove_options *options);
 
+/* The k nearest indexed points (1 <= k <= n) to one point q of a float64
+ * tree (d coordinates), in the order and arithmetic of grove__tree_knn:
+ * rows[r] (input rows) and dist2[r], nearest first. scratch holds
+ * grove__tree_knn_scratch(tree, k) bytes (8-byte aligned), one per thread. */
+size_t grove__tree_knn_scratch(const grove__tree *tree, size_t k);
+void grove__tree_knn_point(const grove__tree *tree, const double *q, size_t k, void *scratch, uint32_t *rows,
+                           double *dist2);
+
 #endif

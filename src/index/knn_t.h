@@ -5,14 +5,15 @@
 
 #include "heap_t.h"
 
-/* The k nearest to tree position p, left in hd/hr sorted ascending. Depth
- * first, nearer child first; a node is skipped when its box is strictly
- * farther than the current k-th distance (equal distances may still win on
- * the row). The stack holds at most one entry per tree level. */
-static inline GROVE__ALWAYS_INLINE void FN(knn_one)(const grove__tree *t, size_t p, size_t k, size_t d, T *hd,
+/* The k nearest to the point q (d coordinates; a tree position's own, or
+ * a query's), left in hd/hr sorted ascending. Depth first, nearer child
+ * first; a node is skipped when its box is strictly farther than the
+ * current k-th distance (equal distances may still win on the row). The
+ * stack holds at most one entry per tree level. */
+static inline GROVE__ALWAYS_INLINE void FN(knn_one)(const grove__tree *t, const T *q, size_t k, size_t d, T *hd,
                                                     uint32_t *hr, uint32_t *stack_node, T *stack_lb)
 {
-    const T *x = t->x, *box = t->box, *q = x + p * d;
+    const T *x = t->x, *box = t->box;
     const grove__node *node = t->node;
     size_t m = 0, top = 0;
     uint32_t cur = 0;
@@ -52,7 +53,7 @@ static inline GROVE__ALWAYS_INLINE void FN(knn_range)(const grove__tree *t, size
                                                       T *hd, uint32_t *hr, uint32_t *stack_node, T *stack_lb)
 {
     for (size_t p = lo; p < hi; p++) {
-        FN(knn_one)(t, p, k, d, hd, hr, stack_node, stack_lb);
+        FN(knn_one)(t, (const T *)t->x + p * d, k, d, hd, hr, stack_node, stack_lb);
         if (kth2) kth2[p] = (double)hd[k - 1];
         size_t row = t->perm[p];
         for (size_t r = 0; r < k && (idx || dist2); r++) {
