@@ -102,7 +102,8 @@ grove_status grove__condense(const grove__dendrogram *h, size_t min_cluster_size
             }
         }
         for (size_t k = h->first[j]; k < h->first[j + 1]; k++)
-            if (points_below(h, h->kids[k]) < min_cluster_size) fall_out(h, out, h->kids[k], cluster, lambda, done, queue);
+            if (points_below(h, h->kids[k]) < min_cluster_size)
+                fall_out(h, out, h->kids[k], cluster, lambda, done, queue);
     }
     out->clusters = next - n;
     grove__free(order);

@@ -75,6 +75,9 @@ int grove__predict_threads(const grove_options *options, size_t nq)
 grove_status grove__prediction_of(const grove_hdbscan_model *m, const char *who, const grove__prediction **out)
 {
     if (!m) return grove__fail(GROVE_INVALID_ARGUMENT, "%s: model is NULL", who);
+    if (!m->prediction && m->params.prediction_data && m->n < 2)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "%s: the model has %zu point%s: nothing to predict from", who,
+                           m->n, m->n == 1 ? "" : "s");
     if (!m->prediction)
         return grove__fail(GROVE_INVALID_ARGUMENT,
                            "%s: the model has no prediction data (create it from points with prediction_data set)",
