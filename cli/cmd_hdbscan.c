@@ -1,5 +1,6 @@
-/* grove hdbscan DATA --min-cluster-size M [--min-samples K] [--selection eom|leaf] [--epsilon X]
- *               --labels L.npy [--probabilities P.npy] [--outlier-scores S.npy] [--plot out.svg] [--json] */
+/* grove hdbscan DATA --min-cluster-size M [--min-samples K] [selection options] --labels L.npy
+ *               [--probabilities P.npy] [--outlier-scores S.npy] [--plot out.svg]
+ *               [--predict Q.npy --predicted-labels PL.npy [--predicted-probabilities PP.npy]] [--json] */
 #include "cli.h"
 
 #include <math.h>
@@ -9,14 +10,28 @@
 
 static const char usage[] =
     "usage: grove hdbscan DATA --min-cluster-size M [--min-samples K] [--selection eom|leaf]\n"
-    "                     [--epsilon X] [--allow-single-cluster] --labels L.npy [--probabilities P.npy]\n"
-    "                     [--outlier-scores S.npy] [--plot out.svg] [--threads N] [--json] [--quiet]\n"
+    "                     [--epsilon X] [--epsilon-max X] [--max-cluster-size N] [--persistence X]\n"
+    "                     [--alpha X] [--ties ordered|simultaneous] [--match-reference] [--allow-single-cluster]\n"
+    "                     --labels L.npy [--probabilities P.npy] [--outlier-scores S.npy] [--plot out.svg]\n"
+    "                     [--predict Q.npy --predicted-labels PL.npy [--predicted-probabilities PP.npy]]\n"
+    "                     [--threads N] [--json] [--quiet]\n"
     "HDBSCAN* clustering (as the `hdbscan` Python library with its min_samples = K - 1).\n"
     "L is (n,) int64 (-1 = noise), P and S are (n,) float64.\n"
-    "  --min-samples K     core distance = distance to the K-th neighbour counting the point (default M)\n"
-    "  --selection         eom (excess of mass, default) or leaf\n"
-    "  --epsilon X         cluster_selection_epsilon (merge clusters split below distance X)\n"
-    "  --plot out.svg      scatter of the first two coordinates coloured by cluster, noise grey\n";
+    "  --min-samples K        core distance = distance to the K-th neighbour counting the point (default M)\n"
+    "  --selection            eom (excess of mass, default) or leaf\n"
+    "  --epsilon X            cluster_selection_epsilon (merge clusters split below distance X)\n"
+    "  --epsilon-max X        cluster_selection_epsilon_max: eom selects no cluster born above distance X\n"
+    "  --max-cluster-size N   eom selects no cluster of more than N points (default 0: no limit)\n"
+    "  --persistence X        cluster_selection_persistence: undo splits whose smaller side lives less\n"
+    "                         than X in lambda = 1 / distance (default 0)\n"
+    "  --alpha X              mutual reachability max(core(a), core(b), |a - b| / X) (default 1)\n"
+    "  --ties MODE            ordered (default): equal weights merge one edge at a time in (weight, u, v)\n"
+    "                         order; simultaneous: all at once (Campello et al. 2015), independent of the\n"
+    "                         MST and the row order\n"
+    "  --match-reference      the library's match_reference_implementation\n"
+    "  --plot out.svg         scatter of the first two coordinates coloured by cluster, noise grey\n"
+    "  --predict Q.npy        points to assign to the clusters found (approximate_predict), written as\n"
+    "                         PL (nq,) int64 and PP (nq,) float64\n";
 
 /* A palette of distinguishable colours; clusters cycle through it. */
 static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
@@ -79,11 +94,19 @@ static grove_status write_plot(const char *path, grove_points pts, const int64_t
 }
 
 typedef struct hdbscan_args {
-    const char *labels, *probabilities, *scores, *plot, *selection;
-    size_t min_cluster_size, min_samples;
-    double epsilon;
-    bool have_mcs, have_samples, allow_single;
+    const char *labels, *probabilities, *scores, *plot, *selection, *ties;
+    const char *predict, *predicted_labels, *predicted_probabilities;
+    size_t min_cluster_size, min_samples, max_cluster_size;
+    double epsilon, epsilon_max, persistence, alpha;
+    bool have_mcs, have_samples, have_epsilon_max, have_alpha, allow_single, match_reference;
 } hdbscan_args;
+
+/* A number option out of range: "--name must be ..., got value". */
+static bool out_of_range(const char *name, const char *rule, double value)
+{
+    cli_error("hdbscan", "%s must be %s, got %g", name, rule, value);
+    return false;
+}
 
 static bool check_args(const hdbscan_args *a, const char *data, grove_hdbscan_params *params)
 {
@@ -103,8 +126,21 @@ static bool check_args(const hdbscan_args *a, const char *data, grove_hdbscan_pa
         cli_error("hdbscan", "--selection: expected eom or leaf, got '%s'", a->selection);
         return false;
     }
-    if (a->epsilon < 0) {
-        cli_error("hdbscan", "--epsilon must be >= 0, got %g", a->epsilon);
+    if (strcmp(a->ties, "ordered") != 0 && strcmp(a->ties, "simultaneous") != 0) {
+        cli_error("hdbscan", "--ties: expected ordered or simultaneous, got '%s'", a->ties);
+        return false;
+    }
+    if (a->epsilon < 0) return out_of_range("--epsilon", ">= 0", a->epsilon);
+    if (a->have_epsilon_max && a->epsilon_max < a->epsilon)
+        return out_of_range("--epsilon-max", ">= --epsilon", a->epsilon_max);
+    if (a->persistence < 0) return out_of_range("--persistence", ">= 0", a->persistence);
+    if (a->have_alpha && !(a->alpha > 0)) return out_of_range("--alpha", "> 0", a->alpha);
+    if (!a->predict != !a->predicted_labels) {
+        cli_error("hdbscan", "--predict and --predicted-labels go together (see --help)");
+        return false;
+    }
+    if (a->predicted_probabilities && !a->predict) {
+        cli_error("hdbscan", "--predicted-probabilities needs --predict");
         return false;
     }
     grove_hdbscan_params_init(params);
@@ -113,7 +149,53 @@ static bool check_args(const hdbscan_args *a, const char *data, grove_hdbscan_pa
     params->selection = strcmp(a->selection, "leaf") == 0 ? GROVE_HDBSCAN_LEAF : GROVE_HDBSCAN_EOM;
     params->epsilon = a->epsilon;
     params->allow_single_cluster = a->allow_single;
+    params->max_cluster_size = a->max_cluster_size;
+    if (a->have_epsilon_max) params->epsilon_max = a->epsilon_max;
+    params->persistence = a->persistence;
+    if (a->have_alpha) params->alpha = a->alpha;
+    params->match_reference_implementation = a->match_reference;
+    params->ties = strcmp(a->ties, "simultaneous") == 0 ? GROVE_HDBSCAN_TIES_SIMULTANEOUS : GROVE_HDBSCAN_TIES_ORDERED;
+    params->prediction_data = a->predict != NULL;
     return true;
+}
+
+/* The arrays the command fills and writes. */
+typedef struct hdbscan_outputs {
+    grove_array points, labels, probs, scores, queries, predicted, predicted_probs;
+} hdbscan_outputs;
+
+static void outputs_free(hdbscan_outputs *o)
+{
+    grove_array *all[] = {&o->points, &o->labels, &o->probs, &o->scores, &o->queries, &o->predicted,
+                          &o->predicted_probs};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) grove_array_free(all[i]);
+}
+
+/* Fit, then predict the queries if any; *seconds is the computation. */
+static grove_status compute(const grove_hdbscan_params *params, grove_points pts, hdbscan_outputs *o,
+                            const grove_options *options, size_t *clusters, double *seconds)
+{
+    grove_hdbscan_model *model = NULL;
+    double start = cli_now();
+    grove_status s = grove_hdbscan_model_create(pts, params, options, &model);
+    if (s == GROVE_OK) s = grove_hdbscan_model_labels(model, o->labels.data, o->probs.data, o->scores.data);
+    if (s == GROVE_OK) *clusters = grove_hdbscan_model_clusters(model);
+    if (s == GROVE_OK && o->queries.data) {
+        grove_points q;
+        s = grove_array_points(&o->queries, &q);
+        if (s == GROVE_OK)
+            s = grove_hdbscan_approximate_predict(model, q, o->predicted.data, o->predicted_probs.data, options);
+    }
+    *seconds = cli_now() - start;
+    grove_hdbscan_model_free(model);
+    return s;
+}
+
+static size_t count_noise(const grove_array *labels)
+{
+    size_t noise = 0;
+    for (size_t i = 0; labels->data && i < labels->shape[0]; i++) noise += ((const int64_t *)labels->data)[i] < 0;
+    return noise;
 }
 
 int cmd_hdbscan(int argc, char **argv)
@@ -121,16 +203,26 @@ int cmd_hdbscan(int argc, char **argv)
     if (cli_help(argc, argv, usage)) return CLI_EXIT_OK;
     hdbscan_args a = {0};
     a.selection = "eom";
+    a.ties = "ordered";
     const cli_opt opts[] = {
         {"--min-cluster-size", OPT_SIZE, &a.min_cluster_size, &a.have_mcs},
         {"--min-samples", OPT_SIZE, &a.min_samples, &a.have_samples},
         {"--selection", OPT_STRING, &a.selection, NULL},
         {"--epsilon", OPT_DOUBLE, &a.epsilon, NULL},
+        {"--epsilon-max", OPT_DOUBLE, &a.epsilon_max, &a.have_epsilon_max},
+        {"--max-cluster-size", OPT_SIZE, &a.max_cluster_size, NULL},
+        {"--persistence", OPT_DOUBLE, &a.persistence, NULL},
+        {"--alpha", OPT_DOUBLE, &a.alpha, &a.have_alpha},
+        {"--ties", OPT_STRING, &a.ties, NULL},
+        {"--match-reference", OPT_FLAG, &a.match_reference, NULL},
         {"--allow-single-cluster", OPT_FLAG, &a.allow_single, NULL},
         {"--labels", OPT_STRING, &a.labels, NULL},
         {"--probabilities", OPT_STRING, &a.probabilities, NULL},
         {"--outlier-scores", OPT_STRING, &a.scores, NULL},
         {"--plot", OPT_STRING, &a.plot, NULL},
+        {"--predict", OPT_STRING, &a.predict, NULL},
+        {"--predicted-labels", OPT_STRING, &a.predicted_labels, NULL},
+        {"--predicted-probabilities", OPT_STRING, &a.predicted_probabilities, NULL},
     };
     const char *positional[1];
     size_t npositional;
@@ -142,30 +234,32 @@ int cmd_hdbscan(int argc, char **argv)
 
     grove_options options = cli_options(&common);
     int threads = grove_options_threads(&options);
-    grove_array points = {0}, labels = {0}, probs = {0}, scores = {0};
+    hdbscan_outputs o = {0};
     grove_points pts;
     double t0 = cli_now();
-    grove_status s = cli_load_points(positional[0], &common, &points);
-    if (s == GROVE_OK) s = grove_array_points(&points, &pts);
+    grove_status s = cli_load_points(positional[0], &common, &o.points);
+    if (s == GROVE_OK) s = grove_array_points(&o.points, &pts);
+    if (s == GROVE_OK && a.predict) s = cli_load_points(a.predict, &common, &o.queries);
     double io_seconds = cli_now() - t0, seconds = 0;
-    if (s == GROVE_OK) s = grove_array_alloc(&labels, GROVE_INT64, pts.n, 0);
-    if (s == GROVE_OK) s = grove_array_alloc(&probs, GROVE_FLOAT64, pts.n, 0);
-    if (s == GROVE_OK) s = grove_array_alloc(&scores, GROVE_FLOAT64, pts.n, 0);
+    size_t nq = o.queries.data ? o.queries.shape[0] : 0;
+    if (s == GROVE_OK) s = grove_array_alloc(&o.labels, GROVE_INT64, pts.n, 0);
+    if (s == GROVE_OK) s = grove_array_alloc(&o.probs, GROVE_FLOAT64, pts.n, 0);
+    if (s == GROVE_OK) s = grove_array_alloc(&o.scores, GROVE_FLOAT64, pts.n, 0);
+    if (s == GROVE_OK && a.predict) s = grove_array_alloc(&o.predicted, GROVE_INT64, nq, 0);
+    if (s == GROVE_OK && a.predict) s = grove_array_alloc(&o.predicted_probs, GROVE_FLOAT64, nq, 0);
     size_t clusters = 0;
-    if (s == GROVE_OK) {
-        double start = cli_now();
-        s = grove_hdbscan(pts, &params, labels.data, probs.data, scores.data, &clusters, &options);
-        seconds = cli_now() - start;
-    }
-    size_t noise = 0;
-    for (size_t i = 0; s == GROVE_OK && i < pts.n; i++) noise += ((const int64_t *)labels.data)[i] < 0;
+    if (s == GROVE_OK) s = compute(&params, pts, &o, &options, &clusters, &seconds);
+    size_t noise = s == GROVE_OK ? count_noise(&o.labels) : 0;
     if (s == GROVE_OK) {
         double t1 = cli_now();
         cli_outputs outs = {0};
-        s = cli_outputs_stage(&outs, a.labels, &labels);
-        if (s == GROVE_OK && a.probabilities) s = cli_outputs_stage(&outs, a.probabilities, &probs);
-        if (s == GROVE_OK && a.scores) s = cli_outputs_stage(&outs, a.scores, &scores);
-        if (s == GROVE_OK && a.plot && write_plot(a.plot, pts, labels.data, clusters) != GROVE_OK) {
+        s = cli_outputs_stage(&outs, a.labels, &o.labels);
+        if (s == GROVE_OK && a.probabilities) s = cli_outputs_stage(&outs, a.probabilities, &o.probs);
+        if (s == GROVE_OK && a.scores) s = cli_outputs_stage(&outs, a.scores, &o.scores);
+        if (s == GROVE_OK && a.predict) s = cli_outputs_stage(&outs, a.predicted_labels, &o.predicted);
+        if (s == GROVE_OK && a.predicted_probabilities)
+            s = cli_outputs_stage(&outs, a.predicted_probabilities, &o.predicted_probs);
+        if (s == GROVE_OK && a.plot && write_plot(a.plot, pts, o.labels.data, clusters) != GROVE_OK) {
             cli_error("hdbscan", "cannot write the plot %s", a.plot);
             s = GROVE_IO_ERROR;
         }
@@ -173,16 +267,18 @@ int cmd_hdbscan(int argc, char **argv)
         else cli_outputs_abort(&outs);
         io_seconds += cli_now() - t1;
     }
-    grove_array *all[] = {&points, &labels, &probs, &scores};
-    for (size_t i = 0; i < 4; i++) grove_array_free(all[i]);
+    size_t predicted_noise = s == GROVE_OK ? count_noise(&o.predicted) : 0;
+    outputs_free(&o);
     if (s != GROVE_OK) return s == GROVE_IO_ERROR && !grove_last_error()[0] ? CLI_EXIT_FAIL : cli_fail("hdbscan", s);
 
     size_t k = params.min_samples ? params.min_samples : params.min_cluster_size;
-    if (!common.quiet && !common.json)
+    if (!common.quiet && !common.json) {
         printf("hdbscan: %zu points in %zu dims, min_cluster_size %zu, min_samples %zu (%s) -> %zu clusters, "
                "%zu noise, in %.3f s on %d thread%s\n",
                pts.n, pts.d, params.min_cluster_size, k, a.selection, clusters, noise, seconds, threads,
                threads == 1 ? "" : "s");
+        if (a.predict) printf("hdbscan: predicted %zu points, %zu noise\n", nq, predicted_noise);
+    }
     if (common.json) {
         cli_json j;
         cli_json_begin(&j, "hdbscan");
@@ -191,8 +287,13 @@ int cmd_hdbscan(int argc, char **argv)
         cli_json_int(&j, "min_samples", (long long)k);
         cli_json_str(&j, "selection", a.selection);
         cli_json_num(&j, "epsilon", params.epsilon);
+        cli_json_str(&j, "ties", a.ties);
         cli_json_int(&j, "clusters", (long long)clusters);
         cli_json_int(&j, "noise", (long long)noise);
+        if (a.predict) {
+            cli_json_int(&j, "predicted", (long long)nq);
+            cli_json_int(&j, "predicted_noise", (long long)predicted_noise);
+        }
         cli_json_finish(&j, seconds, io_seconds, threads);
     }
     return CLI_EXIT_OK;

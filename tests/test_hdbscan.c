@@ -252,3 +252,105 @@ TEST(hdbscan_cli_emst_and_hdbscan)
     free(weights);
     free(labels);
 }
+
+static void write_npy_f64(const char *path, const double *x, size_t n, size_t d)
+{
+    grove_array a = {0};
+    if (grove_array_alloc(&a, GROVE_FLOAT64, n, d) != GROVE_OK) return;
+    memcpy(a.data, x, n * d * sizeof *x);
+    grove_npy_write(path, &a);
+    grove_array_free(&a);
+}
+
+TEST(hdbscan_cli_predict_and_new_parameters)
+{
+    const size_t n = 1200, nq = 40;
+    double *x = blobs(n, 21), *q = blobs(nq, 22);
+    for (size_t j = 0; j < 4; j++) q[2 * j] += 500; /* far away: noise */
+    char data[512], queries[512], wide[512], args[4096], *out = NULL;
+    snprintf(data, sizeof data, "%s", test_path("pblobs.npy"));
+    snprintf(queries, sizeof queries, "%s", test_path("pq.npy"));
+    snprintf(wide, sizeof wide, "%s", test_path("pq3.npy"));
+    write_npy_f64(data, x, n, 2);
+    write_npy_f64(queries, q, nq, 2);
+    write_npy_f64(wide, x, 10, 3);
+    snprintf(args, sizeof args,
+             "hdbscan %s --min-cluster-size 25 --min-samples 6 --labels %s --predict %s --predicted-labels %s "
+             "--predicted-probabilities %s --json",
+             data, test_path("pl.npy"), queries, test_path("ppl.npy"), test_path("ppp.npy"));
+    int rc = test_grove(args, &out);
+    CHECK_MSG(rc == 0, "%s -> %d: %s", args, rc, out);
+    grove_hdbscan_params p = params_of(25, GROVE_HDBSCAN_EOM, 0);
+    p.min_samples = 6;
+    p.prediction_data = 1;
+    grove_hdbscan_model *m = NULL;
+    REQUIRE_OK(grove_hdbscan_model_create(grove_points_f64(x, n, 2), &p, NULL, &m));
+    int64_t want[40];
+    double want_p[40];
+    REQUIRE_OK(grove_hdbscan_approximate_predict(m, grove_points_f64(q, nq, 2), want, want_p, NULL));
+    size_t noise = 0;
+    for (size_t i = 0; i < nq; i++) noise += want[i] < 0;
+    CHECK(noise >= 4 && noise < nq);
+    char expect[128];
+    snprintf(expect, sizeof expect, "\"predicted\": %zu, \"predicted_noise\": %zu", nq, noise);
+    CHECK_MSG(out && strstr(out, expect), "wanted %s in %s", expect, out);
+    free(out);
+    grove_array pl = {0}, pp = {0};
+    REQUIRE_OK(grove_npy_read(test_path("ppl.npy"), &pl));
+    REQUIRE_OK(grove_npy_read(test_path("ppp.npy"), &pp));
+    CHECK(pl.dtype == GROVE_INT64 && pl.ndim == 1 && pl.shape[0] == nq && pp.dtype == GROVE_FLOAT64);
+    CHECK(memcmp(pl.data, want, sizeof want) == 0 && memcmp(pp.data, want_p, sizeof want_p) == 0);
+    grove_array_free(&pl);
+    grove_array_free(&pp);
+    grove_hdbscan_model_free(m);
+
+    /* The new parameters reach the library. */
+    snprintf(args, sizeof args,
+             "hdbscan %s --min-cluster-size 10 --min-samples 4 --ties simultaneous --max-cluster-size 300 "
+             "--epsilon-max 5 --persistence 0.01 --alpha 1.5 --match-reference --labels %s --quiet",
+             data, test_path("pl2.npy"));
+    rc = test_grove(args, &out);
+    CHECK_MSG(rc == 0, "%s -> %d: %s", args, rc, out);
+    free(out);
+    p = params_of(10, GROVE_HDBSCAN_EOM, 0);
+    p.min_samples = 4;
+    p.ties = GROVE_HDBSCAN_TIES_SIMULTANEOUS;
+    p.max_cluster_size = 300;
+    p.epsilon_max = 5;
+    p.persistence = 0.01;
+    p.alpha = 1.5;
+    p.match_reference_implementation = 1;
+    int64_t *labels = malloc(n * sizeof *labels);
+    REQUIRE_OK(grove_hdbscan(grove_points_f64(x, n, 2), &p, labels, NULL, NULL, NULL, NULL));
+    grove_array l = {0};
+    REQUIRE_OK(grove_npy_read(test_path("pl2.npy"), &l));
+    CHECK(l.shape[0] == n && memcmp(l.data, labels, n * sizeof *labels) == 0);
+    grove_array_free(&l);
+
+    /* Usage errors (2), and a failure (1) that leaves no output behind. */
+    const char *usage_cases[][3] = {
+        {"--predict", queries, "--predict and --predicted-labels go together"},
+        {"--predicted-probabilities", queries, "--predicted-probabilities needs --predict"},
+        {"--ties", "best", "--ties: expected ordered or simultaneous, got 'best'"},
+        {"--alpha", "0", "--alpha must be > 0, got 0"},
+        {"--epsilon 2 --epsilon-max", "1", "--epsilon-max must be >= --epsilon, got 1"},
+        {"--persistence", "-1", "--persistence must be >= 0, got -1"},
+    };
+    for (size_t i = 0; i < sizeof usage_cases / sizeof usage_cases[0]; i++) {
+        snprintf(args, sizeof args, "hdbscan %s --min-cluster-size 10 --labels %s %s %s", data, test_path("pl3.npy"),
+                 usage_cases[i][0], usage_cases[i][1]);
+        rc = test_grove(args, &out);
+        CHECK_MSG(rc == 2 && out && strstr(out, usage_cases[i][2]), "%s -> %d: %s", args, rc, out);
+        free(out);
+    }
+    snprintf(args, sizeof args, "hdbscan %s --min-cluster-size 10 --labels %s --predict %s --predicted-labels %s",
+             data, test_path("pl4.npy"), wide, test_path("ppl4.npy"));
+    rc = test_grove(args, &out);
+    CHECK_MSG(rc == 1 && out && strstr(out, "the queries have 3 dimensions, the model 2"), "%s -> %d: %s", args, rc,
+              out);
+    free(out);
+    CHECK(access(test_path("pl4.npy"), F_OK) != 0 && access(test_path("ppl4.npy"), F_OK) != 0);
+    free(x);
+    free(q);
+    free(labels);
+}
