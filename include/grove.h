@@ -466,7 +466,9 @@ GROVE_API void grove_hdbscan_params_init(grove_hdbscan_params *params);
  * outlier_scores and clusters may be NULL. n = 0 writes nothing; n = 1 is
  * one noise point. The same as grove_hdbscan_model_create followed by
  * grove_hdbscan_model_labels (params->prediction_data is ignored). Peak
- * memory: grove_emst's, then about 200 bytes per point (docs/emst.md). */
+ * memory: grove_emst's (its output, the MST, is kept: 24 bytes per point),
+ * then about 130 + 64 / min_cluster_size bytes per point while the
+ * hierarchy is built (docs/emst.md). */
 GROVE_API grove_status grove_hdbscan(grove_points points, const grove_hdbscan_params *params, int64_t *labels,
                                      double *probabilities, double *outlier_scores, size_t *clusters,
                                      const grove_options *options);
@@ -488,19 +490,19 @@ GROVE_API grove_status grove_hdbscan_from_mst(size_t n, const int64_t *edges, co
  * Accessors copy into caller memory of the stated size.
  * Thread safety: the handle is immutable after creation; any number of
  * threads may call accessors and predictions on one model at once.
- * Memory: about 180 bytes per point (MST 24, condensed tree 32 per row,
- * labels, probabilities, scores 24, per-point row 8, exemplars, cluster
- * tables); with prediction_data add the training points as float64
- * (8 d), the index over them (about 4 + 0.36 (16 + 16 d) at d <= 3,
- * 0.26 (16 + 16 d) above) and core distances (8).
+ * Memory: about 90 bytes per point (MST 24, condensed tree 32 per row,
+ * labels, probabilities and scores 24, each point's row 8) plus small
+ * per-cluster and per-exemplar tables; with prediction_data add the
+ * training points as float64 (8 d), the index over them (about
+ * 4 + 0.36 (16 + 16 d) at d <= 3, 0.26 (16 + 16 d) above), their core
+ * distances (8) and the exemplars' coordinates (8 d each).
  */
 typedef struct grove_hdbscan_model grove_hdbscan_model;
 
 /* Fit on points (finite, float32 or float64; n <= 2^32 - 2) with params
- * (NULL = defaults). Time: grove_emst's plus O(n log n); with
- * prediction_data a kNN pass with K - 1 neighbours. Peak memory: grove_emst's
- * while the MST is computed, then the model plus about 100 bytes per point
- * of scratch. */
+ * (NULL = defaults); *out is NULL on failure. Time: grove_emst's plus
+ * O(n log n); with prediction_data an index build and a kNN pass with
+ * K - 1 neighbours. Peak memory: as grove_hdbscan's, then the model. */
 GROVE_API grove_status grove_hdbscan_model_create(grove_points points, const grove_hdbscan_params *params,
                                                   const grove_options *options, grove_hdbscan_model **out);
 

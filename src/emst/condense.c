@@ -18,6 +18,22 @@ void grove__condensed_free(grove__condensed *c)
     memset(c, 0, sizeof *c);
 }
 
+void grove__condensed_shrink(grove__condensed *c)
+{
+    size_t rows = c->rows ? c->rows : 1;
+    size_t *parent = grove__realloc(c->parent, rows * sizeof *parent, "condensed tree");
+    size_t *child = grove__realloc(c->child, rows * sizeof *child, "condensed tree");
+    size_t *size = grove__realloc(c->child_size, rows * sizeof *size, "condensed tree");
+    double *lambda = grove__realloc(c->lambda, rows * sizeof *lambda, "condensed tree");
+    /* A failed shrink keeps the larger block, which is as good: not an
+     * error. */
+    if (!parent || !child || !size || !lambda) grove__clear_error();
+    if (parent) c->parent = parent;
+    if (child) c->child = child;
+    if (size) c->child_size = size;
+    if (lambda) c->lambda = lambda;
+}
+
 static void add_row(grove__condensed *c, size_t parent, size_t child, double lambda, size_t size)
 {
     c->parent[c->rows] = parent;
@@ -42,7 +58,8 @@ static void fall_out(const grove__dendrogram *h, grove__condensed *c, size_t top
             continue;
         }
         done[node - n] = 1;
-        for (size_t k = h->first[node - n]; k < h->first[node - n + 1]; k++) queue[tail++] = h->kids[k];
+        for (size_t i = 0, kids = grove__kid_count(h, node - n); i < kids; i++)
+            queue[tail++] = grove__kid(h, node - n, i);
     }
 }
 
@@ -54,7 +71,9 @@ static size_t points_below(const grove__dendrogram *h, size_t node)
 grove_status grove__condense(const grove__dendrogram *h, size_t min_cluster_size, grove__condensed *out)
 {
     memset(out, 0, sizeof *out);
-    size_t n = h->n, m = h->nodes, cap = 2 * n;
+    /* Rows: every point once, every cluster but the root once; at most
+     * n / min_cluster_size leaves, each split has two children or more. */
+    size_t n = h->n, m = h->nodes, cap = n + 2 * (n / min_cluster_size) + 1;
     out->n = n;
     out->parent = grove__malloc(cap * sizeof *out->parent, "condensed tree");
     out->child = grove__malloc(cap * sizeof *out->child, "condensed tree");
@@ -78,21 +97,21 @@ grove_status grove__condense(const grove__dendrogram *h, size_t min_cluster_size
     order[tail++] = m - 1;
     while (head < tail) {
         size_t j = order[head++];
-        for (size_t k = h->first[j]; k < h->first[j + 1]; k++)
-            if (h->kids[k] >= n) order[tail++] = h->kids[k] - n;
+        for (size_t i = 0, kids = grove__kid_count(h, j); i < kids; i++)
+            if (grove__kid(h, j, i) >= n) order[tail++] = grove__kid(h, j, i) - n;
     }
     size_t next = n + 1;
     relabel[m - 1] = n;
-    for (size_t i = 0; i < m; i++) {
-        size_t j = order[i];
+    for (size_t at = 0; at < m; at++) {
+        size_t j = order[at];
         if (done[j]) continue;
-        size_t cluster = relabel[j], big = 0;
+        size_t cluster = relabel[j], big = 0, kids = grove__kid_count(h, j);
         double lambda = h->delta[j] > 0 ? 1.0 / h->delta[j] : (double)INFINITY;
-        for (size_t k = h->first[j]; k < h->first[j + 1]; k++) big += points_below(h, h->kids[k]) >= min_cluster_size;
+        for (size_t i = 0; i < kids; i++) big += points_below(h, grove__kid(h, j, i)) >= min_cluster_size;
         /* Large children are merges (min_cluster_size >= 2): they become
          * clusters when two or more, else the one continues the cluster. */
-        for (size_t k = h->first[j]; k < h->first[j + 1]; k++) {
-            size_t kid = h->kids[k], size = points_below(h, kid);
+        for (size_t i = 0; i < kids; i++) {
+            size_t kid = grove__kid(h, j, i), size = points_below(h, kid);
             if (size < min_cluster_size) continue;
             if (big >= 2) {
                 relabel[kid - n] = next;
@@ -101,11 +120,12 @@ grove_status grove__condense(const grove__dendrogram *h, size_t min_cluster_size
                 relabel[kid - n] = cluster;
             }
         }
-        for (size_t k = h->first[j]; k < h->first[j + 1]; k++)
-            if (points_below(h, h->kids[k]) < min_cluster_size)
-                fall_out(h, out, h->kids[k], cluster, lambda, done, queue);
+        for (size_t i = 0; i < kids; i++)
+            if (points_below(h, grove__kid(h, j, i)) < min_cluster_size)
+                fall_out(h, out, grove__kid(h, j, i), cluster, lambda, done, queue);
     }
     out->clusters = next - n;
+    grove__condensed_shrink(out);
     grove__free(order);
     grove__free(relabel);
     grove__free(queue);

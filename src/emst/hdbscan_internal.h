@@ -22,12 +22,24 @@ typedef struct grove__linkage {
 /* A hierarchy whose merges may join more than two nodes: merge j joins
  * kids[first[j] .. first[j + 1]) (ids < n are points, n + j' merge j') at
  * distance delta[j] into size[j] points; children come before their parent
- * and the root is the last merge. */
+ * and the root is the last merge. A binary one keeps the linkage's arrays:
+ * first and kids are NULL, the children are left[j] and right[j]. */
 typedef struct grove__dendrogram {
     size_t n, nodes;
-    size_t *first, *kids, *size;
+    size_t *first, *kids, *left, *right, *size;
     double *delta;
 } grove__dendrogram;
+
+static inline size_t grove__kid_count(const grove__dendrogram *h, size_t j)
+{
+    return h->first ? h->first[j + 1] - h->first[j] : 2;
+}
+
+/* Child i of merge j. */
+static inline size_t grove__kid(const grove__dendrogram *h, size_t j, size_t i)
+{
+    return h->first ? h->kids[h->first[j] + i] : i ? h->right[j] : h->left[j];
+}
 
 /* The condensed tree: rows (parent, child, lambda = 1 / distance, child
  * size); ids < n are points, clusters are n (the root) .. n + clusters - 1,
@@ -46,12 +58,15 @@ void grove__linkage_free(grove__linkage *l);
  * (GROVE_HDBSCAN_TIES_ORDERED), or with every merge whose parent merges at
  * the same distance folded into that parent (..._SIMULTANEOUS), so each
  * node is a component of the graph of edges <= its distance and its
- * children are the components of the edges below it. */
-grove_status grove__dendrogram_build(const grove__linkage *l, grove_hdbscan_ties ties, grove__dendrogram *out);
+ * children are the components of the edges below it. Consumes the
+ * linkage (its arrays move into the result or are freed). */
+grove_status grove__dendrogram_build(grove__linkage *l, grove_hdbscan_ties ties, grove__dendrogram *out);
 void grove__dendrogram_free(grove__dendrogram *h);
 
 grove_status grove__condense(const grove__dendrogram *h, size_t min_cluster_size, grove__condensed *out);
 void grove__condensed_free(grove__condensed *c);
+/* Give back the capacity beyond c->rows. */
+void grove__condensed_shrink(grove__condensed *c);
 
 /* cluster_selection_persistence: the library's simplify_hierarchy, in
  * place (rows removed, clusters renumbered). */

@@ -62,38 +62,11 @@ void grove__dendrogram_free(grove__dendrogram *h)
 {
     grove__free(h->first);
     grove__free(h->kids);
+    grove__free(h->left);
+    grove__free(h->right);
     grove__free(h->size);
     grove__free(h->delta);
     memset(h, 0, sizeof *h);
-}
-
-static grove_status dendrogram_alloc(grove__dendrogram *h, size_t n, size_t nodes)
-{
-    h->n = n;
-    h->nodes = nodes;
-    h->first = grove__malloc((nodes + 1) * sizeof *h->first, "HDBSCAN hierarchy");
-    h->kids = grove__malloc((n + nodes - 1) * sizeof *h->kids, "HDBSCAN hierarchy");
-    h->size = grove__malloc(nodes * sizeof *h->size, "HDBSCAN hierarchy");
-    h->delta = grove__malloc(nodes * sizeof *h->delta, "HDBSCAN hierarchy");
-    if (h->first && h->kids && h->size && h->delta) return GROVE_OK;
-    grove__dendrogram_free(h);
-    return GROVE_OUT_OF_MEMORY;
-}
-
-/* The linkage as it is: merge j's children are (left, right). */
-static grove_status binary(const grove__linkage *l, grove__dendrogram *h)
-{
-    size_t n = l->n, m = n - 1;
-    grove_status s = dendrogram_alloc(h, n, m);
-    for (size_t j = 0; s == GROVE_OK && j < m; j++) {
-        h->first[j] = 2 * j;
-        h->kids[2 * j] = l->left[j];
-        h->kids[2 * j + 1] = l->right[j];
-        h->size[j] = l->size[j];
-        h->delta[j] = l->delta[j];
-    }
-    if (s == GROVE_OK) h->first[m] = 2 * m;
-    return s;
 }
 
 /* Equal-distance merges folded into their parents. A merge is absorbed
@@ -119,7 +92,13 @@ static grove_status simultaneous(const grove__linkage *l, grove__dendrogram *h)
             absorbed[j] = parent[j] < m && l->delta[parent[j]] == l->delta[j];
             if (!absorbed[j]) index[j] = nodes++;
         }
-        s = dendrogram_alloc(h, n, nodes);
+        h->n = n;
+        h->nodes = nodes;
+        h->first = grove__malloc((nodes + 1) * sizeof *h->first, "HDBSCAN hierarchy");
+        h->kids = grove__malloc((n + nodes - 1) * sizeof *h->kids, "HDBSCAN hierarchy");
+        h->size = grove__malloc(nodes * sizeof *h->size, "HDBSCAN hierarchy");
+        h->delta = grove__malloc(nodes * sizeof *h->delta, "HDBSCAN hierarchy");
+        if (!h->first || !h->kids || !h->size || !h->delta) s = GROVE_OUT_OF_MEMORY;
     }
     size_t filled = 0;
     for (size_t j = 0; s == GROVE_OK && j < m; j++) {
@@ -146,8 +125,23 @@ static grove_status simultaneous(const grove__linkage *l, grove__dendrogram *h)
     return s;
 }
 
-grove_status grove__dendrogram_build(const grove__linkage *l, grove_hdbscan_ties ties, grove__dendrogram *out)
+grove_status grove__dendrogram_build(grove__linkage *l, grove_hdbscan_ties ties, grove__dendrogram *out)
 {
     memset(out, 0, sizeof *out);
-    return ties == GROVE_HDBSCAN_TIES_SIMULTANEOUS ? simultaneous(l, out) : binary(l, out);
+    grove_status s = GROVE_OK;
+    if (ties == GROVE_HDBSCAN_TIES_SIMULTANEOUS) {
+        s = simultaneous(l, out);
+        if (s != GROVE_OK) grove__dendrogram_free(out);
+        grove__linkage_free(l);
+        return s;
+    }
+    /* Binary: the linkage's arrays as they are. */
+    out->n = l->n;
+    out->nodes = l->n - 1;
+    out->left = l->left;
+    out->right = l->right;
+    out->size = l->size;
+    out->delta = l->delta;
+    memset(l, 0, sizeof *l);
+    return s;
 }

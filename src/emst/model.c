@@ -34,7 +34,6 @@ static grove_status condensed_tree(size_t n, const int64_t *edges, const double 
     grove_status s = grove__linkage_build(n, edges, weights, &l);
     if (s != GROVE_OK) return s;
     s = grove__dendrogram_build(&l, p->ties, &h);
-    grove__linkage_free(&l);
     if (s != GROVE_OK) return s;
     size_t mcs = p->min_cluster_size + (p->match_reference_implementation ? 1 : 0);
     s = grove__condense(&h, mcs, out);
@@ -151,13 +150,15 @@ grove_status grove__model_fit(grove_hdbscan_model *m, int64_t *edges, double *we
     size_t n = m->n;
     m->edges = edges;
     m->weights = weights;
+    /* The tree first: its scratch is the peak, so the per-point arrays
+     * come after it. */
+    grove_status s = condensed_tree(n, edges, weights, p, &m->tree);
+    if (s != GROVE_OK) return s;
     m->labels = grove__malloc(n * sizeof *m->labels, "HDBSCAN labels");
     m->probabilities = grove__malloc(n * sizeof *m->probabilities, "HDBSCAN probabilities");
     m->outlier_scores = grove__malloc(n * sizeof *m->outlier_scores, "HDBSCAN outlier scores");
     m->point_row = grove__malloc(n * sizeof *m->point_row, "HDBSCAN condensed rows");
     if (!m->labels || !m->probabilities || !m->outlier_scores || !m->point_row) return GROVE_OUT_OF_MEMORY;
-    grove_status s = condensed_tree(n, edges, weights, p, &m->tree);
-    if (s != GROVE_OK) return s;
     size_t k = m->tree.clusters;
     uint8_t *selected = grove__malloc(k, "HDBSCAN selection");
     double *stability = grove__malloc(k * sizeof *stability, "HDBSCAN selection");

@@ -116,6 +116,7 @@ grove_status grove__simplify(grove__condensed *c, double persistence)
     }
     c->rows = rows;
     c->clusters = k - count;
+    grove__condensed_shrink(c);
     ctx_free(&x);
     return GROVE_OK;
 }
