@@ -592,14 +592,15 @@ GROVE_API grove_status grove_hdbscan_model_dbscan(const grove_hdbscan_model *mod
  * and its nearest mutual-reachability neighbour is sought among its
  * 2 (K - 1) nearest (at least 1), which must not exceed n. Ties between
  * equally near training points go to the smaller row (the library: its
- * KDTree's order). Queries run in parallel (OpenMP, options->threads);
+ * KDTree's order). Queries run in parallel (OpenMP, options->threads), in
+ * an order that keeps nearby queries together (12 bytes per query);
  * results are bit-identical for any thread count.
  */
 
 /* approximate_predict: labels (nq, -1 = noise) and probabilities (nq, may
  * be NULL) of new points. With no cluster in the condensed tree every
- * query is noise with probability 0. Time O(nq K log n); memory O(K) per
- * thread. */
+ * query is noise with probability 0. Time O(nq K log n); memory 12 bytes
+ * per query and O(K) per thread. */
 GROVE_API grove_status grove_hdbscan_approximate_predict(const grove_hdbscan_model *model, grove_points queries,
                                                          int64_t *labels, double *probabilities,
                                                          const grove_options *options);
@@ -616,8 +617,8 @@ GROVE_API grove_status grove_hdbscan_approximate_predict_scores(const grove_hdbs
  * nearest exemplar, sqrt) times the outlier part (softmax of lambda ratios
  * at the merge heights, squared), normalised, times the probability of
  * being in some cluster: a row sums to that probability, at most 1. Time
- * O(nq (K log n + E d + clusters log depth)) for E exemplars; memory
- * O(K + clusters) per thread. */
+ * O(nq (K log n + clusters (log depth + log E))) for E exemplars a
+ * cluster; memory 12 bytes per query and O(K + clusters) per thread. */
 GROVE_API grove_status grove_hdbscan_membership_vector(const grove_hdbscan_model *model, grove_points queries,
                                                        double *membership, const grove_options *options);
 

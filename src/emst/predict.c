@@ -6,8 +6,16 @@
  * and run in parallel; each thread works in its own slice of one block. */
 #include "predict_internal.h"
 
+#include "parallel.h"
+
 #include <float.h>
 #include <math.h>
+
+#define T double
+#define FN(name) name##_f64
+#include "../index/geom_t.h"
+#undef T
+#undef FN
 
 /* One thread's working memory. */
 typedef struct query_state {
@@ -152,6 +160,51 @@ static void predict_membership(const predict_job *job, query_state *st, size_t i
     for (size_t c = 0; c < k; c++) out[c] *= prob;
 }
 
+/* The queries in an order that keeps consecutive ones near each other
+ * (about 3x fewer cache misses in the searches than row order): each
+ * query's leaf of the training index, reached by always stepping to the
+ * nearer child, then a radix sort by leaf. NULL (row order) beyond 2^32
+ * queries. */
+static grove_status query_order(const grove__prediction *pd, grove_points queries, int threads, uint32_t **out)
+{
+    size_t nq = queries.n, d = pd->tree.d, stride = grove__points_stride(queries);
+    *out = NULL;
+    if (nq > UINT32_MAX) return GROVE_OK;
+    uint64_t *key = grove__malloc(nq * sizeof *key, "HDBSCAN query order");
+    uint32_t *order = grove__malloc(nq * sizeof *order, "HDBSCAN query order");
+    double *q = grove__malloc((size_t)threads * d * sizeof *q, "HDBSCAN query order");
+    grove_status s = key && order && q ? GROVE_OK : GROVE_OUT_OF_MEMORY;
+    if (s == GROVE_OK) {
+        const grove__node *node = pd->tree.node;
+        const double *box = pd->tree.box;
+#pragma omp parallel num_threads(threads)
+        {
+            int t, team;
+            grove__team_member(&t, &team);
+            double *mine = q + (size_t)t * d;
+#pragma omp for schedule(static)
+            for (size_t i = 0; i < nq; i++) {
+                for (size_t j = 0; j < d; j++) mine[j] = grove__coord(queries, stride, i, j);
+                uint32_t at = 0;
+                while (node[at].right) {
+                    uint32_t l = at + 1, r = node[at].right;
+                    at = box_dist2_f64(box + (size_t)l * 2 * d, mine, d) <= box_dist2_f64(box + (size_t)r * 2 * d, mine, d)
+                             ? l
+                             : r;
+                }
+                key[i] = at;
+                order[i] = (uint32_t)i;
+            }
+        }
+        s = grove__radix_sort_u64(key, order, nq, threads);
+    }
+    grove__free(key);
+    grove__free(q);
+    if (s == GROVE_OK) *out = order;
+    else grove__free(order);
+    return s;
+}
+
 /* Validate the queries, then run one kind of prediction over them. */
 static grove_status run(const grove_hdbscan_model *m, grove_points queries, predict_kind kind, int64_t *labels,
                         double *values, const grove_options *options, const char *who)
@@ -172,8 +225,14 @@ static grove_status run(const grove_hdbscan_model *m, grove_points queries, pred
     size_t per = state_bytes(pd), bytes;
     if (!grove__mul_size(per, (size_t)threads, &bytes))
         return grove__fail(GROVE_TOO_LARGE, "%s: working memory overflows", who);
+    uint32_t *order;
+    s = query_order(pd, queries, threads, &order);
+    if (s != GROVE_OK) return s;
     char *block = grove__malloc(bytes, "HDBSCAN prediction");
-    if (!block) return GROVE_OUT_OF_MEMORY;
+    if (!block) {
+        grove__free(order);
+        return GROVE_OUT_OF_MEMORY;
+    }
     predict_job job = {m, pd, kind, labels, values};
     size_t stride = grove__points_stride(queries), d = m->d;
 #pragma omp parallel num_threads(threads)
@@ -182,7 +241,8 @@ static grove_status run(const grove_hdbscan_model *m, grove_points queries, pred
         grove__team_member(&t, &team);
         query_state st = state_at(pd, block + (size_t)t * per);
 #pragma omp for schedule(dynamic, 16)
-        for (size_t i = 0; i < nq; i++) {
+        for (size_t at = 0; at < nq; at++) {
+            size_t i = order ? order[at] : at;
             for (size_t j = 0; j < d; j++) st.q[j] = grove__coord(queries, stride, i, j);
             if (kind == PREDICT_LABELS) predict_label(&job, &st, i);
             else if (kind == PREDICT_SCORES) predict_score(&job, &st, i);
@@ -190,6 +250,7 @@ static grove_status run(const grove_hdbscan_model *m, grove_points queries, pred
         }
     }
     grove__free(block);
+    grove__free(order);
     return GROVE_OK;
 }
 
