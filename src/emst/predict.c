@@ -160,11 +160,11 @@ static void predict_membership(const predict_job *job, query_state *st, size_t i
     for (size_t c = 0; c < k; c++) out[c] *= prob;
 }
 
-/* The queries in an order that keeps consecutive ones near each other
- * (about 3x fewer cache misses in the searches than row order): each
- * query's leaf of the training index, reached by always stepping to the
- * nearer child, then a radix sort by leaf. NULL (row order) beyond 2^32
- * queries. */
+/* The queries in an order that keeps consecutive ones near each other,
+ * so consecutive searches walk the same part of the index (row order
+ * jumps all over it): each query's leaf of the training index, reached by
+ * always stepping to the nearer child, then a radix sort by leaf. NULL
+ * (row order) beyond 2^32 queries. */
 static grove_status query_order(const grove__prediction *pd, grove_points queries, int threads, uint32_t **out)
 {
     size_t nq = queries.n, d = pd->tree.d, stride = grove__points_stride(queries);
