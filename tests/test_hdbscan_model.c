@@ -494,6 +494,19 @@ TEST(hdbscan_model_bad_inputs_and_small_models)
                 GROVE_INVALID_ARGUMENT, "row 0, column 0 is NaN");
     CHECK_FAILS(grove_hdbscan_model_labels(NULL, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT, "model is NULL");
     grove_hdbscan_model_free(m);
+    /* No split at all: predictions are noise (scores 1), no membership
+     * column is written. */
+    p.min_cluster_size = 3;
+    REQUIRE_OK(grove_hdbscan_model_create(grove_points_f64(x, 4, 2), &p, NULL, &m));
+    CHECK(grove_hdbscan_model_clusters(m) == 0 && grove_hdbscan_model_condensed_rows(m) == 4);
+    double score = 0, untouched = 42;
+    CHECK_OK(grove_hdbscan_approximate_predict(m, grove_points_f64(x, 1, 2), &label, NULL, NULL));
+    CHECK_OK(grove_hdbscan_approximate_predict_scores(m, grove_points_f64(x, 1, 2), &score, NULL));
+    CHECK_OK(grove_hdbscan_membership_vector(m, grove_points_f64(x, 1, 2), &untouched, NULL));
+    CHECK_OK(grove_hdbscan_all_points_membership_vectors(m, &untouched, NULL));
+    CHECK(label == -1 && score == 1 && untouched == 42);
+    grove_hdbscan_model_free(m);
+    p.min_cluster_size = 2;
     /* 2 (K - 1) neighbours must exist. */
     p.min_samples = 3;
     REQUIRE_OK(grove_hdbscan_model_create(grove_points_f64(x, 3, 2), &p, NULL, &m));
