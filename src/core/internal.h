@@ -104,6 +104,12 @@ static inline int grove__unit_exponent(double magnitude)
     return e < -1021 ? -1021 : e;
 }
 
+/* CRC-32C (Castagnoli, as in iSCSI and ext4) of len bytes, continuing
+ * from crc: grove__crc32c(0, data, len) for a whole buffer, and
+ * grove__crc32c(grove__crc32c(0, a, n), b, m) equals the CRC of a then b.
+ * The check value of "123456789" is 0xE3069283. */
+uint32_t grove__crc32c(uint32_t crc, const void *data, size_t len);
+
 /* Portable natural logarithm from + - * / only (same bits everywhere). */
 double grove__log(double x);
 
