@@ -2,6 +2,7 @@
  * steps, bit-identical resume from a checkpoint (library and CLI), initial
  * conditions, hostile checkpoints, and the gravity / nbody commands. */
 #include "test.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -173,6 +174,15 @@ TEST(nbody_resume_from_checkpoint_is_bit_identical)
     grove_nbody_free(c);
 }
 
+/* Store the CRC-32C of a version 3 checkpoint of len bytes (its field at
+ * byte 104 counted as zero), as a writer of hostile files would. */
+static void reseal(unsigned char *file, size_t len)
+{
+    memset(file + 104, 0, 4);
+    uint32_t crc = grove__crc32c(0, file, len);
+    memcpy(file + 104, &crc, 4);
+}
+
 TEST(nbody_checkpoint_rejects_hostile_files)
 {
     grove_nbody *sim = plummer_sim(50, 1, 0.5, 0.01), *back = NULL;
@@ -200,19 +210,30 @@ TEST(nbody_checkpoint_rejects_hostile_files)
     memcpy(bad, buf, sizeof buf);
     double nan = NAN;
     memcpy(bad + 128 + 8 * 5, &nan, 8);
+    reseal(bad, sizeof bad);
     CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("nan.ckpt", bad, sizeof bad), NULL, &back),
                 GROVE_PARSE_ERROR, "not finite");
     CHECK(back == NULL);
-    /* version 3 is from the future; version 1 (zeros where version 2 keeps
-     * conserve_momentum) resumes without the net-force removal */
-    uint32_t version = 3;
+    /* version 4 is from the future */
+    uint32_t version = 4;
     memcpy(bad, buf, sizeof buf);
     memcpy(bad + 8, &version, 4);
-    CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("v3.ckpt", bad, sizeof bad), NULL, &back),
-                GROVE_UNSUPPORTED, "version 3");
+    CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("v4.ckpt", bad, sizeof bad), NULL, &back),
+                GROVE_UNSUPPORTED, "version 4");
+    /* versions 1 and 2 have no checksum (zeros from byte 104 on) and are
+     * read; version 1 also has zeros where version 2 keeps
+     * conserve_momentum, and resumes without the net-force removal */
     uint64_t flag;
     memcpy(&flag, buf + 96, 8);
     CHECK(flag == 1);
+    version = 2;
+    memcpy(bad + 8, &version, 4);
+    CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("v2crc.ckpt", bad, sizeof bad), NULL, &back),
+                GROVE_PARSE_ERROR, "header byte 104");
+    memset(bad + 104, 0, 24);
+    REQUIRE_OK(grove_nbody_checkpoint_read(test_write_file("v2.ckpt", bad, sizeof bad), NULL, &back));
+    CHECK(grove_nbody_get_params(back)->conserve_momentum == 1 && grove_nbody_count(back) == 50);
+    grove_nbody_free(back);
     version = 1;
     memset(bad + 96, 0, 8);
     memcpy(bad + 8, &version, 4);
@@ -292,6 +313,39 @@ TEST(nbody_adaptive_step_and_arguments)
     CHECK_OK(grove_nbody_diagnostics(sim, &d));
     CHECK(d.step == 3 && d.time > 0 && d.time < 3 * 0.1 / 10);
     grove_nbody_free(sim);
+}
+
+/* Any one flipped bit makes a checkpoint unreadable: in the body the
+ * checksum says so, naming the file. */
+TEST(nbody_checkpoint_refuses_any_flipped_bit)
+{
+    size_t n = 20;
+    grove_nbody *sim = plummer_sim(n, 1, 0.5, 0.01), *back = NULL;
+    REQUIRE(sim);
+    const char *path = test_path("flip.ckpt");
+    REQUIRE_OK(grove_nbody_checkpoint_write(sim, path));
+    grove_nbody_free(sim);
+    size_t len = 128 + 7 * n * 8;
+    unsigned char *buf = malloc(len), *bad = malloc(len);
+    FILE *f = fopen(path, "rb");
+    REQUIRE(f && fread(buf, 1, len, f) == len && fgetc(f) == EOF);
+    fclose(f);
+    REQUIRE_OK(grove_nbody_checkpoint_read(test_write_file("same.ckpt", buf, len), NULL, &back));
+    grove_nbody_free(back);
+    for (size_t bit = 0; bit < 8 * len; bit += 7) {
+        memcpy(bad, buf, len);
+        bad[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+        const char *p = test_write_file("flipped.ckpt", bad, len);
+        back = NULL;
+        grove_status s = grove_nbody_checkpoint_read(p, NULL, &back);
+        CHECK_MSG(s != GROVE_OK && back == NULL, "bit %zu flipped: read back", bit);
+        if (bit >= 8 * 128)
+            CHECK_MSG(strstr(grove_last_error(), "checksum") && strstr(grove_last_error(), "flipped.ckpt"),
+                      "bit %zu: %s", bit, grove_last_error());
+        grove_nbody_free(back);
+    }
+    free(buf);
+    free(bad);
 }
 
 
