@@ -315,6 +315,142 @@ TEST(nbody_adaptive_step_and_arguments)
     grove_nbody_free(sim);
 }
 
+/* A run of `steps` steps from a Plummer sphere in the units u (tests/util.c):
+ * positions and velocities times lambda, masses times mu, G lambda^3 / mu,
+ * softening eps lambda, the same dt (and eta). */
+typedef struct unit_run {
+    double *pos;                  /* n x 3 at the end, malloc'd (NULL on failure) */
+    grove_nbody_diag start, end;
+} unit_run;
+
+static unit_run run_in_units(size_t n, double theta, double eps, double eta, test_units u, uint64_t steps)
+{
+    unit_run r;
+    memset(&r, 0, sizeof r);
+    double *x = malloc(7 * n * sizeof *x);
+    grove_ic_params ic;
+    grove_ic_params_init(&ic);
+    ic.n = n;
+    ic.seed = 8;
+    grove_nbody *sim = NULL;
+    if (grove_ic_generate(&ic, x, x + 3 * n, x + 6 * n) == GROVE_OK) {
+        for (size_t i = 0; i < 6 * n; i++) x[i] *= u.lambda;
+        for (size_t i = 6 * n; i < 7 * n; i++) x[i] *= u.mu;
+        grove_nbody_params p;
+        grove_nbody_params_init(&p);
+        p.gravity.theta = theta;
+        p.gravity.softening = eps * u.lambda;
+        p.gravity.G = u.lambda * u.lambda * u.lambda / u.mu;
+        p.dt = 1.0 / 128;
+        p.eta = eta;
+        if (grove_nbody_create(n, x, x + 3 * n, x + 6 * n, &p, NULL, &sim) == GROVE_OK &&
+            grove_nbody_diagnostics(sim, &r.start) == GROVE_OK && grove_nbody_step(sim, steps, NULL) == GROVE_OK &&
+            grove_nbody_diagnostics(sim, &r.end) == GROVE_OK) {
+            r.pos = malloc(3 * n * sizeof *r.pos);
+            memcpy(r.pos, grove_nbody_positions(sim), 3 * n * sizeof *r.pos);
+        } else {
+            test_fail(__FILE__, __LINE__, "lengths x %g, masses x %g: %s", u.lambda, u.mu, grove_last_error());
+        }
+    }
+    grove_nbody_free(sim);
+    free(x);
+    return r;
+}
+
+/* The unit of energy after the change u. */
+static double mu_lambda2(test_units u) { return u.mu * u.lambda * u.lambda; }
+
+/* Relative energy change over a run. */
+static double energy_change(const unit_run *r) { return (r->end.energy - r->start.energy) / fabs(r->start.energy); }
+
+/* An N-body run in any units follows the unscaled one: positions at the
+ * end equal after rescaling (bit for bit for powers of two; to rounding,
+ * grown over the steps, for powers of ten), energies in units of mu
+ * lambda^2 and conserved as well, the same times (also with the adaptive
+ * step, whose criterion must scale too). */
+TEST(nbody_results_do_not_depend_on_the_units)
+{
+    size_t n = sanitized() ? 64 : 200;
+    uint64_t steps = 40;
+    /* theta, softening, eta; the last without softening, where the
+     * adaptive step needs a length of the system's own */
+    const double configs[][3] = {{0, 0.01, 0}, {0.75, 0.01, 0}, {0.75, 0.01, 0.05}, {0.75, 0, 0.05}};
+    const test_units one = {1, 1, 1};
+    for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
+        double theta = configs[c][0], eps = configs[c][1], eta = configs[c][2];
+        unit_run base = run_in_units(n, theta, eps, eta, one, steps);
+        REQUIRE(base.pos);
+        /* rounding of the initial state (float rounding of the kernels'
+         * terms for theta > 0, which the adaptive step's max |a| sees too),
+         * grown by 40 steps of a chaotic system */
+        double tol = theta == 0 ? 1e-11 : 1e-6;
+        for (size_t k = 0; k < test_unit_changes_count; k++) {
+            test_units u = test_unit_changes[k];
+            unit_run r = run_in_units(n, theta, eps, eta, u, steps);
+            if (!r.pos) continue;
+            double dx = 0;
+            bool same = true;
+            for (size_t i = 0; i < 3 * n; i++) {
+                double v = r.pos[i] / u.lambda, d = fabs(v - base.pos[i]);
+                same = same && v == base.pos[i];
+                if (!(d <= dx)) dx = d;
+            }
+            double e = mu_lambda2(u), de = energy_change(&r), de0 = energy_change(&base);
+            double E = r.end.energy / e, dL = fabs(r.end.angular_momentum[2] / e - base.end.angular_momentum[2]);
+            if (getenv("GROVE_TEST_VERBOSE"))
+                printf("  theta %g eps %g eta %g, x %g m %g: dx %.3g, dE/E %.6g (%.6g), E %.12g (%.12g), t %.12g\n",
+                       theta, eps, eta, u.lambda, u.mu, dx, de, de0, E, base.end.energy, r.end.time);
+            if (u.exact) {
+                CHECK_MSG(same && de == de0 && E == base.end.energy && r.end.time == base.end.time && dL == 0,
+                          "theta %g eta %g, lengths x %g, masses x %g: not bit-identical (positions %g, dE/E %g vs %g)",
+                          theta, eta, u.lambda, u.mu, dx, de, de0);
+            } else {
+                CHECK_MSG(dx < tol, "theta %g eta %g, lengths x %g, masses x %g: positions differ by %g", theta, eta,
+                          u.lambda, u.mu, dx);
+                CHECK_MSG(fabs(de - de0) < 1e-3 * fabs(de0) + tol && fabs(E / base.end.energy - 1) < tol &&
+                              fabs(r.end.time / base.end.time - 1) < tol &&
+                              dL < tol * fabs(base.end.angular_momentum[2]) + 1e-3 * tol,
+                          "theta %g eta %g, lengths x %g, masses x %g: dE/E %g (unscaled %g), E %.12g (%.12g), t %g (%g)",
+                          theta, eta, u.lambda, u.mu, de, de0, E, base.end.energy, r.end.time, base.end.time);
+            }
+            free(r.pos);
+        }
+        free(base.pos);
+    }
+}
+
+/* A step too large for the state (dt = 1e300 here; from a checkpoint too)
+ * stops at the first state that is not finite, naming the step and the
+ * lowest such particle, and the handle refuses to go on or be saved. */
+TEST(nbody_step_stops_when_the_state_is_not_finite)
+{
+    size_t n = 50;
+    grove_nbody *sim = plummer_sim(n, 3, 0.75, 1e300), *back = NULL;
+    REQUIRE(sim);
+    CHECK_OK(grove_nbody_checkpoint_write(sim, test_path("huge_dt.ckpt")));
+    CHECK_FAILS(grove_nbody_step(sim, 5, NULL), GROVE_INVALID_ARGUMENT, "nbody: step 1: particle ");
+    CHECK(strstr(grove_last_error(), "is not finite (the step dt = 1e+300 is too large?)"));
+    /* the particle named is the first whose position (or velocity) is not finite */
+    size_t named = n;
+    const char *at = strstr(grove_last_error(), "particle ");
+    if (at) named = (size_t)strtoul(at + 9, NULL, 10);
+    REQUIRE(named < n);
+    const double *x = grove_nbody_positions(sim), *v = grove_nbody_velocities(sim);
+    bool position = strstr(grove_last_error(), "position") != NULL;
+    const double *state = position ? x : v;
+    for (size_t i = 0; i < named; i++)
+        for (int k = 0; k < 3; k++) CHECK(isfinite(state[3 * i + k]));
+    CHECK(!isfinite(state[3 * named]) || !isfinite(state[3 * named + 1]) || !isfinite(state[3 * named + 2]));
+    CHECK_FAILS(grove_nbody_step(sim, 1, NULL), GROVE_INVALID_ARGUMENT, "failed");
+    CHECK_FAILS(grove_nbody_checkpoint_write(sim, test_path("never.ckpt")), GROVE_INVALID_ARGUMENT, "failed");
+    CHECK(access(test_path("never.ckpt"), F_OK) != 0);
+    grove_nbody_free(sim);
+    /* the same dt read from a checkpoint */
+    REQUIRE_OK(grove_nbody_checkpoint_read(test_path("huge_dt.ckpt"), NULL, &back));
+    CHECK_FAILS(grove_nbody_step(back, 1, NULL), GROVE_INVALID_ARGUMENT, "step 1: particle ");
+    grove_nbody_free(back);
+}
+
 /* Any one flipped bit makes a checkpoint unreadable: in the body the
  * checksum says so, naming the file. */
 TEST(nbody_checkpoint_refuses_any_flipped_bit)

@@ -53,6 +53,9 @@ grove_status grove_nbody_checkpoint_write(const grove_nbody *sim, const char *pa
 {
     grove__clear_error();
     if (!sim || !path) return grove__fail(GROVE_INVALID_ARGUMENT, "checkpoint: %s is NULL", sim ? "path" : "sim");
+    if (sim->failed)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "checkpoint: step %llu of this simulation failed, so its state "
+                           "is not valid to save", (unsigned long long)(sim->step + 1));
     unsigned char head[HEAD] = {0};
     const grove_nbody_params *p = &sim->params;
     ckpt_head h = {{0}, VERSION, BOM, sim->n, sim->step, sim->time, p->dt, p->eta, p->gravity.theta,
