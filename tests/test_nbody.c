@@ -590,3 +590,59 @@ TEST(gravity_cli_matches_the_library)
     grove_array_free(&in), grove_array_free(&acc), grove_array_free(&pot);
     free(x), free(a), free(phi);
 }
+
+/* The merger's orbit from hypot: separations whose square under- or
+ * overflows still give finite velocities. */
+TEST(nbody_merger_initial_conditions_at_extreme_separations)
+{
+    size_t n = 100;
+    double *x = malloc(7 * n * sizeof *x);
+    grove_ic_params ic;
+    grove_ic_params_init(&ic);
+    ic.kind = GROVE_IC_MERGER;
+    ic.n = n;
+    ic.impact = 0;
+    const double separations[] = {1e-200, 1e200};
+    for (int k = 0; k < 2; k++) {
+        ic.separation = separations[k];
+        REQUIRE_OK(grove_ic_generate(&ic, x, x + 3 * n, x + 6 * n));
+        size_t finite = 0;
+        for (size_t i = 0; i < 7 * n; i++) finite += isfinite(x[i]);
+        CHECK_MSG(finite == 7 * n, "separation %g: %zu of %zu values finite", separations[k], finite, 7 * n);
+    }
+    free(x);
+}
+
+/* A picture is the same in any units: lengths (extent and centre too) by
+ * 2^-1018, where width / extent overflows, and masses by 2^1030, where the
+ * central pixels' sums would (16 pixels a side: hundreds of particles in
+ * each central one). */
+TEST(nbody_render_does_not_depend_on_the_units)
+{
+    if (!strstr(grove_build_info(), "png: yes")) return; /* rendering needs libpng */
+    size_t n = 3000;
+    double *x = malloc(7 * n * sizeof *x);
+    grove_ic_params ic;
+    grove_ic_params_init(&ic);
+    ic.n = n;
+    REQUIRE_OK(grove_ic_generate(&ic, x, x + 3 * n, x + 6 * n));
+    for (int kind = 0; kind < 2; kind++) {
+        grove_render_params rp;
+        grove_render_params_init(&rp);
+        rp.width = kind ? 16 : 512;
+        rp.center[0] = 0.25;
+        CHECK_OK(grove_render_png(x, x + 6 * n, n, &rp, test_path("henon.png")));
+        double lambda = kind ? 1 : 0x1p-1018;
+        double *pos = test_scaled_copy(x, 3 * n, lambda), *mass = test_scaled_copy(x + 6 * n, n, kind ? 0x1p1000 : 1);
+        for (size_t i = 0; i < n && kind; i++) mass[i] *= 0x1p30;
+        rp.extent *= lambda;
+        rp.center[0] *= lambda;
+        CHECK_OK(grove_render_png(pos, mass, n, &rp, test_path("scaled.png")));
+        char a[600], b[600];
+        snprintf(a, sizeof a, "%s", test_path("henon.png"));
+        snprintf(b, sizeof b, "%s", test_path("scaled.png"));
+        CHECK_MSG(same_file(a, b), "%s scaled: a different picture", kind ? "masses" : "lengths");
+        free(pos), free(mass);
+    }
+    free(x);
+}
