@@ -11,9 +11,10 @@
 
 static const char usage[] =
     "usage: grove nbody [--ic plummer|cold|merger --n N --seed S | --input SNAP] [--dt DT] --steps K\n"
-    "                   [--theta T] [--softening E] [--eta ETA] [--snapshot-every M] [--report-every R]\n"
+    "                   [--theta T] [--softening E] [--G G] [--eta ETA] [--snapshot-every M] [--report-every R]\n"
     "                   [--raw-forces] --out DIR [--tipsy] [--render] [--resume] [--threads N] [--json] [--quiet]\n"
-    "Kick-drift-kick leapfrog N-body run on Barnes-Hut tree forces (G = 1, Henon units for the ICs).\n"
+    "Kick-drift-kick leapfrog N-body run on Barnes-Hut tree forces (G = 1 unless --G, Henon units for\n"
+    "the ICs; any units give the same relative accuracy).\n"
     "  --ic KIND         plummer (default), cold (uniform sphere at rest) or merger (two Plummers)\n"
     "  --input SNAP      start from a snapshot: .npy (n, 7) float64 x y z vx vy vz m, or tipsy\n"
     "  --dt DT           time step (default 1/128); --eta ETA > 0: adaptive global step <= DT\n"
@@ -118,10 +119,10 @@ static grove_status write_outputs(const nbody_args *a, const grove_nbody *sim)
 {
     size_t n = grove_nbody_count(sim);
     grove_nbody_diag d;
-    grove_nbody_diagnostics(sim, &d);
     char name[64], path[4096];
     grove_array snap = {0};
-    grove_status s = grove_array_alloc(&snap, GROVE_FLOAT64, n, 7);
+    grove_status s = grove_nbody_diagnostics(sim, &d);
+    if (s == GROVE_OK) s = grove_array_alloc(&snap, GROVE_FLOAT64, n, 7);
     if (s != GROVE_OK) return s;
     const double *x = grove_nbody_positions(sim), *v = grove_nbody_velocities(sim), *m = grove_nbody_masses(sim);
     double *row = snap.data;
@@ -191,12 +192,12 @@ static grove_status run(const nbody_args *a, grove_nbody *sim, bool resumed, con
     grove_options quiet = *o;
     quiet.progress = NULL;
     grove_nbody_diag d;
-    grove_nbody_diagnostics(sim, &d);
+    grove_status s = grove_nbody_diagnostics(sim, &d);
+    if (s != GROVE_OK) return s;
     *e0 = d.energy;
     uint64_t first = d.step, report_every = a->report_every ? a->report_every : (a->steps - first + 9) / 10;
     bool talk = !common->quiet && !common->json;
     if (talk) report(&d, *e0);
-    grove_status s = GROVE_OK;
     if (!resumed) {
         double t = cli_now();
         s = write_outputs(a, sim);
@@ -206,8 +207,8 @@ static grove_status run(const nbody_args *a, grove_nbody *sim, bool resumed, con
         double t = cli_now();
         s = grove_nbody_step(sim, 1, &quiet);
         *seconds += cli_now() - t;
+        if (s == GROVE_OK) s = grove_nbody_diagnostics(sim, &d);
         if (s != GROVE_OK) break;
-        grove_nbody_diagnostics(sim, &d);
         if (o->progress) o->progress(o->progress_user, "nbody", (double)(d.step - first) / (double)(a->steps - first));
         if (talk && (report_every == 0 || d.step % report_every == 0 || d.step == a->steps)) {
             if (o->progress) fputc('\n', stderr);
@@ -238,6 +239,7 @@ int cmd_nbody(int argc, char **argv)
         {"--steps", OPT_U64, &a.steps, &a.have_steps},
         {"--theta", OPT_DOUBLE, &a.params.gravity.theta, NULL},
         {"--softening|--eps", OPT_DOUBLE, &a.params.gravity.softening, NULL},
+        {"--G", OPT_DOUBLE, &a.params.gravity.G, NULL},
         {"--snapshot-every", OPT_SIZE, &a.snapshot_every, NULL},
         {"--report-every", OPT_SIZE, &a.report_every, NULL},
         {"--out", OPT_STRING, &a.out, NULL},
@@ -261,8 +263,8 @@ int cmd_nbody(int argc, char **argv)
     double setup = cli_now() - t0, seconds = 0, io_seconds = 0, e0 = 0;
     if (s != GROVE_OK) return cli_fail("nbody", s);
     grove_nbody_diag d0, d;
-    grove_nbody_diagnostics(sim, &d0);
-    s = run(&a, sim, resumed, &options, &common, &seconds, &io_seconds, &e0);
+    s = grove_nbody_diagnostics(sim, &d0);
+    if (s == GROVE_OK) s = run(&a, sim, resumed, &options, &common, &seconds, &io_seconds, &e0);
     if (s != GROVE_OK) {
         grove_nbody_free(sim);
         return cli_fail("nbody", s);

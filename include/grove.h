@@ -595,7 +595,16 @@ GROVE_API grove_status grove_knn(grove_points data, const grove_points *queries,
  * l / theta + s; cells of one particle are always opened. theta = 0 is
  * plain direct summation, in double.
  *
- * Units: G is a parameter (default 1). Plummer softening: a pair at distance
+ * Units: G is a parameter (default 1), and any unit system gives the same
+ * relative accuracy: every evaluation computes with positions and the
+ * softening scaled by a power of two near the system's size and masses by
+ * one near the largest mass, and multiplies G and those powers back at the
+ * end, so lengths x lambda, masses x mu (softening x lambda) give
+ * accelerations mu / lambda^2 times the unscaled ones to rounding, bit for
+ * bit for powers of two. Results no double can hold are refused
+ * (GROVE_INVALID_ARGUMENT): before computing when the accelerations (or
+ * potentials) are of order G m / L^2 (G m / L) >= 2^1024, after it naming
+ * the particle whose result overflowed. Plummer softening: a pair at distance
  * r interacts as -G m / sqrt(r^2 + eps^2); a particle does not act on
  * itself, and with eps = 0 exactly coincident particles do not act on each
  * other. Tree and moments are in double; for theta > 0 the particle-particle
@@ -640,7 +649,8 @@ GROVE_API grove_status grove_gravity(const double *pos, const double *mass, size
  *
  * Shared step: every step is dt (symplectic, time reversible). Adaptive
  * global step (eta > 0): every step is dt_i = min(dt, eta * sqrt(eps /
- * max_i |a_i|)) (eps = the softening, or 0.01 if it is 0), chosen from the
+ * max_i |a_i|)) (eps = the softening, or if it is 0, 0.01 of the virial
+ * radius G M^2 / (-2 W), which is 0.01 in Henon units), chosen from the
  * accelerations at the start of the step; the steps stay shared by all
  * particles, but the integrator is then no longer exactly symplectic. */
 typedef struct grove_nbody_params {
@@ -678,8 +688,13 @@ GROVE_API grove_status grove_nbody_create(size_t n, const double *pos, const dou
                                           grove_nbody **out);
 GROVE_API void grove_nbody_free(grove_nbody *sim);
 /* Advance `steps` steps (options: threads, progress per step, cancel
- * between steps). */
+ * between steps). A step whose new positions or velocities are not finite
+ * (dt far too large) stops with GROVE_INVALID_ARGUMENT naming the step and
+ * the particle; after a step failed half way like that (or in its force
+ * evaluation) the state is part advanced, and further steps and
+ * checkpoints are refused: read or free the handle. */
 GROVE_API grove_status grove_nbody_step(grove_nbody *sim, uint64_t steps, const grove_options *options);
+/* Fails (GROVE_INVALID_ARGUMENT) when a sum is beyond the largest double. */
 GROVE_API grove_status grove_nbody_diagnostics(const grove_nbody *sim, grove_nbody_diag *out);
 /* Counts from the latest force evaluation. */
 GROVE_API grove_status grove_nbody_stats(const grove_nbody *sim, grove_gravity_stats *out);
@@ -697,7 +712,10 @@ GROVE_API const grove_nbody_params *grove_nbody_get_params(const grove_nbody *si
  * velocities, masses) in double, written atomically (temporary file +
  * rename), so a killed run leaves the previous checkpoint intact. Resuming
  * from one reproduces the uninterrupted run bit for bit (the forces are a
- * deterministic function of the positions). */
+ * deterministic function of the positions). Format version 3 carries a
+ * CRC-32C of the file, checked on reading (a damaged file is refused with
+ * GROVE_PARSE_ERROR naming it); versions 1 and 2, without one, are still
+ * read. */
 GROVE_API grove_status grove_nbody_checkpoint_write(const grove_nbody *sim, const char *path);
 GROVE_API grove_status grove_nbody_checkpoint_read(const char *path, const grove_options *options,
                                                    grove_nbody **out);

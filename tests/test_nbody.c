@@ -591,6 +591,99 @@ TEST(gravity_cli_matches_the_library)
     free(x), free(a), free(phi);
 }
 
+/* The outside test's case through the CLI: 500 Plummer points with lengths
+ * in units 1e10 times larger (softening to match) give finite
+ * accelerations, 1e-20 times the Henon ones to float rounding. */
+TEST(gravity_cli_in_other_units)
+{
+    size_t n = 500;
+    double lambda = 1e10;
+    double *x = malloc(7 * n * sizeof *x), *a = malloc(3 * n * sizeof *a);
+    grove_ic_params ic;
+    grove_ic_params_init(&ic);
+    ic.n = n;
+    REQUIRE_OK(grove_ic_generate(&ic, x, x + 3 * n, x + 6 * n));
+    grove_gravity_params p;
+    grove_gravity_params_init(&p);
+    p.softening = 0.01;
+    REQUIRE_OK(grove_gravity(x, x + 6 * n, n, &p, a, NULL, NULL, NULL));
+    grove_array in = {0}, acc = {0};
+    REQUIRE_OK(grove_array_alloc(&in, GROVE_FLOAT64, n, 4));
+    for (size_t i = 0; i < n; i++) {
+        for (int k = 0; k < 3; k++) ((double *)in.data)[4 * i + k] = x[3 * i + k] * lambda;
+        ((double *)in.data)[4 * i + 3] = x[6 * n + i];
+    }
+    REQUIRE_OK(grove_npy_write(test_path("grav_si.npy"), &in));
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "gravity %s --softening 1e8 --acc %s --quiet", test_path("grav_si.npy"),
+             test_path("grav_si_a.npy"));
+    CHECK_MSG(test_grove(args, &out) == 0, "%s", out);
+    free(out);
+    REQUIRE_OK(grove_npy_read(test_path("grav_si_a.npy"), &acc));
+    REQUIRE(acc.shape[0] == n);
+    const double *b = acc.data;
+    size_t finite = 0;
+    double worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d2 = 0, r2 = 0;
+        for (int k = 0; k < 3; k++) {
+            finite += isfinite(b[3 * i + k]);
+            double want = a[3 * i + k] / (lambda * lambda);
+            d2 += (b[3 * i + k] - want) * (b[3 * i + k] - want);
+            r2 += want * want;
+        }
+        double rel = sqrt(d2 / r2);
+        if (!(rel <= worst)) worst = rel;
+    }
+    CHECK_MSG(finite == 3 * n && worst < 1e-5, "%zu of %zu values finite, largest relative difference %g", finite,
+              3 * n, worst);
+    grove_array_free(&in), grove_array_free(&acc);
+    free(x), free(a);
+}
+
+/* Every value of an .npy snapshot (n, 7) is finite. */
+static bool snapshot_finite(const char *path)
+{
+    grove_array s = {0};
+    if (grove_npy_read(path, &s) != GROVE_OK) return false;
+    bool ok = s.dtype == GROVE_FLOAT64;
+    for (size_t i = 0; ok && i < s.shape[0] * s.shape[1]; i++) ok = isfinite(((const double *)s.data)[i]);
+    grove_array_free(&s);
+    return ok;
+}
+
+/* A step far too large: one line naming the step and the particle, exit
+ * status 1, and only the finite outputs of step 0 in the folder (the
+ * checkpoint reads back); resuming from it stops the same way. */
+TEST(nbody_cli_stops_at_a_state_that_is_not_finite)
+{
+    const char *dir = test_path("huge_dt");
+    for (int resume = 0; resume < 2; resume++) {
+        char args[2048], *out = NULL;
+        snprintf(args, sizeof args, "nbody --ic plummer --n 100 --steps 3 --dt 1e300 --out %s --quiet%s", dir,
+                 resume ? " --resume" : "");
+        CHECK(test_grove(args, &out) == 1);
+        const char *nl = strchr(out, '\n');
+        CHECK_MSG(nl && nl[1] == '\0' && strstr(out, "step 1: particle ") && strstr(out, "is not finite"),
+                  "output: %s", out);
+        free(out);
+    }
+    char command[1024];
+    snprintf(command, sizeof command, "ls %s", dir);
+    char *listing = NULL;
+    CHECK(test_run(command, &listing) == 0);
+    CHECK_MSG(strcmp(listing, "checkpoint.grove\nsnap_000000.npy\n") == 0, "files: %s", listing);
+    free(listing);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/snap_000000.npy", dir);
+    CHECK(snapshot_finite(path));
+    snprintf(path, sizeof path, "%s/checkpoint.grove", dir);
+    grove_nbody *sim = NULL;
+    CHECK_OK(grove_nbody_checkpoint_read(path, NULL, &sim));
+    CHECK(sim && grove_nbody_get_params(sim)->dt == 1e300);
+    grove_nbody_free(sim);
+}
+
 /* The merger's orbit from hypot: separations whose square under- or
  * overflows still give finite velocities. */
 TEST(nbody_merger_initial_conditions_at_extreme_separations)
@@ -644,5 +737,45 @@ TEST(nbody_render_does_not_depend_on_the_units)
         CHECK_MSG(same_file(a, b), "%s scaled: a different picture", kind ? "masses" : "lengths");
         free(pos), free(mass);
     }
+    free(x);
+}
+
+/* --G through the CLI: a run in units 2^40 times longer (G 2^120 to
+ * match, softening scaled) ends at 2^40 times the positions of the Henon
+ * run, bit for bit. */
+TEST(nbody_cli_takes_G_and_any_units)
+{
+    size_t n = 200;
+    double lambda = 0x1p40;
+    double *x = malloc(7 * n * sizeof *x);
+    grove_ic_params ic;
+    grove_ic_params_init(&ic);
+    ic.n = n;
+    REQUIRE_OK(grove_ic_generate(&ic, x, x + 3 * n, x + 6 * n));
+    grove_array in = {0}, out0 = {0}, out1 = {0};
+    REQUIRE_OK(grove_array_alloc(&in, GROVE_FLOAT64, n, 7));
+    for (int scaled = 0; scaled < 2; scaled++) {
+        double f = scaled ? lambda : 1;
+        for (size_t i = 0; i < n; i++) {
+            double *row = (double *)in.data + 7 * i;
+            for (int k = 0; k < 3; k++) row[k] = x[3 * i + k] * f, row[3 + k] = x[3 * n + 3 * i + k] * f;
+            row[6] = x[6 * n + i];
+        }
+        char name[64], args[2048];
+        snprintf(name, sizeof name, "units%d.npy", scaled);
+        REQUIRE_OK(grove_npy_write(test_path(name), &in));
+        snprintf(name, sizeof name, "units%d", scaled);
+        snprintf(args, sizeof args, "nbody --input %s --steps 5 --theta 0.75 --softening %.17g --G %.17g --out %s --quiet",
+                 test_path(scaled ? "units1.npy" : "units0.npy"), 0.01 * f, f * f * f, test_path(name));
+        REQUIRE(test_grove(args, NULL) == 0);
+    }
+    REQUIRE_OK(grove_npy_read(test_path("units0/snap_000005.npy"), &out0));
+    REQUIRE_OK(grove_npy_read(test_path("units1/snap_000005.npy"), &out1));
+    size_t same = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 6; k++)
+            same += ((const double *)out1.data)[7 * i + k] / lambda == ((const double *)out0.data)[7 * i + k];
+    CHECK_MSG(same == 6 * n, "%zu of %zu positions and velocities equal after rescaling", same, 6 * n);
+    grove_array_free(&in), grove_array_free(&out0), grove_array_free(&out1);
     free(x);
 }
