@@ -602,9 +602,10 @@ GROVE_API grove_status grove_knn(grove_points data, const grove_points *queries,
  * end, so lengths x lambda, masses x mu (softening x lambda) give
  * accelerations mu / lambda^2 times the unscaled ones to rounding, bit for
  * bit for powers of two. Results no double can hold are refused
- * (GROVE_INVALID_ARGUMENT): before computing when the accelerations (or
- * potentials) are of order G m / L^2 (G m / L) >= 2^1024, after it naming
- * the particle whose result overflowed. Plummer softening: a pair at distance
+ * (GROVE_INVALID_ARGUMENT): before computing when the potentials are
+ * asked for and bound to overflow (G m / (4 L) >= 2^1024, m the largest
+ * mass, L half the system's size), else after it, naming the particle
+ * whose acceleration or potential overflowed. Plummer softening: a pair at distance
  * r interacts as -G m / sqrt(r^2 + eps^2); a particle does not act on
  * itself, and with eps = 0 exactly coincident particles do not act on each
  * other. Tree and moments are in double; for theta > 0 the particle-particle

@@ -301,6 +301,13 @@ TEST(gravity_degenerate_inputs)
     p.softening = 0.5;
     CHECK_OK(grove_gravity(z, w, n, &p, acc, pot, NULL, NULL));
     CHECK(fabs(pot[7] + (double)(n - 1) / 0.5) < 1e-9);
+    /* The same far from the origin with a softening far below what double
+     * resolves there: the potentials -(n - 1) m / eps are finite. */
+    for (size_t i = 0; i < 3 * n; i++) z[i] = 1e300;
+    p.softening = 1e-300;
+    CHECK_OK(grove_gravity(z, w, n, &p, acc, pot, NULL, NULL));
+    CHECK_MSG(fabs(pot[7] / ((double)(n - 1) * -1e300) - 1) < 1e-12 && acc[0] == 0, "pot %g, acc %g", pot[7], acc[0]);
+    p.softening = 0.5;
     /* Zero masses are fine; n = 0 writes nothing. */
     for (size_t i = 0; i < n; i++) w[i] = 0;
     CHECK_OK(grove_gravity(z, w, n, &p, acc, NULL, NULL, NULL));
@@ -444,8 +451,9 @@ TEST(gravity_results_do_not_depend_on_the_units)
 }
 
 /* Results that no double can hold are refused: before computing when the
- * scale G m / L^2 of the accelerations is beyond the range, after it when
- * a close pair's G m / r^2 is, naming the particle. */
+ * potentials are bound to be beyond the range (G m / (4 L), the least any
+ * of them can be), after it when a close pair's G m / r^2 is, naming the
+ * lowest such particle. */
 TEST(gravity_refuses_results_beyond_the_double_range)
 {
     double x[6] = {0, 0, 0, 1e-10, 0, 0}, m[2] = {1e300, 1e300}, a[6], phi[2];

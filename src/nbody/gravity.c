@@ -176,7 +176,8 @@ grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const dou
      * the walk writes the results there. */
     double *scaled = g->out;
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t i = 0; i < 3 * n; i++) scaled[i] = pos[i] * u.to_length;
+    for (size_t i = 0; i < n; i++)
+        for (int a = 0; a < 3; a++) scaled[3 * i + a] = (pos[3 * i + a] - u.origin[a]) * u.to_length;
     s = grove__octree_build(&g->tree, scaled, n, p->leaf_size, threads);
     if (s == GROVE_OK) s = reserve_cells(g, g->tree.ncells);
     if (s != GROVE_OK) return s;

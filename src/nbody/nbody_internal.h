@@ -63,17 +63,18 @@ static inline double grove__nb_back_apply(double v, const grove__nb_back *b)
     return b->direct ? v * b->f : ldexp(b->g * v, b->e);
 }
 
-/* The units one evaluation computes in (units.c): positions times
- * to_length, masses times to_mass (both powers of two), the softening in
- * those units, and the factors back for accelerations and potentials. */
+/* The units one evaluation computes in (units.c): positions minus origin
+ * times to_length, masses times to_mass (both powers of two), the
+ * softening in those units, and the factors back for accelerations and
+ * potentials. */
 typedef struct grove__nb_units {
-    double to_length, to_mass, softening;
+    double origin[3], to_length, to_mass, softening;
     grove__nb_back acc, pot;
 } grove__nb_units;
 
-/* The units for n >= 1 validated particles and parameters; fails (before
- * any computing) when the accelerations, or with `potentials` the
- * potentials, are of an order beyond the largest double. */
+/* The units for n >= 1 validated particles and parameters; with
+ * `potentials`, fails (before any computing) when they are sure to be
+ * beyond the largest double. */
 grove_status grove__nb_choose_units(const double *pos, const double *mass, size_t n, const grove_gravity_params *p,
                                     bool potentials, int threads, grove__nb_units *u);
 

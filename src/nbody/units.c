@@ -1,6 +1,8 @@
-/* The units of one force evaluation. Positions and the softening are
- * multiplied by 2^-ex with 2^ex near half the system's size (the larger of
- * its bounding box's half side and half the softening), masses by 2^-em
+/* The units of one force evaluation. Positions, relative to the centre of
+ * their bounding box (so that a system far from the origin, or all at one
+ * point there, stays finite too), and the softening are multiplied by
+ * 2^-ex with 2^ex near half the system's size (the larger of its bounding
+ * box's half side and half the softening), masses by 2^-em
  * with 2^em near the largest mass (grove__unit_exponent), so the tree, the
  * moments, the opening test and the single-precision kernels see the same
  * numbers, of order one, in any unit system; the results come back
@@ -24,18 +26,22 @@ static grove__nb_back back_factor(double G, int e)
     return b;
 }
 
-/* Refuse when the scale G m / L^power of the results (for the largest mass
- * m and half the system's size L) is at least 2^1024: results of that
- * order are beyond the largest double. log2 keeps the test itself finite. */
-static grove_status check_scale(const char *what, const char *formula, double G, double m, double L, int power)
+/* Refuse before computing when the potentials cannot be represented: with
+ * L the larger of half the bounding box's longest side and half the
+ * softening, every particle is within sqrt(12 L^2 + 4 L^2) = 4 L (softened)
+ * of the heaviest, of mass m, and all terms of a potential have one sign,
+ * so every other particle's |phi| >= G m / (4 L) (for L > 0 there is one:
+ * with softening any other, without it one at another point). log2 keeps
+ * the test itself finite. (Accelerations have no such bound, terms cancel:
+ * those are checked as they are computed.) */
+static grove_status check_potentials(double G, double m, double L, size_t n)
 {
-    if (!(m > 0) || !(L > 0)) return GROVE_OK;
-    double log2_scale = log2(G) + log2(m) - power * log2(L);
-    if (log2_scale < 1024) return GROVE_OK;
+    if (n < 2 || !(m > 0) || !(L > 0)) return GROVE_OK;
+    double log2_bound = log2(G) + log2(m) - log2(L) - 2;
+    if (log2_bound < 1024) return GROVE_OK;
     return grove__fail(GROVE_INVALID_ARGUMENT,
-                       "gravity: the %s are of order %s = 2^%.0f (G = %g, largest mass m = %g, half size L = %g), "
-                       "beyond the largest double (2^1024)",
-                       what, formula, log2_scale, G, m, L);
+                       "gravity: the potentials are at least G m / (4 L) = 2^%.0f (G = %g, largest mass m = %g, "
+                       "L = %g), beyond the largest double (2^1024)", log2_bound, G, m, L);
 }
 
 grove_status grove__nb_choose_units(const double *pos, const double *mass, size_t n, const grove_gravity_params *p,
@@ -58,9 +64,13 @@ grove_status grove__nb_choose_units(const double *pos, const double *mass, size_
      * stays finite. */
     double half = 0.5 * p->softening, side[3] = {0.5 * x1 - 0.5 * x0, 0.5 * y1 - 0.5 * y0, 0.5 * z1 - 0.5 * z0};
     for (int a = 0; a < 3; a++) half = side[a] > half ? side[a] : half;
-    grove_status s = check_scale("accelerations", "G m / L^2", p->G, mmax, half, 2);
-    if (s == GROVE_OK && potentials) s = check_scale("potentials", "G m / L", p->G, mmax, half, 1);
-    if (s != GROVE_OK) return s;
+    u->origin[0] = 0.5 * x0 + 0.5 * x1;
+    u->origin[1] = 0.5 * y0 + 0.5 * y1;
+    u->origin[2] = 0.5 * z0 + 0.5 * z1;
+    if (potentials) {
+        grove_status s = check_potentials(p->G, mmax, half, n);
+        if (s != GROVE_OK) return s;
+    }
     int ex = grove__unit_exponent(half), em = grove__unit_exponent(mmax);
     u->to_length = ldexp(1.0, -ex);
     u->to_mass = ldexp(1.0, -em);
