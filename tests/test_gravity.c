@@ -431,7 +431,7 @@ TEST(gravity_results_do_not_depend_on_the_units)
     /* The outside test's case: 500 Plummer points in metres and kilograms
      * (lengths x 1e10, masses x 2e30, G = 6.674e-11, not matched), where
      * the accelerations are G mu / lambda^2 times the Henon ones. */
-    size_t m = 500;
+    size_t m = n < 500 ? n : 500;
     double lambda = 1e10, mu = 2e30, G = 6.674e-11;
     cloud s = {m, test_scaled_copy(c.pos, 3 * m, lambda), NULL, test_scaled_copy(c.mass, m, mu)};
     grove_gravity_params p;
