@@ -181,6 +181,9 @@ GROVE_API double grove_rng_exponential(grove_rng *rng);
 /* Arrays and file I/O                                                       */
 /* ------------------------------------------------------------------------ */
 
+/* Every reader below (and grove_nbody_checkpoint_read) takes regular files
+ * only: a directory, FIFO or device is refused at once, never waited on. */
+
 /* An owned, C-ordered, native-endian array of 1 or 2 dimensions. A 1-D array
  * has ndim 1 and shape[1] == 1. Free with grove_array_free. */
 typedef struct grove_array {
