@@ -224,14 +224,30 @@ GROVE_API grove_status grove_npy_write(const char *path, const grove_array *arra
 GROVE_API size_t grove_npy_header(grove_dtype dtype, size_t rows, size_t cols, char *buf, size_t cap);
 
 /* CSV / whitespace-separated text to a float64 (n, d) array. Fields are
- * separated by commas and/or any blanks; '#' starts a comment to the end of
- * the line; blank lines are skipped; one optional header line (first
- * non-comment line, if it holds a field that is not a number) is skipped.
- * Every row must have the same number of fields. NaN, Inf and values that
- * overflow double are refused. Errors name file:line:column. */
+ * separated by commas and/or any blanks; lines end with LF, CRLF or CR;
+ * a leading UTF-8 byte order mark is skipped; '#' starts a comment to the
+ * end of the line; blank lines are skipped. The first non-comment line is
+ * a header, and skipped, only when none of its fields reads as a number
+ * (NaN and Inf count as numbers) and it names as many columns as the rows
+ * below have (names are counted between commas, or between blanks when
+ * the line has no comma); otherwise it is data, so a typo there ("1,2,3x")
+ * is refused, not dropped. Every row must have the same number of fields.
+ * NaN, Inf and values that overflow double are refused. Errors name
+ * file:line:column. */
 GROVE_API grove_status grove_csv_read(const char *path, grove_array *out);
 GROVE_API grove_status grove_csv_read_mem(const char *buf, size_t len, const char *name,
                                           grove_array *out);
+
+/* What a reader found besides the values. */
+typedef struct grove_load_info {
+    int text;           /* 1 when the values were read as CSV / whitespace text */
+    size_t header_line; /* text: the 1-based line number of the header line that
+                           was skipped, 0 when every line was data */
+} grove_load_info;
+
+/* grove_csv_read_mem, also filling *info (may be NULL; zeroed on failure). */
+GROVE_API grove_status grove_csv_read_mem_info(const char *buf, size_t len, const char *name,
+                                               grove_array *out, grove_load_info *info);
 
 /* Raw little-endian float32 or float64 values, row-major, dims per row; the
  * file size must be a multiple of dims * element size. */
@@ -244,6 +260,10 @@ GROVE_API grove_status grove_raw_read(const char *path, grove_dtype dtype, size_
  * --dims). The result is 2-D, d >= 1, and every value is finite. */
 GROVE_API grove_status grove_points_load(const char *path, size_t raw_dims,
                                          grove_dtype raw_dtype, grove_array *out);
+/* grove_points_load, also filling *info (may be NULL; zeroed on failure):
+ * info->text is 0 for .npy and raw files. */
+GROVE_API grove_status grove_points_load_info(const char *path, size_t raw_dims, grove_dtype raw_dtype,
+                                              grove_array *out, grove_load_info *info);
 
 /* ------------------------------------------------------------------------ */
 /* Synthetic data                                                            */
