@@ -557,6 +557,9 @@ typedef struct grove_join_batch {
     const int64_t *indices;
     const double *distances;
     int64_t pairs_before;
+    int64_t pairs_total; /* pairs of the whole result (from the count pass), the
+                            same in every batch: room for the output can be
+                            checked before the first batch is written */
 } grove_join_batch;
 
 /* Return 0 to continue; nonzero stops the join with GROVE_CANCELLED. */

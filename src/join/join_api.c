@@ -223,14 +223,14 @@ grove_status grove_join_stream(const grove_index *index, const grove_points *que
                               : NULL;
         if (!offsets || !indices || (want_dist && !distances)) s = GROVE_OUT_OF_MEMORY;
     }
-    int64_t before = 0;
+    int64_t before = 0, total = s == GROVE_OK ? sum_counts(counts, nq) : 0;
     for (size_t q0 = 0; s == GROVE_OK && (q0 < nq || (nq == 0 && q0 == 0));) {
         size_t q1 = batch_end(counts, nq, q0, room, want_dist);
         offsets[0] = 0;
         for (size_t q = q0; q < q1; q++) offsets[q - q0 + 1] = offsets[q - q0] + counts[q];
         s = fill_pass(index, Q, params, q0, q1, offsets, indices, distances, &hits, options);
         if (s != GROVE_OK) break;
-        grove_join_batch batch = {q0, q1, offsets, indices, distances, before};
+        grove_join_batch batch = {q0, q1, offsets, indices, distances, before, total};
         if (fn(user, &batch) != 0) {
             s = grove__fail(GROVE_CANCELLED, "join stream: the batch callback stopped the join after query %zu", q1);
             break;
