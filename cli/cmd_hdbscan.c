@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char usage[] =
     "usage: grove hdbscan DATA --min-cluster-size M [--min-samples K] [--selection eom|leaf]\n"
@@ -31,13 +30,9 @@ static double coord(grove_points pts, size_t stride, size_t i, size_t j)
                                       : ((const float *)(const void *)row)[j];
 }
 
-/* Write the SVG to a temporary name, then rename (no partial file). */
-static grove_status write_plot(const char *path, grove_points pts, const int64_t *labels, size_t clusters)
+/* The SVG picture, into f. */
+static void write_plot(FILE *f, grove_points pts, const int64_t *labels, size_t clusters)
 {
-    char temp[4096];
-    snprintf(temp, sizeof temp, "%s.grove-partial.%ld", path, (long)getpid());
-    FILE *f = fopen(temp, "w");
-    if (!f) return GROVE_IO_ERROR;
     const double size = 800, margin = 20;
     double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
     size_t stride = pts.stride ? pts.stride : pts.d * grove_dtype_size(pts.dtype), axes = pts.d > 1 ? 2 : 1;
@@ -67,46 +62,33 @@ static grove_status write_plot(const char *path, grove_points pts, const int64_t
             fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.1f\" fill=\"%s\"/>\n", x, y, r, colour);
         }
     fprintf(f, "</svg>\n");
-    if (ferror(f) | fclose(f)) {
-        unlink(temp);
-        return GROVE_IO_ERROR;
-    }
-    if (rename(temp, path) != 0) {
-        unlink(temp);
-        return GROVE_IO_ERROR;
-    }
-    return GROVE_OK;
 }
 
 typedef struct hdbscan_args {
     const char *labels, *probabilities, *scores, *plot, *selection;
     size_t min_cluster_size, min_samples;
     double epsilon;
-    bool have_mcs, have_samples, allow_single;
+    bool have_mcs, allow_single;
 } hdbscan_args;
 
 static bool check_args(const hdbscan_args *a, const char *data, grove_hdbscan_params *params)
 {
-    if (a->have_samples && a->min_samples < 1) {
-        cli_error("hdbscan", "--min-samples must be at least 1, got 0");
-        return false;
-    }
     if (!data || !a->labels || !a->have_mcs) {
         cli_error("hdbscan", "DATA, --min-cluster-size and --labels are required (see --help)");
-        return false;
-    }
-    if (a->min_cluster_size < 2) {
-        cli_error("hdbscan", "--min-cluster-size must be at least 2, got %zu", a->min_cluster_size);
         return false;
     }
     if (strcmp(a->selection, "eom") != 0 && strcmp(a->selection, "leaf") != 0) {
         cli_error("hdbscan", "--selection: expected eom or leaf, got '%s'", a->selection);
         return false;
     }
-    if (a->epsilon < 0) {
-        cli_error("hdbscan", "--epsilon must be >= 0, got %g", a->epsilon);
-        return false;
-    }
+    const cli_path paths[] = {
+        {"DATA", data, CLI_INPUT},
+        {"--labels", a->labels, CLI_OUTPUT_NPY},
+        {"--probabilities", a->probabilities, CLI_OUTPUT_NPY},
+        {"--outlier-scores", a->scores, CLI_OUTPUT_NPY},
+        {"--plot", a->plot, CLI_OUTPUT_SVG},
+    };
+    if (!cli_check_paths("hdbscan", paths, sizeof paths / sizeof paths[0])) return false;
     grove_hdbscan_params_init(params);
     params->min_cluster_size = a->min_cluster_size;
     params->min_samples = a->min_samples;
@@ -122,15 +104,15 @@ int cmd_hdbscan(int argc, char **argv)
     hdbscan_args a = {0};
     a.selection = "eom";
     const cli_opt opts[] = {
-        {"--min-cluster-size", OPT_SIZE, &a.min_cluster_size, &a.have_mcs},
-        {"--min-samples", OPT_SIZE, &a.min_samples, &a.have_samples},
-        {"--selection", OPT_STRING, &a.selection, NULL},
-        {"--epsilon", OPT_DOUBLE, &a.epsilon, NULL},
-        {"--allow-single-cluster", OPT_FLAG, &a.allow_single, NULL},
-        {"--labels", OPT_STRING, &a.labels, NULL},
-        {"--probabilities", OPT_STRING, &a.probabilities, NULL},
-        {"--outlier-scores", OPT_STRING, &a.scores, NULL},
-        {"--plot", OPT_STRING, &a.plot, NULL},
+        {"--min-cluster-size", OPT_SIZE, &a.min_cluster_size, &a.have_mcs, CLI_AT_LEAST(2)},
+        {"--min-samples", OPT_SIZE, &a.min_samples, NULL, CLI_AT_LEAST(1)},
+        {"--selection", OPT_STRING, &a.selection, NULL, CLI_ANY},
+        {"--epsilon", OPT_DOUBLE, &a.epsilon, NULL, CLI_AT_LEAST(0)},
+        {"--allow-single-cluster", OPT_FLAG, &a.allow_single, NULL, CLI_ANY},
+        {"--labels", OPT_STRING, &a.labels, NULL, CLI_ANY},
+        {"--probabilities", OPT_STRING, &a.probabilities, NULL, CLI_ANY},
+        {"--outlier-scores", OPT_STRING, &a.scores, NULL, CLI_ANY},
+        {"--plot", OPT_STRING, &a.plot, NULL, CLI_ANY},
     };
     const char *positional[1];
     size_t npositional;
@@ -145,10 +127,15 @@ int cmd_hdbscan(int argc, char **argv)
     grove_array points = {0}, labels = {0}, probs = {0}, scores = {0};
     grove_points pts;
     double t0 = cli_now();
-    grove_status s = cli_load_points(positional[0], &common, &points);
+    grove_load_info info;
+    grove_status s = cli_load_points(positional[0], &common, &points, &info);
     if (s == GROVE_OK) s = grove_array_points(&points, &pts);
+    if (s != GROVE_OK) {
+        grove_array_free(&points);
+        return cli_fail("hdbscan", s);
+    }
     double io_seconds = cli_now() - t0, seconds = 0;
-    if (s == GROVE_OK) s = grove_array_alloc(&labels, GROVE_INT64, pts.n, 0);
+    s = grove_array_alloc(&labels, GROVE_INT64, pts.n, 0);
     if (s == GROVE_OK) s = grove_array_alloc(&probs, GROVE_FLOAT64, pts.n, 0);
     if (s == GROVE_OK) s = grove_array_alloc(&scores, GROVE_FLOAT64, pts.n, 0);
     size_t clusters = 0;
@@ -165,9 +152,12 @@ int cmd_hdbscan(int argc, char **argv)
         s = cli_outputs_stage(&outs, a.labels, &labels);
         if (s == GROVE_OK && a.probabilities) s = cli_outputs_stage(&outs, a.probabilities, &probs);
         if (s == GROVE_OK && a.scores) s = cli_outputs_stage(&outs, a.scores, &scores);
-        if (s == GROVE_OK && a.plot && write_plot(a.plot, pts, labels.data, clusters) != GROVE_OK) {
-            cli_error("hdbscan", "cannot write the plot %s", a.plot);
-            s = GROVE_IO_ERROR;
+        FILE *plot = NULL;
+        if (s == GROVE_OK && a.plot) s = cli_outputs_text(&outs, a.plot, &plot);
+        if (plot) {
+            write_plot(plot, pts, labels.data, clusters);
+            grove_status c = cli_file_close(plot, a.plot);
+            if (s == GROVE_OK) s = c;
         }
         if (s == GROVE_OK) s = cli_outputs_commit(&outs);
         else cli_outputs_abort(&outs);
@@ -175,7 +165,7 @@ int cmd_hdbscan(int argc, char **argv)
     }
     grove_array *all[] = {&points, &labels, &probs, &scores};
     for (size_t i = 0; i < 4; i++) grove_array_free(all[i]);
-    if (s != GROVE_OK) return s == GROVE_IO_ERROR && !grove_last_error()[0] ? CLI_EXIT_FAIL : cli_fail("hdbscan", s);
+    if (s != GROVE_OK) return cli_fail_on("hdbscan", positional[0], s);
 
     size_t k = params.min_samples ? params.min_samples : params.min_cluster_size;
     if (!common.quiet && !common.json)
@@ -187,6 +177,7 @@ int cmd_hdbscan(int argc, char **argv)
         cli_json j;
         cli_json_begin(&j, "hdbscan");
         cli_json_points(&j, &pts);
+        cli_json_header_line(&j, "header_line", &info);
         cli_json_int(&j, "min_cluster_size", (long long)params.min_cluster_size);
         cli_json_int(&j, "min_samples", (long long)k);
         cli_json_str(&j, "selection", a.selection);

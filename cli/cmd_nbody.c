@@ -24,7 +24,9 @@ static const char usage[] =
     "                    total momentum is conserved to rounding)\n"
     "  --snapshot-every M  write DIR/snap_STEP.npy (and .tipsy, .png) and a checkpoint every M steps\n"
     "  --render          also write a PNG density projection with every snapshot\n"
-    "  --resume          continue from DIR/checkpoint.grove (its parameters win) up to step K\n";
+    "  --resume          continue from DIR/checkpoint.grove (its parameters win) up to step K\n"
+    "DIR is made once the start works. Ctrl-C or SIGTERM stops before the next step; the last\n"
+    "checkpoint stays whole, so --resume continues from it.\n";
 
 typedef struct nbody_args {
     const char *ic, *input, *out;
@@ -55,7 +57,7 @@ static grove_status load_snapshot(const char *path, grove_snapshot *snap)
     grove_status s = grove_npy_read(path, &a);
     if (s != GROVE_OK) return s;
     if (a.dtype != GROVE_FLOAT64 || a.ndim != 2 || a.shape[1] != 7) {
-        cli_error("nbody", "%s: expected (n, 7) float64 rows x y z vx vy vz m", path);
+        cli_note_error("%s: expected (n, 7) float64 rows x y z vx vy vz m", path);
         grove_array_free(&a);
         return GROVE_INVALID_ARGUMENT;
     }
@@ -134,19 +136,21 @@ static grove_status write_outputs(const nbody_args *a, const grove_nbody *sim)
     snprintf(name, sizeof name, "snap_%06llu.npy", (unsigned long long)d.step);
     s = grove_npy_write(out_path(a, path, sizeof path, name), &snap);
     grove_array_free(&snap);
-    if (s == GROVE_OK && a->tipsy) {
+    /* After a signal no more files are begun: the run stops at its next step. */
+    if (s == GROVE_OK && a->tipsy && !cli_interrupted()) {
         snprintf(name, sizeof name, "snap_%06llu.tipsy", (unsigned long long)d.step);
         s = grove_tipsy_write(out_path(a, path, sizeof path, name), n, d.time, x, v, m,
                               grove_nbody_get_params(sim)->gravity.softening, 1);
     }
-    if (s == GROVE_OK && a->render) {
+    if (s == GROVE_OK && a->render && !cli_interrupted()) {
         grove_render_params rp;
         grove_render_params_init(&rp);
         for (int k = 0; k < 3; k++) rp.center[k] = d.com[k];
         snprintf(name, sizeof name, "snap_%06llu.png", (unsigned long long)d.step);
         s = grove_render_png(x, m, n, &rp, out_path(a, path, sizeof path, name));
     }
-    if (s == GROVE_OK) s = grove_nbody_checkpoint_write(sim, out_path(a, path, sizeof path, "checkpoint.grove"));
+    if (s == GROVE_OK && !cli_interrupted())
+        s = grove_nbody_checkpoint_write(sim, out_path(a, path, sizeof path, "checkpoint.grove"));
     return s;
 }
 
@@ -178,10 +182,20 @@ static bool check_args(nbody_args *a)
         cli_error("nbody", "--n N (>= 1) is required with --ic");
         return false;
     }
+    return true;
+}
+
+/* --out, made once the start is known to work; the temporaries of ended
+ * runs in it go (cli_remove_stale). */
+static bool make_out(const nbody_args *a)
+{
     if (mkdir(a->out, 0777) != 0 && errno != EEXIST) {
-        cli_error("nbody", "cannot create %s: %s", a->out, strerror(errno));
+        cli_note_error("cannot create %s: %s", a->out, strerror(errno));
         return false;
     }
+    char path[4096];
+    cli_remove_stale(out_path(a, path, sizeof path, "snap_"), true);
+    cli_remove_stale(out_path(a, path, sizeof path, "checkpoint.grove"), false);
     return true;
 }
 
@@ -230,23 +244,23 @@ int cmd_nbody(int argc, char **argv)
     grove_nbody_params_init(&a.params);
     a.params.gravity.softening = 0.01;
     const cli_opt opts[] = {
-        {"--ic", OPT_STRING, &a.ic, NULL},
-        {"--n", OPT_SIZE, &a.n, NULL},
-        {"--seed", OPT_U64, &a.seed, NULL},
-        {"--input", OPT_STRING, &a.input, NULL},
-        {"--dt", OPT_DOUBLE, &a.params.dt, NULL},
-        {"--eta", OPT_DOUBLE, &a.params.eta, NULL},
-        {"--steps", OPT_U64, &a.steps, &a.have_steps},
-        {"--theta", OPT_DOUBLE, &a.params.gravity.theta, NULL},
-        {"--softening|--eps", OPT_DOUBLE, &a.params.gravity.softening, NULL},
-        {"--G", OPT_DOUBLE, &a.params.gravity.G, NULL},
-        {"--snapshot-every", OPT_SIZE, &a.snapshot_every, NULL},
-        {"--report-every", OPT_SIZE, &a.report_every, NULL},
-        {"--out", OPT_STRING, &a.out, NULL},
-        {"--tipsy", OPT_FLAG, &a.tipsy, NULL},
-        {"--render", OPT_FLAG, &a.render, NULL},
-        {"--resume", OPT_FLAG, &a.resume, NULL},
-        {"--raw-forces", OPT_FLAG, &a.raw_forces, NULL},
+        {"--ic", OPT_STRING, &a.ic, NULL, CLI_ANY},
+        {"--n", OPT_SIZE, &a.n, NULL, CLI_ANY},
+        {"--seed", OPT_U64, &a.seed, NULL, CLI_ANY},
+        {"--input", OPT_STRING, &a.input, NULL, CLI_ANY},
+        {"--dt", OPT_DOUBLE, &a.params.dt, NULL, CLI_ABOVE(0)},
+        {"--eta", OPT_DOUBLE, &a.params.eta, NULL, CLI_AT_LEAST(0)},
+        {"--steps", OPT_U64, &a.steps, &a.have_steps, CLI_ANY},
+        {"--theta", OPT_DOUBLE, &a.params.gravity.theta, NULL, CLI_BETWEEN(0, 1)},
+        {"--softening|--eps", OPT_DOUBLE, &a.params.gravity.softening, NULL, CLI_AT_LEAST(0)},
+        {"--G", OPT_DOUBLE, &a.params.gravity.G, NULL, CLI_ABOVE(0)},
+        {"--snapshot-every", OPT_SIZE, &a.snapshot_every, NULL, CLI_ANY},
+        {"--report-every", OPT_SIZE, &a.report_every, NULL, CLI_ANY},
+        {"--out", OPT_STRING, &a.out, NULL, CLI_ANY},
+        {"--tipsy", OPT_FLAG, &a.tipsy, NULL, CLI_ANY},
+        {"--render", OPT_FLAG, &a.render, NULL, CLI_ANY},
+        {"--resume", OPT_FLAG, &a.resume, NULL, CLI_ANY},
+        {"--raw-forces", OPT_FLAG, &a.raw_forces, NULL, CLI_ANY},
     };
     size_t npositional;
     cli_common common;
@@ -261,13 +275,20 @@ int cmd_nbody(int argc, char **argv)
     double t0 = cli_now();
     grove_status s = start(&a, &options, &sim, &resumed);
     double setup = cli_now() - t0, seconds = 0, io_seconds = 0, e0 = 0;
-    if (s != GROVE_OK) return cli_fail("nbody", s);
+    if (s == GROVE_OK && !make_out(&a)) s = GROVE_IO_ERROR;
+    /* Failures name the file the run started from. */
+    char checkpoint[4096];
+    const char *from = resumed ? out_path(&a, checkpoint, sizeof checkpoint, "checkpoint.grove") : a.input;
+    if (s != GROVE_OK) {
+        grove_nbody_free(sim);
+        return cli_fail_on("nbody", from, s);
+    }
     grove_nbody_diag d0, d;
     s = grove_nbody_diagnostics(sim, &d0);
     if (s == GROVE_OK) s = run(&a, sim, resumed, &options, &common, &seconds, &io_seconds, &e0);
     if (s != GROVE_OK) {
         grove_nbody_free(sim);
-        return cli_fail("nbody", s);
+        return cli_fail_on("nbody", from, s);
     }
     grove_nbody_diagnostics(sim, &d);
     grove_gravity_stats st;
