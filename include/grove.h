@@ -558,15 +558,18 @@ typedef struct grove_join_batch {
     const double *distances;
     int64_t pairs_before;
     int64_t pairs_total; /* pairs of the whole result (from the count pass), the
-                            same in every batch: room for the output can be
-                            checked before the first batch is written */
+                            same in every batch */
 } grove_join_batch;
 
 /* Return 0 to continue; nonzero stops the join with GROVE_CANCELLED. */
 typedef int (*grove_join_batch_fn)(void *user, const grove_join_batch *batch);
 
 /* The whole result, streamed: one count pass, then batches of queries in
- * order, each sized from the counts so the counts (8 bytes per query) and a
+ * order. Between the two, fn is called once with an empty batch
+ * (query_begin = query_end = 0, offsets = {0}, no pairs) carrying
+ * pairs_total, so a caller can refuse a result it has no room for before
+ * any pair is filled (with no queries, that empty batch is the only one).
+ * Each batch is sized from the counts so the counts (8 bytes per query) and a
  * batch's offsets, indices and distances fit in options->memory_budget
  * bytes together (0 = one batch). A single query whose result alone
  * exceeds what is left is refused (GROVE_OVER_BUDGET), naming it. Peak

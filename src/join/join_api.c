@@ -224,6 +224,13 @@ grove_status grove_join_stream(const grove_index *index, const grove_points *que
         if (!offsets || !indices || (want_dist && !distances)) s = GROVE_OUT_OF_MEMORY;
     }
     int64_t before = 0, total = s == GROVE_OK ? sum_counts(counts, nq) : 0;
+    /* The announcement: the result's size before any pair is filled. */
+    if (s == GROVE_OK && nq > 0) {
+        int64_t zero = 0;
+        grove_join_batch sizes = {0, 0, &zero, NULL, NULL, 0, total};
+        if (fn(user, &sizes) != 0)
+            s = grove__fail(GROVE_CANCELLED, "join stream: the batch callback stopped the join before the first batch");
+    }
     for (size_t q0 = 0; s == GROVE_OK && (q0 < nq || (nq == 0 && q0 == 0));) {
         size_t q1 = batch_end(counts, nq, q0, room, want_dist);
         offsets[0] = 0;
