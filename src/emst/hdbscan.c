@@ -4,6 +4,7 @@
  * outlier scores as the `hdbscan` library computes them. */
 #include "hdbscan_internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -202,7 +203,8 @@ grove_status grove_hdbscan(grove_points points, const grove_hdbscan_params *para
     grove_hdbscan_params_init(&p);
     if (params) p = *params;
     grove_status s = check_params(&p);
-    if (s == GROVE_OK) s = grove_points_validate(points);
+    double magnitude = 0;
+    if (s == GROVE_OK) s = grove__points_validate_range(points, grove__options(options).threads, &magnitude);
     if (s != GROVE_OK) return s;
     size_t n = points.n;
     if (n > 0 && !labels) return grove__fail(GROVE_INVALID_ARGUMENT, "HDBSCAN: labels is NULL");
@@ -221,9 +223,16 @@ grove_status grove_hdbscan(grove_points points, const grove_hdbscan_params *para
         return grove__fail(GROVE_TOO_LARGE, "HDBSCAN: n = %zu overflows the address space", n);
     int64_t *e = grove__malloc(bytes, "HDBSCAN MST edges");
     double *w = grove__malloc(m * sizeof *w, "HDBSCAN MST weights");
-    s = e && w ? grove_emst(points, &ep, e, w, options) : GROVE_OUT_OF_MEMORY;
+    int exponent = 0;
+    s = e && w ? grove__emst_scaled(points, magnitude, ep.min_samples, e, w, &exponent, options) : GROVE_OUT_OF_MEMORY;
     if (s == GROVE_OK) {
         grove__progress(options, "hdbscan", 1.0);
+        /* The clustering is the same in the scaled units, with epsilon
+         * scaled alike (kept positive: 0 would turn it off). */
+        if (exponent && p.epsilon > 0) {
+            p.epsilon = ldexp(p.epsilon, -exponent);
+            if (p.epsilon == 0) p.epsilon = DBL_TRUE_MIN;
+        }
         s = from_sorted_mst(n, e, w, &p, labels, probabilities, outlier_scores, clusters);
     }
     grove__free(e);

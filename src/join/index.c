@@ -125,7 +125,7 @@ grove_status grove__index_build(grove_points points, grove_dtype dtype, const si
         grove__tree topo = {0};
         topo.perm = grove__malloc(n * sizeof *topo.perm, "index permutation");
         grove_points split = keys_in ? grove_points_f64(keys_in, n, dims) : points;
-        s = topo.perm ? grove__kdtree_topology(split, leaf, keys_in ? NULL : order, dims, threads, &topo)
+        s = topo.perm ? grove__kdtree_topology(split, 1, leaf, keys_in ? NULL : order, dims, threads, &topo)
                       : GROVE_OUT_OF_MEMORY;
         ix->rows = topo.perm;
         ix->node = topo.node;
