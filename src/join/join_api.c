@@ -118,7 +118,14 @@ static grove_status fill_pass(const grove_index *index, const grove_index *Q, co
     p.offsets = offsets;
     p.indices = indices;
     p.distances = distances;
-    return grove__join_run(index, Q, &p, options, "join fill");
+    grove_status s = grove__join_run(index, Q, &p, options, "join fill");
+    /* Distances come out in the index's scaled units: back to the caller's. */
+    int64_t first = offsets[0], count = offsets[row1 - row0] - first;
+    if (s == GROVE_OK && distances && index->exponent &&
+        grove__range_unscale(distances + first, (size_t)count, index->exponent, grove__options(options).threads))
+        s = grove__fail(GROVE_INVALID_ARGUMENT, "join fill: a distance within eps = %g exceeds the largest double",
+                        params->eps);
+    return s;
 }
 
 grove_status grove_join_fill(const grove_index *index, const grove_points *queries, const grove_join_params *params,
@@ -272,7 +279,7 @@ grove_status grove_join(grove_points data, const grove_points *queries, const gr
     memset(result, 0, sizeof *result);
     grove_index *index = NULL;
     grove_status s = check_join_params(params);
-    if (s == GROVE_OK) s = grove_index_build(data, NULL, options, &index);
+    if (s == GROVE_OK) s = grove__index_build_for(data, queries, NULL, options, &index);
     const grove_index *Q = NULL;
     if (s == GROVE_OK)
         s = grove__queries_prepare(index, queries, params->exclude_self, grove__options(options).threads, &Q);
