@@ -42,7 +42,8 @@ static void write_plot(FILE *f, grove_points pts, const int64_t *labels, size_t 
             lo[j] = v < lo[j] ? v : lo[j];
             hi[j] = v > hi[j] ? v : hi[j];
         }
-    double span = fmax(hi[0] - lo[0], axes > 1 ? hi[1] - lo[1] : 0);
+    /* Halves, so spans near the largest doubles do not overflow. */
+    double span = fmax(hi[0] / 2 - lo[0] / 2, axes > 1 ? hi[1] / 2 - lo[1] / 2 : 0);
     if (!(span > 0)) span = 1;
     double scale = (size - 2 * margin) / span, r = pts.n > 20000 ? 0.8 : pts.n > 2000 ? 1.5 : 3;
     fprintf(f,
@@ -56,7 +57,8 @@ static void write_plot(FILE *f, grove_points pts, const int64_t *labels, size_t 
             if ((labels[i] < 0) != (pass == 0)) continue;
             double v[2] = {0, 0};
             for (size_t j = 0; j < axes; j++) v[j] = coord(pts, stride, i, j);
-            double x = margin + (v[0] - lo[0]) * scale, y = size - margin - (axes > 1 ? (v[1] - lo[1]) * scale : 0);
+            double x = margin + (v[0] / 2 - lo[0] / 2) * scale;
+            double y = size - margin - (axes > 1 ? (v[1] / 2 - lo[1] / 2) * scale : 0);
             const char *colour =
                 labels[i] < 0 ? "#bbbbbb" : palette[(size_t)labels[i] % (sizeof palette / sizeof palette[0])];
             fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.1f\" fill=\"%s\"/>\n", x, y, r, colour);
