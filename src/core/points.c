@@ -49,8 +49,11 @@ size_t grove__points_stride(grove_points points)
  * 32-bit word of its bits with the sign cleared: for float64 the exponent
  * and 20 leading fraction bits, for float32 every bit. Such words order
  * like the magnitudes they truncate, and one at or above the exponent mask
- * is a value that is not finite, so one integer maximum, with no early
- * exit (the loop vectorises), both checks finiteness and measures range. */
+ * is a value that is not finite, so one integer maximum both checks
+ * finiteness and measures range. Eight independent maxima with no early
+ * exit: the loop vectorises, and no chain of compare and select holds it
+ * back (one running maximum took half as long again as the finiteness
+ * check alone on 16384 points in 3-D; eight take the same time). */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define HIGH_WORD 0
 #else
@@ -58,14 +61,22 @@ size_t grove__points_stride(grove_points points)
 #endif
 static inline int32_t run_top(const char *p, size_t count, bool f64)
 {
-    size_t size = f64 ? 8 : 4, at = f64 ? HIGH_WORD : 0;
-    int32_t top = 0;
-    for (size_t i = 0; i < count; i++) {
+    size_t size = f64 ? 8 : 4, at = f64 ? HIGH_WORD : 0, i = 0;
+    int32_t lane[8] = {0, 0, 0, 0, 0, 0, 0, 0}, top = 0;
+    for (; i + 8 <= count; i += 8)
+        for (size_t l = 0; l < 8; l++) {
+            uint32_t w;
+            memcpy(&w, p + size * (i + l) + at, sizeof w);
+            int32_t m = (int32_t)(w & UINT32_C(0x7fffffff));
+            lane[l] = m > lane[l] ? m : lane[l];
+        }
+    for (; i < count; i++) {
         uint32_t w;
         memcpy(&w, p + size * i + at, sizeof w);
         int32_t m = (int32_t)(w & UINT32_C(0x7fffffff));
         top = m > top ? m : top;
     }
+    for (size_t l = 0; l < 8; l++) top = lane[l] > top ? lane[l] : top;
     return top;
 }
 
