@@ -314,6 +314,11 @@ GROVE_API grove_status grove_gen(const grove_gen_params *params, double *out,
  * double); indices still refer to the input rows and ball statistics are of
  * the unrotated points.
  *
+ * Range: where a spread would overflow (float64 coordinates near the
+ * largest doubles), the splits are decided on the points times the largest
+ * power of two that keeps every spread finite (exact), so spreads compare
+ * as in exact arithmetic; that costs a copy of n d doubles.
+ *
  * Cost: O(m log m (d + c)) time per batch; extra memory O(n d) for working
  * copies of the coordinates and indices (56-84 bytes a point for float64 in
  * 3 dimensions, plus O(largest batch) per thread; docs/balltree.md has the
@@ -363,7 +368,10 @@ GROVE_API grove_status grove_balltree_ball_count(size_t n, const grove_balltree_
 /* Centroid (balls x d, double) and radius (max distance from the centroid,
  * balls) of every node at `level`, batches in ascending id, nodes left to
  * right, padding excluded, computed in double on the unrotated points from
- * the output of grove_balltree_build with the same params. */
+ * the output of grove_balltree_build with the same params. Range: summed
+ * on the points times a power of two where squares would overflow or
+ * underflow, and scaled back (exact); a radius beyond the largest double
+ * is refused (GROVE_INVALID_ARGUMENT naming the ball). */
 GROVE_API grove_status grove_balltree_ball_stats(grove_points points,
                                                  const grove_balltree_params *params,
                                                  const int64_t *indices, const uint8_t *mask,
@@ -410,6 +418,17 @@ GROVE_API grove_status grove_rotation_random(size_t d, uint64_t seed, double *ro
  * points, and the result is bit-identical for any thread count. Distances
  * are computed in the input dtype (squared, summed over axes in order) and
  * the weights are their square roots in double.
+ *
+ * Range: where squared distances would overflow or underflow (float64
+ * coordinates beyond about 1e153 or below about 7e-139, float32 beyond
+ * about 2e18 or below about 9e-13), the points are scaled by one power of
+ * two chosen from the largest |coordinate| and the weights scaled back,
+ * both exactly: the output on 2^k x is 2^k times the output on x, and
+ * ordinary data are not scaled. Distances below the resolution of the
+ * scaled arithmetic (points far smaller than the largest) compare as
+ * ties, broken by row. A weight or core distance beyond the largest double
+ * is refused (GROVE_INVALID_ARGUMENT, naming it); HDBSCAN* works in the
+ * scaled units and needs no such refusal.
  *
  * Cost: O(n log n) expected for low-dimensional data; about 100 bytes per
  * point of working memory plus the index (see docs/emst.md).
@@ -489,6 +508,17 @@ GROVE_API grove_status grove_hdbscan_from_mst(size_t n, const int64_t *edges, co
  * the exact answer for integer-valued data; otherwise a pair within one
  * rounding of the boundary may go either way, as in any floating-point
  * tool. Queries of the other dtype are converted to the index's dtype.
+ *
+ * Range: where squared distances (or the variances over n points) would
+ * overflow or underflow, the index holds the points times one power of two
+ * chosen from the data's largest |coordinate| (grove_join and grove_knn:
+ * the data's and the queries'), eps is scaled alike and distances scaled
+ * back, all exactly: results on 2^k x with 2^k eps are those on x and eps,
+ * distances 2^k times. Distances below the resolution of the scaled
+ * arithmetic compare as ties (0 against eps^2; kNN by row). Queries whose
+ * squared distances to the data could overflow in the index's scale, and
+ * kNN distances beyond the largest double, are refused
+ * (GROVE_INVALID_ARGUMENT).
  *
  * A handle is immutable after build: queries on one handle may run from
  * several threads at once. Memory: a copy of the points (n d elements of
