@@ -1,5 +1,6 @@
-/* Command-line option parsing with strict number checks: a bad value is a
- * usage error that names the option and the text given. */
+/* Command-line option parsing with strict number checks: a bad value, or
+ * one outside the option's range, is a usage error that names the option
+ * and the text given. */
 #include "cli.h"
 
 #include <errno.h>
@@ -23,14 +24,11 @@ bool cli_help(int argc, char **argv, const char *usage)
 {
     if (argc == 0 || (strcmp(argv[0], "--help") != 0 && strcmp(argv[0], "-h") != 0)) return false;
     fputs(usage, stdout);
+    fputs("Outputs (.npy) appear only when complete; an output may not be an input or another output.\n"
+          "Exit status: 0 done, 1 failed while running, 2 usage error (flag, value or path), 130/143 after\n"
+          "SIGINT/SIGTERM (unfinished outputs removed). Errors are one line naming the file.\n",
+          stdout);
     return true;
-}
-
-int cli_fail(const char *command, grove_status status)
-{
-    const char *detail = grove_last_error();
-    cli_error(command, "%s", detail[0] ? detail : grove_status_str(status));
-    return CLI_EXIT_FAIL;
 }
 
 /* True when `name` is one of the '|'-separated spellings in `spec`. */
@@ -119,6 +117,37 @@ static const char *kind_text(cli_opt_kind kind)
     }
 }
 
+/* The stored value of a number option, for its range. */
+static double stored_value(const cli_opt *opt)
+{
+    switch (opt->kind) {
+    case OPT_SIZE:
+    case OPT_BYTES: return (double)*(const size_t *)opt->dest;
+    case OPT_U64: return (double)*(const uint64_t *)opt->dest;
+    case OPT_INT: return (double)*(const int *)opt->dest;
+    case OPT_DOUBLE: return *(const double *)opt->dest;
+    default: return 0;
+    }
+}
+
+static bool in_range(const cli_opt *opt)
+{
+    const cli_range *r = &opt->range;
+    double v = stored_value(opt);
+    return !r->set || ((r->above ? v > r->lo : v >= r->lo) && v <= r->hi);
+}
+
+/* What the option accepts, in words: "a whole number in 1..64". */
+static void expected_text(const cli_opt *opt, char *buf, size_t cap)
+{
+    const cli_range *r = &opt->range;
+    const char *what = opt->kind == OPT_DOUBLE ? "a number" : "a whole number";
+    if (!r->set) snprintf(buf, cap, "%s", kind_text(opt->kind));
+    else if (isinf(r->hi)) snprintf(buf, cap, "%s %s %g", what, r->above ? ">" : ">=", r->lo);
+    else if (opt->kind == OPT_DOUBLE) snprintf(buf, cap, "%s in [%g, %g]", what, r->lo, r->hi);
+    else snprintf(buf, cap, "%s in %g..%g", what, r->lo, r->hi);
+}
+
 bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, size_t nopts,
                const char **positional, size_t max_positional, size_t *npositional, cli_common *common)
 {
@@ -130,13 +159,13 @@ bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, 
     common->dtype = "float64";
     bool progress_on = false, progress_off = false;
     const cli_opt shared[] = {
-        {"--threads", OPT_INT, &common->threads, NULL},
-        {"--json", OPT_FLAG, &common->json, NULL},
-        {"--quiet|-q", OPT_FLAG, &common->quiet, NULL},
-        {"--progress", OPT_FLAG, &progress_on, NULL},
-        {"--no-progress", OPT_FLAG, &progress_off, NULL},
-        {"--dims", OPT_SIZE, &common->dims, NULL},
-        {"--dtype", OPT_STRING, &common->dtype, NULL},
+        {"--threads", OPT_INT, &common->threads, NULL, CLI_AT_LEAST(0)},
+        {"--json", OPT_FLAG, &common->json, NULL, CLI_ANY},
+        {"--quiet|-q", OPT_FLAG, &common->quiet, NULL, CLI_ANY},
+        {"--progress", OPT_FLAG, &progress_on, NULL, CLI_ANY},
+        {"--no-progress", OPT_FLAG, &progress_off, NULL, CLI_ANY},
+        {"--dims", OPT_SIZE, &common->dims, NULL, CLI_ANY},
+        {"--dtype", OPT_STRING, &common->dtype, NULL, CLI_ANY},
     };
     *npositional = 0;
     bool only_positional = false;
@@ -184,15 +213,13 @@ bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, 
             cli_error(command, "%s needs a value", name);
             return false;
         }
-        if (!store(opt, value)) {
-            cli_error(command, "%s: expected %s, got '%s'", name, kind_text(opt->kind), value);
+        if (!store(opt, value) || !in_range(opt)) {
+            char expected[96];
+            expected_text(opt, expected, sizeof expected);
+            cli_error(command, "%s: expected %s, got '%s'", name, expected, value);
             return false;
         }
         if (opt->seen) *opt->seen = true;
-    }
-    if (common->threads < 0) {
-        cli_error(command, "--threads: expected a whole number >= 0, got %d", common->threads);
-        return false;
     }
     if (strcmp(common->dtype, "float64") != 0 && strcmp(common->dtype, "float32") != 0) {
         cli_error(command, "--dtype: expected float32 or float64, got '%s'", common->dtype);

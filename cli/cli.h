@@ -6,12 +6,15 @@
 
 #include "grove.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-/* Exit statuses: 0 success, 1 a failure while running, 2 a usage error. */
+/* Exit statuses: 0 success, 1 a failure while running, 2 a usage error
+ * (a bad flag, a bad flag value, paths that cannot work), 128 + the
+ * signal after SIGINT (130) or SIGTERM (143). */
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
 
 typedef enum {
@@ -24,11 +27,23 @@ typedef enum {
     OPT_BYTES   /* size_t with optional K/M/G suffix (powers of 1024) */
 } cli_opt_kind;
 
+/* The values a number option accepts besides its kind's: lo..hi
+ * inclusive, lo itself excluded when `above`; `set` false: any. */
+typedef struct cli_range {
+    bool set, above;
+    double lo, hi;
+} cli_range;
+#define CLI_ANY {false, false, 0, 0}
+#define CLI_AT_LEAST(x) {true, false, (x), HUGE_VAL}
+#define CLI_ABOVE(x) {true, true, (x), HUGE_VAL}
+#define CLI_BETWEEN(lo, hi) {true, false, (lo), (hi)}
+
 typedef struct cli_opt {
     const char *name;  /* "--levels" (a second spelling may follow after '|': "-o|--output") */
     cli_opt_kind kind;
     void *dest;
     bool *seen;        /* optional: set when the option was given */
+    cli_range range;   /* a value outside it is a usage error */
 } cli_opt;
 
 /* Flags every command takes (DESIGN.md): filled by cli_parse. */
@@ -52,14 +67,53 @@ bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, 
  * help (--help or -h); the command then exits with CLI_EXIT_OK. */
 bool cli_help(int argc, char **argv, const char *usage);
 
-/* Print "grove COMMAND: message" to stderr (printf-style). */
+/* Print "grove COMMAND: message" to stderr (printf-style): the one line
+ * of a usage error. */
 void cli_error(const char *command, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* Print the library's last error for a failed call and return CLI_EXIT_FAIL. */
+/* Keep the message of a failure while running (one line, without the
+ * "grove COMMAND: " prefix) for cli_fail to print. Only the first is kept:
+ * what fails after it follows from it. */
+void cli_note_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* Print the one line of a failed run and return its exit status: after a
+ * signal "interrupted by SIGINT" (128 + the signal); otherwise the noted
+ * message, or else the library's last error (CLI_EXIT_FAIL). */
 int cli_fail(const char *command, grove_status status);
+/* The same for a computation on the input file `path`: the line names it
+ * (unless the message already does). */
+int cli_fail_on(const char *command, const char *path, grove_status status);
+
+/* SIGINT and SIGTERM: the first raises the cancel flag that cli_options
+ * hands to the library (which stops between batches or steps), so the
+ * command removes its temporaries and exits with 128 + the signal; a
+ * second signal ends grove at once (the default action). */
+void cli_signals_install(void);
+/* The signal received so far (SIGINT or SIGTERM), or 0. */
+int cli_interrupted(void);
+/* main's exit status for a command that returned rc: 128 + the signal
+ * after one (printing the interrupted line if the command did not). */
+int cli_exit_status(const char *command, int rc);
+
+/* Files a command names, checked before any work (cli_check_paths). */
+typedef enum { CLI_INPUT, CLI_OUTPUT_NPY, CLI_OUTPUT_SVG } cli_path_kind;
+typedef struct cli_path {
+    const char *flag; /* "--indices", or "DATA" for a positional argument */
+    const char *path; /* NULL: not given, skipped */
+    cli_path_kind kind;
+} cli_path;
+/* A usage error (printed; false) for an output whose suffix is not the
+ * format grove writes there (.npy, .svg), two outputs at one file, or an
+ * output that is an input: the same file (device and inode) when it
+ * exists, or the same path once "." and ".." and the folder's links are
+ * resolved. Both flags are named. */
+bool cli_check_paths(const char *command, const cli_path *paths, size_t count);
 
 /* Options for library calls from the common flags (threads, progress bar). */
 grove_options cli_options(const cli_common *common);
@@ -69,8 +123,9 @@ double cli_now(void);
 /* Peak resident set size of this process in bytes. */
 size_t cli_peak_rss(void);
 
-/* Load points (npy/csv/raw by extension, see grove_points_load). */
-grove_status cli_load_points(const char *path, const cli_common *common, grove_array *out);
+/* Load points (npy/csv/raw by extension, see grove_points_load_info);
+ * info may be NULL. */
+grove_status cli_load_points(const char *path, const cli_common *common, grove_array *out, grove_load_info *info);
 
 /* Outputs are staged: each array is written to a temporary name next to its
  * destination, and only cli_outputs_commit renames them all into place, so
@@ -81,8 +136,22 @@ typedef struct cli_outputs {
     char *temp_path[16];
 } cli_outputs;
 grove_status cli_outputs_stage(cli_outputs *outs, const char *path, const grove_array *array);
+/* A staged text output: *f is open for writing on its temporary file;
+ * close it with cli_file_close before committing or aborting. */
+grove_status cli_outputs_text(cli_outputs *outs, const char *path, FILE **f);
+/* Flush and close a file written for the output `path`; an error is noted
+ * (cli_note_error) naming path. */
+grove_status cli_file_close(FILE *f, const char *path);
+/* Rename every staged output into place; after a signal, abort instead
+ * (GROVE_CANCELLED). Both free the list. */
 grove_status cli_outputs_commit(cli_outputs *outs);
 void cli_outputs_abort(cli_outputs *outs);
+/* Remove the temporaries that runs which have ended left beside path
+ * (PATH.grove-partial.PID and the library's PATH.tmp.PID.N, for process
+ * ids that no process holds now). With `prefix`, those of every file in
+ * path's folder whose name starts with path's last part. Staging an output
+ * does this for its path. */
+void cli_remove_stale(const char *path, bool prefix);
 
 /* A staged .npy output written in pieces (rows of cols values, cols 0 for
  * 1-D) when the row count is not known at the start: the header is
@@ -97,6 +166,11 @@ typedef struct cli_stream {
 grove_status cli_outputs_stream(cli_outputs *outs, const char *path, grove_dtype dtype, size_t cols, cli_stream *st);
 grove_status cli_stream_write(cli_stream *st, const void *data, size_t rows);
 grove_status cli_stream_close(cli_stream *st);
+/* Before streams grow to rows[k] rows each: refuse (GROVE_IO_ERROR, noted)
+ * when the file systems they are on have less room free than they still
+ * need, saying how much is needed and how much is free. Streams without a
+ * file are skipped. */
+grove_status cli_streams_check_space(cli_stream *const *streams, const size_t *rows, size_t count);
 
 /* The --json summary: one object on one line. Keys are added in order. */
 typedef struct cli_json {
@@ -110,6 +184,8 @@ void cli_json_int(cli_json *j, const char *key, long long value);
 void cli_json_bool(cli_json *j, const char *key, bool value);
 /* The input's sizes: n, d and dtype. */
 void cli_json_points(cli_json *j, const grove_points *points);
+/* For a text input, `key`: the line taken as its header, or null. */
+void cli_json_header_line(cli_json *j, const char *key, const grove_load_info *info);
 /* Adds seconds, io_seconds, threads and peak_rss_bytes, closes the object,
  * prints it as the last line of stdout and frees it. */
 void cli_json_finish(cli_json *j, double seconds, double io_seconds, int threads);

@@ -3,6 +3,7 @@
  *                [--verify] [--json] */
 #include "cli.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +35,9 @@ static int load_batch(const char *path, size_t n, grove_array *out)
     if (s != GROVE_OK) return cli_fail("balltree", s);
     if ((out->dtype != GROVE_INT64 && out->dtype != GROVE_INT32) || grove_array_count(out) != n ||
         (out->ndim == 2 && out->shape[1] != 1)) {
-        cli_error("balltree", "%s: batch ids must be (%zu,) int32 or int64, got %s with %zu entries", path, n,
-                  grove_dtype_name(out->dtype), grove_array_count(out));
-        return CLI_EXIT_FAIL;
+        cli_note_error("%s: batch ids must be (%zu,) int32 or int64, got %s with %zu entries", path, n,
+                       grove_dtype_name(out->dtype), grove_array_count(out));
+        return cli_fail("balltree", GROVE_INVALID_ARGUMENT);
     }
     if (out->dtype == GROVE_INT32) {
         grove_array wide = {0};
@@ -46,6 +47,13 @@ static int load_batch(const char *path, size_t n, grove_array *out)
         grove_array_free(out);
         *out = wide;
     }
+    /* Checked here too, so the message names this file. */
+    const int64_t *id = out->data;
+    for (size_t i = 0; i < n; i++)
+        if (id[i] < 0) {
+            cli_note_error("%s: batch id %lld at index %zu is negative", path, (long long)id[i], i);
+            return cli_fail("balltree", GROVE_INVALID_ARGUMENT);
+        }
     return CLI_EXIT_OK;
 }
 
@@ -53,10 +61,6 @@ static bool check_args(const balltree_args *a)
 {
     if (!a->data || !a->indices) {
         cli_error("balltree", "DATA and --indices are required (see --help)");
-        return false;
-    }
-    if (a->have_levels && a->levels < 0) {
-        cli_error("balltree", "--levels must be >= 0, got %d", a->levels);
         return false;
     }
     if (a->have_rotate && a->rotation) {
@@ -71,7 +75,13 @@ static bool check_args(const balltree_args *a)
         cli_error("balltree", "--level J needs --centers and/or --radii to write");
         return false;
     }
-    return true;
+    const cli_path paths[] = {
+        {"DATA", a->data, CLI_INPUT},          {"--batch", a->batch, CLI_INPUT},
+        {"--rotation", a->rotation, CLI_INPUT}, {"--indices", a->indices, CLI_OUTPUT_NPY},
+        {"--mask", a->mask, CLI_OUTPUT_NPY},   {"--centers", a->centers, CLI_OUTPUT_NPY},
+        {"--radii", a->radii, CLI_OUTPUT_NPY},
+    };
+    return cli_check_paths("balltree", paths, sizeof paths / sizeof paths[0]);
 }
 
 /* Everything the run holds, freed in one place. */
@@ -86,9 +96,10 @@ static void run_free(balltree_run *r)
 }
 
 /* Loads the inputs named by the arguments (points, batch ids, rotation). */
-static int load_inputs(const balltree_args *a, const cli_common *common, balltree_run *r, grove_points *pts)
+static int load_inputs(const balltree_args *a, const cli_common *common, balltree_run *r, grove_points *pts,
+                       grove_load_info *info)
 {
-    grove_status s = cli_load_points(a->data, common, &r->points);
+    grove_status s = cli_load_points(a->data, common, &r->points, info);
     if (s == GROVE_OK) s = grove_array_points(&r->points, pts);
     if (s != GROVE_OK) return cli_fail("balltree", s);
     if (a->batch) {
@@ -100,9 +111,15 @@ static int load_inputs(const balltree_args *a, const cli_common *common, balltre
         if (s != GROVE_OK) return cli_fail("balltree", s);
         if (r->rotation.dtype != GROVE_FLOAT64 || r->rotation.ndim != 2 || r->rotation.shape[0] != pts->d ||
             r->rotation.shape[1] != pts->d) {
-            cli_error("balltree", "%s: rotation must be a (%zu, %zu) float64 matrix", a->rotation, pts->d, pts->d);
-            return CLI_EXIT_FAIL;
+            cli_note_error("%s: rotation must be a (%zu, %zu) float64 matrix", a->rotation, pts->d, pts->d);
+            return cli_fail("balltree", GROVE_INVALID_ARGUMENT);
         }
+        const double *m = r->rotation.data;
+        for (size_t k = 0; k < pts->d * pts->d; k++)
+            if (!isfinite(m[k])) {
+                cli_note_error("%s: rotation[%zu][%zu] is not finite", a->rotation, k / pts->d, k % pts->d);
+                return cli_fail("balltree", GROVE_INVALID_ARGUMENT);
+            }
     }
     return CLI_EXIT_OK;
 }
@@ -120,16 +137,16 @@ int cmd_balltree(int argc, char **argv)
     if (cli_help(argc, argv, usage)) return CLI_EXIT_OK;
     balltree_args a = {0};
     const cli_opt opts[] = {
-        {"--batch", OPT_STRING, &a.batch, NULL},
-        {"--levels", OPT_INT, &a.levels, &a.have_levels},
-        {"--rotate", OPT_U64, &a.rotate_seed, &a.have_rotate},
-        {"--rotation", OPT_STRING, &a.rotation, NULL},
-        {"--indices", OPT_STRING, &a.indices, NULL},
-        {"--mask", OPT_STRING, &a.mask, NULL},
-        {"--centers", OPT_STRING, &a.centers, NULL},
-        {"--radii", OPT_STRING, &a.radii, NULL},
-        {"--level", OPT_INT, &a.level, &a.have_level},
-        {"--verify", OPT_FLAG, &a.verify, NULL},
+        {"--batch", OPT_STRING, &a.batch, NULL, CLI_ANY},
+        {"--levels", OPT_INT, &a.levels, &a.have_levels, CLI_AT_LEAST(0)},
+        {"--rotate", OPT_U64, &a.rotate_seed, &a.have_rotate, CLI_ANY},
+        {"--rotation", OPT_STRING, &a.rotation, NULL, CLI_ANY},
+        {"--indices", OPT_STRING, &a.indices, NULL, CLI_ANY},
+        {"--mask", OPT_STRING, &a.mask, NULL, CLI_ANY},
+        {"--centers", OPT_STRING, &a.centers, NULL, CLI_ANY},
+        {"--radii", OPT_STRING, &a.radii, NULL, CLI_ANY},
+        {"--level", OPT_INT, &a.level, &a.have_level, CLI_AT_LEAST(0)},
+        {"--verify", OPT_FLAG, &a.verify, NULL, CLI_ANY},
     };
     const char *positional[1];
     size_t npositional;
@@ -144,7 +161,8 @@ int cmd_balltree(int argc, char **argv)
     balltree_run r = {0};
     grove_points pts;
     double t0 = cli_now();
-    int rc = load_inputs(&a, &common, &r, &pts);
+    grove_load_info load;
+    int rc = load_inputs(&a, &common, &r, &pts, &load);
     double io_seconds = cli_now() - t0;
     if (rc != CLI_EXIT_OK) {
         run_free(&r);
@@ -182,7 +200,7 @@ int cmd_balltree(int argc, char **argv)
     if (s == GROVE_OK && a.verify) s = grove_balltree_check(pts, &params, r.indices.data, r.mask.data, &options);
     if (s != GROVE_OK) {
         run_free(&r);
-        return cli_fail("balltree", s);
+        return cli_fail_on("balltree", a.data, s);
     }
 
     int max_levels = 0;
@@ -216,6 +234,7 @@ int cmd_balltree(int argc, char **argv)
         cli_json j;
         cli_json_begin(&j, "balltree");
         cli_json_points(&j, &pts);
+        cli_json_header_line(&j, "header_line", &load);
         cli_json_int(&j, "batches", (long long)batches);
         cli_json_int(&j, "slots", (long long)slots);
         cli_json_int(&j, a.have_levels ? "partition_levels" : "max_levels", max_levels);

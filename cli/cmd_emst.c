@@ -18,9 +18,9 @@ int cmd_emst(int argc, char **argv)
     const char *edges_path = NULL, *weights_path = NULL;
     size_t k = 1;
     const cli_opt opts[] = {
-        {"--mutual-reachability", OPT_SIZE, &k, NULL},
-        {"--edges", OPT_STRING, &edges_path, NULL},
-        {"--weights", OPT_STRING, &weights_path, NULL},
+        {"--mutual-reachability", OPT_SIZE, &k, NULL, CLI_AT_LEAST(1)},
+        {"--edges", OPT_STRING, &edges_path, NULL, CLI_ANY},
+        {"--weights", OPT_STRING, &weights_path, NULL, CLI_ANY},
     };
     const char *positional[1];
     size_t npositional;
@@ -31,21 +31,28 @@ int cmd_emst(int argc, char **argv)
         cli_error("emst", "DATA, --edges and --weights are required (see --help)");
         return CLI_EXIT_USAGE;
     }
-    if (k < 1) {
-        cli_error("emst", "--mutual-reachability must be at least 1, got 0");
-        return CLI_EXIT_USAGE;
-    }
+    const cli_path paths[] = {
+        {"DATA", positional[0], CLI_INPUT},
+        {"--edges", edges_path, CLI_OUTPUT_NPY},
+        {"--weights", weights_path, CLI_OUTPUT_NPY},
+    };
+    if (!cli_check_paths("emst", paths, sizeof paths / sizeof paths[0])) return CLI_EXIT_USAGE;
 
     grove_options options = cli_options(&common);
     int threads = grove_options_threads(&options);
     grove_array points = {0}, edges = {0}, weights = {0};
     grove_points pts;
     double t0 = cli_now();
-    grove_status s = cli_load_points(positional[0], &common, &points);
+    grove_load_info info;
+    grove_status s = cli_load_points(positional[0], &common, &points, &info);
     if (s == GROVE_OK) s = grove_array_points(&points, &pts);
+    if (s != GROVE_OK) {
+        grove_array_free(&points);
+        return cli_fail("emst", s);
+    }
     double io_seconds = cli_now() - t0, seconds = 0;
-    size_t m = s == GROVE_OK && pts.n > 1 ? pts.n - 1 : 0;
-    if (s == GROVE_OK) s = grove_array_alloc(&edges, GROVE_INT64, m, 2);
+    size_t m = pts.n > 1 ? pts.n - 1 : 0;
+    s = grove_array_alloc(&edges, GROVE_INT64, m, 2);
     if (s == GROVE_OK) s = grove_array_alloc(&weights, GROVE_FLOAT64, m, 0);
     if (s == GROVE_OK) {
         grove_emst_params params;
@@ -69,7 +76,7 @@ int cmd_emst(int argc, char **argv)
     grove_array_free(&edges);
     grove_array_free(&weights);
     grove_array_free(&points);
-    if (s != GROVE_OK) return cli_fail("emst", s);
+    if (s != GROVE_OK) return cli_fail_on("emst", positional[0], s);
 
     if (!common.quiet && !common.json)
         printf("emst: %zu points in %zu dims%s -> %zu edges, total weight %.9g, in %.3f s on %d thread%s\n", pts.n,
@@ -78,6 +85,7 @@ int cmd_emst(int argc, char **argv)
         cli_json j;
         cli_json_begin(&j, "emst");
         cli_json_points(&j, &pts);
+        cli_json_header_line(&j, "header_line", &info);
         cli_json_int(&j, "min_samples", (long long)k);
         cli_json_int(&j, "edges", (long long)m);
         cli_json_num(&j, "total_weight", total);

@@ -38,10 +38,13 @@ int cmd_gen(int argc, char **argv)
     const char *out = NULL;
     bool as_float32 = false, have_n = false, have_d = false;
     const cli_opt opts[] = {
-        {"--n", OPT_SIZE, &p.n, &have_n},         {"--dims|-d", OPT_SIZE, &p.d, &have_d},
-        {"--rate", OPT_DOUBLE, &p.rate, NULL},    {"--centers", OPT_SIZE, &p.centers, NULL},
-        {"--seed", OPT_U64, &p.seed, NULL},       {"-o|--output", OPT_STRING, &out, NULL},
-        {"--float32", OPT_FLAG, &as_float32, NULL},
+        {"--n", OPT_SIZE, &p.n, &have_n, CLI_ANY},
+        {"--dims|-d", OPT_SIZE, &p.d, &have_d, CLI_AT_LEAST(1)},
+        {"--rate", OPT_DOUBLE, &p.rate, NULL, CLI_ABOVE(0)},
+        {"--centers", OPT_SIZE, &p.centers, NULL, CLI_AT_LEAST(1)},
+        {"--seed", OPT_U64, &p.seed, NULL, CLI_ANY},
+        {"-o|--output", OPT_STRING, &out, NULL, CLI_ANY},
+        {"--float32", OPT_FLAG, &as_float32, NULL, CLI_ANY},
     };
     const char *positional[1];
     size_t npositional;
@@ -56,10 +59,8 @@ int cmd_gen(int argc, char **argv)
         cli_error("gen", "--n, --dims and -o are required");
         return CLI_EXIT_USAGE;
     }
-    if (p.d == 0) {
-        cli_error("gen", "--dims must be at least 1");
-        return CLI_EXIT_USAGE;
-    }
+    const cli_path paths[] = {{"-o", out, CLI_OUTPUT_NPY}};
+    if (!cli_check_paths("gen", paths, 1)) return CLI_EXIT_USAGE;
     grove_options options = cli_options(&common);
     grove_array data = {0};
     grove_status s = grove_array_alloc(&data, GROVE_FLOAT64, p.n, p.d);
@@ -83,7 +84,10 @@ int cmd_gen(int argc, char **argv)
         return cli_fail("gen", s);
     }
     double t1 = cli_now();
-    s = grove_npy_write(out, &data);
+    cli_outputs outs = {0};
+    s = cli_outputs_stage(&outs, out, &data);
+    if (s == GROVE_OK) s = cli_outputs_commit(&outs);
+    else cli_outputs_abort(&outs);
     double io_seconds = cli_now() - t1;
     grove_array_free(&data);
     if (s != GROVE_OK) return cli_fail("gen", s);

@@ -39,13 +39,13 @@ int cmd_gravity(int argc, char **argv)
     grove_gravity_params_init(&params);
     const char *acc_path = NULL, *pot_path = NULL;
     const cli_opt opts[] = {
-        {"--theta", OPT_DOUBLE, &params.theta, NULL},
-        {"--softening|--eps", OPT_DOUBLE, &params.softening, NULL},
-        {"--G", OPT_DOUBLE, &params.G, NULL},
-        {"--leaf-size", OPT_SIZE, &params.leaf_size, NULL},
-        {"--group-size", OPT_SIZE, &params.group_size, NULL},
-        {"--acc", OPT_STRING, &acc_path, NULL},
-        {"--pot", OPT_STRING, &pot_path, NULL},
+        {"--theta", OPT_DOUBLE, &params.theta, NULL, CLI_BETWEEN(0, 1)},
+        {"--softening|--eps", OPT_DOUBLE, &params.softening, NULL, CLI_AT_LEAST(0)},
+        {"--G", OPT_DOUBLE, &params.G, NULL, CLI_ABOVE(0)},
+        {"--leaf-size", OPT_SIZE, &params.leaf_size, NULL, CLI_BETWEEN(1, 64)},
+        {"--group-size", OPT_SIZE, &params.group_size, NULL, CLI_BETWEEN(1, 256)},
+        {"--acc", OPT_STRING, &acc_path, NULL, CLI_ANY},
+        {"--pot", OPT_STRING, &pot_path, NULL, CLI_ANY},
     };
     const char *positional[1];
     size_t npositional;
@@ -56,21 +56,27 @@ int cmd_gravity(int argc, char **argv)
         cli_error("gravity", "IN.npy and --acc are required (see --help)");
         return CLI_EXIT_USAGE;
     }
+    const cli_path paths[] = {
+        {"IN", positional[0], CLI_INPUT},
+        {"--acc", acc_path, CLI_OUTPUT_NPY},
+        {"--pot", pot_path, CLI_OUTPUT_NPY},
+    };
+    if (!cli_check_paths("gravity", paths, sizeof paths / sizeof paths[0])) return CLI_EXIT_USAGE;
     grove_options options = cli_options(&common);
     int threads = grove_options_threads(&options);
     grove_array in = {0}, pos = {0}, mass = {0}, acc = {0}, pot = {0};
     double t0 = cli_now();
     grove_status s = grove_npy_read(positional[0], &in);
     double io_seconds = cli_now() - t0, seconds = 0;
-    if (s == GROVE_OK && ((in.dtype != GROVE_FLOAT64 && in.dtype != GROVE_FLOAT32) || in.ndim != 2 ||
-                          in.shape[1] != 4)) {
-        cli_error("gravity", "%s: expected an (n, 4) float64 or float32 array of x, y, z, m; got %s with shape (%zu, %zu)",
-                  positional[0], grove_dtype_name(in.dtype), in.shape[0], in.ndim == 2 ? in.shape[1] : 0);
+    if (s != GROVE_OK) return cli_fail("gravity", s);
+    if ((in.dtype != GROVE_FLOAT64 && in.dtype != GROVE_FLOAT32) || in.ndim != 2 || in.shape[1] != 4) {
+        cli_note_error("%s: expected an (n, 4) float64 or float32 array of x, y, z, m; got %s with shape (%zu, %zu)",
+                       positional[0], grove_dtype_name(in.dtype), in.shape[0], in.ndim == 2 ? in.shape[1] : 0);
         grove_array_free(&in);
-        return CLI_EXIT_FAIL;
+        return cli_fail("gravity", GROVE_INVALID_ARGUMENT);
     }
-    size_t n = s == GROVE_OK ? in.shape[0] : 0;
-    if (s == GROVE_OK) s = split_input(&in, &pos, &mass);
+    size_t n = in.shape[0];
+    s = split_input(&in, &pos, &mass);
     if (s == GROVE_OK) s = grove_array_alloc(&acc, GROVE_FLOAT64, n, 3);
     if (s == GROVE_OK && pot_path) s = grove_array_alloc(&pot, GROVE_FLOAT64, n, 0);
     grove_gravity_stats stats = {0};
@@ -90,7 +96,7 @@ int cmd_gravity(int argc, char **argv)
     }
     grove_array *all[] = {&in, &pos, &mass, &acc, &pot};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) grove_array_free(all[k]);
-    if (s != GROVE_OK) return cli_fail("gravity", s);
+    if (s != GROVE_OK) return cli_fail_on("gravity", positional[0], s);
 
     double inter = stats.particle_interactions + stats.cell_interactions;
     double per = n ? inter / (double)n : 0, rate = seconds > 0 ? (double)n / seconds : 0;

@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char usage[] =
     "usage: grove hdbscan DATA --min-cluster-size M [--min-samples K] [--selection eom|leaf]\n"
@@ -46,13 +45,9 @@ static double coord(grove_points pts, size_t stride, size_t i, size_t j)
                                       : ((const float *)(const void *)row)[j];
 }
 
-/* Write the SVG to a temporary name, then rename (no partial file). */
-static grove_status write_plot(const char *path, grove_points pts, const int64_t *labels, size_t clusters)
+/* The SVG picture, into f. */
+static void write_plot(FILE *f, grove_points pts, const int64_t *labels, size_t clusters)
 {
-    char temp[4096];
-    snprintf(temp, sizeof temp, "%s.grove-partial.%ld", path, (long)getpid());
-    FILE *f = fopen(temp, "w");
-    if (!f) return GROVE_IO_ERROR;
     const double size = 800, margin = 20;
     double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
     size_t stride = pts.stride ? pts.stride : pts.d * grove_dtype_size(pts.dtype), axes = pts.d > 1 ? 2 : 1;
@@ -62,7 +57,8 @@ static grove_status write_plot(const char *path, grove_points pts, const int64_t
             lo[j] = v < lo[j] ? v : lo[j];
             hi[j] = v > hi[j] ? v : hi[j];
         }
-    double span = fmax(hi[0] - lo[0], axes > 1 ? hi[1] - lo[1] : 0);
+    /* Halves, so spans near the largest doubles do not overflow. */
+    double span = fmax(hi[0] / 2 - lo[0] / 2, axes > 1 ? hi[1] / 2 - lo[1] / 2 : 0);
     if (!(span > 0)) span = 1;
     double scale = (size - 2 * margin) / span, r = pts.n > 20000 ? 0.8 : pts.n > 2000 ? 1.5 : 3;
     fprintf(f,
@@ -76,21 +72,13 @@ static grove_status write_plot(const char *path, grove_points pts, const int64_t
             if ((labels[i] < 0) != (pass == 0)) continue;
             double v[2] = {0, 0};
             for (size_t j = 0; j < axes; j++) v[j] = coord(pts, stride, i, j);
-            double x = margin + (v[0] - lo[0]) * scale, y = size - margin - (axes > 1 ? (v[1] - lo[1]) * scale : 0);
+            double x = margin + (v[0] / 2 - lo[0] / 2) * scale;
+            double y = size - margin - (axes > 1 ? (v[1] / 2 - lo[1] / 2) * scale : 0);
             const char *colour =
                 labels[i] < 0 ? "#bbbbbb" : palette[(size_t)labels[i] % (sizeof palette / sizeof palette[0])];
             fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.1f\" fill=\"%s\"/>\n", x, y, r, colour);
         }
     fprintf(f, "</svg>\n");
-    if (ferror(f) | fclose(f)) {
-        unlink(temp);
-        return GROVE_IO_ERROR;
-    }
-    if (rename(temp, path) != 0) {
-        unlink(temp);
-        return GROVE_IO_ERROR;
-    }
-    return GROVE_OK;
 }
 
 typedef struct hdbscan_args {
@@ -98,28 +86,13 @@ typedef struct hdbscan_args {
     const char *predict, *predicted_labels, *predicted_probabilities;
     size_t min_cluster_size, min_samples, max_cluster_size;
     double epsilon, epsilon_max, persistence, alpha;
-    bool have_mcs, have_samples, have_epsilon_max, have_alpha, allow_single, match_reference;
+    bool have_mcs, have_epsilon_max, have_alpha, allow_single, match_reference;
 } hdbscan_args;
-
-/* A number option out of range: "--name must be ..., got value". */
-static bool out_of_range(const char *name, const char *rule, double value)
-{
-    cli_error("hdbscan", "%s must be %s, got %g", name, rule, value);
-    return false;
-}
 
 static bool check_args(const hdbscan_args *a, const char *data, grove_hdbscan_params *params)
 {
-    if (a->have_samples && a->min_samples < 1) {
-        cli_error("hdbscan", "--min-samples must be at least 1, got 0");
-        return false;
-    }
     if (!data || !a->labels || !a->have_mcs) {
         cli_error("hdbscan", "DATA, --min-cluster-size and --labels are required (see --help)");
-        return false;
-    }
-    if (a->min_cluster_size < 2) {
-        cli_error("hdbscan", "--min-cluster-size must be at least 2, got %zu", a->min_cluster_size);
         return false;
     }
     if (strcmp(a->selection, "eom") != 0 && strcmp(a->selection, "leaf") != 0) {
@@ -130,11 +103,11 @@ static bool check_args(const hdbscan_args *a, const char *data, grove_hdbscan_pa
         cli_error("hdbscan", "--ties: expected ordered or simultaneous, got '%s'", a->ties);
         return false;
     }
-    if (a->epsilon < 0) return out_of_range("--epsilon", ">= 0", a->epsilon);
-    if (a->have_epsilon_max && a->epsilon_max < a->epsilon)
-        return out_of_range("--epsilon-max", ">= --epsilon", a->epsilon_max);
-    if (a->persistence < 0) return out_of_range("--persistence", ">= 0", a->persistence);
-    if (a->have_alpha && !(a->alpha > 0)) return out_of_range("--alpha", "> 0", a->alpha);
+    if (a->have_epsilon_max && a->epsilon_max < a->epsilon) {
+        cli_error("hdbscan", "--epsilon-max: expected a number >= --epsilon (%g), got %g", a->epsilon,
+                  a->epsilon_max);
+        return false;
+    }
     if (!a->predict != !a->predicted_labels) {
         cli_error("hdbscan", "--predict and --predicted-labels go together (see --help)");
         return false;
@@ -143,6 +116,17 @@ static bool check_args(const hdbscan_args *a, const char *data, grove_hdbscan_pa
         cli_error("hdbscan", "--predicted-probabilities needs --predict");
         return false;
     }
+    const cli_path paths[] = {
+        {"DATA", data, CLI_INPUT},
+        {"--predict", a->predict, CLI_INPUT},
+        {"--labels", a->labels, CLI_OUTPUT_NPY},
+        {"--probabilities", a->probabilities, CLI_OUTPUT_NPY},
+        {"--outlier-scores", a->scores, CLI_OUTPUT_NPY},
+        {"--plot", a->plot, CLI_OUTPUT_SVG},
+        {"--predicted-labels", a->predicted_labels, CLI_OUTPUT_NPY},
+        {"--predicted-probabilities", a->predicted_probabilities, CLI_OUTPUT_NPY},
+    };
+    if (!cli_check_paths("hdbscan", paths, sizeof paths / sizeof paths[0])) return false;
     grove_hdbscan_params_init(params);
     params->min_cluster_size = a->min_cluster_size;
     params->min_samples = a->min_samples;
@@ -205,24 +189,24 @@ int cmd_hdbscan(int argc, char **argv)
     a.selection = "eom";
     a.ties = "ordered";
     const cli_opt opts[] = {
-        {"--min-cluster-size", OPT_SIZE, &a.min_cluster_size, &a.have_mcs},
-        {"--min-samples", OPT_SIZE, &a.min_samples, &a.have_samples},
-        {"--selection", OPT_STRING, &a.selection, NULL},
-        {"--epsilon", OPT_DOUBLE, &a.epsilon, NULL},
-        {"--epsilon-max", OPT_DOUBLE, &a.epsilon_max, &a.have_epsilon_max},
-        {"--max-cluster-size", OPT_SIZE, &a.max_cluster_size, NULL},
-        {"--persistence", OPT_DOUBLE, &a.persistence, NULL},
-        {"--alpha", OPT_DOUBLE, &a.alpha, &a.have_alpha},
-        {"--ties", OPT_STRING, &a.ties, NULL},
-        {"--match-reference", OPT_FLAG, &a.match_reference, NULL},
-        {"--allow-single-cluster", OPT_FLAG, &a.allow_single, NULL},
-        {"--labels", OPT_STRING, &a.labels, NULL},
-        {"--probabilities", OPT_STRING, &a.probabilities, NULL},
-        {"--outlier-scores", OPT_STRING, &a.scores, NULL},
-        {"--plot", OPT_STRING, &a.plot, NULL},
-        {"--predict", OPT_STRING, &a.predict, NULL},
-        {"--predicted-labels", OPT_STRING, &a.predicted_labels, NULL},
-        {"--predicted-probabilities", OPT_STRING, &a.predicted_probabilities, NULL},
+        {"--min-cluster-size", OPT_SIZE, &a.min_cluster_size, &a.have_mcs, CLI_AT_LEAST(2)},
+        {"--min-samples", OPT_SIZE, &a.min_samples, NULL, CLI_AT_LEAST(1)},
+        {"--selection", OPT_STRING, &a.selection, NULL, CLI_ANY},
+        {"--epsilon", OPT_DOUBLE, &a.epsilon, NULL, CLI_AT_LEAST(0)},
+        {"--epsilon-max", OPT_DOUBLE, &a.epsilon_max, &a.have_epsilon_max, CLI_AT_LEAST(0)},
+        {"--max-cluster-size", OPT_SIZE, &a.max_cluster_size, NULL, CLI_ANY},
+        {"--persistence", OPT_DOUBLE, &a.persistence, NULL, CLI_AT_LEAST(0)},
+        {"--alpha", OPT_DOUBLE, &a.alpha, &a.have_alpha, CLI_ABOVE(0)},
+        {"--ties", OPT_STRING, &a.ties, NULL, CLI_ANY},
+        {"--match-reference", OPT_FLAG, &a.match_reference, NULL, CLI_ANY},
+        {"--allow-single-cluster", OPT_FLAG, &a.allow_single, NULL, CLI_ANY},
+        {"--labels", OPT_STRING, &a.labels, NULL, CLI_ANY},
+        {"--probabilities", OPT_STRING, &a.probabilities, NULL, CLI_ANY},
+        {"--outlier-scores", OPT_STRING, &a.scores, NULL, CLI_ANY},
+        {"--plot", OPT_STRING, &a.plot, NULL, CLI_ANY},
+        {"--predict", OPT_STRING, &a.predict, NULL, CLI_ANY},
+        {"--predicted-labels", OPT_STRING, &a.predicted_labels, NULL, CLI_ANY},
+        {"--predicted-probabilities", OPT_STRING, &a.predicted_probabilities, NULL, CLI_ANY},
     };
     const char *positional[1];
     size_t npositional;
@@ -237,12 +221,20 @@ int cmd_hdbscan(int argc, char **argv)
     hdbscan_outputs o = {0};
     grove_points pts;
     double t0 = cli_now();
-    grove_status s = cli_load_points(positional[0], &common, &o.points);
+    grove_load_info info;
+    grove_status s = cli_load_points(positional[0], &common, &o.points, &info);
     if (s == GROVE_OK) s = grove_array_points(&o.points, &pts);
-    if (s == GROVE_OK && a.predict) s = cli_load_points(a.predict, &common, &o.queries);
+    if (s != GROVE_OK) {
+        outputs_free(&o);
+        return cli_fail("hdbscan", s);
+    }
+    if (a.predict && (s = cli_load_points(a.predict, &common, &o.queries, NULL)) != GROVE_OK) {
+        outputs_free(&o);
+        return cli_fail("hdbscan", s);
+    }
     double io_seconds = cli_now() - t0, seconds = 0;
     size_t nq = o.queries.data ? o.queries.shape[0] : 0;
-    if (s == GROVE_OK) s = grove_array_alloc(&o.labels, GROVE_INT64, pts.n, 0);
+    s = grove_array_alloc(&o.labels, GROVE_INT64, pts.n, 0);
     if (s == GROVE_OK) s = grove_array_alloc(&o.probs, GROVE_FLOAT64, pts.n, 0);
     if (s == GROVE_OK) s = grove_array_alloc(&o.scores, GROVE_FLOAT64, pts.n, 0);
     if (s == GROVE_OK && a.predict) s = grove_array_alloc(&o.predicted, GROVE_INT64, nq, 0);
@@ -250,6 +242,7 @@ int cmd_hdbscan(int argc, char **argv)
     size_t clusters = 0;
     if (s == GROVE_OK) s = compute(&params, pts, &o, &options, &clusters, &seconds);
     size_t noise = s == GROVE_OK ? count_noise(&o.labels) : 0;
+    size_t predicted_noise = s == GROVE_OK ? count_noise(&o.predicted) : 0;
     if (s == GROVE_OK) {
         double t1 = cli_now();
         cli_outputs outs = {0};
@@ -259,30 +252,33 @@ int cmd_hdbscan(int argc, char **argv)
         if (s == GROVE_OK && a.predict) s = cli_outputs_stage(&outs, a.predicted_labels, &o.predicted);
         if (s == GROVE_OK && a.predicted_probabilities)
             s = cli_outputs_stage(&outs, a.predicted_probabilities, &o.predicted_probs);
-        if (s == GROVE_OK && a.plot && write_plot(a.plot, pts, o.labels.data, clusters) != GROVE_OK) {
-            cli_error("hdbscan", "cannot write the plot %s", a.plot);
-            s = GROVE_IO_ERROR;
+        FILE *plot = NULL;
+        if (s == GROVE_OK && a.plot) s = cli_outputs_text(&outs, a.plot, &plot);
+        if (plot) {
+            write_plot(plot, pts, o.labels.data, clusters);
+            grove_status c = cli_file_close(plot, a.plot);
+            if (s == GROVE_OK) s = c;
         }
         if (s == GROVE_OK) s = cli_outputs_commit(&outs);
         else cli_outputs_abort(&outs);
         io_seconds += cli_now() - t1;
     }
-    size_t predicted_noise = s == GROVE_OK ? count_noise(&o.predicted) : 0;
     outputs_free(&o);
-    if (s != GROVE_OK) return s == GROVE_IO_ERROR && !grove_last_error()[0] ? CLI_EXIT_FAIL : cli_fail("hdbscan", s);
+    if (s != GROVE_OK) return cli_fail_on("hdbscan", positional[0], s);
 
     size_t k = params.min_samples ? params.min_samples : params.min_cluster_size;
-    if (!common.quiet && !common.json) {
+    if (!common.quiet && !common.json)
         printf("hdbscan: %zu points in %zu dims, min_cluster_size %zu, min_samples %zu (%s) -> %zu clusters, "
                "%zu noise, in %.3f s on %d thread%s\n",
                pts.n, pts.d, params.min_cluster_size, k, a.selection, clusters, noise, seconds, threads,
                threads == 1 ? "" : "s");
-        if (a.predict) printf("hdbscan: predicted %zu points, %zu noise\n", nq, predicted_noise);
-    }
+    if (!common.quiet && !common.json && a.predict)
+        printf("hdbscan: predicted %zu points, %zu noise\n", nq, predicted_noise);
     if (common.json) {
         cli_json j;
         cli_json_begin(&j, "hdbscan");
         cli_json_points(&j, &pts);
+        cli_json_header_line(&j, "header_line", &info);
         cli_json_int(&j, "min_cluster_size", (long long)params.min_cluster_size);
         cli_json_int(&j, "min_samples", (long long)k);
         cli_json_str(&j, "selection", a.selection);

@@ -17,6 +17,7 @@ static const char usage[] =
     "Self-join of DATA (pairs (i, i) included unless --exclude-self), or semi-join of the queries Q.\n"
     "O is (nq+1,) int64 CSR offsets, I (m,) int64 neighbour rows ascending per query, D (m,) float64\n"
     "distances; P is (m, 2) int64 rows (query, point) sorted by query then point.\n"
+    "An output (O and I, or P) is required unless --count-only or --verify N says what to do instead.\n"
     "  --count-only        count the pairs (and write O if given) without listing them\n"
     "  --memory-budget S   memory for the result (K/M/G suffixes; the data and index come on top):\n"
     "                      larger results are produced in batches of queries streamed into the\n"
@@ -24,10 +25,13 @@ static const char usage[] =
     "  --leaf-size L       points per leaf group (default 32 for d <= 16, else 64)\n"
     "  --index-dims M      key dimensions in the group boxes (default min(d, 16)): the highest-variance\n"
     "                      dimensions up to d = 16, principal axes above\n"
-    "  --verify N          check N sampled queries against brute force\n";
+    "  --verify N          check N sampled queries against brute force (with no output file: a\n"
+    "                      check that writes nothing)\n"
+    "The count pass knows the result's size: outputs that would not fit the free space of their\n"
+    "file system are refused before anything is written.\n";
 
 typedef struct join_args {
-    const char *queries, *offsets, *indices, *distances, *pairs;
+    const char *data, *queries, *offsets, *indices, *distances, *pairs;
     grove_join_params params;
     grove_index_params index;
     bool count_only, have_budget, exclude_self;
@@ -40,10 +44,19 @@ typedef struct join_sink {
     int64_t *scratch;
     size_t scratch_cap;
     double io_seconds;
-    size_t batches;
+    size_t nq, batches;
     int64_t pairs;
     verify_join *check;
 } join_sink;
+
+/* Before the first batch: the files' final sizes are known from the count. */
+static grove_status check_space(join_sink *s, const grove_join_batch *b)
+{
+    size_t total = (size_t)b->pairs_total;
+    cli_stream *streams[] = {&s->offsets, &s->indices, &s->distances, &s->pair_rows};
+    size_t rows[] = {s->nq + 1, total, total, total};
+    return cli_streams_check_space(streams, rows, 4);
+}
 
 static grove_status grow_scratch(join_sink *s, size_t need)
 {
@@ -91,6 +104,13 @@ static int on_batch(void *user, const grove_join_batch *b)
 {
     join_sink *s = user;
     double t0 = cli_now();
+    /* The first call announces the result's size before anything is
+     * filled: room for the outputs is checked there. */
+    if (s->batches == 0 && s->nq > 0 && b->query_end == 0) {
+        grove_status st = check_space(s, b);
+        s->io_seconds += cli_now() - t0;
+        return st != GROVE_OK;
+    }
     grove_status st = write_batch(s, b);
     if (st == GROVE_OK && s->check) verify_join_batch(s->check, b);
     s->io_seconds += cli_now() - t0;
@@ -110,8 +130,20 @@ static bool check_args(const join_args *a, bool have_eps)
     else if (a->count_only && (a->indices || a->distances || a->pairs))
         problem = "--count-only writes no neighbour lists (only --offsets)";
     else if (a->exclude_self && a->queries) problem = "--exclude-self applies to self-joins (no --queries)";
+    else if (!a->count_only && !a->verify && !a->indices && !a->pairs)
+        problem = "nothing to write: give --offsets O --indices I or --pairs P, or --count-only to count the "
+                  "pairs, or --verify N to check a sample";
     if (problem) cli_error("join", "%s (see --help)", problem);
-    return problem == NULL;
+    if (problem) return false;
+    const cli_path paths[] = {
+        {"DATA", a->data, CLI_INPUT},
+        {"--queries", a->queries, CLI_INPUT},
+        {"--offsets", a->offsets, CLI_OUTPUT_NPY},
+        {"--indices", a->indices, CLI_OUTPUT_NPY},
+        {"--distances", a->distances, CLI_OUTPUT_NPY},
+        {"--pairs", a->pairs, CLI_OUTPUT_NPY},
+    };
+    return cli_check_paths("join", paths, sizeof paths / sizeof paths[0]);
 }
 
 /* Half the physical memory: the default budget for results in memory. */
@@ -178,18 +210,18 @@ int cmd_join(int argc, char **argv)
     grove_index_params_init(&a.index);
     bool have_eps = false;
     const cli_opt opts[] = {
-        {"--eps", OPT_DOUBLE, &a.params.eps, &have_eps},
-        {"--queries", OPT_STRING, &a.queries, NULL},
-        {"--exclude-self", OPT_FLAG, &a.exclude_self, NULL},
-        {"--count-only", OPT_FLAG, &a.count_only, NULL},
-        {"--memory-budget", OPT_BYTES, &a.budget, &a.have_budget},
-        {"--offsets", OPT_STRING, &a.offsets, NULL},
-        {"--indices", OPT_STRING, &a.indices, NULL},
-        {"--distances", OPT_STRING, &a.distances, NULL},
-        {"--pairs", OPT_STRING, &a.pairs, NULL},
-        {"--leaf-size", OPT_SIZE, &a.index.leaf_size, NULL},
-        {"--index-dims", OPT_SIZE, &a.index.index_dims, NULL},
-        {"--verify", OPT_SIZE, &a.verify, NULL},
+        {"--eps", OPT_DOUBLE, &a.params.eps, &have_eps, CLI_AT_LEAST(0)},
+        {"--queries", OPT_STRING, &a.queries, NULL, CLI_ANY},
+        {"--exclude-self", OPT_FLAG, &a.exclude_self, NULL, CLI_ANY},
+        {"--count-only", OPT_FLAG, &a.count_only, NULL, CLI_ANY},
+        {"--memory-budget", OPT_BYTES, &a.budget, &a.have_budget, CLI_ANY},
+        {"--offsets", OPT_STRING, &a.offsets, NULL, CLI_ANY},
+        {"--indices", OPT_STRING, &a.indices, NULL, CLI_ANY},
+        {"--distances", OPT_STRING, &a.distances, NULL, CLI_ANY},
+        {"--pairs", OPT_STRING, &a.pairs, NULL, CLI_ANY},
+        {"--leaf-size", OPT_SIZE, &a.index.leaf_size, NULL, CLI_BETWEEN(0, 4096)},
+        {"--index-dims", OPT_SIZE, &a.index.index_dims, NULL, CLI_ANY},
+        {"--verify", OPT_SIZE, &a.verify, NULL, CLI_ANY},
     };
     const char *positional[1];
     size_t npositional;
@@ -200,6 +232,7 @@ int cmd_join(int argc, char **argv)
         cli_error("join", "DATA is required (see --help)");
         return CLI_EXIT_USAGE;
     }
+    a.data = positional[0];
     if (!check_args(&a, have_eps)) return CLI_EXIT_USAGE;
     a.params.exclude_self = a.exclude_self;
 
@@ -209,20 +242,27 @@ int cmd_join(int argc, char **argv)
     grove_array data = {0}, queries = {0};
     grove_points pts, qpts;
     double t0 = cli_now();
-    grove_status s = cli_load_points(positional[0], &common, &data);
+    grove_load_info data_info, queries_info = {0, 0};
+    grove_status s = cli_load_points(a.data, &common, &data, &data_info);
     if (s == GROVE_OK) s = grove_array_points(&data, &pts);
     if (s == GROVE_OK && a.queries) {
-        s = cli_load_points(a.queries, &common, &queries);
+        s = cli_load_points(a.queries, &common, &queries, &queries_info);
         if (s == GROVE_OK) s = grove_array_points(&queries, &qpts);
+    }
+    if (s != GROVE_OK) {
+        grove_array_free(&data);
+        grove_array_free(&queries);
+        return cli_fail("join", s);
     }
     double io_seconds = cli_now() - t0, start = cli_now();
     const grove_points *qp = a.queries ? &qpts : NULL;
-    size_t nq = s != GROVE_OK ? 0 : a.queries ? qpts.n : pts.n;
+    size_t nq = a.queries ? qpts.n : pts.n;
     grove_index *ix = NULL;
-    if (s == GROVE_OK) s = grove_index_build(pts, &a.index, &options, &ix);
+    s = grove_index_build(pts, &a.index, &options, &ix);
     double index_seconds = cli_now() - start;
     join_sink sink;
     memset(&sink, 0, sizeof sink);
+    sink.nq = nq;
     verify_join check;
     int64_t pairs = 0;
     if (s == GROVE_OK && a.verify && !a.count_only) {
@@ -241,7 +281,7 @@ int cmd_join(int argc, char **argv)
     free(sink.scratch);
     grove_array_free(&data);
     grove_array_free(&queries);
-    if (s != GROVE_OK) return cli_fail("join", s);
+    if (s != GROVE_OK) return cli_fail_on("join", a.data, s);
 
     /* Selectivity as RT-HiSS defines it: neighbours per query besides the
      * query itself. */
@@ -257,7 +297,9 @@ int cmd_join(int argc, char **argv)
         cli_json j;
         cli_json_begin(&j, "join");
         cli_json_points(&j, &pts);
+        cli_json_header_line(&j, "header_line", &data_info);
         cli_json_int(&j, "nq", (long long)nq);
+        cli_json_header_line(&j, "queries_header_line", &queries_info);
         cli_json_num(&j, "eps", a.params.eps);
         cli_json_bool(&j, "self_join", a.queries == NULL);
         cli_json_bool(&j, "exclude_self", a.exclude_self);

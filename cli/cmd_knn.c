@@ -23,14 +23,14 @@ int cmd_knn(int argc, char **argv)
     grove_index_params ip;
     grove_index_params_init(&ip);
     const cli_opt opts[] = {
-        {"-k|--k", OPT_SIZE, &k, &have_k},
-        {"--queries", OPT_STRING, &queries_path, NULL},
-        {"--exclude-self", OPT_FLAG, &exclude_self, NULL},
-        {"--indices", OPT_STRING, &indices_path, NULL},
-        {"--distances", OPT_STRING, &distances_path, NULL},
-        {"--leaf-size", OPT_SIZE, &ip.leaf_size, NULL},
-        {"--index-dims", OPT_SIZE, &ip.index_dims, NULL},
-        {"--verify", OPT_SIZE, &verify, NULL},
+        {"-k|--k", OPT_SIZE, &k, &have_k, CLI_AT_LEAST(1)},
+        {"--queries", OPT_STRING, &queries_path, NULL, CLI_ANY},
+        {"--exclude-self", OPT_FLAG, &exclude_self, NULL, CLI_ANY},
+        {"--indices", OPT_STRING, &indices_path, NULL, CLI_ANY},
+        {"--distances", OPT_STRING, &distances_path, NULL, CLI_ANY},
+        {"--leaf-size", OPT_SIZE, &ip.leaf_size, NULL, CLI_BETWEEN(0, 4096)},
+        {"--index-dims", OPT_SIZE, &ip.index_dims, NULL, CLI_ANY},
+        {"--verify", OPT_SIZE, &verify, NULL, CLI_ANY},
     };
     const char *positional[1];
     size_t npositional;
@@ -45,21 +45,34 @@ int cmd_knn(int argc, char **argv)
         cli_error("knn", "--exclude-self applies to self-queries (no --queries)");
         return CLI_EXIT_USAGE;
     }
+    const cli_path paths[] = {
+        {"DATA", positional[0], CLI_INPUT},
+        {"--queries", queries_path, CLI_INPUT},
+        {"--indices", indices_path, CLI_OUTPUT_NPY},
+        {"--distances", distances_path, CLI_OUTPUT_NPY},
+    };
+    if (!cli_check_paths("knn", paths, sizeof paths / sizeof paths[0])) return CLI_EXIT_USAGE;
 
     grove_options options = cli_options(&common);
     int threads = grove_options_threads(&options);
     grove_array data = {0}, queries = {0}, indices = {0}, distances = {0};
     grove_points pts, qpts;
     double t0 = cli_now();
-    grove_status s = cli_load_points(positional[0], &common, &data);
+    grove_load_info data_info, queries_info = {0, 0};
+    grove_status s = cli_load_points(positional[0], &common, &data, &data_info);
     if (s == GROVE_OK) s = grove_array_points(&data, &pts);
     if (s == GROVE_OK && queries_path) {
-        s = cli_load_points(queries_path, &common, &queries);
+        s = cli_load_points(queries_path, &common, &queries, &queries_info);
         if (s == GROVE_OK) s = grove_array_points(&queries, &qpts);
+    }
+    if (s != GROVE_OK) {
+        grove_array_free(&data);
+        grove_array_free(&queries);
+        return cli_fail("knn", s);
     }
     double io_seconds = cli_now() - t0, seconds = 0;
     const grove_points *qp = queries_path ? &qpts : NULL;
-    size_t nq = s != GROVE_OK ? 0 : queries_path ? qpts.n : pts.n;
+    size_t nq = queries_path ? qpts.n : pts.n;
     if (s == GROVE_OK) s = grove_array_alloc(&indices, GROVE_INT64, nq, k);
     if (s == GROVE_OK) s = grove_array_alloc(&distances, GROVE_FLOAT64, nq, k);
     if (s == GROVE_OK) {
@@ -92,7 +105,7 @@ int cmd_knn(int argc, char **argv)
     grove_array_free(&distances);
     grove_array_free(&data);
     grove_array_free(&queries);
-    if (s != GROVE_OK) return cli_fail("knn", s);
+    if (s != GROVE_OK) return cli_fail_on("knn", positional[0], s);
     mean_kth = nq ? mean_kth / (double)nq : 0;
     if (!common.quiet && !common.json)
         printf("knn: %zu points in %zu dims, %zu %s, k = %zu -> mean distance to the k-th %.6g, in %.3f s on %d "
@@ -104,7 +117,9 @@ int cmd_knn(int argc, char **argv)
         cli_json j;
         cli_json_begin(&j, "knn");
         cli_json_points(&j, &pts);
+        cli_json_header_line(&j, "header_line", &data_info);
         cli_json_int(&j, "nq", (long long)nq);
+        cli_json_header_line(&j, "queries_header_line", &queries_info);
         cli_json_int(&j, "k", (long long)k);
         cli_json_bool(&j, "exclude_self", exclude_self);
         cli_json_num(&j, "mean_kth_distance", mean_kth);

@@ -11,9 +11,10 @@
 
 static const char usage[] =
     "usage: grove nbody [--ic plummer|cold|merger --n N --seed S | --input SNAP] [--dt DT] --steps K\n"
-    "                   [--theta T] [--softening E] [--eta ETA] [--snapshot-every M] [--report-every R]\n"
+    "                   [--theta T] [--softening E] [--G G] [--eta ETA] [--snapshot-every M] [--report-every R]\n"
     "                   [--raw-forces] --out DIR [--tipsy] [--render] [--resume] [--threads N] [--json] [--quiet]\n"
-    "Kick-drift-kick leapfrog N-body run on Barnes-Hut tree forces (G = 1, Henon units for the ICs).\n"
+    "Kick-drift-kick leapfrog N-body run on Barnes-Hut tree forces (G = 1 unless --G, Henon units for\n"
+    "the ICs; any units give the same relative accuracy).\n"
     "  --ic KIND         plummer (default), cold (uniform sphere at rest) or merger (two Plummers)\n"
     "  --input SNAP      start from a snapshot: .npy (n, 7) float64 x y z vx vy vz m, or tipsy\n"
     "  --dt DT           time step (default 1/128); --eta ETA > 0: adaptive global step <= DT\n"
@@ -23,7 +24,9 @@ static const char usage[] =
     "                    total momentum is conserved to rounding)\n"
     "  --snapshot-every M  write DIR/snap_STEP.npy (and .tipsy, .png) and a checkpoint every M steps\n"
     "  --render          also write a PNG density projection with every snapshot\n"
-    "  --resume          continue from DIR/checkpoint.grove (its parameters win) up to step K\n";
+    "  --resume          continue from DIR/checkpoint.grove (its parameters win) up to step K\n"
+    "DIR is made once the start works. Ctrl-C or SIGTERM stops before the next step; the last\n"
+    "checkpoint stays whole, so --resume continues from it.\n";
 
 typedef struct nbody_args {
     const char *ic, *input, *out;
@@ -54,7 +57,7 @@ static grove_status load_snapshot(const char *path, grove_snapshot *snap)
     grove_status s = grove_npy_read(path, &a);
     if (s != GROVE_OK) return s;
     if (a.dtype != GROVE_FLOAT64 || a.ndim != 2 || a.shape[1] != 7) {
-        cli_error("nbody", "%s: expected (n, 7) float64 rows x y z vx vy vz m", path);
+        cli_note_error("%s: expected (n, 7) float64 rows x y z vx vy vz m", path);
         grove_array_free(&a);
         return GROVE_INVALID_ARGUMENT;
     }
@@ -118,10 +121,10 @@ static grove_status write_outputs(const nbody_args *a, const grove_nbody *sim)
 {
     size_t n = grove_nbody_count(sim);
     grove_nbody_diag d;
-    grove_nbody_diagnostics(sim, &d);
     char name[64], path[4096];
     grove_array snap = {0};
-    grove_status s = grove_array_alloc(&snap, GROVE_FLOAT64, n, 7);
+    grove_status s = grove_nbody_diagnostics(sim, &d);
+    if (s == GROVE_OK) s = grove_array_alloc(&snap, GROVE_FLOAT64, n, 7);
     if (s != GROVE_OK) return s;
     const double *x = grove_nbody_positions(sim), *v = grove_nbody_velocities(sim), *m = grove_nbody_masses(sim);
     double *row = snap.data;
@@ -133,19 +136,21 @@ static grove_status write_outputs(const nbody_args *a, const grove_nbody *sim)
     snprintf(name, sizeof name, "snap_%06llu.npy", (unsigned long long)d.step);
     s = grove_npy_write(out_path(a, path, sizeof path, name), &snap);
     grove_array_free(&snap);
-    if (s == GROVE_OK && a->tipsy) {
+    /* After a signal no more files are begun: the run stops at its next step. */
+    if (s == GROVE_OK && a->tipsy && !cli_interrupted()) {
         snprintf(name, sizeof name, "snap_%06llu.tipsy", (unsigned long long)d.step);
         s = grove_tipsy_write(out_path(a, path, sizeof path, name), n, d.time, x, v, m,
                               grove_nbody_get_params(sim)->gravity.softening, 1);
     }
-    if (s == GROVE_OK && a->render) {
+    if (s == GROVE_OK && a->render && !cli_interrupted()) {
         grove_render_params rp;
         grove_render_params_init(&rp);
         for (int k = 0; k < 3; k++) rp.center[k] = d.com[k];
         snprintf(name, sizeof name, "snap_%06llu.png", (unsigned long long)d.step);
         s = grove_render_png(x, m, n, &rp, out_path(a, path, sizeof path, name));
     }
-    if (s == GROVE_OK) s = grove_nbody_checkpoint_write(sim, out_path(a, path, sizeof path, "checkpoint.grove"));
+    if (s == GROVE_OK && !cli_interrupted())
+        s = grove_nbody_checkpoint_write(sim, out_path(a, path, sizeof path, "checkpoint.grove"));
     return s;
 }
 
@@ -177,10 +182,20 @@ static bool check_args(nbody_args *a)
         cli_error("nbody", "--n N (>= 1) is required with --ic");
         return false;
     }
+    return true;
+}
+
+/* --out, made once the start is known to work; the temporaries of ended
+ * runs in it go (cli_remove_stale). */
+static bool make_out(const nbody_args *a)
+{
     if (mkdir(a->out, 0777) != 0 && errno != EEXIST) {
-        cli_error("nbody", "cannot create %s: %s", a->out, strerror(errno));
+        cli_note_error("cannot create %s: %s", a->out, strerror(errno));
         return false;
     }
+    char path[4096];
+    cli_remove_stale(out_path(a, path, sizeof path, "snap_"), true);
+    cli_remove_stale(out_path(a, path, sizeof path, "checkpoint.grove"), false);
     return true;
 }
 
@@ -191,12 +206,12 @@ static grove_status run(const nbody_args *a, grove_nbody *sim, bool resumed, con
     grove_options quiet = *o;
     quiet.progress = NULL;
     grove_nbody_diag d;
-    grove_nbody_diagnostics(sim, &d);
+    grove_status s = grove_nbody_diagnostics(sim, &d);
+    if (s != GROVE_OK) return s;
     *e0 = d.energy;
     uint64_t first = d.step, report_every = a->report_every ? a->report_every : (a->steps - first + 9) / 10;
     bool talk = !common->quiet && !common->json;
     if (talk) report(&d, *e0);
-    grove_status s = GROVE_OK;
     if (!resumed) {
         double t = cli_now();
         s = write_outputs(a, sim);
@@ -206,8 +221,8 @@ static grove_status run(const nbody_args *a, grove_nbody *sim, bool resumed, con
         double t = cli_now();
         s = grove_nbody_step(sim, 1, &quiet);
         *seconds += cli_now() - t;
+        if (s == GROVE_OK) s = grove_nbody_diagnostics(sim, &d);
         if (s != GROVE_OK) break;
-        grove_nbody_diagnostics(sim, &d);
         if (o->progress) o->progress(o->progress_user, "nbody", (double)(d.step - first) / (double)(a->steps - first));
         if (talk && (report_every == 0 || d.step % report_every == 0 || d.step == a->steps)) {
             if (o->progress) fputc('\n', stderr);
@@ -229,22 +244,23 @@ int cmd_nbody(int argc, char **argv)
     grove_nbody_params_init(&a.params);
     a.params.gravity.softening = 0.01;
     const cli_opt opts[] = {
-        {"--ic", OPT_STRING, &a.ic, NULL},
-        {"--n", OPT_SIZE, &a.n, NULL},
-        {"--seed", OPT_U64, &a.seed, NULL},
-        {"--input", OPT_STRING, &a.input, NULL},
-        {"--dt", OPT_DOUBLE, &a.params.dt, NULL},
-        {"--eta", OPT_DOUBLE, &a.params.eta, NULL},
-        {"--steps", OPT_U64, &a.steps, &a.have_steps},
-        {"--theta", OPT_DOUBLE, &a.params.gravity.theta, NULL},
-        {"--softening|--eps", OPT_DOUBLE, &a.params.gravity.softening, NULL},
-        {"--snapshot-every", OPT_SIZE, &a.snapshot_every, NULL},
-        {"--report-every", OPT_SIZE, &a.report_every, NULL},
-        {"--out", OPT_STRING, &a.out, NULL},
-        {"--tipsy", OPT_FLAG, &a.tipsy, NULL},
-        {"--render", OPT_FLAG, &a.render, NULL},
-        {"--resume", OPT_FLAG, &a.resume, NULL},
-        {"--raw-forces", OPT_FLAG, &a.raw_forces, NULL},
+        {"--ic", OPT_STRING, &a.ic, NULL, CLI_ANY},
+        {"--n", OPT_SIZE, &a.n, NULL, CLI_ANY},
+        {"--seed", OPT_U64, &a.seed, NULL, CLI_ANY},
+        {"--input", OPT_STRING, &a.input, NULL, CLI_ANY},
+        {"--dt", OPT_DOUBLE, &a.params.dt, NULL, CLI_ABOVE(0)},
+        {"--eta", OPT_DOUBLE, &a.params.eta, NULL, CLI_AT_LEAST(0)},
+        {"--steps", OPT_U64, &a.steps, &a.have_steps, CLI_ANY},
+        {"--theta", OPT_DOUBLE, &a.params.gravity.theta, NULL, CLI_BETWEEN(0, 1)},
+        {"--softening|--eps", OPT_DOUBLE, &a.params.gravity.softening, NULL, CLI_AT_LEAST(0)},
+        {"--G", OPT_DOUBLE, &a.params.gravity.G, NULL, CLI_ABOVE(0)},
+        {"--snapshot-every", OPT_SIZE, &a.snapshot_every, NULL, CLI_ANY},
+        {"--report-every", OPT_SIZE, &a.report_every, NULL, CLI_ANY},
+        {"--out", OPT_STRING, &a.out, NULL, CLI_ANY},
+        {"--tipsy", OPT_FLAG, &a.tipsy, NULL, CLI_ANY},
+        {"--render", OPT_FLAG, &a.render, NULL, CLI_ANY},
+        {"--resume", OPT_FLAG, &a.resume, NULL, CLI_ANY},
+        {"--raw-forces", OPT_FLAG, &a.raw_forces, NULL, CLI_ANY},
     };
     size_t npositional;
     cli_common common;
@@ -259,13 +275,20 @@ int cmd_nbody(int argc, char **argv)
     double t0 = cli_now();
     grove_status s = start(&a, &options, &sim, &resumed);
     double setup = cli_now() - t0, seconds = 0, io_seconds = 0, e0 = 0;
-    if (s != GROVE_OK) return cli_fail("nbody", s);
-    grove_nbody_diag d0, d;
-    grove_nbody_diagnostics(sim, &d0);
-    s = run(&a, sim, resumed, &options, &common, &seconds, &io_seconds, &e0);
+    if (s == GROVE_OK && !make_out(&a)) s = GROVE_IO_ERROR;
+    /* Failures name the file the run started from. */
+    char checkpoint[4096];
+    const char *from = resumed ? out_path(&a, checkpoint, sizeof checkpoint, "checkpoint.grove") : a.input;
     if (s != GROVE_OK) {
         grove_nbody_free(sim);
-        return cli_fail("nbody", s);
+        return cli_fail_on("nbody", from, s);
+    }
+    grove_nbody_diag d0, d;
+    s = grove_nbody_diagnostics(sim, &d0);
+    if (s == GROVE_OK) s = run(&a, sim, resumed, &options, &common, &seconds, &io_seconds, &e0);
+    if (s != GROVE_OK) {
+        grove_nbody_free(sim);
+        return cli_fail_on("nbody", from, s);
     }
     grove_nbody_diagnostics(sim, &d);
     grove_gravity_stats st;

@@ -81,6 +81,14 @@ void cli_json_points(cli_json *j, const grove_points *points)
     cli_json_str(j, "dtype", grove_dtype_name(points->dtype));
 }
 
+void cli_json_header_line(cli_json *j, const char *name, const grove_load_info *info)
+{
+    if (!info->text) return;
+    key(j, name);
+    if (info->header_line) append(j, "%zu", info->header_line);
+    else append(j, "null");
+}
+
 void cli_json_finish(cli_json *j, double seconds, double io_seconds, int threads)
 {
     cli_json_num(j, "seconds", seconds);

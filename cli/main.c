@@ -27,6 +27,9 @@ static void usage(FILE *out)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\ncommon options: --threads N  --json  --quiet  --progress | --no-progress\n"
                  "input points: .npy (float32/float64), .csv, or raw little-endian with --dims D [--dtype float32]\n"
+                 "outputs: .npy arrays, written under a temporary name and renamed when complete\n"
+                 "exit status: 0 done, 1 failed while running, 2 usage error (bad flag, value or path),\n"
+                 "  130 / 143 after SIGINT / SIGTERM (unfinished outputs removed; a second signal ends at once)\n"
                  "'grove <command> --help' shows a command's options.\n");
 }
 
@@ -44,8 +47,10 @@ int main(int argc, char **argv)
         printf("grove %s\n", grove_version());
         return CLI_EXIT_OK;
     }
+    cli_signals_install();
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 2, argv + 2);
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return cli_exit_status(commands[i].name, commands[i].run(argc - 2, argv + 2));
     fprintf(stderr, "grove: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return CLI_EXIT_USAGE;

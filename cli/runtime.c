@@ -1,12 +1,78 @@
-/* Run-time services for commands: library options with a progress bar,
- * clocks, peak memory and loading points. */
+/* Run-time services for commands: library options with a progress bar
+ * and the cancel flag signals raise, the one line of a failed run, clocks,
+ * peak memory and loading points. */
 #include "cli.h"
 
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The library polls a `const volatile int *`; a handler may only store to
+ * a volatile sig_atomic_t, which must then be that int. */
+_Static_assert(_Generic((sig_atomic_t)0, int: 1, default: 0), "sig_atomic_t is not int");
+static volatile sig_atomic_t cancel_flag;
+static volatile sig_atomic_t signal_received;
+static bool interrupt_reported;
+
+static void on_signal(int sig)
+{
+    signal_received = sig;
+    cancel_flag = 1;
+}
+
+void cli_signals_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    /* SA_RESTART: reads and writes carry on, and the command stops at the
+     * next cancel check. SA_RESETHAND: a second signal ends grove at once
+     * (a later run removes what it leaves, cli_remove_stale). */
+    sa.sa_flags = SA_RESTART | SA_RESETHAND;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int cli_interrupted(void) { return signal_received; }
+
+static int report_interrupt(const char *command)
+{
+    int sig = signal_received;
+    if (!interrupt_reported)
+        cli_error(command, "interrupted by %s; unfinished outputs removed", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    interrupt_reported = true;
+    return 128 + sig;
+}
+
+int cli_exit_status(const char *command, int rc) { return signal_received ? report_interrupt(command) : rc; }
+
+static char noted[1024];
+
+void cli_note_error(const char *fmt, ...)
+{
+    if (noted[0]) return;
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(noted, sizeof noted, fmt, args);
+    va_end(args);
+}
+
+int cli_fail_on(const char *command, const char *path, grove_status status)
+{
+    if (signal_received) return report_interrupt(command);
+    /* A noted message names its own file. */
+    const char *detail = noted[0] ? noted : grove_last_error()[0] ? grove_last_error() : grove_status_str(status);
+    if (path && !noted[0] && !strstr(detail, path)) cli_error(command, "%s: %s", path, detail);
+    else cli_error(command, "%s", detail);
+    return CLI_EXIT_FAIL;
+}
+
+int cli_fail(const char *command, grove_status status) { return cli_fail_on(command, NULL, status); }
 
 /* Draws "stage [#####.....]  42%" on stderr, redrawn in place. */
 static void progress_bar(void *user, const char *stage, double fraction)
@@ -29,6 +95,7 @@ grove_options cli_options(const cli_common *common)
     grove_options o;
     grove_options_init(&o);
     o.threads = common->threads;
+    o.cancel = &cancel_flag;
     bool show = common->progress == 1 || (common->progress == -1 && !common->quiet && isatty(STDERR_FILENO));
     if (show) o.progress = progress_bar;
     return o;
@@ -59,8 +126,8 @@ size_t cli_peak_rss(void)
     return (size_t)usage.ru_maxrss * 1024; /* Linux reports kilobytes */
 }
 
-grove_status cli_load_points(const char *path, const cli_common *common, grove_array *out)
+grove_status cli_load_points(const char *path, const cli_common *common, grove_array *out, grove_load_info *info)
 {
     grove_dtype raw = strcmp(common->dtype, "float32") == 0 ? GROVE_FLOAT32 : GROVE_FLOAT64;
-    return grove_points_load(path, common->dims, raw, out);
+    return grove_points_load_info(path, common->dims, raw, out, info);
 }

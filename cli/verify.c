@@ -5,6 +5,7 @@
  * the input dtype and is not counted against it. */
 #include "verify.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,17 +21,23 @@ static double coord(grove_points p, size_t i, size_t j)
     return p.dtype == GROVE_FLOAT64 ? ((const double *)row)[j] : (double)((const float *)row)[j];
 }
 
+/* |q - p|, with the differences divided by the largest first (as hypot
+ * does), so their squares neither overflow nor underflow whatever the
+ * coordinates' range. */
 static double dist(const verify_join *v, size_t q, size_t p)
 {
+    double big = 0;
+    for (size_t j = 0; j < v->data.d; j++) big = fmax(big, fabs(coord(v->queries, q, j) - coord(v->data, p, j)));
+    if (!(big > 0) || !isfinite(big)) return big;
     double s = 0;
     for (size_t j = 0; j < v->data.d; j++) {
-        double t = coord(v->queries, q, j) - coord(v->data, p, j);
+        double t = (coord(v->queries, q, j) - coord(v->data, p, j)) / big;
         s += t * t;
     }
-    return sqrt(s);
+    return big * sqrt(s);
 }
 
-static bool near(double a, double b) { return fabs(a - b) <= SLACK * (fabs(a) + fabs(b)) + 1e-300; }
+static bool near(double a, double b) { return a == b || fabs(a - b) <= SLACK * (fabs(a) + fabs(b)) + DBL_MIN; }
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))

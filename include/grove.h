@@ -181,6 +181,9 @@ GROVE_API double grove_rng_exponential(grove_rng *rng);
 /* Arrays and file I/O                                                       */
 /* ------------------------------------------------------------------------ */
 
+/* Every reader below (and grove_nbody_checkpoint_read) takes regular files
+ * only: a directory, FIFO or device is refused at once, never waited on. */
+
 /* An owned, C-ordered, native-endian array of 1 or 2 dimensions. A 1-D array
  * has ndim 1 and shape[1] == 1. Free with grove_array_free. */
 typedef struct grove_array {
@@ -221,14 +224,30 @@ GROVE_API grove_status grove_npy_write(const char *path, const grove_array *arra
 GROVE_API size_t grove_npy_header(grove_dtype dtype, size_t rows, size_t cols, char *buf, size_t cap);
 
 /* CSV / whitespace-separated text to a float64 (n, d) array. Fields are
- * separated by commas and/or any blanks; '#' starts a comment to the end of
- * the line; blank lines are skipped; one optional header line (first
- * non-comment line, if it holds a field that is not a number) is skipped.
- * Every row must have the same number of fields. NaN, Inf and values that
- * overflow double are refused. Errors name file:line:column. */
+ * separated by commas and/or any blanks; lines end with LF, CRLF or CR;
+ * a leading UTF-8 byte order mark is skipped; '#' starts a comment to the
+ * end of the line; blank lines are skipped. The first non-comment line is
+ * a header, and skipped, only when none of its fields reads as a number
+ * (NaN and Inf count as numbers) and it names as many columns as the rows
+ * below have (names are counted between commas, or between blanks when
+ * the line has no comma); otherwise it is data, so a typo there ("1,2,3x")
+ * is refused, not dropped. Every row must have the same number of fields.
+ * NaN, Inf and values that overflow double are refused. Errors name
+ * file:line:column. */
 GROVE_API grove_status grove_csv_read(const char *path, grove_array *out);
 GROVE_API grove_status grove_csv_read_mem(const char *buf, size_t len, const char *name,
                                           grove_array *out);
+
+/* What a reader found besides the values. */
+typedef struct grove_load_info {
+    int text;           /* 1 when the values were read as CSV / whitespace text */
+    size_t header_line; /* text: the 1-based line number of the header line that
+                           was skipped, 0 when every line was data */
+} grove_load_info;
+
+/* grove_csv_read_mem, also filling *info (may be NULL; zeroed on failure). */
+GROVE_API grove_status grove_csv_read_mem_info(const char *buf, size_t len, const char *name,
+                                               grove_array *out, grove_load_info *info);
 
 /* Raw little-endian float32 or float64 values, row-major, dims per row; the
  * file size must be a multiple of dims * element size. */
@@ -241,6 +260,10 @@ GROVE_API grove_status grove_raw_read(const char *path, grove_dtype dtype, size_
  * --dims). The result is 2-D, d >= 1, and every value is finite. */
 GROVE_API grove_status grove_points_load(const char *path, size_t raw_dims,
                                          grove_dtype raw_dtype, grove_array *out);
+/* grove_points_load, also filling *info (may be NULL; zeroed on failure):
+ * info->text is 0 for .npy and raw files. */
+GROVE_API grove_status grove_points_load_info(const char *path, size_t raw_dims, grove_dtype raw_dtype,
+                                              grove_array *out, grove_load_info *info);
 
 /* ------------------------------------------------------------------------ */
 /* Synthetic data                                                            */
@@ -291,6 +314,11 @@ GROVE_API grove_status grove_gen(const grove_gen_params *params, double *out,
  * double); indices still refer to the input rows and ball statistics are of
  * the unrotated points.
  *
+ * Range: where a spread would overflow (float64 coordinates near the
+ * largest doubles), the splits are decided on the points times the largest
+ * power of two that keeps every spread finite (exact), so spreads compare
+ * as in exact arithmetic; that costs a copy of n d doubles.
+ *
  * Cost: O(m log m (d + c)) time per batch; extra memory O(n d) for working
  * copies of the coordinates and indices (56-84 bytes a point for float64 in
  * 3 dimensions, plus O(largest batch) per thread; docs/balltree.md has the
@@ -340,7 +368,10 @@ GROVE_API grove_status grove_balltree_ball_count(size_t n, const grove_balltree_
 /* Centroid (balls x d, double) and radius (max distance from the centroid,
  * balls) of every node at `level`, batches in ascending id, nodes left to
  * right, padding excluded, computed in double on the unrotated points from
- * the output of grove_balltree_build with the same params. */
+ * the output of grove_balltree_build with the same params. Range: summed
+ * on the points times a power of two where squares would overflow or
+ * underflow, and scaled back (exact); a radius beyond the largest double
+ * is refused (GROVE_INVALID_ARGUMENT naming the ball). */
 GROVE_API grove_status grove_balltree_ball_stats(grove_points points,
                                                  const grove_balltree_params *params,
                                                  const int64_t *indices, const uint8_t *mask,
@@ -387,6 +418,17 @@ GROVE_API grove_status grove_rotation_random(size_t d, uint64_t seed, double *ro
  * points, and the result is bit-identical for any thread count. Distances
  * are computed in the input dtype (squared, summed over axes in order) and
  * the weights are their square roots in double.
+ *
+ * Range: where squared distances would overflow or underflow (float64
+ * coordinates beyond about 1e153 or below about 7e-139, float32 beyond
+ * about 2e18 or below about 9e-13), the points are scaled by one power of
+ * two chosen from the largest |coordinate| and the weights scaled back,
+ * both exactly: the output on 2^k x is 2^k times the output on x, and
+ * ordinary data are not scaled. Distances below the resolution of the
+ * scaled arithmetic (points far smaller than the largest) compare as
+ * ties, broken by row. A weight or core distance beyond the largest double
+ * is refused (GROVE_INVALID_ARGUMENT, naming it); HDBSCAN* works in the
+ * scaled units and needs no such refusal.
  *
  * Cost: O(n log n) expected for low-dimensional data; about 100 bytes per
  * point of working memory plus the index (see docs/emst.md).
@@ -490,6 +532,8 @@ GROVE_API grove_status grove_hdbscan_from_mst(size_t n, const int64_t *edges, co
  * Accessors copy into caller memory of the stated size.
  * Thread safety: the handle is immutable after creation; any number of
  * threads may call accessors and predictions on one model at once.
+ * Range: as grove_emst, the model works on points scaled by a power of two
+ * where needed; what it returns is in the caller's units (docs/emst.md).
  * Memory: about 90 bytes per point (MST 24, condensed tree 32 per row,
  * labels, probabilities and scores 24, each point's row 8) plus small
  * per-cluster and per-exemplar tables; with prediction_data add the
@@ -655,6 +699,17 @@ GROVE_API grove_status grove_hdbscan_all_points_membership_vectors(const grove_h
  * rounding of the boundary may go either way, as in any floating-point
  * tool. Queries of the other dtype are converted to the index's dtype.
  *
+ * Range: where squared distances (or the variances over n points) would
+ * overflow or underflow, the index holds the points times one power of two
+ * chosen from the data's largest |coordinate| (grove_join and grove_knn:
+ * the data's and the queries'), eps is scaled alike and distances scaled
+ * back, all exactly: results on 2^k x with 2^k eps are those on x and eps,
+ * distances 2^k times. Distances below the resolution of the scaled
+ * arithmetic compare as ties (0 against eps^2; kNN by row). Queries whose
+ * squared distances to the data could overflow in the index's scale, and
+ * kNN distances beyond the largest double, are refused
+ * (GROVE_INVALID_ARGUMENT).
+ *
  * A handle is immutable after build: queries on one handle may run from
  * several threads at once. Memory: a copy of the points (n d elements of
  * the input dtype) plus about 24 bytes per point for the tree.
@@ -722,13 +777,19 @@ typedef struct grove_join_batch {
     const int64_t *indices;
     const double *distances;
     int64_t pairs_before;
+    int64_t pairs_total; /* pairs of the whole result (from the count pass), the
+                            same in every batch */
 } grove_join_batch;
 
 /* Return 0 to continue; nonzero stops the join with GROVE_CANCELLED. */
 typedef int (*grove_join_batch_fn)(void *user, const grove_join_batch *batch);
 
 /* The whole result, streamed: one count pass, then batches of queries in
- * order, each sized from the counts so the counts (8 bytes per query) and a
+ * order. Between the two, fn is called once with an empty batch
+ * (query_begin = query_end = 0, offsets = {0}, no pairs) carrying
+ * pairs_total, so a caller can refuse a result it has no room for before
+ * any pair is filled (with no queries, that empty batch is the only one).
+ * Each batch is sized from the counts so the counts (8 bytes per query) and a
  * batch's offsets, indices and distances fit in options->memory_budget
  * bytes together (0 = one batch). A single query whose result alone
  * exceeds what is left is refused (GROVE_OVER_BUDGET), naming it. Peak
@@ -783,7 +844,17 @@ GROVE_API grove_status grove_knn(grove_points data, const grove_points *queries,
  * l / theta + s; cells of one particle are always opened. theta = 0 is
  * plain direct summation, in double.
  *
- * Units: G is a parameter (default 1). Plummer softening: a pair at distance
+ * Units: G is a parameter (default 1), and any unit system gives the same
+ * relative accuracy: every evaluation computes with positions and the
+ * softening scaled by a power of two near the system's size and masses by
+ * one near the largest mass, and multiplies G and those powers back at the
+ * end, so lengths x lambda, masses x mu (softening x lambda) give
+ * accelerations mu / lambda^2 times the unscaled ones to rounding, bit for
+ * bit for powers of two. Results no double can hold are refused
+ * (GROVE_INVALID_ARGUMENT): before computing when the potentials are
+ * asked for and bound to overflow (G m / (4 L) >= 2^1024, m the largest
+ * mass, L half the system's size), else after it, naming the particle
+ * whose acceleration or potential overflowed. Plummer softening: a pair at distance
  * r interacts as -G m / sqrt(r^2 + eps^2); a particle does not act on
  * itself, and with eps = 0 exactly coincident particles do not act on each
  * other. Tree and moments are in double; for theta > 0 the particle-particle
@@ -828,7 +899,8 @@ GROVE_API grove_status grove_gravity(const double *pos, const double *mass, size
  *
  * Shared step: every step is dt (symplectic, time reversible). Adaptive
  * global step (eta > 0): every step is dt_i = min(dt, eta * sqrt(eps /
- * max_i |a_i|)) (eps = the softening, or 0.01 if it is 0), chosen from the
+ * max_i |a_i|)) (eps = the softening, or if it is 0, 0.01 of the virial
+ * radius G M^2 / (-2 W), which is 0.01 in Henon units), chosen from the
  * accelerations at the start of the step; the steps stay shared by all
  * particles, but the integrator is then no longer exactly symplectic. */
 typedef struct grove_nbody_params {
@@ -866,8 +938,13 @@ GROVE_API grove_status grove_nbody_create(size_t n, const double *pos, const dou
                                           grove_nbody **out);
 GROVE_API void grove_nbody_free(grove_nbody *sim);
 /* Advance `steps` steps (options: threads, progress per step, cancel
- * between steps). */
+ * between steps). A step whose new positions or velocities are not finite
+ * (dt far too large) stops with GROVE_INVALID_ARGUMENT naming the step and
+ * the particle; after a step failed half way like that (or in its force
+ * evaluation) the state is part advanced, and further steps and
+ * checkpoints are refused: read or free the handle. */
 GROVE_API grove_status grove_nbody_step(grove_nbody *sim, uint64_t steps, const grove_options *options);
+/* Fails (GROVE_INVALID_ARGUMENT) when a sum is beyond the largest double. */
 GROVE_API grove_status grove_nbody_diagnostics(const grove_nbody *sim, grove_nbody_diag *out);
 /* Counts from the latest force evaluation. */
 GROVE_API grove_status grove_nbody_stats(const grove_nbody *sim, grove_gravity_stats *out);
@@ -885,7 +962,10 @@ GROVE_API const grove_nbody_params *grove_nbody_get_params(const grove_nbody *si
  * velocities, masses) in double, written atomically (temporary file +
  * rename), so a killed run leaves the previous checkpoint intact. Resuming
  * from one reproduces the uninterrupted run bit for bit (the forces are a
- * deterministic function of the positions). */
+ * deterministic function of the positions). Format version 3 carries a
+ * CRC-32C of the file, checked on reading (a damaged file is refused with
+ * GROVE_PARSE_ERROR naming it); versions 1 and 2, without one, are still
+ * read. */
 GROVE_API grove_status grove_nbody_checkpoint_write(const grove_nbody *sim, const char *path);
 GROVE_API grove_status grove_nbody_checkpoint_read(const char *path, const grove_options *options,
                                                    grove_nbody **out);

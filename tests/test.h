@@ -91,4 +91,18 @@ typedef enum { TEST_UNIFORM, TEST_CLUSTERED, TEST_LATTICE, TEST_DUPLICATES, TEST
 extern const char *const test_kind_name[TEST_KINDS];
 double *test_points(test_kind kind, size_t n, size_t d, uint64_t seed);
 
+/* Changes of units for the gravity and N-body tests: lengths times lambda,
+ * masses times mu. With G times lambda^3 / mu (and the softening times
+ * lambda) the dynamics are the same in the same time units: accelerations
+ * and velocities times lambda, potentials times lambda^2. `exact` when
+ * both are powers of two, so every result must keep its bits. */
+typedef struct test_units {
+    double lambda, mu;
+    int exact;
+} test_units;
+extern const test_units test_unit_changes[];
+extern const size_t test_unit_changes_count;
+/* n values of src times f into a malloc'd copy. */
+double *test_scaled_copy(const double *src, size_t n, double f);
+
 #endif

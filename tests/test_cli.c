@@ -236,3 +236,33 @@ TEST(cli_progress_bar_can_be_forced)
     CHECK_MSG(out[0] == '\0', "--quiet --no-progress printed: %s", out);
     free(out);
 }
+
+/* `"header_line": X` from a --json line, as text up to the next comma. */
+static void check_header_line(const char *file, const char *text, const char *want, size_t rows)
+{
+    const char *path = test_write_file(file, text, strlen(text));
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "knn %s -k 1 --indices %s --json", path, test_path("hl_i.npy"));
+    int rc = test_grove(args, &out);
+    char key[64], n[64];
+    snprintf(key, sizeof key, "\"header_line\": %s,", want);
+    snprintf(n, sizeof n, "\"n\": %zu,", rows);
+    CHECK_MSG(rc == 0 && strstr(last_line(out), key) && strstr(last_line(out), n), "%s: wanted %s and %s in: %s",
+              file, key, n, out);
+    free(out);
+}
+
+TEST(cli_json_says_which_line_was_the_header)
+{
+    check_header_line("hl_plain.csv", "1,2\n3,4\n5,6\n", "null", 3);
+    check_header_line("hl_bom.csv", "\xEF\xBB\xBF" "1,2\n3,4\n5,6\n", "null", 3);
+    check_header_line("hl_named.csv", "# made by hand\nx,y\n1,2\n3,4\n", "2", 2);
+    check_header_line("hl_cr.csv", "x,y\r1,2\r3,4\r5,6\r", "1", 3);
+    /* Not text: no key. */
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "gen uniform --n 10 --dims 2 -o %s", test_path("hl.npy"));
+    REQUIRE(test_grove(args, NULL) == 0);
+    snprintf(args, sizeof args, "knn %s -k 1 --indices %s --json", test_path("hl.npy"), test_path("hl_i.npy"));
+    CHECK(test_grove(args, &out) == 0 && !strstr(out, "header_line"));
+    free(out);
+}

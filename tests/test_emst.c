@@ -363,7 +363,7 @@ TEST(emst_knn_matches_brute_force)
             size_t n = 700, d = dims[di], k = 1 + (size_t)kind * 4;
             double *x = test_points((test_kind)kind, n, d, 900 + di * 10 + (uint64_t)kind);
             grove__tree t;
-            REQUIRE_OK(grove__tree_build(grove_points_f64(x, n, d), 2, &t));
+            REQUIRE_OK(grove__tree_build(grove_points_f64(x, n, d), 0, 2, &t));
             uint32_t *idx = malloc(n * k * sizeof *idx);
             double *d2 = malloc(n * k * sizeof *d2), *kth = malloc(n * sizeof *kth);
             CHECK_OK(grove__tree_knn(&t, k, idx, d2, kth, NULL));

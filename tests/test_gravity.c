@@ -57,7 +57,7 @@ static void cloud_free(cloud *c)
     free(c->mass);
 }
 
-/* Direct sum at particle i, excluding itself, in the plainest form. */
+/* Direct sum at particle i, excluding itself, in the plainest form (G = 1). */
 static void direct(const cloud *c, size_t i, double eps, double a[3], double *phi)
 {
     a[0] = a[1] = a[2] = *phi = 0;
@@ -85,8 +85,9 @@ typedef struct errors {
     double median, p99, max, pot_max;
 } errors;
 
-/* Relative acceleration errors at `samples` evenly spaced particles. */
-static errors measure(const cloud *c, const double *acc, const double *pot, double eps, size_t samples)
+/* Relative acceleration errors at `samples` evenly spaced particles of
+ * results computed with gravitational constant G. */
+static errors measure(const cloud *c, const double *acc, const double *pot, double eps, double G, size_t samples)
 {
     if (samples > c->n) samples = c->n;
     double *e = malloc(samples * sizeof *e);
@@ -97,7 +98,9 @@ static errors measure(const cloud *c, const double *acc, const double *pot, doub
         size_t i = k * (c->n / samples);
         double a[3], phi, d2 = 0, a2 = 0;
         direct(c, i, eps, a, &phi);
+        phi *= G;
         for (int q = 0; q < 3; q++) {
+            a[q] *= G;
             d2 += (acc[3 * i + q] - a[q]) * (acc[3 * i + q] - a[q]);
             a2 += a[q] * a[q];
         }
@@ -123,7 +126,7 @@ static errors tree_errors(const cloud *c, double theta, double eps, size_t sampl
     p.softening = eps;
     errors r = {1, 1, 1, 1};
     if (grove_gravity(c->pos, c->mass, c->n, &p, acc, pot, NULL, NULL) == GROVE_OK)
-        r = measure(c, acc, pot, eps, samples);
+        r = measure(c, acc, pot, eps, 1, samples);
     free(acc);
     free(pot);
     return r;
@@ -298,6 +301,13 @@ TEST(gravity_degenerate_inputs)
     p.softening = 0.5;
     CHECK_OK(grove_gravity(z, w, n, &p, acc, pot, NULL, NULL));
     CHECK(fabs(pot[7] + (double)(n - 1) / 0.5) < 1e-9);
+    /* The same far from the origin with a softening far below what double
+     * resolves there: the potentials -(n - 1) m / eps are finite. */
+    for (size_t i = 0; i < 3 * n; i++) z[i] = 1e300;
+    p.softening = 1e-300;
+    CHECK_OK(grove_gravity(z, w, n, &p, acc, pot, NULL, NULL));
+    CHECK_MSG(fabs(pot[7] / ((double)(n - 1) * -1e300) - 1) < 1e-12 && acc[0] == 0, "pot %g, acc %g", pot[7], acc[0]);
+    p.softening = 0.5;
     /* Zero masses are fine; n = 0 writes nothing. */
     for (size_t i = 0; i < n; i++) w[i] = 0;
     CHECK_OK(grove_gravity(z, w, n, &p, acc, NULL, NULL, NULL));
@@ -345,4 +355,122 @@ TEST(gravity_stats_count_interactions)
     CHECK(s.cell_interactions > 0 && s.particle_interactions + s.cell_interactions < 0.5 * (double)c.n * (double)c.n);
     free(a);
     cloud_free(&c);
+}
+
+/* Largest |x / f - ref| relative to |ref| over n rows of `cols` values
+ * (the row's norm for vectors), and whether every x / f equals ref. */
+static double scaled_difference(const double *x, const double *ref, size_t n, size_t cols, double f, bool *same)
+{
+    double worst = 0;
+    *same = true;
+    for (size_t i = 0; i < n; i++) {
+        double d2 = 0, r2 = 0;
+        for (size_t k = 0; k < cols; k++) {
+            double v = x[cols * i + k] / f, w = ref[cols * i + k];
+            *same = *same && v == w;
+            d2 += (v - w) * (v - w);
+            r2 += w * w;
+        }
+        double rel = r2 > 0 ? sqrt(d2 / r2) : sqrt(d2);
+        if (!(rel <= worst)) worst = rel; /* NaN wins */
+    }
+    return worst;
+}
+
+/* Any unit system gives the same relative accuracy: lengths by 2^+-40 and
+ * 10^+-12, masses by 2^+-100 and 10^+-30, G and the softening to match
+ * (tests/util.c). Powers of two keep every bit; powers of ten agree to
+ * rounding (double rounding for theta = 0, float rounding of the kernels'
+ * terms for theta > 0), and the errors against the direct sum are the
+ * unscaled run's. */
+TEST(gravity_results_do_not_depend_on_the_units)
+{
+    size_t n = sanitized() ? 300 : 1000;
+    cloud c = make_ic(GROVE_IC_PLUMMER, n, 21);
+    double *acc0 = malloc(3 * n * sizeof *acc0), *pot0 = malloc(n * sizeof *pot0);
+    double *acc = malloc(3 * n * sizeof *acc), *pot = malloc(n * sizeof *pot);
+    const double thetas[] = {0, 0.75}, eps = 0.01;
+    for (int t = 0; t < 2; t++) {
+        grove_gravity_params p;
+        grove_gravity_params_init(&p);
+        p.theta = thetas[t];
+        p.softening = eps;
+        REQUIRE_OK(grove_gravity(c.pos, c.mass, n, &p, acc0, pot0, NULL, NULL));
+        errors e0 = measure(&c, acc0, pot0, eps, 1, n);
+        double tol = thetas[t] == 0 ? 1e-13 : 1e-5;
+        for (size_t k = 0; k < test_unit_changes_count; k++) {
+            test_units u = test_unit_changes[k];
+            cloud s = {n, test_scaled_copy(c.pos, 3 * n, u.lambda), NULL, test_scaled_copy(c.mass, n, u.mu)};
+            p.softening = eps * u.lambda;
+            p.G = u.lambda * u.lambda * u.lambda / u.mu;
+            CHECK_OK(grove_gravity(s.pos, s.mass, n, &p, acc, pot, NULL, NULL));
+            bool same_a, same_p;
+            double da = scaled_difference(acc, acc0, n, 3, u.lambda, &same_a);
+            double dp = scaled_difference(pot, pot0, n, 1, u.lambda * u.lambda, &same_p);
+            if (u.exact)
+                CHECK_MSG(same_a && same_p, "theta %g, lengths x %g, masses x %g: not bit-identical (%g, %g)",
+                          thetas[t], u.lambda, u.mu, da, dp);
+            else
+                CHECK_MSG(da < tol && dp < tol, "theta %g, lengths x %g, masses x %g: relative differences %g, %g",
+                          thetas[t], u.lambda, u.mu, da, dp);
+            errors e = measure(&s, acc, pot, p.softening, p.G, n);
+            if (getenv("GROVE_TEST_VERBOSE"))
+                printf("  theta %g x %g m %g: diff %.3g %.3g, median %.6g (%.6g) max %.6g (%.6g)\n", thetas[t],
+                       u.lambda, u.mu, da, dp, e.median, e0.median, e.max, e0.max);
+            if (thetas[t] == 0)
+                CHECK_MSG(e.max < 1e-12 && e.pot_max < 1e-12, "theta 0, lengths x %g, masses x %g: errors %g, %g",
+                          u.lambda, u.mu, e.max, e.pot_max);
+            else
+                CHECK_MSG(fabs(e.median - e0.median) <= 1e-2 * e0.median && fabs(e.max - e0.max) <= 1e-2 * e0.max,
+                          "theta %g, lengths x %g, masses x %g: median error %g (unscaled %g), max %g (%g)",
+                          thetas[t], u.lambda, u.mu, e.median, e0.median, e.max, e0.max);
+            free(s.pos);
+            free(s.mass);
+        }
+    }
+    /* The outside test's case: 500 Plummer points in metres and kilograms
+     * (lengths x 1e10, masses x 2e30, G = 6.674e-11, not matched), where
+     * the accelerations are G mu / lambda^2 times the Henon ones. */
+    size_t m = n < 500 ? n : 500;
+    double lambda = 1e10, mu = 2e30, G = 6.674e-11;
+    cloud s = {m, test_scaled_copy(c.pos, 3 * m, lambda), NULL, test_scaled_copy(c.mass, m, mu)};
+    grove_gravity_params p;
+    grove_gravity_params_init(&p);
+    p.softening = eps;
+    REQUIRE_OK(grove_gravity(c.pos, c.mass, m, &p, acc0, pot0, NULL, NULL));
+    p.softening = eps * lambda;
+    p.G = G;
+    CHECK_OK(grove_gravity(s.pos, s.mass, m, &p, acc, pot, NULL, NULL));
+    bool same;
+    double da = scaled_difference(acc, acc0, m, 3, G * mu / (lambda * lambda), &same);
+    double dp = scaled_difference(pot, pot0, m, 1, G * mu / lambda, &same);
+    CHECK_MSG(da < 1e-5 && dp < 1e-5, "SI units: relative differences %g, %g", da, dp);
+    free(s.pos), free(s.mass);
+    free(acc0), free(pot0), free(acc), free(pot);
+    cloud_free(&c);
+}
+
+/* Results that no double can hold are refused: before computing when the
+ * potentials are bound to be beyond the range (G m / (4 L), the least any
+ * of them can be), after it when a close pair's G m / r^2 is, naming the
+ * lowest such particle. */
+TEST(gravity_refuses_results_beyond_the_double_range)
+{
+    double x[6] = {0, 0, 0, 1e-10, 0, 0}, m[2] = {1e300, 1e300}, a[6], phi[2];
+    CHECK_FAILS(grove_gravity(x, m, 2, NULL, a, phi, NULL, NULL), GROVE_INVALID_ARGUMENT, "beyond the largest double");
+    size_t n = 100;
+    double *pos = test_points(TEST_UNIFORM, n, 3, 5), *mass = malloc(n * sizeof *mass), *acc = malloc(3 * n * sizeof *acc);
+    for (size_t i = 0; i < n; i++) mass[i] = 1e300;
+    CHECK_OK(grove_gravity(pos, mass, n, NULL, acc, NULL, NULL, NULL));
+    for (size_t i = 0; i < 3 * n; i++) CHECK(isfinite(acc[i]));
+    /* particles 56 and 57 1e-5 apart (resolved by the float kernels too):
+     * G m / r^2 = 1e310 */
+    for (int k = 0; k < 3; k++) pos[3 * 57 + k] = pos[3 * 56 + k] + (k == 0 ? 1e-5 : 0);
+    for (int theta = 0; theta < 2; theta++) {
+        grove_gravity_params p;
+        grove_gravity_params_init(&p);
+        p.theta = theta ? 0.75 : 0;
+        CHECK_FAILS(grove_gravity(pos, mass, n, &p, acc, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT, "particle 56's");
+    }
+    free(pos), free(mass), free(acc);
 }

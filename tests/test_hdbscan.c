@@ -332,9 +332,10 @@ TEST(hdbscan_cli_predict_and_new_parameters)
         {"--predict", queries, "--predict and --predicted-labels go together"},
         {"--predicted-probabilities", queries, "--predicted-probabilities needs --predict"},
         {"--ties", "best", "--ties: expected ordered or simultaneous, got 'best'"},
-        {"--alpha", "0", "--alpha must be > 0, got 0"},
-        {"--epsilon 2 --epsilon-max", "1", "--epsilon-max must be >= --epsilon, got 1"},
-        {"--persistence", "-1", "--persistence must be >= 0, got -1"},
+        {"--alpha", "0", "--alpha: expected a number > 0, got '0'"},
+        {"--epsilon 2 --epsilon-max", "1", "--epsilon-max: expected a number >= --epsilon (2), got 1"},
+        {"--persistence", "-1", "--persistence: expected a number >= 0, got '-1'"},
+        {"--predicted-labels x.txt --predict", queries, "--predicted-labels"},
     };
     for (size_t i = 0; i < sizeof usage_cases / sizeof usage_cases[0]; i++) {
         snprintf(args, sizeof args, "hdbscan %s --min-cluster-size 10 --labels %s %s %s", data, test_path("pl3.npy"),

@@ -539,3 +539,87 @@ TEST(hdbscan_model_bad_inputs_and_small_models)
     }
     grove_hdbscan_model_free(NULL);
 }
+
+/* Everything a model gives for points times 2^k, where squared distances
+ * would overflow or underflow unscaled: labels, probabilities, scores,
+ * persistence, validity and approximate predictions the same; distances
+ * times 2^k, lambdas times 2^-k; parameters in distance or lambda units
+ * scaled alike. */
+TEST(hdbscan_model_across_the_range)
+{
+    const size_t n = 300, d = 2, nq = 40;
+    double *x = blob_points(n, d, 41), *y = malloc(n * d * sizeof *y), q[2 * 40], qy[2 * 40];
+    for (size_t i = 0; i < nq * d; i++) q[i] = x[(i * 7) % (n * d)] + 0.1 * (double)(i % 5);
+    for (int ki = 0; ki < 3; ki++) {
+        int k = (int[]){1000, -1000, 600}[ki];
+        for (size_t i = 0; i < n * d; i++) y[i] = ldexp(x[i], k);
+        for (size_t i = 0; i < nq * d; i++) qy[i] = ldexp(q[i], k);
+        grove_hdbscan_params p = params_of(8, 4, GROVE_HDBSCAN_EOM), py;
+        p.epsilon = 0.3;
+        p.persistence = 0.2;
+        p.prediction_data = 1;
+        py = p;
+        py.epsilon = ldexp(p.epsilon, k);
+        py.persistence = ldexp(p.persistence, -k);
+        grove_hdbscan_model *mx = NULL, *my = NULL;
+        REQUIRE_OK(grove_hdbscan_model_create(grove_points_f64(x, n, d), &p, NULL, &mx));
+        REQUIRE_OK(grove_hdbscan_model_create(grove_points_f64(y, n, d), &py, NULL, &my));
+        size_t k_x = grove_hdbscan_model_clusters(mx);
+        REQUIRE(k_x > 1 && k_x == grove_hdbscan_model_clusters(my));
+        int64_t lx[300], ly[300], px_[300], py_[300];
+        double a[300], b[300], sa[300], sb[300], wx[300], wy[300], vx, vy;
+        REQUIRE_OK(grove_hdbscan_model_labels(mx, lx, a, sa));
+        REQUIRE_OK(grove_hdbscan_model_labels(my, ly, b, sb));
+        CHECK(memcmp(lx, ly, sizeof lx) == 0 && memcmp(a, b, sizeof a) == 0 && memcmp(sa, sb, sizeof sa) == 0);
+        REQUIRE_OK(grove_hdbscan_model_persistence(mx, a));
+        REQUIRE_OK(grove_hdbscan_model_persistence(my, b));
+        CHECK(memcmp(a, b, k_x * sizeof *a) == 0);
+        REQUIRE_OK(grove_hdbscan_model_relative_validity(mx, &vx));
+        REQUIRE_OK(grove_hdbscan_model_relative_validity(my, &vy));
+        CHECK(vx == vy);
+        REQUIRE_OK(grove_hdbscan_model_mst(mx, px_, wx));
+        REQUIRE_OK(grove_hdbscan_model_mst(my, py_, wy));
+        for (size_t e = 0; e + 1 < n; e++) CHECK(wy[e] == ldexp(wx[e], k));
+        ctree tx = ctree_of(mx), ty = ctree_of(my);
+        REQUIRE(tx.rows == ty.rows);
+        for (size_t r = 0; r < tx.rows; r++) CHECK(ty.lambda[r] == ldexp(tx.lambda[r], -k));
+        REQUIRE_OK(grove_hdbscan_model_dbscan(mx, wx[n / 2], 5, px_));
+        REQUIRE_OK(grove_hdbscan_model_dbscan(my, wy[n / 2], 5, py_));
+        CHECK(memcmp(px_, py_, sizeof px_) == 0);
+        int64_t qlx[40], qly[40];
+        double qpx[40], qpy[40], *mvx = malloc(nq * k_x * sizeof *mvx), *mvy = malloc(nq * k_x * sizeof *mvy);
+        REQUIRE_OK(grove_hdbscan_approximate_predict(mx, grove_points_f64(q, nq, d), qlx, qpx, NULL));
+        REQUIRE_OK(grove_hdbscan_approximate_predict(my, grove_points_f64(qy, nq, d), qly, qpy, NULL));
+        CHECK(memcmp(qlx, qly, sizeof qlx) == 0 && memcmp(qpx, qpy, sizeof qpx) == 0);
+        REQUIRE_OK(grove_hdbscan_membership_vector(mx, grove_points_f64(q, nq, d), mvx, NULL));
+        REQUIRE_OK(grove_hdbscan_membership_vector(my, grove_points_f64(qy, nq, d), mvy, NULL));
+        /* Not scale-invariant in the library (its 1e-8 guards are in the
+         * data's units): finite rows of probabilities, summing to at most 1. */
+        for (size_t i = 0; i < nq; i++) {
+            double sum = 0;
+            for (size_t c = 0; c < k_x; c++) {
+                CHECK(isfinite(mvy[i * k_x + c]) && mvy[i * k_x + c] >= 0);
+                sum += mvy[i * k_x + c];
+            }
+            CHECK(sum <= 1 + 1e-12);
+        }
+        free(mvx);
+        free(mvy);
+        ctree_free(&tx);
+        ctree_free(&ty);
+        grove_hdbscan_model_free(mx);
+        grove_hdbscan_model_free(my);
+    }
+    /* Distances no double holds are refused where they are asked for. */
+    double big[] = {-1.5e308, 1.5e308, 1.4e308};
+    grove_hdbscan_params p = params_of(2, 1, GROVE_HDBSCAN_EOM);
+    grove_hdbscan_model *m = NULL;
+    REQUIRE_OK(grove_hdbscan_model_create(grove_points_f64(big, 3, 1), &p, NULL, &m));
+    int64_t e[4];
+    double w[2], tree[8];
+    CHECK_FAILS(grove_hdbscan_model_mst(m, e, w), GROVE_INVALID_ARGUMENT, "exceeds the largest double");
+    CHECK_FAILS(grove_hdbscan_model_single_linkage(m, tree), GROVE_INVALID_ARGUMENT, "exceeds the largest double");
+    grove_hdbscan_model_free(m);
+    free(x);
+    free(y);
+}

@@ -83,11 +83,9 @@ TEST(io_csv_refusals_name_line_and_column)
     memset(longfield + 4, '1', 150);
     strcpy(longfield + 154, ",2\n");
     expect_error(longfield, "in.csv:2:1: field of 150 characters is too long");
-    /* As the first line it is a header (not a number), so it is skipped. */
-    const double one_two[2] = {1, 2};
-    expect_values(longfield + 4, 0, 0, NULL);
-    strcat(longfield, "1,2\n");
-    expect_values(longfield + 4, 1, 2, one_two);
+    /* As the first line it is still data: its second field is a number, so
+     * it is no header (a header holds no number at all). */
+    expect_error(longfield + 4, "in.csv:1:1: field of 150 characters is too long");
     grove_array a;
     CHECK_FAILS(grove_csv_read_mem("1,2\n3,\0,4\n", 10, "nul.csv", &a), GROVE_PARSE_ERROR, "nul.csv:2:3: NUL byte");
     CHECK_FAILS(grove_csv_read_mem(NULL, 1, "x", &a), GROVE_INVALID_ARGUMENT, "buf is NULL");
@@ -136,4 +134,54 @@ TEST(io_csv_large_file_grows_and_reads_from_disk)
     CHECK_FAILS(grove_csv_read(test_path("nope.csv"), &a), GROVE_IO_ERROR, "nope.csv: cannot open");
     path = test_write_file("bad.csv", "1,2\n3\n", 6);
     CHECK_FAILS(grove_csv_read(path, &a), GROVE_PARSE_ERROR, "bad.csv:2:2: expected 2 fields, found 1");
+}
+
+/* The header a text read skipped: its 1-based line, or 0. */
+static size_t header_line_of(const char *text, size_t rows, size_t cols)
+{
+    grove_array a;
+    grove_load_info info;
+    grove_status s = grove_csv_read_mem_info(text, strlen(text), "in.csv", &a, &info);
+    CHECK_MSG(s == GROVE_OK, "%s: %s", text, grove_last_error());
+    if (s != GROVE_OK) return (size_t)-1;
+    CHECK_MSG(info.text == 1, "%s: not marked as text", text);
+    CHECK_MSG(a.shape[0] == rows && a.shape[1] == cols, "%s: shape (%zu, %zu), wanted (%zu, %zu)", text, a.shape[0],
+              a.shape[1], rows, cols);
+    grove_array_free(&a);
+    return info.header_line;
+}
+
+TEST(io_csv_header_only_when_the_rest_is_numbers)
+{
+    const double six[6] = {1, 2, 3, 4, 5, 6};
+    /* A UTF-8 byte order mark is skipped, on a headerless file and on a header. */
+    expect_values("\xEF\xBB\xBF" "1,2,3\n4,5,6\n", 2, 3, six);
+    expect_values("\xEF\xBB\xBF" "x,y,z\n1,2,3\n4,5,6\n", 2, 3, six);
+    CHECK(header_line_of("\xEF\xBB\xBF" "1,2,3\n4,5,6\n", 2, 3) == 0);
+    CHECK(header_line_of("\xEF\xBB\xBF" "x,y,z\n1,2,3\n4,5,6\n", 2, 3) == 1);
+    /* A typo in row 1 is an error there, not a header. */
+    expect_error("1,2,3x\n4,5,6\n", "in.csv:1:5: '3x' is not a number");
+    expect_error("1 2 abc\n4 5 6\n", "in.csv:1:5: 'abc' is not a number");
+    /* A header must have the rows' field count. */
+    expect_error("x,y\n1,2,3\n4,5,6\n", "in.csv:1:1: a header of 2 fields above rows of 3");
+    expect_error("x,y,z,w\n1,2,3\n", "in.csv:1:1: a header of 4 fields above rows of 3");
+    /* Header names may hold blanks when commas separate them. */
+    expect_values("pos x, pos y, pos z\n1,2,3\n4,5,6\n", 2, 3, six);
+    CHECK(header_line_of("# comment\n\npos x, pos y, pos z\n1,2,3\n4,5,6\n", 2, 3) == 3);
+    CHECK(header_line_of("1,2,3\n4,5,6\n", 2, 3) == 0);
+    CHECK(header_line_of("x,y,z\n", 0, 0) == 1);
+    CHECK(header_line_of("", 0, 0) == 0);
+}
+
+TEST(io_csv_cr_lf_and_crlf_all_end_lines)
+{
+    const double nine[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    expect_values("1,2,3\r4,5,6\r7,8,9\r", 3, 3, nine);
+    expect_values("1,2,3\r4,5,6\r7,8,9", 3, 3, nine);
+    expect_values("1,2,3\r\n4,5,6\n7,8,9\r", 3, 3, nine);
+    CHECK(header_line_of("a,b,c\r1,2,3\r4,5,6\r7,8,9\r", 3, 3) == 1);
+    /* Line numbers count CR, LF and CRLF once each. */
+    expect_error("1,2\r3,4\r\n5\n", "in.csv:3:2: expected 2 fields, found 1");
+    expect_error("1,2\r\r3,x\r", "in.csv:3:3: 'x' is not a number");
+    expect_error("a,b\r1,2\r\n\r\n3,4,5\r", "in.csv:4:5: expected 2 fields, found 3");
 }

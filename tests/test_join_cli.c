@@ -4,6 +4,7 @@
 #include "test.h"
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static grove_array load(const char *path)
@@ -141,7 +142,7 @@ TEST(cli_join_errors_leave_no_output)
         int status;
     } cases[] = {
         {"", 1, "--eps is required", 2},
-        {"--eps -1", 1, "eps = -1", 1},
+        {"--eps -1", 1, "--eps: expected a number >= 0, got '-1'", 2},
         {"--eps 0.1", 2, "go together", 2},
         {"--eps 0.1 --count-only", 1, "--count-only", 2},
         {"--eps 0.1 --exclude-self --queries x.npy", 1, "self-joins", 2},
@@ -164,4 +165,100 @@ TEST(cli_join_errors_leave_no_output)
     CHECK(test_grove(args, &out) == 2 && strstr(out, "--indices"));
     free(out);
     CHECK(access(i, F_OK) != 0);
+}
+
+TEST(cli_join_without_outputs_must_say_what_it_wants)
+{
+    double *x = write_cloud("nodata.npy", 400, 41);
+    free(x);
+    char args[2048], *out = NULL;
+    const char *refused[] = {"", "--json", "--quiet"};
+    for (size_t k = 0; k < sizeof refused / sizeof *refused; k++) {
+        snprintf(args, sizeof args, "join %s --eps 0.1 %s", test_path("nodata.npy"), refused[k]);
+        int rc = test_grove(args, &out);
+        CHECK_MSG(rc == 2 && strstr(out, "--count-only") && strstr(out, "--offsets"), "%s -> %d: %s", args, rc, out);
+        free(out);
+    }
+    /* Counting, or checking a sample, needs no output file. */
+    snprintf(args, sizeof args, "join %s --eps 0.1 --count-only --json", test_path("nodata.npy"));
+    CHECK(test_grove(args, &out) == 0 && strstr(out, "\"pairs\": "));
+    free(out);
+    snprintf(args, sizeof args, "join %s --eps 0.1 --verify 5", test_path("nodata.npy"));
+    CHECK(test_grove(args, &out) == 0 && strstr(out, "verified 5 sampled queries"));
+    free(out);
+}
+
+/* Lines in text. */
+static size_t count_lines(const char *text)
+{
+    size_t n = 0;
+    for (const char *p = text; *p; p++) n += *p == '\n';
+    return n;
+}
+
+TEST(cli_join_write_error_is_one_line_and_leaves_nothing)
+{
+    double *x = write_cloud("werr.npy", 3000, 51);
+    free(x);
+    char dir[512], args[4096], *out = NULL;
+    snprintf(dir, sizeof dir, "%s", test_path("werr_out"));
+    REQUIRE(mkdir(dir, 0777) == 0);
+    /* Files may grow to 64 KiB only (SIGXFSZ ignored: writes fail with
+     * EFBIG): the indices file fails after a few batches. */
+    snprintf(args, sizeof args,
+             "ulimit -f 64 && trap '' XFSZ && exec %s join %s --eps 0.1 --memory-budget 40K --offsets %s/o.npy "
+             "--indices %s/i.npy --quiet",
+             test_cli(), test_path("werr.npy"), dir, dir);
+    char command[4200];
+    snprintf(command, sizeof command, "sh -c \"%s\"", args);
+    int rc = test_run(command, &out);
+    CHECK_MSG(rc == 1 && count_lines(out) == 1 && strstr(out, "grove join: ") && strstr(out, "/i.npy"),
+              "-> %d: %s", rc, out);
+    free(out);
+    snprintf(command, sizeof command, "ls -A %s", dir);
+    CHECK(test_run(command, &out) == 0);
+    CHECK_MSG(out[0] == '\0', "left in %s: %s", dir, out);
+    free(out);
+}
+
+TEST(cli_join_refuses_a_result_the_disk_cannot_hold)
+{
+    double *x = write_cloud("space.npy", 3000, 61);
+    free(x);
+    grove_join_params jp;
+    grove_join_params_init(&jp);
+    jp.eps = 0.1;
+    grove_array data = load(test_path("space.npy"));
+    int64_t pairs = 0;
+    grove_index *ix = NULL;
+    int64_t *counts = malloc(3000 * sizeof *counts);
+    REQUIRE_OK(grove_index_build(grove_points_f64(data.data, 3000, 3), NULL, NULL, &ix));
+    REQUIRE_OK(grove_join_count(ix, NULL, &jp, counts, &pairs, NULL));
+    grove_index_free(ix);
+    free(counts);
+    grove_array_free(&data);
+    /* A 256 KiB file system (a tmpfs in a private mount namespace) for
+     * indices and distances of 16 bytes a pair. */
+    REQUIRE(pairs * 16 > 256 * 1024);
+    char dir[512], inner[4096], command[4400], *out = NULL;
+    snprintf(dir, sizeof dir, "%s", test_path("small_fs"));
+    REQUIRE(mkdir(dir, 0777) == 0);
+    snprintf(inner, sizeof inner,
+             "mount -t tmpfs -o size=256k tmpfs %s || exit 77; %s join %s --eps 0.1 --offsets %s/o.npy --indices "
+             "%s/i.npy --distances %s/d.npy --quiet; echo \"status $?\"; ls -A %s",
+             dir, test_cli(), test_path("space.npy"), dir, dir, dir, dir);
+    snprintf(command, sizeof command, "unshare -rm sh -c '%s'", inner);
+    int rc = test_run(command, &out);
+    if (rc != 0) {
+        printf("  (skipped: no private tmpfs here: %s)\n", out);
+        free(out);
+        return;
+    }
+    char need[64];
+    snprintf(need, sizeof need, "need %lld bytes", (long long)(pairs * 16 + (3000 + 1) * 8 + 3 * 128));
+    CHECK_MSG(strstr(out, "grove join: ") && strstr(out, need) && strstr(out, "free") && strstr(out, "status 1\n"),
+              "wanted \"%s\" and status 1: %s", need, out);
+    /* One line from grove, then the status line, then an empty listing. */
+    CHECK_MSG(count_lines(out) == 2, "output: %s", out);
+    free(out);
 }

@@ -2,6 +2,7 @@
  * steps, bit-identical resume from a checkpoint (library and CLI), initial
  * conditions, hostile checkpoints, and the gravity / nbody commands. */
 #include "test.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -173,6 +174,15 @@ TEST(nbody_resume_from_checkpoint_is_bit_identical)
     grove_nbody_free(c);
 }
 
+/* Store the CRC-32C of a version 3 checkpoint of len bytes (its field at
+ * byte 104 counted as zero), as a writer of hostile files would. */
+static void reseal(unsigned char *file, size_t len)
+{
+    memset(file + 104, 0, 4);
+    uint32_t crc = grove__crc32c(0, file, len);
+    memcpy(file + 104, &crc, 4);
+}
+
 TEST(nbody_checkpoint_rejects_hostile_files)
 {
     grove_nbody *sim = plummer_sim(50, 1, 0.5, 0.01), *back = NULL;
@@ -200,19 +210,30 @@ TEST(nbody_checkpoint_rejects_hostile_files)
     memcpy(bad, buf, sizeof buf);
     double nan = NAN;
     memcpy(bad + 128 + 8 * 5, &nan, 8);
+    reseal(bad, sizeof bad);
     CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("nan.ckpt", bad, sizeof bad), NULL, &back),
                 GROVE_PARSE_ERROR, "not finite");
     CHECK(back == NULL);
-    /* version 3 is from the future; version 1 (zeros where version 2 keeps
-     * conserve_momentum) resumes without the net-force removal */
-    uint32_t version = 3;
+    /* version 4 is from the future */
+    uint32_t version = 4;
     memcpy(bad, buf, sizeof buf);
     memcpy(bad + 8, &version, 4);
-    CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("v3.ckpt", bad, sizeof bad), NULL, &back),
-                GROVE_UNSUPPORTED, "version 3");
+    CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("v4.ckpt", bad, sizeof bad), NULL, &back),
+                GROVE_UNSUPPORTED, "version 4");
+    /* versions 1 and 2 have no checksum (zeros from byte 104 on) and are
+     * read; version 1 also has zeros where version 2 keeps
+     * conserve_momentum, and resumes without the net-force removal */
     uint64_t flag;
     memcpy(&flag, buf + 96, 8);
     CHECK(flag == 1);
+    version = 2;
+    memcpy(bad + 8, &version, 4);
+    CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("v2crc.ckpt", bad, sizeof bad), NULL, &back),
+                GROVE_PARSE_ERROR, "header byte 104");
+    memset(bad + 104, 0, 24);
+    REQUIRE_OK(grove_nbody_checkpoint_read(test_write_file("v2.ckpt", bad, sizeof bad), NULL, &back));
+    CHECK(grove_nbody_get_params(back)->conserve_momentum == 1 && grove_nbody_count(back) == 50);
+    grove_nbody_free(back);
     version = 1;
     memset(bad + 96, 0, 8);
     memcpy(bad + 8, &version, 4);
@@ -292,6 +313,175 @@ TEST(nbody_adaptive_step_and_arguments)
     CHECK_OK(grove_nbody_diagnostics(sim, &d));
     CHECK(d.step == 3 && d.time > 0 && d.time < 3 * 0.1 / 10);
     grove_nbody_free(sim);
+}
+
+/* A run of `steps` steps from a Plummer sphere in the units u (tests/util.c):
+ * positions and velocities times lambda, masses times mu, G lambda^3 / mu,
+ * softening eps lambda, the same dt (and eta). */
+typedef struct unit_run {
+    double *pos;                  /* n x 3 at the end, malloc'd (NULL on failure) */
+    grove_nbody_diag start, end;
+} unit_run;
+
+static unit_run run_in_units(size_t n, double theta, double eps, double eta, test_units u, uint64_t steps)
+{
+    unit_run r;
+    memset(&r, 0, sizeof r);
+    double *x = malloc(7 * n * sizeof *x);
+    grove_ic_params ic;
+    grove_ic_params_init(&ic);
+    ic.n = n;
+    ic.seed = 8;
+    grove_nbody *sim = NULL;
+    if (grove_ic_generate(&ic, x, x + 3 * n, x + 6 * n) == GROVE_OK) {
+        for (size_t i = 0; i < 6 * n; i++) x[i] *= u.lambda;
+        for (size_t i = 6 * n; i < 7 * n; i++) x[i] *= u.mu;
+        grove_nbody_params p;
+        grove_nbody_params_init(&p);
+        p.gravity.theta = theta;
+        p.gravity.softening = eps * u.lambda;
+        p.gravity.G = u.lambda * u.lambda * u.lambda / u.mu;
+        p.dt = 1.0 / 128;
+        p.eta = eta;
+        if (grove_nbody_create(n, x, x + 3 * n, x + 6 * n, &p, NULL, &sim) == GROVE_OK &&
+            grove_nbody_diagnostics(sim, &r.start) == GROVE_OK && grove_nbody_step(sim, steps, NULL) == GROVE_OK &&
+            grove_nbody_diagnostics(sim, &r.end) == GROVE_OK) {
+            r.pos = malloc(3 * n * sizeof *r.pos);
+            memcpy(r.pos, grove_nbody_positions(sim), 3 * n * sizeof *r.pos);
+        } else {
+            test_fail(__FILE__, __LINE__, "lengths x %g, masses x %g: %s", u.lambda, u.mu, grove_last_error());
+        }
+    }
+    grove_nbody_free(sim);
+    free(x);
+    return r;
+}
+
+/* The unit of energy after the change u. */
+static double mu_lambda2(test_units u) { return u.mu * u.lambda * u.lambda; }
+
+/* Relative energy change over a run. */
+static double energy_change(const unit_run *r) { return (r->end.energy - r->start.energy) / fabs(r->start.energy); }
+
+/* An N-body run in any units follows the unscaled one: positions at the
+ * end equal after rescaling (bit for bit for powers of two; to rounding,
+ * grown over the steps, for powers of ten), energies in units of mu
+ * lambda^2 and conserved as well, the same times (also with the adaptive
+ * step, whose criterion must scale too). */
+TEST(nbody_results_do_not_depend_on_the_units)
+{
+    size_t n = sanitized() ? 64 : 200;
+    uint64_t steps = 40;
+    /* theta, softening, eta; the last without softening, where the
+     * adaptive step needs a length of the system's own */
+    const double configs[][3] = {{0, 0.01, 0}, {0.75, 0.01, 0}, {0.75, 0.01, 0.05}, {0.75, 0, 0.05}};
+    const test_units one = {1, 1, 1};
+    for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
+        double theta = configs[c][0], eps = configs[c][1], eta = configs[c][2];
+        unit_run base = run_in_units(n, theta, eps, eta, one, steps);
+        REQUIRE(base.pos);
+        /* rounding of the initial state (float rounding of the kernels'
+         * terms for theta > 0, which the adaptive step's max |a| sees too),
+         * grown by 40 steps of a chaotic system */
+        double tol = theta == 0 ? 1e-11 : 1e-6;
+        for (size_t k = 0; k < test_unit_changes_count; k++) {
+            test_units u = test_unit_changes[k];
+            unit_run r = run_in_units(n, theta, eps, eta, u, steps);
+            if (!r.pos) continue;
+            double dx = 0;
+            bool same = true;
+            for (size_t i = 0; i < 3 * n; i++) {
+                double v = r.pos[i] / u.lambda, d = fabs(v - base.pos[i]);
+                same = same && v == base.pos[i];
+                if (!(d <= dx)) dx = d;
+            }
+            double e = mu_lambda2(u), de = energy_change(&r), de0 = energy_change(&base);
+            double E = r.end.energy / e, dL = fabs(r.end.angular_momentum[2] / e - base.end.angular_momentum[2]);
+            if (getenv("GROVE_TEST_VERBOSE"))
+                printf("  theta %g eps %g eta %g, x %g m %g: dx %.3g, dE/E %.6g (%.6g), E %.12g (%.12g), t %.12g\n",
+                       theta, eps, eta, u.lambda, u.mu, dx, de, de0, E, base.end.energy, r.end.time);
+            if (u.exact) {
+                CHECK_MSG(same && de == de0 && E == base.end.energy && r.end.time == base.end.time && dL == 0,
+                          "theta %g eta %g, lengths x %g, masses x %g: not bit-identical (positions %g, dE/E %g vs %g)",
+                          theta, eta, u.lambda, u.mu, dx, de, de0);
+            } else {
+                CHECK_MSG(dx < tol, "theta %g eta %g, lengths x %g, masses x %g: positions differ by %g", theta, eta,
+                          u.lambda, u.mu, dx);
+                CHECK_MSG(fabs(de - de0) < 1e-3 * fabs(de0) + tol && fabs(E / base.end.energy - 1) < tol &&
+                              fabs(r.end.time / base.end.time - 1) < tol &&
+                              dL < tol * fabs(base.end.angular_momentum[2]) + 1e-3 * tol,
+                          "theta %g eta %g, lengths x %g, masses x %g: dE/E %g (unscaled %g), E %.12g (%.12g), t %g (%g)",
+                          theta, eta, u.lambda, u.mu, de, de0, E, base.end.energy, r.end.time, base.end.time);
+            }
+            free(r.pos);
+        }
+        free(base.pos);
+    }
+}
+
+/* A step too large for the state (dt = 1e300 here; from a checkpoint too)
+ * stops at the first state that is not finite, naming the step and the
+ * lowest such particle, and the handle refuses to go on or be saved. */
+TEST(nbody_step_stops_when_the_state_is_not_finite)
+{
+    size_t n = 50;
+    grove_nbody *sim = plummer_sim(n, 3, 0.75, 1e300), *back = NULL;
+    REQUIRE(sim);
+    CHECK_OK(grove_nbody_checkpoint_write(sim, test_path("huge_dt.ckpt")));
+    CHECK_FAILS(grove_nbody_step(sim, 5, NULL), GROVE_INVALID_ARGUMENT, "nbody: step 1: particle ");
+    CHECK(strstr(grove_last_error(), "is not finite (the step dt = 1e+300 is too large?)"));
+    /* the particle named is the first whose position (or velocity) is not finite */
+    size_t named = n;
+    const char *at = strstr(grove_last_error(), "particle ");
+    if (at) named = (size_t)strtoul(at + 9, NULL, 10);
+    REQUIRE(named < n);
+    const double *x = grove_nbody_positions(sim), *v = grove_nbody_velocities(sim);
+    bool position = strstr(grove_last_error(), "position") != NULL;
+    const double *state = position ? x : v;
+    for (size_t i = 0; i < named; i++)
+        for (int k = 0; k < 3; k++) CHECK(isfinite(state[3 * i + k]));
+    CHECK(!isfinite(state[3 * named]) || !isfinite(state[3 * named + 1]) || !isfinite(state[3 * named + 2]));
+    CHECK_FAILS(grove_nbody_step(sim, 1, NULL), GROVE_INVALID_ARGUMENT, "failed");
+    CHECK_FAILS(grove_nbody_checkpoint_write(sim, test_path("never.ckpt")), GROVE_INVALID_ARGUMENT, "failed");
+    CHECK(access(test_path("never.ckpt"), F_OK) != 0);
+    grove_nbody_free(sim);
+    /* the same dt read from a checkpoint */
+    REQUIRE_OK(grove_nbody_checkpoint_read(test_path("huge_dt.ckpt"), NULL, &back));
+    CHECK_FAILS(grove_nbody_step(back, 1, NULL), GROVE_INVALID_ARGUMENT, "step 1: particle ");
+    grove_nbody_free(back);
+}
+
+/* Any one flipped bit makes a checkpoint unreadable: in the body the
+ * checksum says so, naming the file. */
+TEST(nbody_checkpoint_refuses_any_flipped_bit)
+{
+    size_t n = 20;
+    grove_nbody *sim = plummer_sim(n, 1, 0.5, 0.01), *back = NULL;
+    REQUIRE(sim);
+    const char *path = test_path("flip.ckpt");
+    REQUIRE_OK(grove_nbody_checkpoint_write(sim, path));
+    grove_nbody_free(sim);
+    size_t len = 128 + 7 * n * 8;
+    unsigned char *buf = malloc(len), *bad = malloc(len);
+    FILE *f = fopen(path, "rb");
+    REQUIRE(f && fread(buf, 1, len, f) == len && fgetc(f) == EOF);
+    fclose(f);
+    REQUIRE_OK(grove_nbody_checkpoint_read(test_write_file("same.ckpt", buf, len), NULL, &back));
+    grove_nbody_free(back);
+    for (size_t bit = 0; bit < 8 * len; bit += 7) {
+        memcpy(bad, buf, len);
+        bad[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+        const char *p = test_write_file("flipped.ckpt", bad, len);
+        back = NULL;
+        grove_status s = grove_nbody_checkpoint_read(p, NULL, &back);
+        CHECK_MSG(s != GROVE_OK && back == NULL, "bit %zu flipped: read back", bit);
+        if (bit >= 8 * 128)
+            CHECK_MSG(strstr(grove_last_error(), "checksum") && strstr(grove_last_error(), "flipped.ckpt"),
+                      "bit %zu: %s", bit, grove_last_error());
+        grove_nbody_free(back);
+    }
+    free(buf);
+    free(bad);
 }
 
 
@@ -395,8 +585,197 @@ TEST(gravity_cli_matches_the_library)
     CHECK(access(test_path("never.npy"), F_OK) != 0);
     free(out);
     snprintf(args, sizeof args, "gravity %s --theta 2 --acc %s", test_path("grav_in.npy"), test_path("never.npy"));
-    CHECK(test_grove(args, &out) == 1 && strstr(out, "theta"));
+    CHECK(test_grove(args, &out) == 2 && strstr(out, "theta")); /* a bad flag value: a usage error */
     free(out);
     grove_array_free(&in), grove_array_free(&acc), grove_array_free(&pot);
     free(x), free(a), free(phi);
+}
+
+/* The outside test's case through the CLI: 500 Plummer points with lengths
+ * in units 1e10 times larger (softening to match) give finite
+ * accelerations, 1e-20 times the Henon ones to float rounding. */
+TEST(gravity_cli_in_other_units)
+{
+    size_t n = 500;
+    double lambda = 1e10;
+    double *x = malloc(7 * n * sizeof *x), *a = malloc(3 * n * sizeof *a);
+    grove_ic_params ic;
+    grove_ic_params_init(&ic);
+    ic.n = n;
+    REQUIRE_OK(grove_ic_generate(&ic, x, x + 3 * n, x + 6 * n));
+    grove_gravity_params p;
+    grove_gravity_params_init(&p);
+    p.softening = 0.01;
+    REQUIRE_OK(grove_gravity(x, x + 6 * n, n, &p, a, NULL, NULL, NULL));
+    grove_array in = {0}, acc = {0};
+    REQUIRE_OK(grove_array_alloc(&in, GROVE_FLOAT64, n, 4));
+    for (size_t i = 0; i < n; i++) {
+        for (int k = 0; k < 3; k++) ((double *)in.data)[4 * i + k] = x[3 * i + k] * lambda;
+        ((double *)in.data)[4 * i + 3] = x[6 * n + i];
+    }
+    REQUIRE_OK(grove_npy_write(test_path("grav_si.npy"), &in));
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "gravity %s --softening 1e8 --acc %s --quiet", test_path("grav_si.npy"),
+             test_path("grav_si_a.npy"));
+    CHECK_MSG(test_grove(args, &out) == 0, "%s", out);
+    free(out);
+    REQUIRE_OK(grove_npy_read(test_path("grav_si_a.npy"), &acc));
+    REQUIRE(acc.shape[0] == n);
+    const double *b = acc.data;
+    size_t finite = 0;
+    double worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d2 = 0, r2 = 0;
+        for (int k = 0; k < 3; k++) {
+            finite += isfinite(b[3 * i + k]);
+            double want = a[3 * i + k] / (lambda * lambda);
+            d2 += (b[3 * i + k] - want) * (b[3 * i + k] - want);
+            r2 += want * want;
+        }
+        double rel = sqrt(d2 / r2);
+        if (!(rel <= worst)) worst = rel;
+    }
+    CHECK_MSG(finite == 3 * n && worst < 1e-5, "%zu of %zu values finite, largest relative difference %g", finite,
+              3 * n, worst);
+    grove_array_free(&in), grove_array_free(&acc);
+    free(x), free(a);
+}
+
+/* Every value of an .npy snapshot (n, 7) is finite. */
+static bool snapshot_finite(const char *path)
+{
+    grove_array s = {0};
+    if (grove_npy_read(path, &s) != GROVE_OK) return false;
+    bool ok = s.dtype == GROVE_FLOAT64;
+    for (size_t i = 0; ok && i < s.shape[0] * s.shape[1]; i++) ok = isfinite(((const double *)s.data)[i]);
+    grove_array_free(&s);
+    return ok;
+}
+
+/* A step far too large: one line naming the step and the particle, exit
+ * status 1, and only the finite outputs of step 0 in the folder (the
+ * checkpoint reads back); resuming from it stops the same way. */
+TEST(nbody_cli_stops_at_a_state_that_is_not_finite)
+{
+    const char *dir = test_path("huge_dt");
+    for (int resume = 0; resume < 2; resume++) {
+        char args[2048], *out = NULL;
+        snprintf(args, sizeof args, "nbody --ic plummer --n 100 --steps 3 --dt 1e300 --out %s --quiet%s", dir,
+                 resume ? " --resume" : "");
+        CHECK(test_grove(args, &out) == 1);
+        const char *nl = strchr(out, '\n');
+        CHECK_MSG(nl && nl[1] == '\0' && strstr(out, "step 1: particle ") && strstr(out, "is not finite"),
+                  "output: %s", out);
+        free(out);
+    }
+    char command[1024];
+    snprintf(command, sizeof command, "ls %s", dir);
+    char *listing = NULL;
+    CHECK(test_run(command, &listing) == 0);
+    CHECK_MSG(strcmp(listing, "checkpoint.grove\nsnap_000000.npy\n") == 0, "files: %s", listing);
+    free(listing);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/snap_000000.npy", dir);
+    CHECK(snapshot_finite(path));
+    snprintf(path, sizeof path, "%s/checkpoint.grove", dir);
+    grove_nbody *sim = NULL;
+    CHECK_OK(grove_nbody_checkpoint_read(path, NULL, &sim));
+    CHECK(sim && grove_nbody_get_params(sim)->dt == 1e300);
+    grove_nbody_free(sim);
+}
+
+/* The merger's orbit from hypot: separations whose square under- or
+ * overflows still give finite velocities. */
+TEST(nbody_merger_initial_conditions_at_extreme_separations)
+{
+    size_t n = 100;
+    double *x = malloc(7 * n * sizeof *x);
+    grove_ic_params ic;
+    grove_ic_params_init(&ic);
+    ic.kind = GROVE_IC_MERGER;
+    ic.n = n;
+    ic.impact = 0;
+    const double separations[] = {1e-200, 1e200};
+    for (int k = 0; k < 2; k++) {
+        ic.separation = separations[k];
+        REQUIRE_OK(grove_ic_generate(&ic, x, x + 3 * n, x + 6 * n));
+        size_t finite = 0;
+        for (size_t i = 0; i < 7 * n; i++) finite += isfinite(x[i]);
+        CHECK_MSG(finite == 7 * n, "separation %g: %zu of %zu values finite", separations[k], finite, 7 * n);
+    }
+    free(x);
+}
+
+/* A picture is the same in any units: lengths (extent and centre too) by
+ * 2^-1018, where width / extent overflows, and masses by 2^1030, where the
+ * central pixels' sums would (16 pixels a side: hundreds of particles in
+ * each central one). */
+TEST(nbody_render_does_not_depend_on_the_units)
+{
+    if (!strstr(grove_build_info(), "png: yes")) return; /* rendering needs libpng */
+    size_t n = 3000;
+    double *x = malloc(7 * n * sizeof *x);
+    grove_ic_params ic;
+    grove_ic_params_init(&ic);
+    ic.n = n;
+    REQUIRE_OK(grove_ic_generate(&ic, x, x + 3 * n, x + 6 * n));
+    for (int kind = 0; kind < 2; kind++) {
+        grove_render_params rp;
+        grove_render_params_init(&rp);
+        rp.width = kind ? 16 : 512;
+        rp.center[0] = 0.25;
+        CHECK_OK(grove_render_png(x, x + 6 * n, n, &rp, test_path("henon.png")));
+        double lambda = kind ? 1 : 0x1p-1018;
+        double *pos = test_scaled_copy(x, 3 * n, lambda), *mass = test_scaled_copy(x + 6 * n, n, kind ? 0x1p1000 : 1);
+        for (size_t i = 0; i < n && kind; i++) mass[i] *= 0x1p30;
+        rp.extent *= lambda;
+        rp.center[0] *= lambda;
+        CHECK_OK(grove_render_png(pos, mass, n, &rp, test_path("scaled.png")));
+        char a[600], b[600];
+        snprintf(a, sizeof a, "%s", test_path("henon.png"));
+        snprintf(b, sizeof b, "%s", test_path("scaled.png"));
+        CHECK_MSG(same_file(a, b), "%s scaled: a different picture", kind ? "masses" : "lengths");
+        free(pos), free(mass);
+    }
+    free(x);
+}
+
+/* --G through the CLI: a run in units 2^40 times longer (G 2^120 to
+ * match, softening scaled) ends at 2^40 times the positions of the Henon
+ * run, bit for bit. */
+TEST(nbody_cli_takes_G_and_any_units)
+{
+    size_t n = 200;
+    double lambda = 0x1p40;
+    double *x = malloc(7 * n * sizeof *x);
+    grove_ic_params ic;
+    grove_ic_params_init(&ic);
+    ic.n = n;
+    REQUIRE_OK(grove_ic_generate(&ic, x, x + 3 * n, x + 6 * n));
+    grove_array in = {0}, out0 = {0}, out1 = {0};
+    REQUIRE_OK(grove_array_alloc(&in, GROVE_FLOAT64, n, 7));
+    for (int scaled = 0; scaled < 2; scaled++) {
+        double f = scaled ? lambda : 1;
+        for (size_t i = 0; i < n; i++) {
+            double *row = (double *)in.data + 7 * i;
+            for (int k = 0; k < 3; k++) row[k] = x[3 * i + k] * f, row[3 + k] = x[3 * n + 3 * i + k] * f;
+            row[6] = x[6 * n + i];
+        }
+        char name[64], args[2048];
+        snprintf(name, sizeof name, "units%d.npy", scaled);
+        REQUIRE_OK(grove_npy_write(test_path(name), &in));
+        snprintf(name, sizeof name, "units%d", scaled);
+        snprintf(args, sizeof args, "nbody --input %s --steps 5 --theta 0.75 --softening %.17g --G %.17g --out %s --quiet",
+                 test_path(scaled ? "units1.npy" : "units0.npy"), 0.01 * f, f * f * f, test_path(name));
+        REQUIRE(test_grove(args, NULL) == 0);
+    }
+    REQUIRE_OK(grove_npy_read(test_path("units0/snap_000005.npy"), &out0));
+    REQUIRE_OK(grove_npy_read(test_path("units1/snap_000005.npy"), &out1));
+    size_t same = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 6; k++)
+            same += ((const double *)out1.data)[7 * i + k] / lambda == ((const double *)out0.data)[7 * i + k];
+    CHECK_MSG(same == 6 * n, "%zu of %zu positions and velocities equal after rescaling", same, 6 * n);
+    grove_array_free(&in), grove_array_free(&out0), grove_array_free(&out1);
+    free(x);
 }

@@ -106,3 +106,17 @@ double *test_points(test_kind kind, size_t n, size_t d, uint64_t seed)
     }
     return x;
 }
+
+const test_units test_unit_changes[] = {
+    {0x1p40, 1, 1},    {0x1p-40, 1, 1},    {0x1p40, 0x1p100, 1}, {0x1p-40, 0x1p-100, 1},
+    {1e12, 1, 0},      {1e-12, 1, 0},      {1, 1e30, 0},         {1, 1e-30, 0},
+    {1e12, 1e30, 0},   {1e-12, 1e-30, 0},  {1e12, 1e-30, 0},     {1e-12, 1e30, 0},
+};
+const size_t test_unit_changes_count = sizeof test_unit_changes / sizeof test_unit_changes[0];
+
+double *test_scaled_copy(const double *src, size_t n, double f)
+{
+    double *dst = malloc((n + 1) * sizeof *dst);
+    for (size_t i = 0; i < n; i++) dst[i] = src[i] * f;
+    return dst;
+}

@@ -55,7 +55,7 @@ class JoinParams(C.Structure):
 class JoinBatch(C.Structure):
     _fields_ = [("query_begin", C.c_size_t), ("query_end", C.c_size_t), ("offsets", C.POINTER(C.c_int64)),
                 ("indices", C.POINTER(C.c_int64)), ("distances", C.POINTER(C.c_double)),
-                ("pairs_before", C.c_int64)]
+                ("pairs_before", C.c_int64), ("pairs_total", C.c_int64)]
 
 
 JOIN_BATCH_FN = C.CFUNCTYPE(C.c_int, C.c_void_p, C.POINTER(JoinBatch))

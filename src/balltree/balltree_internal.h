@@ -30,6 +30,19 @@ void grove__bt_describe(const grove__bt_groups *groups, int levels, grove_balltr
 grove_status grove__bt_balls(const grove_balltree_batch *batches, size_t count, int partition, int level,
                              size_t *balls);
 
+/* Range (scaled.c): whether a spread (max - min) of coordinates up to
+ * `magnitude`, or of the rotated ones (|R x| <= sqrt(d) max |x|), may
+ * overflow a double, where two such spreads would compare as a tie (only
+ * float64 coordinates near the largest doubles); then the builder and the
+ * checker work on grove__bt_scaled(points, magnitude, rotated), the points
+ * times the largest power of two that makes every spread finite (n x d
+ * doubles, freed with grove__free; NULL when out of memory). That is exact
+ * but for values so close to 0 that they become subnormal, and the splits
+ * compare coordinates and spreads only, so its tree is the tree of the
+ * points as they are, in exact arithmetic. */
+bool grove__bt_spread_overflows(double magnitude, size_t d, bool rotated);
+double *grove__bt_scaled(grove_points points, double magnitude, bool rotated);
+
 /* y[j * y_stride] = sum_k R[j d + k] x_k for input row `row`, summed in k
  * order in double without FMA contraction, so every platform agrees. */
 void grove__bt_rotate_row(const double *rotation, grove_points points, size_t stride, size_t row, double *y,

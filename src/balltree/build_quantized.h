@@ -289,7 +289,10 @@ static uint64_t *bq_records(bp_tree *t)
         double extent = hi[0][j] - lo[0][j];
         scale[j] = extent > 0 ? (double)t->mask / extent : 0.0;
         /* Every point would land on 0 or the largest value, a run the
-         * sorts would reject: say so before sorting. */
+         * sorts would reject: say so before sorting. An extent that
+         * overflows would also compare as a tie with other such spreads
+         * (bt_ctx.overflow). */
+        if (!isfinite(extent) && t->c->overflow) *t->c->overflow = true;
         if (!isfinite(extent) || !isfinite(scale[j])) return NULL;
     }
     int defer = bq_deferrable(t, lo[0], hi[0]);

@@ -234,6 +234,15 @@ static bool bs_finite(const bs_extent *e, size_t d, bool f32)
     return true;
 }
 
+/* Whether every spread (max - min) of the extent is a finite double (for
+ * float keys, as doubles, always). */
+static bool bs_spreads_finite(const bs_tree *t, const bs_extent *e, size_t d)
+{
+    for (size_t j = 0; j < d; j++)
+        if (!t->f32 && !isfinite(bs_value_f64(e->hi[j]) - bs_value_f64(e->lo[j]))) return false;
+    return true;
+}
+
 /* A split in parts, one a thread, where one node is all the team has to
  * do (the root of a batch that holds more than half of all points): the
  * split streams at the speed of one core's loads and stores, and the

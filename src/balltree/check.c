@@ -165,8 +165,17 @@ grove_status grove_balltree_check(grove_points points, const grove_balltree_para
     grove_balltree_params_init(&defaults);
     if (!params) params = &defaults;
     bool full = params->levels < 0;
-    grove_status s = grove_points_validate(points);
+    double magnitude;
+    grove_status s = grove__points_validate_range(points, 1, &magnitude);
     if (s != GROVE_OK) return s;
+    if (grove__bt_spread_overflows(magnitude, points.d, params->rotation != NULL)) {
+        /* Spreads that overflow compare on the points scaled (as the builder does). */
+        double *x = grove__bt_scaled(points, magnitude, params->rotation != NULL);
+        if (!x) return GROVE_OUT_OF_MEMORY;
+        s = grove_balltree_check(grove_points_f64(x, points.n, points.d), params, indices, mask, options);
+        grove__free(x);
+        return s;
+    }
     size_t slots, nbatches;
     s = grove_balltree_layout(points.n, params, &slots, &nbatches);
     if (s != GROVE_OK) return s;

@@ -5,6 +5,8 @@
 
 typedef struct stats_job {
     grove_points points;
+    double scale;       /* coordinates are read times scale = 2^-exponent (a power of two: exact) */
+    int exponent;
     size_t stride;
     const int64_t *indices;
     const uint8_t *mask;
@@ -46,7 +48,9 @@ static bool real_slot(const stats_job *job, const grove_balltree_batch *b, size_
 }
 
 /* Centre (mean) and radius (largest distance to it) of slots [lo, hi);
- * NaN for a node without points. */
+ * NaN for a node without points. Summed in the scaled units, then scaled
+ * back: the radius can be infinite only where the true one exceeds the
+ * largest double. */
 static void ball(const stats_job *job, const grove_balltree_batch *b, size_t lo, size_t hi, double *centre,
                  double *radius)
 {
@@ -54,7 +58,8 @@ static void ball(const stats_job *job, const grove_balltree_batch *b, size_t lo,
     for (size_t j = 0; j < d; j++) centre[j] = 0.0;
     for (size_t s = lo; s < hi; s++) {
         if (!real_slot(job, b, s)) continue;
-        for (size_t j = 0; j < d; j++) centre[j] += grove__coord(job->points, job->stride, (size_t)job->indices[s], j);
+        for (size_t j = 0; j < d; j++)
+            centre[j] += grove__coord(job->points, job->stride, (size_t)job->indices[s], j) * job->scale;
         count++;
     }
     if (!count) {
@@ -68,12 +73,15 @@ static void ball(const stats_job *job, const grove_balltree_batch *b, size_t lo,
         if (!real_slot(job, b, s)) continue;
         double dist = 0.0;
         for (size_t j = 0; j < d; j++) {
-            double t = grove__coord(job->points, job->stride, (size_t)job->indices[s], j) - centre[j];
+            double t = grove__coord(job->points, job->stride, (size_t)job->indices[s], j) * job->scale - centre[j];
             dist += t * t;
         }
         if (dist > far) far = dist;
     }
     *radius = sqrt(far);
+    if (!job->exponent) return;
+    for (size_t j = 0; j < d; j++) centre[j] = ldexp(centre[j], job->exponent);
+    *radius = ldexp(*radius, job->exponent);
 }
 
 grove_status grove_balltree_ball_stats(grove_points points, const grove_balltree_params *params,
@@ -83,7 +91,9 @@ grove_status grove_balltree_ball_stats(grove_points points, const grove_balltree
     grove__clear_error();
     grove_balltree_params p;
     grove_status s = grove__bt_params(params, &p);
-    if (s == GROVE_OK) s = grove_points_validate(points);
+    int threads = grove__options(options).threads;
+    double magnitude = 0;
+    if (s == GROVE_OK) s = grove__points_validate_range(points, threads, &magnitude);
     if (s != GROVE_OK) return s;
     grove__bt_groups g;
     s = grove__bt_groups_make(points.n, &p, &g);
@@ -101,9 +111,10 @@ grove_status grove_balltree_ball_stats(grove_points points, const grove_balltree
             s = grove__fail(GROVE_INVALID_ARGUMENT, "balltree_ball_stats: slot %zu holds row %lld, outside 0..%zu", t,
                             (long long)indices[t], points.n - 1);
     if (s == GROVE_OK && balls) {
-        stats_job job = {points, grove__points_stride(points), indices, mask, p.levels != GROVE_BALLTREE_FULL};
+        int e = grove__range_exponent(magnitude, points.d, GROVE_FLOAT64); /* the sums are in double */
+        stats_job job = {points, ldexp(1, -e), e, grove__points_stride(points), indices, mask,
+                         p.levels != GROVE_BALLTREE_FULL};
         size_t per_batch = (size_t)1 << level;
-        int threads = grove__options(options).threads;
 #pragma omp parallel for num_threads(threads) if (threads > 1 && balls > 64) schedule(static)
         for (size_t i = 0; i < balls; i++) {
             const grove_balltree_batch *b = &info[i / per_batch];
@@ -111,6 +122,13 @@ grove_status grove_balltree_ball_stats(grove_points points, const grove_balltree
             node_slots(b, job.partition, level, i % per_batch, &lo, &hi);
             ball(&job, b, lo, hi, centers + i * points.d, &radii[i]);
         }
+        for (size_t i = 0; i < balls; i++)
+            if (isinf(radii[i])) {
+                s = grove__fail(GROVE_INVALID_ARGUMENT,
+                                "balltree_ball_stats: the radius of ball %zu at level %d exceeds the largest double",
+                                i, level);
+                break;
+            }
     }
     grove__free(info);
     grove__bt_groups_free(&g);

@@ -70,6 +70,11 @@ grove_options grove__options(const grove_options *options);
 /* grove_points_validate, its scan for non-finite values on up to
  * `threads` threads where the points are many. */
 grove_status grove__points_validate(grove_points points, int threads);
+/* grove__points_validate that also measures the points' range:
+ * *magnitude = the largest |coordinate| with its float64 fraction cut to
+ * 20 bits (so at most that value, with the same binary exponent), 0 for
+ * n = 0, in the same single pass over the values. */
+grove_status grove__points_validate_range(grove_points points, int threads, double *magnitude);
 /* grove__points_validate without the scan of the values: dtype, shape,
  * data and stride only (a caller that checks every value's finiteness
  * in a pass of its own, then calls grove__points_validate for the
@@ -103,6 +108,31 @@ static inline int grove__unit_exponent(double magnitude)
     (void)frexp(magnitude, &e);
     return e < -1021 ? -1021 : e;
 }
+
+/* CRC-32C (Castagnoli, as in iSCSI and ext4) of len bytes, continuing
+ * from crc: grove__crc32c(0, data, len) for a whole buffer, and
+ * grove__crc32c(grove__crc32c(0, a, n), b, m) equals the CRC of a then b.
+ * The check value of "123456789" is 0xE3069283. */
+uint32_t grove__crc32c(uint32_t crc, const void *data, size_t len);
+/* Range: the exponent e by which a module scales its coordinates (x 2^-e,
+ * computed in double, exact) before it sums `terms` squares of their
+ * differences (or `terms` other values of that size) in the dtype `arith`.
+ * 0 (no scaling, every bit as without) while the data's largest
+ * |coordinate| `magnitude` (grove__points_validate_range) lies in the
+ * window where such a sum cannot overflow and the square of one unit in
+ * the last place of the largest values is still a normal number; else the
+ * power of two that brings the largest values to the top of that window,
+ * where values far below them keep the most of their resolution. Values
+ * that still fall below it (squared differences that underflow) compare
+ * as ties, broken by row, as they would unscaled. (range.c) */
+int grove__range_exponent(double magnitude, size_t terms, grove_dtype arith);
+/* Whether `terms` squared differences of values up to `magnitude`, scaled
+ * by 2^-exponent, can be summed in `arith` without overflow (the window's
+ * upper side). */
+bool grove__range_fits(double magnitude, int exponent, size_t terms, grove_dtype arith);
+/* values[0 .. count) times 2^e in place (the way back from a scaled
+ * computation, e != 0); returns how many became infinite. */
+size_t grove__range_unscale(double *values, size_t count, int e, int threads);
 
 /* Portable natural logarithm from + - * / only (same bits everywhere). */
 double grove__log(double x);

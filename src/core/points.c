@@ -45,36 +45,54 @@ size_t grove__points_stride(grove_points points)
     return points.stride ? points.stride : points.d * grove_dtype_size(points.dtype);
 }
 
-/* Whether `count` consecutive values are all finite: their exponent bits
- * (the high 32-bit word of a double) are not all set. Integer compares
- * with no early exit, so the loop vectorises. */
+/* The largest magnitude among `count` consecutive values, as the high
+ * 32-bit word of its bits with the sign cleared: for float64 the exponent
+ * and 20 leading fraction bits, for float32 every bit. Such words order
+ * like the magnitudes they truncate, and one at or above the exponent mask
+ * is a value that is not finite, so one integer maximum both checks
+ * finiteness and measures range. Eight independent maxima with no early
+ * exit: the loop vectorises, and no chain of compare and select holds it
+ * back (one running maximum took half as long again as the finiteness
+ * check alone on 16384 points in 3-D; eight take the same time). */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define HIGH_WORD 0
 #else
 #define HIGH_WORD 4
 #endif
-static inline bool run_finite(const char *p, size_t count, bool f64)
+static inline int32_t run_top(const char *p, size_t count, bool f64)
 {
-    size_t size = f64 ? 8 : 4, at = f64 ? HIGH_WORD : 0;
-    uint32_t exponent = f64 ? UINT32_C(0x7ff00000) : UINT32_C(0x7f800000), bad = 0;
-    for (size_t i = 0; i < count; i++) {
+    size_t size = f64 ? 8 : 4, at = f64 ? HIGH_WORD : 0, i = 0;
+    int32_t lane[8] = {0, 0, 0, 0, 0, 0, 0, 0}, top = 0;
+    for (; i + 8 <= count; i += 8)
+        for (size_t l = 0; l < 8; l++) {
+            uint32_t w;
+            memcpy(&w, p + size * (i + l) + at, sizeof w);
+            int32_t m = (int32_t)(w & UINT32_C(0x7fffffff));
+            lane[l] = m > lane[l] ? m : lane[l];
+        }
+    for (; i < count; i++) {
         uint32_t w;
         memcpy(&w, p + size * i + at, sizeof w);
-        bad |= (w & exponent) == exponent;
+        int32_t m = (int32_t)(w & UINT32_C(0x7fffffff));
+        top = m > top ? m : top;
     }
-    return !bad;
+    for (size_t l = 0; l < 8; l++) top = lane[l] > top ? lane[l] : top;
+    return top;
 }
 
-/* Whether rows [a, b) are all finite. */
-static bool rows_finite(grove_points points, size_t stride, size_t a, size_t b)
+/* run_top over rows [a, b). */
+static int32_t rows_top(grove_points points, size_t stride, size_t a, size_t b)
 {
     bool f64 = points.dtype == GROVE_FLOAT64;
     const char *base = (const char *)points.data + a * stride;
     if (stride == points.d * grove_dtype_size(points.dtype)) /* constant f64: each call vectorises on its own */
-        return f64 ? run_finite(base, (b - a) * points.d, true) : run_finite(base, (b - a) * points.d, false);
-    for (size_t i = a; i < b; i++, base += stride)
-        if (!run_finite(base, points.d, f64)) return false;
-    return true;
+        return f64 ? run_top(base, (b - a) * points.d, true) : run_top(base, (b - a) * points.d, false);
+    int32_t top = 0;
+    for (size_t i = a; i < b; i++, base += stride) {
+        int32_t t = run_top(base, points.d, f64);
+        top = t > top ? t : top;
+    }
+    return top;
 }
 
 /* Below this many values one thread checks them all (a team costs a
@@ -83,29 +101,50 @@ static bool rows_finite(grove_points points, size_t stride, size_t a, size_t b)
  * pass): 0.180 ms with one thread's scan, 0.177 with two. */
 #define PARALLEL_CHECK_MIN ((size_t)1 << 14)
 
-static bool all_finite(grove_points points, size_t stride, int threads)
+static int32_t all_top(grove_points points, size_t stride, int threads)
 {
     size_t n = points.n;
-    if (threads < 2 || n * points.d < PARALLEL_CHECK_MIN) return rows_finite(points, stride, 0, n);
-    bool ok = true;
-#pragma omp parallel for num_threads(threads) reduction(&& : ok)
-    for (int q = 0; q < threads; q++)
-        ok = rows_finite(points, stride, (size_t)q * n / (size_t)threads, (size_t)(q + 1) * n / (size_t)threads) && ok;
-    return ok;
+    if (threads < 2 || n * points.d < PARALLEL_CHECK_MIN) return rows_top(points, stride, 0, n);
+    int32_t top = 0;
+#pragma omp parallel for num_threads(threads) reduction(max : top)
+    for (int q = 0; q < threads; q++) {
+        int32_t t = rows_top(points, stride, (size_t)q * n / (size_t)threads, (size_t)(q + 1) * n / (size_t)threads);
+        top = t > top ? t : top;
+    }
+    return top;
 }
 
 grove_status grove_points_validate(grove_points points) { return grove__points_validate(points, 1); }
 
 grove_status grove__points_validate(grove_points points, int threads)
 {
+    double magnitude;
+    return grove__points_validate_range(points, threads, &magnitude);
+}
+
+grove_status grove__points_validate_range(grove_points points, int threads, double *magnitude)
+{
+    *magnitude = 0;
     grove_status s = grove__points_check_shape(points);
     if (s != GROVE_OK || points.n == 0) return s;
     size_t stride = grove__points_stride(points);
-    if (all_finite(points, stride, threads)) return GROVE_OK;
+    bool f64 = points.dtype == GROVE_FLOAT64;
+    uint32_t top = (uint32_t)all_top(points, stride, threads);
+    if (top < (f64 ? UINT32_C(0x7ff00000) : UINT32_C(0x7f800000))) {
+        if (f64) {
+            uint64_t bits = (uint64_t)top << 32;
+            memcpy(magnitude, &bits, sizeof bits);
+        } else {
+            float v;
+            memcpy(&v, &top, sizeof v);
+            *magnitude = v;
+        }
+        return GROVE_OK;
+    }
     for (size_t i = 0; i < points.n; i++) { /* the first one, for the message */
         const char *row = (const char *)points.data + i * stride;
         for (size_t j = 0; j < points.d; j++) {
-            double v = points.dtype == GROVE_FLOAT64 ? ((const double *)row)[j] : ((const float *)row)[j];
+            double v = f64 ? ((const double *)row)[j] : ((const float *)row)[j];
             if (!isfinite(v))
                 return grove__fail(GROVE_INVALID_ARGUMENT, "points: row %zu, column %zu is %s", i, j,
                                    isnan(v) ? "NaN" : "infinite");

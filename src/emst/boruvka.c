@@ -119,7 +119,8 @@ grove_status grove__boruvka_run(const grove__tree *t, const double *core2, uint3
             round_start(&b);
             if (t->dtype == GROVE_FLOAT32) grove__boruvka_search_f32(&b);
             else grove__boruvka_search_f64(&b);
-            grove__boruvka_merge(&b);
+            s = grove__boruvka_merge(&b);
+            if (s != GROVE_OK) break;
             grove__progress(options, "emst", round >= total ? 0.99 : round / total);
             if (b.ncomps > 1 && grove__cancelled(options)) {
                 s = grove__fail(GROVE_CANCELLED, "EMST: cancelled after %d rounds (%zu components left)", round,

@@ -55,8 +55,9 @@ grove_status grove_hdbscan_model_dbscan(const grove_hdbscan_model *m, double cut
     if (!u.up || !u.rank || !size) s = GROVE_OUT_OF_MEMORY;
     if (s == GROVE_OK) {
         for (size_t i = 0; i < nodes; i++) u.up[i] = i;
+        double cut = grove__scale_distance(cut_distance, m->exponent);
         for (size_t i = 0; i + 1 < n; i++)
-            if (l.delta[i] < cut_distance) {
+            if (l.delta[i] < cut) {
                 unite(&u, l.left[i], n + i);
                 unite(&u, l.right[i], n + i);
             }

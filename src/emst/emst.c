@@ -5,6 +5,7 @@
 
 #include "parallel.h"
 
+#include <float.h>
 #include <math.h>
 
 void grove_emst_params_init(grove_emst_params *params)
@@ -12,10 +13,11 @@ void grove_emst_params_init(grove_emst_params *params)
     if (params) params->min_samples = 1;
 }
 
-/* Validate the points and K; n > GROVE__INDEX_MAX_N is refused. */
-static grove_status check_input(grove_points points, size_t k, const char *who)
+/* Validate the points and K, and measure their range; n >
+ * GROVE__INDEX_MAX_N is refused. */
+static grove_status check_input(grove_points points, size_t k, const char *who, int threads, double *magnitude)
 {
-    grove_status s = grove_points_validate(points);
+    grove_status s = grove__points_validate_range(points, threads, magnitude);
     if (s != GROVE_OK) return s;
     if (points.n > GROVE__INDEX_MAX_N)
         return grove__fail(GROVE_TOO_LARGE, "%s: n = %zu points; at most %zu are supported", who, points.n,
@@ -27,16 +29,23 @@ static grove_status check_input(grove_points points, size_t k, const char *who)
     return GROVE_OK;
 }
 
+/* The index of validated points, scaled for their range (internal.h). */
+static grove_status range_tree(grove_points points, double magnitude, int threads, grove__tree *t)
+{
+    return grove__tree_build(points, grove__range_exponent(magnitude, points.d, points.dtype), threads, t);
+}
+
 grove_status grove_core_distances(grove_points points, size_t min_samples, double *core,
                                   const grove_options *options)
 {
     grove__clear_error();
-    grove_status s = check_input(points, min_samples, "core distances");
+    int threads = grove__threads_for(grove__options(options).threads, points.n);
+    double magnitude;
+    grove_status s = check_input(points, min_samples, "core distances", threads, &magnitude);
     if (s != GROVE_OK || points.n == 0) return s;
     if (!core) return grove__fail(GROVE_INVALID_ARGUMENT, "core distances: core is NULL");
-    int threads = grove__threads_for(grove__options(options).threads, points.n);
     grove__tree t;
-    s = grove__tree_build(points, threads, &t);
+    s = range_tree(points, magnitude, threads, &t);
     if (s != GROVE_OK) return s;
     double *kth = grove__malloc(points.n * sizeof *kth, "core distances");
     if (!kth) s = GROVE_OUT_OF_MEMORY;
@@ -44,6 +53,12 @@ grove_status grove_core_distances(grove_points points, size_t min_samples, doubl
     if (s == GROVE_OK) {
 #pragma omp parallel for num_threads(threads) schedule(static)
         for (size_t p = 0; p < points.n; p++) core[t.perm[p]] = sqrt(kth[p]);
+    }
+    if (s == GROVE_OK && t.exponent && grove__range_unscale(core, points.n, t.exponent, threads)) {
+        size_t row = 0;
+        while (!isinf(core[row])) row++;
+        s = grove__fail(GROVE_INVALID_ARGUMENT, "core distances: the core distance of row %zu exceeds the largest "
+                        "double (%.17g)", row, DBL_MAX);
     }
     grove__free(kth);
     grove__tree_free(&t);
@@ -85,33 +100,20 @@ static grove_status sort_edges(const uint32_t *eu, const uint32_t *ev, const dou
     return s;
 }
 
-grove_status grove_emst(grove_points points, const grove_emst_params *params, int64_t *edges, double *weights,
-                        const grove_options *options)
+grove_status grove__emst_scaled(grove_points points, double magnitude, size_t min_samples, double alpha,
+                                int64_t *edges, double *weights, int *exponent, const grove_options *options)
 {
-    grove_emst_params pr;
-    grove_emst_params_init(&pr);
-    if (params) pr = *params;
-    return grove__emst_alpha(points, pr.min_samples, 1.0, edges, weights, options);
-}
-
-grove_status grove__emst_alpha(grove_points points, size_t min_samples, double alpha, int64_t *edges,
-                               double *weights, const grove_options *options)
-{
-    grove__clear_error();
-    grove_emst_params pr = {min_samples};
-    grove_status s = check_input(points, pr.min_samples, "EMST");
-    if (s != GROVE_OK || points.n < 2) return s;
-    if (!edges || !weights) return grove__fail(GROVE_INVALID_ARGUMENT, "EMST: edges or weights is NULL");
     size_t n = points.n, m = n - 1;
-    int threads = grove__threads_for(grove__options(options).threads, points.n);
+    int threads = grove__threads_for(grove__options(options).threads, n);
     grove__tree t;
-    s = grove__tree_build(points, threads, &t);
+    grove_status s = range_tree(points, magnitude, threads, &t);
     if (s != GROVE_OK) return s;
+    *exponent = t.exponent;
     double *core2 = NULL, *ew = NULL;
     uint32_t *eu = NULL, *ev = NULL;
-    if (pr.min_samples > 1) {
+    if (min_samples > 1) {
         core2 = grove__malloc(n * sizeof *core2, "EMST core distances");
-        s = core2 ? grove__tree_knn(&t, pr.min_samples, NULL, NULL, core2, options) : GROVE_OUT_OF_MEMORY;
+        s = core2 ? grove__tree_knn(&t, min_samples, NULL, NULL, core2, options) : GROVE_OUT_OF_MEMORY;
         for (size_t p = 0; s == GROVE_OK && alpha != 1 && p < n; p++) core2[p] *= alpha * alpha;
     }
     if (s == GROVE_OK) {
@@ -127,5 +129,28 @@ grove_status grove__emst_alpha(grove_points points, size_t min_samples, double a
     grove__free(eu);
     grove__free(ev);
     grove__free(ew);
+    return s;
+}
+
+grove_status grove_emst(grove_points points, const grove_emst_params *params, int64_t *edges, double *weights,
+                        const grove_options *options)
+{
+    grove__clear_error();
+    grove_emst_params pr;
+    grove_emst_params_init(&pr);
+    if (params) pr = *params;
+    int threads = grove__threads_for(grove__options(options).threads, points.n);
+    double magnitude;
+    grove_status s = check_input(points, pr.min_samples, "EMST", threads, &magnitude);
+    if (s != GROVE_OK || points.n < 2) return s;
+    if (!edges || !weights) return grove__fail(GROVE_INVALID_ARGUMENT, "EMST: edges or weights is NULL");
+    int e = 0;
+    s = grove__emst_scaled(points, magnitude, pr.min_samples, 1.0, edges, weights, &e, options);
+    /* Sorted by weight: the last edge is the longest. */
+    size_t m = points.n - 1;
+    if (s == GROVE_OK && e && grove__range_unscale(weights, m, e, threads))
+        s = grove__fail(GROVE_INVALID_ARGUMENT,
+                        "EMST: the edge between rows %lld and %lld is longer than the largest double (%.17g)",
+                        (long long)edges[2 * (m - 1)], (long long)edges[2 * m - 1], DBL_MAX);
     return s;
 }

@@ -56,8 +56,9 @@ void grove__boruvka_search_f32(grove__boruvka *b);
 void grove__boruvka_search_f64(grove__boruvka *b);
 
 /* Merge phase: the chosen edges join components (pointer jumping), edges
- * are appended, labels and node labels updated, the active list rebuilt. */
-void grove__boruvka_merge(grove__boruvka *b);
+ * are appended, labels and node labels updated, the active list rebuilt.
+ * GROVE_INTERNAL, before any change, when a component has no edge. */
+grove_status grove__boruvka_merge(grove__boruvka *b);
 
 /* Edge order (weight, min row, max row) of two points' candidates. */
 static inline int grove__cand_less(const grove__boruvka *b, uint32_t p1, uint32_t p2)

@@ -3,6 +3,7 @@
  * grove_hdbscan_from_mst, which fit a model and copy its labels out. */
 #include "hdbscan_internal.h"
 
+#include <float.h>
 #include <math.h>
 
 void grove_hdbscan_params_init(grove_hdbscan_params *params)
@@ -100,7 +101,8 @@ grove_status grove_hdbscan_model_create(grove_points points, const grove_hdbscan
     *out = NULL;
     grove_hdbscan_params p;
     grove_status s = resolve_params(params, &p);
-    if (s == GROVE_OK) s = grove_points_validate(points);
+    double magnitude = 0;
+    if (s == GROVE_OK) s = grove__points_validate_range(points, grove__options(options).threads, &magnitude);
     if (s != GROVE_OK) return s;
     size_t n = points.n, k = p.min_samples ? p.min_samples : p.min_cluster_size;
     if (n > 0 && k > n)
@@ -118,9 +120,10 @@ grove_status grove_hdbscan_model_create(grove_points points, const grove_hdbscan
     /* match_reference_implementation: the library's core distances count
      * one neighbour fewer (but at least two, itself included). */
     size_t k_tree = p.match_reference_implementation && k > 2 ? k - 1 : k;
-    s = e && w ? grove__emst_alpha(points, k_tree, p.alpha, e, w, options) : GROVE_OUT_OF_MEMORY;
+    s = e && w ? grove__emst_scaled(points, magnitude, k_tree, p.alpha, e, w, &m->exponent, options)
+               : GROVE_OUT_OF_MEMORY;
     if (s == GROVE_OK && p.alpha != 1) {
-        /* grove__emst_alpha's weights are alpha times the library's
+        /* grove__emst_scaled's weights are alpha times the library's
          * max(core, core, distance / alpha); divided, the order can gain
          * ties, so it is restored. */
         for (size_t i = 0; i + 1 < n; i++) w[i] /= p.alpha;

@@ -50,6 +50,15 @@ typedef struct grove__condensed {
     double *lambda;
 } grove__condensed;
 
+/* grove_emst of validated points (n >= 2, 1 <= min_samples <= n, range
+ * `magnitude` from grove__points_validate_range) with the weights left in
+ * the units of the scaled arithmetic: the true weights are weights times
+ * 2^*exponent (emst.c). With alpha != 1 (> 0) the mutual reachability is
+ * max(alpha core(a), alpha core(b), |a - b|), HDBSCAN*'s alpha times
+ * alpha. */
+grove_status grove__emst_scaled(grove_points points, double magnitude, size_t min_samples, double alpha,
+                                int64_t *edges, double *weights, int *exponent, const grove_options *options);
+
 /* Single linkage from n - 1 edges sorted by weight (union-find in order). */
 grove_status grove__linkage_build(size_t n, const int64_t *edges, const double *weights, grove__linkage *out);
 void grove__linkage_free(grove__linkage *l);
@@ -67,6 +76,14 @@ grove_status grove__condense(const grove__dendrogram *h, size_t min_cluster_size
 void grove__condensed_free(grove__condensed *c);
 /* Give back the capacity beyond c->rows. */
 void grove__condensed_shrink(grove__condensed *c);
+
+/* Where the library rounds lambdas to float, grove rounds them times
+ * 2^grove__float_scale(c): 0 (as the library) unless some lambda of c lies
+ * outside float's normal range (distances beyond about 1e38 or below
+ * 1e-38, or data scaled for their range), else the power of two that
+ * brings the largest to [0.5, 1), so lambdas keep float's precision
+ * instead of turning 0 or infinite. */
+int grove__float_scale(const grove__condensed *c);
 
 /* cluster_selection_persistence: the library's simplify_hierarchy, in
  * place (rows removed, clusters renumbered). */
@@ -98,6 +115,11 @@ struct grove__prediction;
 struct grove_hdbscan_model {
     grove_hdbscan_params params; /* as given, min_samples resolved to K */
     size_t n, d;                 /* d = 0 for a model made from an MST */
+    /* Range: weights, distances and core distances are kept in the units
+     * the MST was computed in, the true ones times 2^-exponent, lambdas in
+     * their inverse; the accessors convert (0 but for data whose squared
+     * distances would overflow or underflow, internal.h). */
+    int exponent;
     int64_t *edges;              /* the MST, sorted by (weight, u, v): n - 1 rows (u, v) */
     double *weights;
     grove__condensed tree;       /* after persistence simplification */
@@ -114,25 +136,24 @@ struct grove_hdbscan_model {
     struct grove__prediction *prediction; /* NULL unless params.prediction_data */
 };
 
-/* grove_emst with mutual reachability max(alpha core(a), alpha core(b),
- * |a - b|) (alpha > 0; 1 is grove_emst): HDBSCAN*'s alpha, whose weights
- * are these divided by alpha (emst.c). */
-grove_status grove__emst_alpha(grove_points points, size_t min_samples, double alpha, int64_t *edges,
-                               double *weights, const grove_options *options);
-
 /* n - 1 edges of n >= 2 points checked (distinct rows below n, finite
  * weights >= 0) and sorted by (weight, u, v) with u < v into the outputs
  * (which may be the inputs). */
 grove_status grove__mst_sort(size_t n, const int64_t *edges, const double *weights, int64_t *sorted_edges,
                              double *sorted_weights);
 
+/* A distance x > 0 in the units of a model with this exponent (times
+ * 2^-exponent, kept above 0 so that it does not turn its option off). */
+double grove__scale_distance(double x, int exponent);
+
 /* A new model of n points in d dimensions with resolved parameters; for
  * n <= 1 it is complete (the one point is noise). */
 grove_status grove__model_new(size_t n, size_t d, const grove_hdbscan_params *p, grove_hdbscan_model **out);
 
-/* Fit a model from an MST of n >= 2 points sorted by (weight, u, v); the
- * model takes ownership of edges and weights (grove__malloc'd) whatever
- * happens. With points (prediction data), d > 0. */
+/* Fit a model from an MST of n >= 2 points sorted by (weight, u, v), in
+ * the units of m->exponent; the model takes ownership of edges and weights
+ * (grove__malloc'd) whatever happens. With points (prediction data),
+ * d > 0. */
 grove_status grove__model_fit(grove_hdbscan_model *m, int64_t *edges, double *weights, const grove_points *points,
                               const grove_options *options);
 

@@ -60,10 +60,31 @@ static void update_node_labels(grove__boruvka *b)
     }
 }
 
-void grove__boruvka_merge(grove__boruvka *b)
+/* The component of comps that found no outgoing edge, or NONE. The search
+ * always finds one (the nearest point of another component), so this is an
+ * internal error, but it must not become a read out of bounds. */
+static uint32_t orphan(const grove__boruvka *b)
+{
+    int found = 0;
+#pragma omp parallel for num_threads(b->threads) schedule(static)
+    for (size_t i = 0; i < b->ncomps; i++)
+        if (atomic_load_explicit(&b->best[b->comps[i]], memory_order_relaxed) == GROVE__NONE) {
+#pragma omp atomic write
+            found = 1;
+        }
+    for (size_t i = 0; found && i < b->ncomps; i++)
+        if (atomic_load_explicit(&b->best[b->comps[i]], memory_order_relaxed) == GROVE__NONE) return b->comps[i];
+    return GROVE__NONE;
+}
+
+grove_status grove__boruvka_merge(grove__boruvka *b)
 {
     const uint32_t *comps = b->comps, *perm = b->t->perm;
     size_t m = b->ncomps;
+    uint32_t lone = orphan(b);
+    if (lone != GROVE__NONE)
+        return grove__fail(GROVE_INTERNAL, "EMST: the component of row %u found no edge to the other %zu components",
+                           perm[lone], m - 1);
 #pragma omp parallel for num_threads(b->threads) schedule(static)
     for (size_t i = 0; i < m; i++) {
         uint32_t c = comps[i], p = atomic_load_explicit(&b->best[c], memory_order_relaxed);
@@ -100,4 +121,5 @@ void grove__boruvka_merge(grove__boruvka *b)
     /* The roots are the next round's components, in ascending id (is_root
      * is 0 for every id that is no longer a component). */
     b->ncomps = grove__compact_u32(b->is_root, n, b->comps, b->threads);
+    return GROVE_OK;
 }

@@ -3,6 +3,7 @@
  * data) and the accessors that copy its parts out. */
 #include "hdbscan_internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -143,10 +144,29 @@ static grove_status exemplars(grove_hdbscan_model *m)
     return s;
 }
 
+double grove__scale_distance(double x, int exponent)
+{
+    if (!exponent || !(x > 0) || isinf(x)) return x;
+    double y = ldexp(x, -exponent);
+    return y > 0 ? y : DBL_TRUE_MIN;
+}
+
+/* The parameters in the model's units: distances times 2^-exponent,
+ * lambdas times 2^exponent. */
+static grove_hdbscan_params scaled_params(const grove_hdbscan_params *p, int exponent)
+{
+    grove_hdbscan_params q = *p;
+    q.epsilon = grove__scale_distance(p->epsilon, exponent);
+    q.epsilon_max = grove__scale_distance(p->epsilon_max, exponent);
+    if (p->persistence > 0) q.persistence = fmax(ldexp(p->persistence, exponent), DBL_TRUE_MIN);
+    return q;
+}
+
 grove_status grove__model_fit(grove_hdbscan_model *m, int64_t *edges, double *weights, const grove_points *points,
                               const grove_options *options)
 {
-    const grove_hdbscan_params *p = &m->params;
+    grove_hdbscan_params fit = scaled_params(&m->params, m->exponent);
+    const grove_hdbscan_params *p = &fit;
     size_t n = m->n;
     m->edges = edges;
     m->weights = weights;
@@ -304,6 +324,21 @@ grove_status grove_hdbscan_model_labels(const grove_hdbscan_model *m, int64_t *l
     return GROVE_OK;
 }
 
+/* Distances back to the caller's units: times 2^exponent, refused (naming
+ * the first) when one exceeds the largest double. */
+static grove_status unscale(const grove_hdbscan_model *m, double *values, size_t count, size_t stride,
+                            const char *who)
+{
+    if (!m->exponent) return GROVE_OK;
+    for (size_t i = 0; i < count; i++) {
+        values[i * stride] = ldexp(values[i * stride], m->exponent);
+        if (isinf(values[i * stride]))
+            return grove__fail(GROVE_INVALID_ARGUMENT, "%s: distance %zu exceeds the largest double (%.17g)", who, i,
+                               DBL_MAX);
+    }
+    return GROVE_OK;
+}
+
 grove_status grove_hdbscan_model_mst(const grove_hdbscan_model *m, int64_t *edges, double *weights)
 {
     grove__clear_error();
@@ -311,7 +346,7 @@ grove_status grove_hdbscan_model_mst(const grove_hdbscan_model *m, int64_t *edge
     if (s != GROVE_OK || m->n < 2) return s;
     if (edges) memcpy(edges, m->edges, 2 * (m->n - 1) * sizeof *edges);
     if (weights) memcpy(weights, m->weights, (m->n - 1) * sizeof *weights);
-    return GROVE_OK;
+    return weights ? unscale(m, weights, m->n - 1, 1, "HDBSCAN model MST") : GROVE_OK;
 }
 
 grove_status grove_hdbscan_model_single_linkage(const grove_hdbscan_model *m, double *tree)
@@ -330,7 +365,7 @@ grove_status grove_hdbscan_model_single_linkage(const grove_hdbscan_model *m, do
         tree[4 * i + 3] = (double)l.size[i];
     }
     grove__linkage_free(&l);
-    return GROVE_OK;
+    return unscale(m, tree + 2, m->n - 1, 4, "HDBSCAN single linkage");
 }
 
 grove_status grove_hdbscan_model_condensed_tree(const grove_hdbscan_model *m, int64_t *parent, int64_t *child,
@@ -343,7 +378,7 @@ grove_status grove_hdbscan_model_condensed_tree(const grove_hdbscan_model *m, in
     for (size_t r = 0; r < t->rows; r++) {
         if (parent) parent[r] = (int64_t)t->parent[r];
         if (child) child[r] = (int64_t)t->child[r];
-        if (lambda_val) lambda_val[r] = t->lambda[r];
+        if (lambda_val) lambda_val[r] = m->exponent ? ldexp(t->lambda[r], -m->exponent) : t->lambda[r];
         if (child_size) child_size[r] = (int64_t)t->child_size[r];
     }
     return GROVE_OK;

@@ -114,6 +114,17 @@ static void predict_score(const predict_job *job, query_state *st, size_t i)
     job->values[i] = max_lambda > 0 ? (max_lambda - lambda) / max_lambda : 0;
 }
 
+/* The library's max_lambda / 1e-8 where the merge height reaches
+ * max_lambda: 1e-8 is in the data's lambda units, so the quotient is
+ * formed there (1e-8 in the model's units can underflow); where the
+ * library's own lambdas would overflow (data scaled for their range) it
+ * saturates at the largest double instead of becoming infinite. */
+static double guarded(const grove__prediction *pd, double max_lambda)
+{
+    double q = max_lambda / 1e-8;
+    return isfinite(q) && pd->exponent ? fmin(ldexp(q, -pd->exponent), DBL_MAX) : q;
+}
+
 /* The largest of x[0 .. k) ignoring NaN (NaN when all are), and the
  * first index of the largest. */
 static double nan_max(const double *x, size_t k)
@@ -135,10 +146,11 @@ static void predict_membership(const predict_job *job, query_state *st, size_t i
     if (t->lambda[row] <= lambda) lambda = t->lambda[row];
     grove__distance_vector(pd, st->q, out, st->search);
     /* outlier_membership_vector: the library passes lambda as a float. */
-    double max_lambda = pd->max_lambda[cluster], lambda32 = (double)(float)lambda;
+    double max_lambda = pd->max_lambda[cluster];
+    double lambda32 = ldexp((double)(float)ldexp(lambda, pd->float_scale), -pd->float_scale);
     for (size_t c = 0; c < k; c++) {
         double denominator = max_lambda - grove__merge_height(pd, cluster, pd->prediction_cluster[c], lambda32);
-        outlier[c] = max_lambda / (denominator <= 0 ? 1e-8 : denominator);
+        outlier[c] = denominator > 0 ? max_lambda / denominator : guarded(pd, max_lambda);
     }
     double top = nan_max(outlier, k);
     for (size_t c = 0; c < k; c++) outlier[c] = exp(outlier[c] - top);
@@ -156,7 +168,7 @@ static void predict_membership(const predict_job *job, query_state *st, size_t i
         if (height[c] > height[best]) best = c;
     }
     double nearest_max = pd->max_lambda[pd->prediction_cluster[best]];
-    double prob = height[best] / ((nearest_max > lambda ? nearest_max : lambda) + 1e-8);
+    double prob = height[best] / ((nearest_max > lambda ? nearest_max : lambda) + pd->small_lambda);
     for (size_t c = 0; c < k; c++) out[c] *= prob;
 }
 
@@ -184,7 +196,7 @@ static grove_status query_order(const grove__prediction *pd, grove_points querie
             double *mine = q + (size_t)t * d;
 #pragma omp for schedule(static)
             for (size_t i = 0; i < nq; i++) {
-                for (size_t j = 0; j < d; j++) mine[j] = grove__coord(queries, stride, i, j);
+                for (size_t j = 0; j < d; j++) mine[j] = ldexp(grove__coord(queries, stride, i, j), -pd->exponent);
                 uint32_t at = 0;
                 while (node[at].right) {
                     uint32_t l = at + 1, r = node[at].right;
@@ -212,12 +224,18 @@ static grove_status run(const grove_hdbscan_model *m, grove_points queries, pred
     grove__clear_error();
     const grove__prediction *pd;
     grove_status s = grove__prediction_of(m, who, &pd);
-    if (s == GROVE_OK) s = grove_points_validate(queries);
+    double magnitude = 0;
+    if (s == GROVE_OK) s = grove__points_validate_range(queries, grove__options(options).threads, &magnitude);
     if (s != GROVE_OK) return s;
     size_t nq = queries.n;
     if (nq > 0 && queries.d != m->d)
         return grove__fail(GROVE_INVALID_ARGUMENT, "%s: the queries have %zu dimensions, the model %zu", who,
                            queries.d, m->d);
+    if (!grove__range_fits(magnitude, pd->exponent, m->d, GROVE_FLOAT64))
+        return grove__fail(GROVE_INVALID_ARGUMENT,
+                           "%s: query coordinates up to %g are beyond the range of the model's points: their "
+                           "squared distances could overflow",
+                           who, magnitude);
     if (nq == 0 || (kind == PREDICT_MEMBERSHIP && pd->clusters == 0)) return GROVE_OK;
     if ((kind == PREDICT_LABELS && !labels) || (kind != PREDICT_LABELS && !values))
         return grove__fail(GROVE_INVALID_ARGUMENT, "%s: output is NULL", who);
@@ -243,7 +261,7 @@ static grove_status run(const grove_hdbscan_model *m, grove_points queries, pred
 #pragma omp for schedule(dynamic, 16)
         for (size_t at = 0; at < nq; at++) {
             size_t i = order ? order[at] : at;
-            for (size_t j = 0; j < d; j++) st.q[j] = grove__coord(queries, stride, i, j);
+            for (size_t j = 0; j < d; j++) st.q[j] = ldexp(grove__coord(queries, stride, i, j), -pd->exponent);
             if (kind == PREDICT_LABELS) predict_label(&job, &st, i);
             else if (kind == PREDICT_SCORES) predict_score(&job, &st, i);
             else predict_membership(&job, &st, i);

@@ -30,8 +30,9 @@ void grove__prediction_free(grove__prediction *pd)
     grove__free(pd);
 }
 
-/* The training points' index (in float64) and core distances. */
-static grove_status index_and_cores(grove__prediction *pd, grove_points points, int threads,
+/* The training points' index (in float64, in the model's units) and core
+ * distances. */
+static grove_status index_and_cores(grove__prediction *pd, grove_points points, int exponent, int threads,
                                     const grove_options *options)
 {
     size_t n = points.n, d = points.d, stride = grove__points_stride(points);
@@ -47,7 +48,7 @@ static grove_status index_and_cores(grove__prediction *pd, grove_points points, 
             for (size_t j = 0; j < d; j++) copy[i * d + j] = grove__coord(points, stride, i, j);
         view = grove_points_f64(copy, n, d);
     }
-    grove_status s = grove__tree_build(view, threads, &pd->tree);
+    grove_status s = grove__tree_build(view, exponent, grove__threads_for(threads, n), &pd->tree);
     grove__free(copy);
     if (s != GROVE_OK) return s;
     pd->core = grove__calloc(n, sizeof *pd->core, "HDBSCAN prediction core distances");
@@ -144,14 +145,15 @@ static grove_status exemplar_sets(grove__prediction *pd, const grove_hdbscan_mod
     if (!pd->exemplar_x || !pd->sets) return GROVE_OUT_OF_MEMORY;
     for (size_t e = 0; e < total; e++)
         for (size_t j = 0; j < d; j++)
-            pd->exemplar_x[e * d + j] = grove__coord(points, stride, m->exemplar_rows[e], j);
+            pd->exemplar_x[e * d + j] = ldexp(grove__coord(points, stride, m->exemplar_rows[e], j), -m->exponent);
     size_t scratch = grove__tree_knn_scratch(&pd->tree, pd->neighbours);
     for (size_t c = 0; c < m->clusters; c++) {
         grove__exemplar_set *set = &pd->sets[c];
         set->x = pd->exemplar_x + m->exemplar_offsets[c] * d;
         set->count = m->exemplar_offsets[c + 1] - m->exemplar_offsets[c];
         if (set->count < GROVE__EXEMPLAR_INDEX_MIN) continue;
-        grove_status s = grove__tree_build(grove_points_f64(set->x, set->count, d), threads, &set->tree);
+        grove_status s = grove__tree_build(grove_points_f64(set->x, set->count, d), 0,
+                                           grove__threads_for(threads, set->count), &set->tree);
         if (s != GROVE_OK) return s;
         set->indexed = 1;
         size_t need = grove__tree_knn_scratch(&set->tree, 1);
@@ -171,8 +173,11 @@ grove_status grove__prediction_build(grove_hdbscan_model *m, grove_points points
     pd->neighbours = pd->m ? 2 * pd->m : 1;
     pd->clusters = m->clusters;
     pd->prediction_cluster = m->prediction_cluster;
+    pd->exponent = m->exponent;
+    pd->small_lambda = ldexp(1e-8, m->exponent);
+    pd->float_scale = grove__float_scale(&m->tree);
     int threads = grove__options(options).threads;
-    grove_status s = index_and_cores(pd, points, threads, options);
+    grove_status s = index_and_cores(pd, points, m->exponent, threads, options);
     if (s == GROVE_OK) s = cluster_tables(pd, &m->tree);
     if (s == GROVE_OK) s = cluster_map(pd, m);
     if (s == GROVE_OK) s = exemplar_sets(pd, m, points, threads);

@@ -18,7 +18,10 @@ typedef struct grove__exemplar_set {
 } grove__exemplar_set;
 
 typedef struct grove__prediction {
-    grove__tree tree;      /* the training points in float64 */
+    grove__tree tree;      /* the training points in float64, times 2^-exponent */
+    int exponent;          /* the model's (hdbscan_internal.h): queries are scaled alike */
+    double small_lambda;   /* the library's 1e-8 added to lambdas, in the model's units */
+    int float_scale;       /* grove__float_scale of the tree */
     double *core;          /* per row: distance to its (K - 1)-th nearest point, itself included */
     size_t m;              /* the library's min_samples, K - 1 */
     size_t neighbours;     /* searched per query: 2 m, at least 1 */

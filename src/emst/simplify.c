@@ -8,14 +8,28 @@
  * renumbered in order. The library keeps lambdas in single precision here
  * (a float array and C float loop variables), and so does this file: every
  * lambda of the simplified tree is rounded to float, and the persistence
- * test is done in float as NumPy 2 evaluates it. A split with more than two
+ * test is done in float as NumPy 2 evaluates it (in the units of
+ * grove__float_scale). A split with more than two
  * children (simultaneous ties) is undone the same way; its most persistent
  * child is the last with the largest lambda, as the library's comparison
  * picks for two. */
 #include "hdbscan_internal.h"
 
+#include <float.h>
+#include <math.h>
+
+int grove__float_scale(const grove__condensed *c)
+{
+    double largest = 0, smallest = INFINITY;
+    for (size_t r = 0; r < c->rows; r++)
+        if (c->lambda[r] > 0 && isfinite(c->lambda[r]))
+            largest = fmax(largest, c->lambda[r]), smallest = fmin(smallest, c->lambda[r]);
+    return largest > FLT_MAX || smallest < FLT_MIN ? -grove__unit_exponent(largest) : 0;
+}
+
 typedef struct simplify_ctx {
     size_t k;
+    int scale;           /* lambdas are rounded to float times 2^scale */
     float *max_birth;    /* per cluster: largest lambda below it (float) */
     uint8_t *leaf;       /* per cluster: no child clusters (after merges) */
     size_t *map;         /* per cluster: the cluster it is merged into, then its new index */
@@ -40,7 +54,7 @@ static void ctx_free(simplify_ctx *x)
 static void undo_split(simplify_ctx *x, const grove__condensed *c, size_t lo, size_t hi, float threshold)
 {
     size_t n = c->n, p = c->parent[lo] - n;
-    float death = (float)c->lambda[hi - 1], lowest = 0, highest = 0;
+    float death = (float)ldexp(c->lambda[hi - 1], x->scale), lowest = 0, highest = 0;
     size_t sibling = lo;
     for (size_t r = lo; r < hi; r++) {
         float b = x->max_birth[c->child[r] - n];
@@ -62,7 +76,7 @@ grove_status grove__simplify(grove__condensed *c, double persistence)
 {
     size_t n = c->n, k = c->clusters;
     if (k < 2) return GROVE_OK;
-    simplify_ctx x = {k, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    simplify_ctx x = {k, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     x.max_birth = grove__malloc(k * sizeof *x.max_birth, "persistence");
     x.leaf = grove__malloc(k, "persistence");
     x.map = grove__malloc(k * sizeof *x.map, "persistence");
@@ -75,14 +89,15 @@ grove_status grove__simplify(grove__condensed *c, double persistence)
         return GROVE_OUT_OF_MEMORY;
     }
     memset(x.leaf, 1, k);
+    x.scale = grove__float_scale(c);
     for (size_t r = 0; r < c->rows; r++) {
         /* The library's max_births starts as the lambda of each cluster's
          * last row. */
-        x.max_birth[c->parent[r] - n] = (float)c->lambda[r];
+        x.max_birth[c->parent[r] - n] = (float)ldexp(c->lambda[r], x.scale);
         if (c->child[r] >= n) x.leaf[c->parent[r] - n] = 0;
     }
     for (size_t i = 0; i < k; i++) x.map[i] = i;
-    float threshold = (float)persistence;
+    float threshold = (float)ldexp(persistence, x.scale);
     for (size_t hi = c->rows; hi > 0;) {
         if (c->child[hi - 1] < n) {
             hi--;
@@ -110,7 +125,8 @@ grove_status grove__simplify(grove__condensed *c, double persistence)
         if (child >= n && x.gone[child - n]) continue;
         c->parent[rows] = n + x.map[p];
         c->child[rows] = child >= n ? n + x.map[child - n] : child;
-        c->lambda[rows] = x.moved[p] ? (double)x.moved_lambda[p] : (double)(float)c->lambda[r];
+        float rounded = x.moved[p] ? x.moved_lambda[p] : (float)ldexp(c->lambda[r], x.scale);
+        c->lambda[rows] = ldexp((double)rounded, -x.scale);
         c->child_size[rows] = c->child_size[r];
         rows++;
     }

@@ -23,7 +23,7 @@ static double scores(const grove_hdbscan_model *m, const grove__prediction *pd, 
     size_t cluster, k = pd->clusters;
     double lambda, top = (double)NAN;
     point_place(m, row, &cluster, &lambda);
-    double max_lambda = pd->max_lambda[cluster] + 1e-8;
+    double max_lambda = pd->max_lambda[cluster] + pd->small_lambda;
     for (size_t c = 0; c < k; c++) {
         out[c] = exp(-(max_lambda / grove__merge_height(pd, cluster, pd->prediction_cluster[c], lambda)));
         if (out[c] > top || (isnan(top) && !isnan(out[c]))) top = out[c];

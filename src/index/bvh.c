@@ -71,10 +71,10 @@ static void emit(emit_ctx *c, uint32_t first, uint32_t last, uint32_t id, uint32
 
 enum { MAX_THREADS = 256 };
 
-/* Bounding box of the points (d <= 3), from per-thread partial boxes (not
- * an OpenMP reduction clause, which some compilers implement with an
- * exported lock symbol). */
-static void bounding_box(grove_points points, int threads, double *lo, double *hi)
+/* Bounding box of the points times scale (d <= 3), from per-thread partial
+ * boxes (not an OpenMP reduction clause, which some compilers implement
+ * with an exported lock symbol). */
+static void bounding_box(grove_points points, double scale, int threads, double *lo, double *hi)
 {
     size_t n = points.n, d = points.d, stride = grove__points_stride(points);
     double part[MAX_THREADS][2][3];
@@ -87,7 +87,7 @@ static void bounding_box(grove_points points, int threads, double *lo, double *h
         for (size_t j = 0; j < d; j++) {
             double mn = DBL_MAX, mx = -DBL_MAX;
             for (size_t i = first; i < last; i++) {
-                double v = grove__coord(points, stride, i, j);
+                double v = grove__coord(points, stride, i, j) * scale;
                 mn = v < mn ? v : mn;
                 mx = v > mx ? v : mx;
             }
@@ -107,11 +107,11 @@ static void bounding_box(grove_points points, int threads, double *lo, double *h
     }
 }
 
-grove_status grove__bvh_topology(grove_points points, int threads, grove__tree *tree)
+grove_status grove__bvh_topology(grove_points points, double scale, int threads, grove__tree *tree)
 {
     size_t n = points.n;
     double lo[3], hi[3];
-    bounding_box(points, threads, lo, hi);
+    bounding_box(points, scale, threads, lo, hi);
     uint64_t *codes = grove__malloc(n * sizeof *codes, "BVH Morton codes");
     uint32_t *split = n > 1 ? grove__malloc((n - 1) * sizeof *split, "BVH splits") : NULL;
     if (!codes || (n > 1 && !split)) {
@@ -119,7 +119,7 @@ grove_status grove__bvh_topology(grove_points points, int threads, grove__tree *
         grove__free(split);
         return GROVE_OUT_OF_MEMORY;
     }
-    grove__morton_codes(points, lo, hi, codes, threads);
+    grove__morton_codes(points, scale, lo, hi, codes, threads);
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; i++) tree->perm[i] = (uint32_t)i;
     grove_status s = grove__radix_sort_u64(codes, tree->perm, n, threads);

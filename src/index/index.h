@@ -6,7 +6,12 @@
  * input dtype), so every node covers a contiguous range of positions.
  * Nodes are in preorder: a node's left child is the next node, its right
  * child is `right`; leaves hold at most GROVE__LEAF_SIZE points. Boxes are
- * stored per node as lo[d] then hi[d], in the input dtype. */
+ * stored per node as lo[d] then hi[d], in the input dtype.
+ *
+ * Range: coordinates are stored times 2^-exponent (grove__range_exponent;
+ * exponent 0, no scaling, for all but data whose squared distances would
+ * overflow or underflow), and the topologies are built on the same scaled
+ * values, so every squared distance a query returns is in those units. */
 #ifndef GROVE_INDEX_H
 #define GROVE_INDEX_H
 
@@ -59,27 +64,31 @@ typedef struct grove__tree {
     size_t nodes;
     void *box;           /* nodes * 2d: lo then hi */
     int depth;           /* largest node depth */
+    int exponent;        /* coordinates are stored times 2^-exponent */
 } grove__tree;
 
-/* Build the index for validated points with n >= 1: BVH for d <= 3,
- * kd-tree otherwise. Peak extra memory: see docs/emst.md. */
-grove_status grove__tree_build(grove_points points, int threads, grove__tree *tree);
+/* Build the index for validated points with n >= 1, scaled by 2^-exponent:
+ * BVH for d <= 3, kd-tree otherwise. Peak extra memory: see docs/emst.md. */
+grove_status grove__tree_build(grove_points points, int exponent, int threads, grove__tree *tree);
 /* Bytes of n x d coordinates of elem bytes each into *bytes, after checking
  * min_n <= n <= GROVE__INDEX_MAX_N and that the size fits (named errors). */
 grove_status grove__index_size(size_t n, size_t d, size_t elem, size_t min_n, size_t *bytes);
 void grove__tree_free(grove__tree *tree);
 
 /* Builders: fill tree->perm and the node topology (begin, end, right,
- * depth); grove__tree_build then copies the points and computes boxes. */
-grove_status grove__bvh_topology(grove_points points, int threads, grove__tree *tree);
+ * depth) of the points times `scale` (a power of two; 1 = as they are);
+ * grove__tree_build then copies the points and computes boxes. */
+grove_status grove__bvh_topology(grove_points points, double scale, int threads, grove__tree *tree);
 /* The kd-tree takes the most points per leaf and the split axes (axes[0 ..
  * naxes), or NULL for all d axes). */
-grove_status grove__kdtree_topology(grove_points points, size_t leaf, const size_t *axes, size_t naxes, int threads,
-                                    grove__tree *tree);
+grove_status grove__kdtree_topology(grove_points points, double scale, size_t leaf, const size_t *axes, size_t naxes,
+                                    int threads, grove__tree *tree);
 
-/* 63-bit Morton codes of n points with d <= 3 inside the box [lo, hi]
- * (per axis 63 / d bits: 63, 31, 21); codes[i] for input row i. */
-void grove__morton_codes(grove_points points, const double *lo, const double *hi, uint64_t *codes, int threads);
+/* 63-bit Morton codes of n points with d <= 3, times `scale`, inside the
+ * box [lo, hi] of the scaled points (per axis 63 / d bits: 63, 31, 21);
+ * codes[i] for input row i. */
+void grove__morton_codes(grove_points points, double scale, const double *lo, const double *hi, uint64_t *codes,
+                         int threads);
 
 /* Exact k nearest neighbours (k >= 1, k <= n) of every indexed point among
  * the indexed points, itself included (it comes first at distance 0 unless

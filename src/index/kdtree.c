@@ -19,6 +19,7 @@
 
 typedef struct kd_ctx {
     grove_points p;
+    double scale;         /* the coordinates are split times scale */
     size_t stride;
     size_t leaf;          /* most points per leaf */
     const size_t *axes;   /* split candidates, or NULL for 0..d-1 */
@@ -39,7 +40,7 @@ static size_t kd_count(size_t m, size_t leaf)
 static inline double kd_at(const kd_ctx *c, size_t i, size_t a)
 {
     if (c->xa) return c->xa[i * c->naxes + a];
-    return grove__coord(c->p, c->stride, c->perm[i], c->axes ? c->axes[a] : a);
+    return grove__coord(c->p, c->stride, c->perm[i], c->axes ? c->axes[a] : a) * c->scale;
 }
 
 /* (coordinate, row) order on axis a between positions i and k. */
@@ -150,22 +151,22 @@ static void kd_build(const kd_ctx *c, size_t at, size_t begin, size_t end, uint3
 #pragma omp taskwait
 }
 
-grove_status grove__kdtree_topology(grove_points points, size_t leaf, const size_t *axes, size_t naxes, int threads,
-                                    grove__tree *tree)
+grove_status grove__kdtree_topology(grove_points points, double scale, size_t leaf, const size_t *axes, size_t naxes,
+                                    int threads, grove__tree *tree)
 {
     size_t n = points.n;
     size_t count = kd_count(n, leaf);
     tree->node = grove__malloc(count * sizeof *tree->node, "kd-tree nodes");
     if (!tree->node) return GROVE_OUT_OF_MEMORY;
     for (size_t i = 0; i < n; i++) tree->perm[i] = (uint32_t)i;
-    kd_ctx c = {points, grove__points_stride(points), leaf, axes, axes ? naxes : points.d, tree->perm, NULL,
+    kd_ctx c = {points, scale, grove__points_stride(points), leaf, axes, axes ? naxes : points.d, tree->perm, NULL,
                 tree->node};
     if (c.naxes <= KD_PACK_MAX) {
         /* Without the packed copy the build is slower, not wrong. */
         c.xa = grove__malloc(n * c.naxes * sizeof *c.xa, "kd-tree split coordinates");
         for (size_t i = 0; c.xa && i < n; i++)
             for (size_t a = 0; a < c.naxes; a++)
-                c.xa[i * c.naxes + a] = grove__coord(points, c.stride, i, axes ? axes[a] : a);
+                c.xa[i * c.naxes + a] = grove__coord(points, c.stride, i, axes ? axes[a] : a) * scale;
         grove__clear_error();
     }
 #pragma omp parallel num_threads(threads)

@@ -35,7 +35,8 @@ static inline uint64_t quantise(double v, double lo, double scale, double top)
     return (uint64_t)q;
 }
 
-void grove__morton_codes(grove_points points, const double *lo, const double *hi, uint64_t *codes, int threads)
+void grove__morton_codes(grove_points points, double scale_in, const double *lo, const double *hi, uint64_t *codes,
+                         int threads)
 {
     size_t d = points.d, n = points.n, stride = grove__points_stride(points);
     unsigned bits = d == 1 ? 63 : d == 2 ? 31 : 21;
@@ -46,7 +47,8 @@ void grove__morton_codes(grove_points points, const double *lo, const double *hi
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; i++) {
         uint64_t q[3];
-        for (size_t j = 0; j < d; j++) q[j] = quantise(grove__coord(points, stride, i, j), lo[j], scale[j], top);
+        for (size_t j = 0; j < d; j++)
+            q[j] = quantise(grove__coord(points, stride, i, j) * scale_in, lo[j], scale[j], top);
         codes[i] = d == 1 ? q[0] : d == 2 ? spread2(q[0]) << 1 | spread2(q[1])
                                           : spread3(q[0]) << 2 | spread3(q[1]) << 1 | spread3(q[2]);
     }

@@ -144,7 +144,7 @@ grove_status grove__octree_build(grove__octree *t, const double *pos, size_t n, 
     t->n = n;
     bounding_cube(pos, n, threads, t->lo, &t->side);
     double hi[3] = {t->lo[0] + t->side, t->lo[1] + t->side, t->lo[2] + t->side};
-    grove__morton_codes(grove_points_f64(pos, n, 3), t->lo, hi, t->key, threads);
+    grove__morton_codes(grove_points_f64(pos, n, 3), 1, t->lo, hi, t->key, threads);
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; i++) t->order[i] = (uint32_t)i;
     s = grove__radix_sort_u64(t->key, t->order, n, threads);

@@ -2,6 +2,7 @@
  * then copy the points into tree order and compute the boxes. */
 #include "index.h"
 
+#include <math.h>
 #include <string.h>
 
 #define T float
@@ -35,7 +36,7 @@ grove_status grove__index_size(size_t n, size_t d, size_t elem, size_t min_n, si
     return GROVE_OK;
 }
 
-grove_status grove__tree_build(grove_points points, int threads, grove__tree *tree)
+grove_status grove__tree_build(grove_points points, int exponent, int threads, grove__tree *tree)
 {
     memset(tree, 0, sizeof *tree);
     size_t n = points.n, d = points.d, elem = grove_dtype_size(points.dtype), bytes = 0;
@@ -44,14 +45,16 @@ grove_status grove__tree_build(grove_points points, int threads, grove__tree *tr
     tree->n = n;
     tree->d = d;
     tree->dtype = points.dtype;
+    tree->exponent = exponent;
     tree->x = grove__malloc(bytes, "index coordinates");
     tree->perm = grove__malloc(n * sizeof *tree->perm, "index permutation");
     if (!tree->x || !tree->perm) {
         grove__tree_free(tree);
         return GROVE_OUT_OF_MEMORY;
     }
-    grove_status s = d <= 3 ? grove__bvh_topology(points, threads, tree)
-                            : grove__kdtree_topology(points, GROVE__LEAF_SIZE, NULL, 0, threads, tree);
+    double scale = ldexp(1, -exponent);
+    grove_status s = d <= 3 ? grove__bvh_topology(points, scale, threads, tree)
+                            : grove__kdtree_topology(points, scale, GROVE__LEAF_SIZE, NULL, 0, threads, tree);
     size_t box_bytes = 0;
     if (s == GROVE_OK && (!grove__mul_size(tree->nodes, 2 * d * elem, &box_bytes)))
         s = grove__fail(GROVE_TOO_LARGE, "index: node boxes overflow the address space");
@@ -63,7 +66,7 @@ grove_status grove__tree_build(grove_points points, int threads, grove__tree *tr
         grove__tree_free(tree);
         return s;
     }
-    if (points.dtype == GROVE_FLOAT32) tree_fill_f32(tree, points, threads);
-    else tree_fill_f64(tree, points, threads);
+    if (points.dtype == GROVE_FLOAT32) tree_fill_f32(tree, points, scale, threads);
+    else tree_fill_f64(tree, points, scale, threads);
     return GROVE_OK;
 }

@@ -19,6 +19,8 @@ typedef struct csv {
     size_t count, cap;
     size_t max_values; /* no text of len bytes holds more numbers */
     size_t rows, cols;
+    size_t header_line;   /* 1-based line of the header, 0 = none */
+    size_t header_fields; /* its number of names */
 } csv;
 
 static grove_status located(const csv *c, const char *at, const char *fmt, ...) GROVE__PRINTF(3, 4);
@@ -91,20 +93,30 @@ static num_kind parse_number(const char *text, size_t len, double *value)
 
 /* ---- rows -------------------------------------------------------------- */
 
-/* A header line holds some field that is not a number (nan and inf count
- * as numbers here, so a first row with NaN is refused, not skipped). */
-static bool is_header(const char *line, const char *end)
+/* A header line holds no field that reads as a number (nan and inf count
+ * as numbers, so a first row with NaN or a typo such as "1,2,3x" is data
+ * and refused, not skipped) and at least one that does not. Its names are
+ * counted between commas when it has any, so they may hold blanks
+ * ("pos x, pos y"), else between blanks. */
+static bool is_header(const char *line, const char *end, size_t *names)
 {
     fields it = {line, end, false, false};
     const char *text;
-    size_t len;
+    size_t len, words = 0;
     field_kind k;
+    bool named = false;
     while ((k = next_field(&it, &text, &len)) != FIELD_NONE) {
+        if (k == FIELD_EMPTY) continue;
         double v;
-        num_kind n = k == FIELD_TEXT ? parse_number(text, len, &v) : NUM_OK;
-        if (n == NUM_TOO_LONG || n == NUM_NOT_NUMBER) return true;
+        num_kind n = parse_number(text, len, &v);
+        if (n == NUM_OK || n == NUM_NOT_FINITE) return false;
+        named = true;
+        words++;
     }
-    return false;
+    size_t commas = 0;
+    for (const char *p = line; p < end; p++) commas += *p == ',';
+    *names = commas ? commas + 1 : words;
+    return named;
 }
 
 static grove_status push(csv *c, double v)
@@ -154,6 +166,9 @@ static grove_status parse_row(csv *c, const char *line, const char *end)
         grove_status s = push(c, v);
         if (s != GROVE_OK) return s;
     }
+    if (c->rows == 0 && c->header_line && c->header_fields != found)
+        return grove__fail(GROVE_PARSE_ERROR, "%.200s:%zu:1: a header of %zu fields above rows of %zu", c->name,
+                           c->header_line, c->header_fields, found);
     if (c->rows == 0)
         c->cols = found;
     else if (found != c->cols)
@@ -162,13 +177,30 @@ static grove_status parse_row(csv *c, const char *line, const char *end)
     return GROVE_OK;
 }
 
+/* The end of the line starting at p (a LF, a CR or the end of the text),
+ * and in *next the start of the next line (past a CRLF as one ending).
+ * *lf (NULL at first) keeps the next LF, or stop, between calls, so a file
+ * of CR-only lines is not searched to its end for a LF once per line. */
+static const char *line_end(const char *p, const char *stop, const char **lf, const char **next)
+{
+    if (!*lf || *lf < p) {
+        *lf = memchr(p, '\n', (size_t)(stop - p));
+        if (!*lf) *lf = stop;
+    }
+    const char *end = *lf, *cr = memchr(p, '\r', (size_t)(end - p));
+    if (cr) end = cr;
+    *next = end == stop ? stop : end + (*end == '\r' && end + 1 < stop && end[1] == '\n' ? 2 : 1);
+    return end;
+}
+
 static grove_status parse(csv *c, const char *buf, size_t len)
 {
     bool first = true;
-    const char *p = buf, *stop = buf + len;
+    const char *p = buf, *stop = buf + len, *lf = NULL;
+    /* A UTF-8 byte order mark, as some editors write, is no part of a field. */
+    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) p += 3;
     for (c->line = 1; p < stop; c->line++) {
-        const char *nl = memchr(p, '\n', (size_t)(stop - p));
-        const char *end = nl ? nl : stop;
+        const char *next, *end = line_end(p, stop, &lf, &next);
         c->start = p;
         const char *nul = memchr(p, '\0', (size_t)(end - p));
         if (nul) return located(c, nul, "NUL byte in text (is this a binary file?)");
@@ -177,20 +209,24 @@ static grove_status parse(csv *c, const char *buf, size_t len)
         const char *q = p;
         while (q < content && is_blank(*q)) q++;
         if (q < content) {
-            if (!(first && is_header(p, content))) {
+            if (first && is_header(p, content, &c->header_fields)) {
+                c->header_line = c->line;
+            } else {
                 grove_status s = parse_row(c, p, content);
                 if (s != GROVE_OK) return s;
             }
             first = false;
         }
-        p = nl ? nl + 1 : stop;
+        p = next;
     }
     return GROVE_OK;
 }
 
-grove_status grove_csv_read_mem(const char *buf, size_t len, const char *name, grove_array *out)
+grove_status grove_csv_read_mem_info(const char *buf, size_t len, const char *name, grove_array *out,
+                                     grove_load_info *info)
 {
     grove__clear_error();
+    if (info) memset(info, 0, sizeof *info);
     if (!out) return grove__fail(GROVE_INVALID_ARGUMENT, "csv_read_mem: out is NULL");
     memset(out, 0, sizeof *out);
     if (!buf && len > 0) return grove__fail(GROVE_INVALID_ARGUMENT, "csv_read_mem: buf is NULL with len %zu", len);
@@ -210,7 +246,30 @@ grove_status grove_csv_read_mem(const char *buf, size_t len, const char *name, g
     out->ndim = 2;
     out->shape[0] = c.rows;
     out->shape[1] = c.cols;
+    if (info) {
+        info->text = 1;
+        info->header_line = c.header_line;
+    }
     return GROVE_OK;
+}
+
+grove_status grove_csv_read_mem(const char *buf, size_t len, const char *name, grove_array *out)
+{
+    return grove_csv_read_mem_info(buf, len, name, out, NULL);
+}
+
+grove_status grove__csv_read_file(const char *path, grove_array *out, grove_load_info *info)
+{
+    void *text;
+    size_t len;
+    grove_status s = grove__file_slurp(path, &text, &len);
+    if (s != GROVE_OK) {
+        grove__error_prefix(path);
+        return s;
+    }
+    s = grove_csv_read_mem_info(text, len, path, out, info);
+    grove__free(text);
+    return s;
 }
 
 grove_status grove_csv_read(const char *path, grove_array *out)
@@ -219,14 +278,5 @@ grove_status grove_csv_read(const char *path, grove_array *out)
     if (!out) return grove__fail(GROVE_INVALID_ARGUMENT, "csv_read: out is NULL");
     memset(out, 0, sizeof *out);
     if (!path) return grove__fail(GROVE_INVALID_ARGUMENT, "csv_read: path is NULL");
-    void *text;
-    size_t len;
-    grove_status s = grove__file_slurp(path, &text, &len);
-    if (s != GROVE_OK) {
-        grove__error_prefix(path);
-        return s;
-    }
-    s = grove_csv_read_mem(text, len, path, out);
-    grove__free(text);
-    return s;
+    return grove__csv_read_file(path, out, NULL);
 }

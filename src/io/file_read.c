@@ -9,7 +9,9 @@
 
 grove_status grove__file_open(const char *path, int *fd, size_t *size)
 {
-    int f = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO would otherwise wait for a writer before
+     * the check below could refuse it. */
+    int f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (f < 0) return grove__fail(GROVE_IO_ERROR, "cannot open: %s", strerror(errno));
     struct stat st;
     if (fstat(f, &st) != 0) {
@@ -21,7 +23,15 @@ grove_status grove__file_open(const char *path, int *fd, size_t *size)
      * against it before anything large is allocated. */
     if (!S_ISREG(st.st_mode)) {
         close(f);
-        return grove__fail(GROVE_IO_ERROR, "%s", S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+        return grove__fail(GROVE_IO_ERROR, "%s", S_ISDIR(st.st_mode) ? "is a directory"
+                                                 : S_ISFIFO(st.st_mode) ? "not a regular file (a FIFO)"
+                                                                        : "not a regular file");
+    }
+    int flags = fcntl(f, F_GETFL);
+    if (flags < 0 || fcntl(f, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        int e = errno;
+        close(f);
+        return grove__fail(GROVE_IO_ERROR, "cannot open: %s", strerror(e));
     }
     if ((uintmax_t)st.st_size > SIZE_MAX) {
         close(f);

@@ -28,6 +28,9 @@ grove_status grove__file_read_at(int fd, void *dst, size_t n, size_t offset);
 /* The whole file in one grove__malloc'd buffer (free with grove__free). */
 grove_status grove__file_slurp(const char *path, void **data, size_t *size);
 
+/* grove_csv_read without the argument checks, reporting the header line. */
+grove_status grove__csv_read_file(const char *path, grove_array *out, grove_load_info *info);
+
 /* Write head then body to path through a temporary file in the same folder
  * and rename(), so path never holds a partial file. */
 grove_status grove__file_write_atomic(const char *path, const void *head, size_t head_len, const void *body,

@@ -57,7 +57,14 @@ static grove_status check_points(grove_array *a, file_kind kind)
 
 grove_status grove_points_load(const char *path, size_t raw_dims, grove_dtype raw_dtype, grove_array *out)
 {
+    return grove_points_load_info(path, raw_dims, raw_dtype, out, NULL);
+}
+
+grove_status grove_points_load_info(const char *path, size_t raw_dims, grove_dtype raw_dtype, grove_array *out,
+                                    grove_load_info *info)
+{
     grove__clear_error();
+    if (info) memset(info, 0, sizeof *info);
     if (!out) return grove__fail(GROVE_INVALID_ARGUMENT, "points_load: out is NULL");
     memset(out, 0, sizeof *out);
     if (!path) return grove__fail(GROVE_INVALID_ARGUMENT, "points_load: path is NULL");
@@ -65,7 +72,7 @@ grove_status grove_points_load(const char *path, size_t raw_dims, grove_dtype ra
     grove_status s;
     switch (kind) {
     case KIND_NPY: s = grove_npy_read(path, out); break;
-    case KIND_TEXT: s = grove_csv_read(path, out); break;
+    case KIND_TEXT: s = grove__csv_read_file(path, out, info); break;
     case KIND_RAW:
         if (raw_dims == 0)
             return grove__fail(GROVE_INVALID_ARGUMENT,
@@ -79,6 +86,7 @@ grove_status grove_points_load(const char *path, size_t raw_dims, grove_dtype ra
     if ((s = check_points(out, kind)) != GROVE_OK) {
         grove_array_free(out);
         grove__error_prefix(path);
+        if (info) memset(info, 0, sizeof *info);
     }
     return s;
 }

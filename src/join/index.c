@@ -69,9 +69,9 @@ static int row_cmp(const void *a, const void *b)
 }
 
 /* With principal axes: every point's keys (n x m, input order) and the
- * largest distance from the centre. */
-static double *project_all(grove_points points, const double *axes, const double *mean, size_t m, int threads,
-                           double *radius)
+ * largest distance from the centre, of the points times scale. */
+static double *project_all(grove_points points, double scale, const double *axes, const double *mean, size_t m,
+                           int threads, double *radius)
 {
     size_t n = points.n, bytes;
     if (!grove__mul_size(n, m * sizeof(double), &bytes)) return NULL;
@@ -80,15 +80,16 @@ static double *project_all(grove_points points, const double *axes, const double
     if (!keys) return NULL;
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(max : r)
     for (size_t i = 0; i < n; i++) {
-        double norm = grove__project(axes, mean, points.d, m, points, i, keys + i * m);
+        double norm = grove__project(axes, mean, points.d, m, points, scale, i, keys + i * m);
         r = norm > r ? norm : r;
     }
     *radius = r;
     return keys;
 }
 
-grove_status grove__index_build(grove_points points, grove_dtype dtype, const size_t *order, const double *axes,
-                                const double *mean, size_t dims, size_t leaf, int threads, grove_index **out)
+grove_status grove__index_build(grove_points points, double magnitude, int exponent, grove_dtype dtype,
+                                const size_t *order, const double *axes, const double *mean, size_t dims, size_t leaf,
+                                int threads, grove_index **out)
 {
     *out = NULL;
     size_t n = points.n, d = points.d, elem = grove_dtype_size(dtype), bytes = 0, box_bytes = 0;
@@ -103,6 +104,9 @@ grove_status grove__index_build(grove_points points, grove_dtype dtype, const si
     ix->leaf = leaf;
     ix->dtype = dtype;
     ix->kstride = axes ? dims : d;
+    ix->exponent = exponent;
+    ix->magnitude = magnitude;
+    double scale = ldexp(1, -exponent);
     grove_status s = GROVE_OK;
     ix->order = grove__malloc(d * sizeof *ix->order, "index dimension order");
     if (axes) {
@@ -118,14 +122,15 @@ grove_status grove__index_build(grove_points points, grove_dtype dtype, const si
     /* The kd-tree splits the keys: projections, or the leading dimensions. */
     double *keys_in = NULL;
     if (s == GROVE_OK && axes && n > 0) {
-        keys_in = project_all(points, axes, mean, dims, threads, &ix->radius);
+        keys_in = project_all(points, scale, axes, mean, dims, threads, &ix->radius);
         if (!keys_in) s = GROVE_OUT_OF_MEMORY;
     }
     if (s == GROVE_OK && n > 0) {
         grove__tree topo = {0};
         topo.perm = grove__malloc(n * sizeof *topo.perm, "index permutation");
         grove_points split = keys_in ? grove_points_f64(keys_in, n, dims) : points;
-        s = topo.perm ? grove__kdtree_topology(split, leaf, keys_in ? NULL : order, dims, threads, &topo)
+        s = topo.perm ? grove__kdtree_topology(split, keys_in ? 1 : scale, leaf, keys_in ? NULL : order, dims,
+                                               threads, &topo)
                       : GROVE_OUT_OF_MEMORY;
         ix->rows = topo.perm;
         ix->node = topo.node;
@@ -157,16 +162,16 @@ grove_status grove__index_build(grove_points points, grove_dtype dtype, const si
         const grove__node *nd = &ix->node[ix->leaves[l]];
         qsort(ix->rows + nd->begin, nd->end - nd->begin, sizeof *ix->rows, row_cmp);
     }
-    if (dtype == GROVE_FLOAT32) index_fill_f32(ix, points, keys_in, threads);
-    else index_fill_f64(ix, points, keys_in, threads);
+    if (dtype == GROVE_FLOAT32) index_fill_f32(ix, points, scale, keys_in, threads);
+    else index_fill_f64(ix, points, scale, keys_in, threads);
     grove__free(keys_in);
     *out = ix;
     return GROVE_OK;
 }
 
 /* Dimensions by decreasing variance (ties to the lower dimension), from a
- * two-pass mean and variance in double over all points. */
-static grove_status variance_order(grove_points p, int threads, size_t *order)
+ * two-pass mean and variance in double over all points times scale. */
+static grove_status variance_order(grove_points p, double scale, int threads, size_t *order)
 {
     size_t n = p.n, d = p.d, stride = grove__points_stride(p);
     double *var = grove__calloc(d, sizeof *var, "index dimension variances");
@@ -174,10 +179,10 @@ static grove_status variance_order(grove_points p, int threads, size_t *order)
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t j = 0; j < d; j++) {
         double s = 0, s2 = 0;
-        for (size_t i = 0; i < n; i++) s += grove__coord(p, stride, i, j);
+        for (size_t i = 0; i < n; i++) s += grove__coord(p, stride, i, j) * scale;
         s /= (double)(n ? n : 1);
         for (size_t i = 0; i < n; i++) {
-            double t = grove__coord(p, stride, i, j) - s;
+            double t = grove__coord(p, stride, i, j) * scale - s;
             s2 += t * t;
         }
         var[j] = s2;
@@ -196,13 +201,32 @@ static grove_status variance_order(grove_points p, int threads, size_t *order)
     return GROVE_OK;
 }
 
+/* The largest |coordinate| of queries (validated here; NULL: 0). */
+static grove_status queries_magnitude(const grove_points *queries, int threads, double *magnitude)
+{
+    *magnitude = 0;
+    if (!queries) return GROVE_OK;
+    grove_status s = grove__points_validate_range(*queries, threads, magnitude);
+    if (s != GROVE_OK) grove__error_prefix("queries");
+    return s;
+}
+
 grove_status grove_index_build(grove_points data, const grove_index_params *params, const grove_options *options,
                                grove_index **out)
 {
     grove__clear_error();
+    return grove__index_build_for(data, NULL, params, options, out);
+}
+
+grove_status grove__index_build_for(grove_points data, const grove_points *queries, const grove_index_params *params,
+                                    const grove_options *options, grove_index **out)
+{
     if (!out) return grove__fail(GROVE_INVALID_ARGUMENT, "index: out is NULL");
     *out = NULL;
-    grove_status s = grove_points_validate(data);
+    int threads = grove__threads_for(grove__options(options).threads, data.n);
+    double magnitude, reach;
+    grove_status s = grove__points_validate_range(data, threads, &magnitude);
+    if (s == GROVE_OK) s = queries_magnitude(queries, threads, &reach);
     if (s != GROVE_OK) return s;
     if (data.d == 0) return grove__fail(GROVE_INVALID_ARGUMENT, "index: points have d = 0 dimensions");
     grove_index_params pr;
@@ -216,18 +240,23 @@ grove_status grove_index_build(grove_points data, const grove_index_params *para
                            pr.index_dims, data.d);
     size_t leaf = pr.leaf_size ? pr.leaf_size : auto_leaf(data.d);
     size_t dims = pr.index_dims ? pr.index_dims : auto_dims(data.d);
-    int threads = grove__threads_for(grove__options(options).threads, data.n);
+    /* The variances sum n squares, and the distances d. */
+    size_t terms;
+    if (!grove__mul_size(data.n, data.d, &terms)) terms = SIZE_MAX;
+    int exponent = grove__range_exponent(reach > magnitude ? reach : magnitude, terms, data.dtype);
+    double scale = ldexp(1, -exponent);
     size_t *order = grove__malloc(data.d * sizeof *order, "index dimension order");
     if (!order) return GROVE_OUT_OF_MEMORY;
-    s = variance_order(data, threads, order);
+    s = variance_order(data, scale, threads, order);
     /* Many dimensions: keys on principal axes (project.c). */
     double *axes = NULL, *mean = NULL;
     if (s == GROVE_OK && data.d > GROVE__JOIN_SOA_MAX) {
         axes = grove__malloc(dims * data.d * sizeof *axes, "index axes");
         mean = grove__malloc(data.d * sizeof *mean, "index axes");
-        s = axes && mean ? grove__principal_axes(data, order, dims, threads, axes, mean) : GROVE_OUT_OF_MEMORY;
+        s = axes && mean ? grove__principal_axes(data, scale, order, dims, threads, axes, mean) : GROVE_OUT_OF_MEMORY;
     }
-    if (s == GROVE_OK) s = grove__index_build(data, data.dtype, order, axes, mean, dims, leaf, threads, out);
+    if (s == GROVE_OK)
+        s = grove__index_build(data, magnitude, exponent, data.dtype, order, axes, mean, dims, leaf, threads, out);
     grove__free(order);
     grove__free(axes);
     grove__free(mean);
@@ -244,19 +273,23 @@ grove_status grove__queries_prepare(const grove_index *index, const grove_points
     }
     if (exclude_self)
         return grove__fail(GROVE_INVALID_ARGUMENT, "exclude_self applies to self-joins only (queries were given)");
-    grove_status s = grove_points_validate(*queries);
-    if (s != GROVE_OK) {
-        grove__error_prefix("queries");
-        return s;
-    }
+    double magnitude;
+    grove_status s = queries_magnitude(queries, threads, &magnitude);
+    if (s != GROVE_OK) return s;
     if (queries->n > 0 && queries->d != index->d)
         return grove__fail(GROVE_INVALID_ARGUMENT, "queries have d = %zu dimensions but the data have %zu",
                            queries->d, index->d);
+    if (!grove__range_fits(magnitude, index->exponent, index->d, index->dtype)) /* their distances sum d squares */
+        return grove__fail(GROVE_INVALID_ARGUMENT,
+                           "queries: coordinates up to %g are beyond the range of this index (data up to %g): their "
+                           "squared distances could overflow; grove_join and grove_knn given both point sets scale "
+                           "for them together",
+                           magnitude, index->magnitude);
     grove_points q = *queries;
     q.d = index->d; /* an empty query set may say any d */
     grove_index *built = NULL;
-    s = grove__index_build(q, index->dtype, index->order, index->axes, index->mean, index->dims, index->leaf, threads,
-                           &built);
+    s = grove__index_build(q, magnitude, index->exponent, index->dtype, index->order, index->axes, index->mean,
+                           index->dims, index->leaf, threads, &built);
     *qi = built;
     return s;
 }
@@ -268,6 +301,7 @@ void grove__queries_release(const grove_index *index, const grove_index *qi)
 
 double grove__join_eps2(const grove_index *index, double eps)
 {
+    eps = ldexp(eps, -index->exponent);
     double e2 = eps * eps;
     return index->dtype == GROVE_FLOAT32 ? (double)(float)e2 : e2;
 }

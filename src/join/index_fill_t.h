@@ -1,17 +1,18 @@
-/* Copy points into the index (tree order, variance-ordered dimensions, in
- * the index dtype), with their projected keys when keys_in (input order)
- * is given, and compute the node boxes of the keys;
- * instantiated per coordinate type: include with T and FN(name) defined. */
+/* Copy points into the index (tree order, variance-ordered dimensions,
+ * times scale, a power of two, in the index dtype), with their projected
+ * keys when keys_in (input order, already scaled) is given, and compute
+ * the node boxes of the keys; instantiated per coordinate type: include
+ * with T and FN(name) defined. */
 #include "../index/boxes_t.h"
 
-static void FN(index_fill)(grove_index *ix, grove_points points, const double *keys_in, int threads)
+static void FN(index_fill)(grove_index *ix, grove_points points, double scale, const double *keys_in, int threads)
 {
     size_t n = ix->n, d = ix->d, m = ix->dims, ks = ix->kstride, stride = grove__points_stride(points);
     T *x = ix->x, *xs = ix->xs, *box = ix->box, *keys = ix->keys;
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < d; j++) {
-            T v = (T)grove__coord(points, stride, ix->rows[i], ix->order[j]);
+            T v = (T)(grove__coord(points, stride, ix->rows[i], ix->order[j]) * scale);
             x[i * d + j] = v;
             if (xs) xs[j * n + i] = v;
         }

@@ -118,7 +118,14 @@ static grove_status fill_pass(const grove_index *index, const grove_index *Q, co
     p.offsets = offsets;
     p.indices = indices;
     p.distances = distances;
-    return grove__join_run(index, Q, &p, options, "join fill");
+    grove_status s = grove__join_run(index, Q, &p, options, "join fill");
+    /* Distances come out in the index's scaled units: back to the caller's. */
+    int64_t first = offsets[0], count = offsets[row1 - row0] - first;
+    if (s == GROVE_OK && distances && index->exponent &&
+        grove__range_unscale(distances + first, (size_t)count, index->exponent, grove__options(options).threads))
+        s = grove__fail(GROVE_INVALID_ARGUMENT, "join fill: a distance within eps = %g exceeds the largest double",
+                        params->eps);
+    return s;
 }
 
 grove_status grove_join_fill(const grove_index *index, const grove_points *queries, const grove_join_params *params,
@@ -223,14 +230,21 @@ grove_status grove_join_stream(const grove_index *index, const grove_points *que
                               : NULL;
         if (!offsets || !indices || (want_dist && !distances)) s = GROVE_OUT_OF_MEMORY;
     }
-    int64_t before = 0;
+    int64_t before = 0, total = s == GROVE_OK ? sum_counts(counts, nq) : 0;
+    /* The announcement: the result's size before any pair is filled. */
+    if (s == GROVE_OK && nq > 0) {
+        int64_t zero = 0;
+        grove_join_batch sizes = {0, 0, &zero, NULL, NULL, 0, total};
+        if (fn(user, &sizes) != 0)
+            s = grove__fail(GROVE_CANCELLED, "join stream: the batch callback stopped the join before the first batch");
+    }
     for (size_t q0 = 0; s == GROVE_OK && (q0 < nq || (nq == 0 && q0 == 0));) {
         size_t q1 = batch_end(counts, nq, q0, room, want_dist);
         offsets[0] = 0;
         for (size_t q = q0; q < q1; q++) offsets[q - q0 + 1] = offsets[q - q0] + counts[q];
         s = fill_pass(index, Q, params, q0, q1, offsets, indices, distances, &hits, options);
         if (s != GROVE_OK) break;
-        grove_join_batch batch = {q0, q1, offsets, indices, distances, before};
+        grove_join_batch batch = {q0, q1, offsets, indices, distances, before, total};
         if (fn(user, &batch) != 0) {
             s = grove__fail(GROVE_CANCELLED, "join stream: the batch callback stopped the join after query %zu", q1);
             break;
@@ -265,7 +279,7 @@ grove_status grove_join(grove_points data, const grove_points *queries, const gr
     memset(result, 0, sizeof *result);
     grove_index *index = NULL;
     grove_status s = check_join_params(params);
-    if (s == GROVE_OK) s = grove_index_build(data, NULL, options, &index);
+    if (s == GROVE_OK) s = grove__index_build_for(data, queries, NULL, options, &index);
     const grove_index *Q = NULL;
     if (s == GROVE_OK)
         s = grove__queries_prepare(index, queries, params->exclude_self, grove__options(options).threads, &Q);

@@ -33,26 +33,42 @@ struct grove_index {
     double *axes;        /* dims x d principal axes over input dimensions, or NULL */
     double *mean;        /* d: the centre the axes project from, or NULL */
     double radius;       /* with axes: the largest |x - mean| */
+    /* Range: coordinates, keys, mean and radius are stored times
+     * 2^-exponent (grove__range_exponent of the data, or of the data and
+     * the queries of a grove_join or grove_knn; a query grouping has its
+     * data's); squared distances come out in those units. */
+    int exponent;
+    double magnitude;    /* the largest |coordinate| of these points (grove__points_validate_range) */
 };
 
-/* Build an index of `points` (validated, any n including 0) converted to
- * `dtype`, storing dimension order[j] j-th; leaf and dims already chosen.
- * Used for the data and, with the data's order, for semi-join queries. */
-grove_status grove__index_build(grove_points points, grove_dtype dtype, const size_t *order, const double *axes,
-                                const double *mean, size_t dims, size_t leaf, int threads, grove_index **out);
+/* Build an index of `points` (validated, any n including 0, largest
+ * |coordinate| `magnitude`) times 2^-exponent, converted to `dtype`,
+ * storing dimension order[j] j-th; leaf and dims already chosen (axes and
+ * mean in the scaled units). Used for the data and, with the data's order
+ * and exponent, for semi-join queries. */
+grove_status grove__index_build(grove_points points, double magnitude, int exponent, grove_dtype dtype,
+                                const size_t *order, const double *axes, const double *mean, size_t dims, size_t leaf,
+                                int threads, grove_index **out);
+/* grove_index_build with the range taken over the data and the queries
+ * (NULL: the data alone), so that those queries can be asked (grove_join,
+ * grove_knn). */
+grove_status grove__index_build_for(grove_points data, const grove_points *queries, const grove_index_params *params,
+                                    const grove_options *options, grove_index **out);
 
 /* The m leading principal axes (m x d, orthonormal rows over the input
- * dimensions) and the centre of a fixed sample of p; the search starts
- * from the coordinate axes order[0 .. m). */
-grove_status grove__principal_axes(grove_points p, const size_t *order, size_t m, int threads, double *axes,
-                                   double *mean);
-/* key[0 .. m) = axes (row i of p - mean); returns |row i - mean|. */
-double grove__project(const double *axes, const double *mean, size_t d, size_t m, grove_points p, size_t i,
-                      double *key);
+ * dimensions) and the centre of a fixed sample of p times scale (a power
+ * of two); the search starts from the coordinate axes order[0 .. m). */
+grove_status grove__principal_axes(grove_points p, double scale, const size_t *order, size_t m, int threads,
+                                   double *axes, double *mean);
+/* key[0 .. m) = axes (scale row i of p - mean); returns |scale row i - mean|. */
+double grove__project(const double *axes, const double *mean, size_t d, size_t m, grove_points p, double scale,
+                      size_t i, double *key);
 
 /* Validate queries against the index (NULL = the indexed points) and, for
- * a semi-join, build their grouping; *qi is the index itself for a
- * self-join. Free with grove__queries_release. */
+ * a semi-join, build their grouping, scaled as the data; *qi is the index
+ * itself for a self-join. Queries too large for the index's range (their
+ * squared distances to the data could overflow) are refused. Free with
+ * grove__queries_release. */
 grove_status grove__queries_prepare(const grove_index *index, const grove_points *queries, int exclude_self,
                                     int threads, const grove_index **qi);
 void grove__queries_release(const grove_index *index, const grove_index *qi);

@@ -66,6 +66,16 @@ grove_status grove_knn_search(const grove_index *index, const grove_points *quer
         else if (grove__cancelled(options)) s = grove__fail(GROVE_CANCELLED, "kNN: cancelled");
         grove__progress(options, "knn", (double)b1 / (double)groups);
     }
+    /* Distances come out in the index's scaled units: back to the caller's. */
+    size_t count = Q->n * k;
+    if (s == GROVE_OK && distances && index->exponent &&
+        grove__range_unscale(distances, count, index->exponent, threads)) {
+        size_t i = 0;
+        while (!isinf(distances[i])) i++;
+        s = grove__fail(GROVE_INVALID_ARGUMENT,
+                        "kNN: the distance from query %zu to its neighbour %zu (row %lld) exceeds the largest double",
+                        i / k, i % k + 1, indices ? (long long)indices[i] : -1LL);
+    }
     grove__queries_release(index, Q);
     return s;
 }
@@ -76,7 +86,7 @@ grove_status grove_knn(grove_points data, const grove_points *queries, size_t k,
     grove__clear_error();
     grove_index *index = NULL;
     grove_status s = check_k(data.n, k, exclude_self, queries);
-    if (s == GROVE_OK) s = grove_index_build(data, NULL, options, &index);
+    if (s == GROVE_OK) s = grove__index_build_for(data, queries, NULL, options, &index);
     if (s == GROVE_OK) s = grove_knn_search(index, queries, k, exclude_self, indices, distances, options);
     grove_index_free(index);
     return s;

@@ -129,8 +129,8 @@ static void axes_from_gram(const double *xr, size_t s, size_t d, const size_t *o
     orthonormalise(v, d, m);
 }
 
-grove_status grove__principal_axes(grove_points p, const size_t *order, size_t m, int threads, double *axes,
-                                   double *mean)
+grove_status grove__principal_axes(grove_points p, double scale, const size_t *order, size_t m, int threads,
+                                   double *axes, double *mean)
 {
     size_t n = p.n, d = p.d, s = n < SAMPLE ? n : SAMPLE, stride = grove__points_stride(p);
     /* The smaller of the d x d covariance and the s x s Gram matrix, two
@@ -141,12 +141,23 @@ grove_status grove__principal_axes(grove_points p, const size_t *order, size_t m
     double *v = c + side * side, *w = v + side * m, *sample = w + side * m;
     memset(mean, 0, d * sizeof *mean);
     for (size_t i = 0; i < s; i++)
-        for (size_t j = 0; j < d; j++) mean[j] += grove__coord(p, stride, i * n / s, j);
+        for (size_t j = 0; j < d; j++) mean[j] += grove__coord(p, stride, i * n / s, j) * scale;
     for (size_t j = 0; j < d; j++) mean[j] /= (double)(s ? s : 1);
     bool by_dimension = d <= s;
+    double top = 0;
     for (size_t i = 0; i < s; i++)
-        for (size_t j = 0; j < d; j++)
-            sample[by_dimension ? j * s + i : i * d + j] = grove__coord(p, stride, i * n / s, j) - mean[j];
+        for (size_t j = 0; j < d; j++) {
+            double x = grove__coord(p, stride, i * n / s, j) * scale - mean[j];
+            sample[by_dimension ? j * s + i : i * d + j] = x;
+            top = fabs(x) > top ? fabs(x) : top;
+        }
+    /* The iteration squares the covariance (or Gram matrix), which holds
+     * squares of the coordinates: beyond 2^+-64 their fourth powers would
+     * leave the doubles. The axes do not change when the sample is scaled
+     * by a power of two, so it is, out there. */
+    int e = grove__unit_exponent(top);
+    if (e < -64 || e > 64)
+        for (size_t i = 0; i < s * d; i++) sample[i] = ldexp(sample[i], -e);
     if (by_dimension) {
         axes_from_covariance(sample, s, d, order, m, threads, c, v, w);
         memcpy(axes, v, d * m * sizeof *axes);
@@ -157,14 +168,14 @@ grove_status grove__principal_axes(grove_points p, const size_t *order, size_t m
     return GROVE_OK;
 }
 
-double grove__project(const double *axes, const double *mean, size_t d, size_t m, grove_points p, size_t i,
-                      double *key)
+double grove__project(const double *axes, const double *mean, size_t d, size_t m, grove_points p, double scale,
+                      size_t i, double *key)
 {
     size_t stride = grove__points_stride(p);
     double norm2 = 0;
     for (size_t k = 0; k < m; k++) key[k] = 0;
     for (size_t j = 0; j < d; j++) {
-        double x = grove__coord(p, stride, i, j) - mean[j];
+        double x = grove__coord(p, stride, i, j) * scale - mean[j];
         norm2 += x * x;
         for (size_t k = 0; k < m; k++) key[k] += axes[k * d + j] * x;
     }

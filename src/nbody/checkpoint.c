@@ -1,17 +1,22 @@
 /* Checkpoints: a 128-byte header (magic, version, byte-order mark, n, step,
- * time, parameters) and the positions, velocities and masses in native
- * doubles, written atomically. Version 2 added conserve_momentum after the
- * version 1 fields; a version 1 header has zeros there, which is what
- * version 1 runs did (no correction), so both are read. The accelerations are not stored: they are a
- * deterministic function of the positions and are recomputed on reading,
- * which is what makes a resumed run bit-identical to an uninterrupted one. */
+ * time, parameters, checksum) and the positions, velocities and masses in
+ * native doubles, written atomically. Version 2 added conserve_momentum
+ * after the version 1 fields; a version 1 header has zeros there, which is
+ * what version 1 runs did (no correction). Version 3 added the CRC-32C of
+ * the whole file (computed with the checksum field zero), so a damaged
+ * file is refused instead of resuming into a different run. Versions 1 and
+ * 2 carry no checksum and are still read; the header bytes their version
+ * does not use must be zero, so a damaged version field is caught too. The
+ * accelerations are not stored: they are a deterministic function of the
+ * positions and are recomputed on reading, which is what makes a resumed
+ * run bit-identical to an uninterrupted one. */
 #include "sim_internal.h"
 
 #include "../io/io_internal.h"
 
 #include <math.h>
 
-enum { HEAD = 128, VERSION = 2 };
+enum { HEAD = 128, VERSION = 3 };
 static const char MAGIC[8] = {'G', 'R', 'O', 'V', 'E', 'N', 'B', '\0'};
 static const uint32_t BOM = 0x01020304u;
 
@@ -22,22 +27,46 @@ typedef struct ckpt_head {
     double time, dt, eta, theta, softening, G;
     uint64_t leaf_size, group_size;
     uint64_t conserve_momentum; /* 64 bits: no padding bytes in the header */
+    uint32_t crc, reserved;     /* version 3 */
 } ckpt_head;
 
 _Static_assert(sizeof(ckpt_head) <= HEAD, "checkpoint header must fit 128 bytes");
+
+/* Where the fields of each version end (the rest of the header is zero). */
+static size_t version_end(uint32_t version)
+{
+    return version == 1 ? offsetof(ckpt_head, conserve_momentum)
+           : version == 2 ? offsetof(ckpt_head, crc)
+                          : sizeof(ckpt_head);
+}
+
+/* The CRC-32C of a header (checksum field taken as zero) and body. */
+static uint32_t file_crc(const unsigned char *head, const void *body, size_t len)
+{
+    unsigned char h[HEAD];
+    memcpy(h, head, HEAD);
+    memset(h + offsetof(ckpt_head, crc), 0, sizeof(uint32_t));
+    return grove__crc32c(grove__crc32c(0, h, HEAD), body, len);
+}
 
 grove_status grove_nbody_checkpoint_write(const grove_nbody *sim, const char *path)
 {
     grove__clear_error();
     if (!sim || !path) return grove__fail(GROVE_INVALID_ARGUMENT, "checkpoint: %s is NULL", sim ? "path" : "sim");
+    if (sim->failed)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "checkpoint: step %llu of this simulation failed, so its state "
+                           "is not valid to save", (unsigned long long)(sim->step + 1));
     unsigned char head[HEAD] = {0};
     const grove_nbody_params *p = &sim->params;
     ckpt_head h = {{0}, VERSION, BOM, sim->n, sim->step, sim->time, p->dt, p->eta, p->gravity.theta,
                    p->gravity.softening, p->gravity.G, p->gravity.leaf_size, p->gravity.group_size,
-                   p->conserve_momentum != 0};
+                   p->conserve_momentum != 0, 0, 0};
     memcpy(h.magic, MAGIC, sizeof MAGIC);
     memcpy(head, &h, sizeof h);
-    grove_status s = grove__file_write_atomic(path, head, HEAD, sim->pos, 7 * sim->n * sizeof(double));
+    size_t body = 7 * sim->n * sizeof(double);
+    h.crc = file_crc(head, sim->pos, body);
+    memcpy(head, &h, sizeof h);
+    grove_status s = grove__file_write_atomic(path, head, HEAD, sim->pos, body);
     if (s != GROVE_OK) grove__error_prefix(path);
     return s;
 }
@@ -55,6 +84,16 @@ static grove_status parse(const unsigned char *buf, size_t len, const grove_opti
     if (h.n > GROVE__OCT_MAX_N || !grove__mul_size((size_t)h.n, 7 * sizeof(double), &body) || len - HEAD != body)
         return grove__fail(GROVE_PARSE_ERROR, "checkpoint header says %llu particles, which does not match the "
                            "file size of %zu bytes", (unsigned long long)h.n, len);
+    for (size_t k = version_end(h.version); k < HEAD; k++)
+        if (buf[k])
+            return grove__fail(GROVE_PARSE_ERROR, "checkpoint version %u has data in header byte %zu, which that "
+                               "version leaves zero: the file is damaged", h.version, k);
+    if (h.version >= 3) {
+        uint32_t crc = file_crc(buf, buf + HEAD, body);
+        if (crc != h.crc)
+            return grove__fail(GROVE_PARSE_ERROR, "checkpoint checksum mismatch (stored 0x%08x, computed 0x%08x): "
+                               "the file is damaged", (unsigned)h.crc, (unsigned)crc);
+    }
     if (!isfinite(h.time)) return grove__fail(GROVE_PARSE_ERROR, "checkpoint time is not finite");
     grove_nbody_params p;
     grove_nbody_params_init(&p);

@@ -142,12 +142,43 @@ static bool walk_groups(grove__gravity *g, double theta, double eps2, int thread
     return ok;
 }
 
+/* The lowest input row whose result is not finite, and why, as the
+ * error; `internal` when the value was already not finite in the
+ * evaluation's units (a pair closer than single precision resolves). */
+static grove_status report_overflow(const grove__gravity *g, uint32_t row, const double *acc)
+{
+    size_t i = 0, cap = g->cap_n;
+    while (g->tree.order[i] != row) i++;
+    bool internal = !isfinite(g->out[i]) || !isfinite(g->out[cap + i]) || !isfinite(g->out[2 * cap + i]) ||
+                    !isfinite(g->out[3 * cap + i]);
+    const char *what = isfinite(acc[3 * (size_t)row]) && isfinite(acc[3 * (size_t)row + 1]) &&
+                               isfinite(acc[3 * (size_t)row + 2])
+                           ? "potential"
+                           : "acceleration";
+    if (internal)
+        return grove__fail(GROVE_INVALID_ARGUMENT,
+                           "gravity: particle %u's %s overflowed single precision: a pair or cell closer than "
+                           "about 1e-8 of the system's size (theta = 0 sums in double)", (unsigned)row, what);
+    return grove__fail(GROVE_INVALID_ARGUMENT,
+                       "gravity: particle %u's %s is beyond the largest double (a pair too close for its masses "
+                       "and G)", (unsigned)row, what);
+}
+
 grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const double *mass, size_t n,
                                  const grove_gravity_params *p, double *acc, double *pot,
                                  grove_gravity_stats *stats, int threads)
 {
-    grove_status s = reserve(g, n, threads);
-    if (s == GROVE_OK) s = grove__octree_build(&g->tree, pos, n, p->leaf_size, threads);
+    grove__nb_units u;
+    grove_status s = grove__nb_choose_units(pos, mass, n, p, pot != NULL, threads, &u);
+    if (s == GROVE_OK) s = reserve(g, n, threads);
+    if (s != GROVE_OK) return s;
+    /* The positions in the evaluation's units, row-major, in g->out until
+     * the walk writes the results there. */
+    double *scaled = g->out;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t i = 0; i < n; i++)
+        for (int a = 0; a < 3; a++) scaled[3 * i + a] = (pos[3 * i + a] - u.origin[a]) * u.to_length;
+    s = grove__octree_build(&g->tree, scaled, n, p->leaf_size, threads);
     if (s == GROVE_OK) s = reserve_cells(g, g->tree.ncells);
     if (s != GROVE_OK) return s;
     const uint32_t *order = g->tree.order;
@@ -155,25 +186,32 @@ grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const dou
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; i++) {
         uint32_t r = order[i];
-        g->x[i] = pos[3 * (size_t)r];
-        g->x[cap + i] = pos[3 * (size_t)r + 1];
-        g->x[2 * cap + i] = pos[3 * (size_t)r + 2];
-        g->x[3 * cap + i] = mass[r];
+        g->x[i] = scaled[3 * (size_t)r];
+        g->x[cap + i] = scaled[3 * (size_t)r + 1];
+        g->x[2 * cap + i] = scaled[3 * (size_t)r + 2];
+        g->x[3 * cap + i] = mass[r] * u.to_mass;
     }
     grove__nb_moments(g, p->theta, threads);
     grove__nb_groups(g, p->group_size);
-    double eps2 = p->softening * p->softening, npp, npc;
+    double eps2 = u.softening * u.softening, npp, npc;
     if (!walk_groups(g, p->theta, eps2, threads, &npp, &npc))
         return grove__fail(GROVE_OUT_OF_MEMORY, "gravity: out of memory for the interaction lists");
-    double G = p->G;
-#pragma omp parallel for num_threads(threads) schedule(static)
+    /* Back to the caller's units; the lowest row of a result that is not
+     * finite is the error. */
+    uint32_t bad = UINT32_MAX;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : bad)
     for (size_t i = 0; i < n; i++) {
         uint32_t r = order[i];
-        acc[3 * (size_t)r] = G * g->out[i];
-        acc[3 * (size_t)r + 1] = G * g->out[cap + i];
-        acc[3 * (size_t)r + 2] = G * g->out[2 * cap + i];
-        if (pot) pot[r] = G * g->out[3 * cap + i];
+        double *a = acc + 3 * (size_t)r;
+        for (int k = 0; k < 3; k++) a[k] = grove__nb_back_apply(g->out[k * cap + i], &u.acc);
+        bool finite = isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]);
+        if (pot) {
+            pot[r] = grove__nb_back_apply(g->out[3 * cap + i], &u.pot);
+            finite = finite && isfinite(pot[r]);
+        }
+        if (!finite && r < bad) bad = r;
     }
+    if (bad != UINT32_MAX) return report_overflow(g, bad, acc);
     if (stats) {
         memset(stats, 0, sizeof *stats);
         stats->particle_interactions = npp;

@@ -84,13 +84,14 @@ static void cold_sphere(grove_rng *rng, size_t n, double *pos, double *vel, doub
 }
 
 /* Two Plummer spheres of mass 1/2 on a parabolic orbit: centres at
- * +-(D/2, b/2, 0), velocities -+(v/2, 0, 0) with v^2 = 2 G M / sqrt(D^2 + b^2). */
+ * +-(D/2, b/2, 0), velocities -+(v/2, 0, 0) with v^2 = 2 G M / sqrt(D^2 + b^2)
+ * (hypot: D^2 could overflow or underflow). */
 static void merger(grove_rng *rng, const grove_ic_params *p, double *pos, double *vel, double *mass)
 {
     size_t n1 = p->n / 2, n2 = p->n - n1;
     plummer(rng, n1, 0.5, pos, vel, mass);
     plummer(rng, n2, 0.5, pos + 3 * n1, vel + 3 * n1, mass + n1);
-    double d = p->separation, b = p->impact, v = sqrt(2 / sqrt(d * d + b * b));
+    double d = p->separation, b = p->impact, v = sqrt(2 / hypot(d, b));
     for (size_t i = 0; i < p->n; i++) {
         double sign = i < n1 ? 1 : -1;
         /* Both halves have mass 1/2, so the centre of mass stays at rest. */

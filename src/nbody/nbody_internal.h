@@ -6,6 +6,8 @@
 
 #include "../index/octree.h"
 
+#include <math.h>
+
 /* Sources are padded to a multiple of this many entries (zero mass) so the
  * kernels' loops need no remainder code. */
 #define GROVE__NB_PAD 8
@@ -32,7 +34,8 @@ typedef struct grove__gravity {
     grove__octree tree;
     size_t cap_n, cap_cells;
     double *x;            /* 4 columns x cap_n in tree order: x, y, z, m */
-    double *out;          /* 4 columns x cap_n in tree order: ax, ay, az, pot */
+    double *out;          /* 4 columns x cap_n in tree order: ax, ay, az, pot (before
+                             the walk: the positions in the evaluation's units, n x 3) */
     uint32_t *mark;       /* cap_n: group candidates (parent + 1) */
     uint32_t *group;      /* ngroups + 1 particle offsets */
     size_t ngroups;
@@ -46,13 +49,44 @@ typedef struct grove__gravity {
     int nlists;
 } grove__gravity;
 
+/* A factor G 2^e that brings results back to the caller's units: f where
+ * it is a normal double (direct), else g = the mantissa of G and the
+ * exponent e + that of G (units.c). */
+typedef struct grove__nb_back {
+    double f, g;
+    int e;
+    bool direct;
+} grove__nb_back;
+
+static inline double grove__nb_back_apply(double v, const grove__nb_back *b)
+{
+    return b->direct ? v * b->f : ldexp(b->g * v, b->e);
+}
+
+/* The units one evaluation computes in (units.c): positions minus origin
+ * times to_length, masses times to_mass (both powers of two), the
+ * softening in those units, and the factors back for accelerations and
+ * potentials. */
+typedef struct grove__nb_units {
+    double origin[3], to_length, to_mass, softening;
+    grove__nb_back acc, pot;
+} grove__nb_units;
+
+/* The units for n >= 1 validated particles and parameters; with
+ * `potentials`, fails (before any computing) when they are sure to be
+ * beyond the largest double. */
+grove_status grove__nb_choose_units(const double *pos, const double *mass, size_t n, const grove_gravity_params *p,
+                                    bool potentials, int threads, grove__nb_units *u);
+
 /* Validated parameters: NULL -> defaults, ranges checked. */
 grove_status grove__gravity_params(const grove_gravity_params *in, grove_gravity_params *out);
 /* Check positions (finite) and masses (finite, >= 0). */
 grove_status grove__gravity_check_input(const double *pos, const double *mass, size_t n);
 
 /* One force evaluation on validated input (n >= 1): acc n x 3, pot n or
- * NULL, stats or NULL, in input order. */
+ * NULL, stats or NULL, in input order. Computed in the units of
+ * grove__nb_choose_units, so results do not depend on the caller's; fails
+ * when a result is beyond the largest double (naming the particle). */
 grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const double *mass, size_t n,
                                  const grove_gravity_params *p, double *acc, double *pot,
                                  grove_gravity_stats *stats, int threads);

@@ -74,16 +74,22 @@ static void ramp(double t, unsigned char *rgb)
     for (int k = 0; k < 3; k++) rgb[k] = (unsigned char)(255.0 * (c[k] < 0 ? 0 : c[k] > 1 ? 1 : c[k]) + 0.5);
 }
 
-/* Mass per pixel, then log levels into rgb (image rows top = +y). */
+/* Mass per pixel, then log levels into rgb (image rows top = +y). Only
+ * ratios matter, so the picture is the same in any units: offsets are
+ * divided by the extent before they become pixels (w / extent could
+ * overflow), and masses are summed in units of (a power of two near) the
+ * largest, so that no pixel's sum overflows. */
 static void project(const double *pos, const double *mass, size_t n, const grove_render_params *p, double *grid,
                     unsigned char *rgb)
 {
     size_t w = p->width;
-    double scale = (double)w / p->extent, x0 = p->center[0] - 0.5 * p->extent, y0 = p->center[1] - 0.5 * p->extent;
+    double x0 = p->center[0] - 0.5 * p->extent, y0 = p->center[1] - 0.5 * p->extent, mmax = 0;
+    for (size_t i = 0; i < n; i++) mmax = mass[i] > mmax ? mass[i] : mmax;
+    double unit = ldexp(1.0, -grove__unit_exponent(mmax));
     for (size_t i = 0; i < n; i++) {
-        double fx = (pos[3 * i] - x0) * scale, fy = (pos[3 * i + 1] - y0) * scale;
+        double fx = (pos[3 * i] - x0) / p->extent * (double)w, fy = (pos[3 * i + 1] - y0) / p->extent * (double)w;
         if (!(fx >= 0 && fx < (double)w && fy >= 0 && fy < (double)w)) continue;
-        grid[(w - 1 - (size_t)fy) * w + (size_t)fx] += mass[i];
+        grid[(w - 1 - (size_t)fy) * w + (size_t)fx] += mass[i] * unit;
     }
     double top = 0;
     for (size_t k = 0; k < w * w; k++)

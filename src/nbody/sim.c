@@ -6,6 +6,7 @@
 #include "sim_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 void grove_nbody_params_init(grove_nbody_params *p)
@@ -58,14 +59,33 @@ grove_status grove__nbody_alloc(size_t n, const grove_nbody_params *p, grove_nbo
     return GROVE_OK;
 }
 
+/* The largest |v_i| of m values (0 for none). */
+static double largest_magnitude(const double *v, size_t m)
+{
+    double top = 0;
+    for (size_t i = 0; i < m; i++) top = fabs(v[i]) > top ? fabs(v[i]) : top;
+    return top;
+}
+
+/* 2^-e with 2^e near the largest |v_i|: values times it are at most 1, so
+ * products of a few of them neither overflow nor (for the values that
+ * matter) underflow; scaling by a power of two keeps their bits. */
+static double unit_of(const double *v, size_t m, int *e)
+{
+    *e = grove__unit_exponent(largest_magnitude(v, m));
+    return ldexp(1.0, -*e);
+}
+
 /* Subtract the mass-weighted mean acceleration, so that sum(m a) = 0 to
- * rounding. The sums run in particle order: the same bits for any thread
- * count. */
+ * rounding. The masses are scaled by a power of two (the same bits of the
+ * mean, without overflow of m a). The sums run in particle order: the
+ * same bits for any thread count. */
 static void remove_net_force(grove_nbody *sim)
 {
-    double f[3] = {0, 0, 0}, mass = 0;
+    int em;
+    double unit = unit_of(sim->mass, sim->n, &em), f[3] = {0, 0, 0}, mass = 0;
     for (size_t i = 0; i < sim->n; i++) {
-        double m = sim->mass[i];
+        double m = sim->mass[i] * unit;
         mass += m;
         for (int a = 0; a < 3; a++) f[a] += m * sim->acc[3 * i + a];
     }
@@ -122,50 +142,120 @@ void grove_nbody_free(grove_nbody *sim)
     grove__free(sim);
 }
 
+/* The largest |a_i|, from components scaled by a power of two so that
+ * their squares neither overflow nor underflow (the same bits as the
+ * plain formula wherever that one is finite). */
+static double largest_acceleration(const grove_nbody *sim)
+{
+    int e;
+    double unit = unit_of(sim->acc, 3 * sim->n, &e), amax2 = 0;
+    for (size_t i = 0; i < sim->n; i++) {
+        const double *a = sim->acc + 3 * i;
+        double x = a[0] * unit, y = a[1] * unit, z = a[2] * unit, a2 = x * x + y * y + z * z;
+        if (a2 > amax2) amax2 = a2;
+    }
+    return ldexp(sqrt(amax2), e);
+}
+
+/* Without softening, the adaptive step takes 0.01 of the virial radius
+ * r_V = G M^2 / (-2 W) = G M^2 / (-sum m_i phi_i) as its length: a length
+ * of the system's own (r_V = 1 in Henon units, so this is the 0.01 of
+ * Henon units in any units). Masses and potentials are scaled by powers of
+ * two so that no product overflows. 0 when there is no potential energy. */
+static double virial_radius(const grove_nbody *sim)
+{
+    int em, ep;
+    double mu = unit_of(sim->mass, sim->n, &em), pu = unit_of(sim->pot, sim->n, &ep), M = 0, w = 0;
+    for (size_t i = 0; i < sim->n; i++) {
+        double m = sim->mass[i] * mu;
+        M += m;
+        w -= m * (sim->pot[i] * pu);
+    }
+    if (!(w > 0)) return 0;
+    double G = sim->params.gravity.G;
+    int eg = grove__unit_exponent(G);
+    return ldexp(ldexp(G, -eg) * (M * M / w), eg + em - ep);
+}
+
 /* The step length: dt, or with eta > 0 the adaptive global step from the
  * largest acceleration now. */
 static double step_length(const grove_nbody *sim)
 {
     const grove_nbody_params *p = &sim->params;
     if (p->eta <= 0) return p->dt;
-    double amax2 = 0;
-    for (size_t i = 0; i < sim->n; i++) {
-        const double *a = sim->acc + 3 * i;
-        double a2 = a[0] * a[0] + a[1] * a[1] + a[2] * a[2];
-        if (a2 > amax2) amax2 = a2;
-    }
-    double eps = p->gravity.softening > 0 ? p->gravity.softening : 0.01;
-    double dt = amax2 > 0 ? p->eta * sqrt(eps / sqrt(amax2)) : p->dt;
+    double amax = largest_acceleration(sim);
+    double eps = p->gravity.softening > 0 ? p->gravity.softening : 0.01 * virial_radius(sim);
+    double dt = amax > 0 && eps > 0 ? p->eta * sqrt(eps / amax) : p->dt;
     return dt < p->dt ? dt : p->dt;
 }
 
-/* y += h x over m values: the kick (v += a h) and the drift (x += v h). */
-static void axpy(double *y, const double *x, double h, size_t m, int threads)
+/* y += h x over m values: the kick (v += a h) and the drift (x += v h).
+ * Returns the lowest index whose new value is not finite (a step too large
+ * for the state), or m when all are. */
+static size_t axpy(double *y, const double *x, double h, size_t m, int threads)
 {
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t i = 0; i < m; i++) y[i] += h * x[i];
+    size_t bad = m;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : bad)
+    for (size_t i = 0; i < m; i++) {
+        y[i] += h * x[i];
+        if (!isfinite(y[i]) && i < bad) bad = i;
+    }
+    return bad;
+}
+
+/* A step that went wrong leaves the state part advanced: the handle can
+ * only be read or freed from then on. */
+static grove_status step_failed(grove_nbody *sim, grove_status s)
+{
+    sim->failed = true;
+    char where[64];
+    snprintf(where, sizeof where, "nbody: step %llu", (unsigned long long)(sim->step + 1));
+    grove__error_prefix(where);
+    return s;
+}
+
+static grove_status not_finite(grove_nbody *sim, size_t index, const char *what, double dt)
+{
+    grove__fail(GROVE_INVALID_ARGUMENT, "particle %zu's %s is not finite (the step dt = %g is too large?)", index / 3,
+                what, dt);
+    return step_failed(sim, GROVE_INVALID_ARGUMENT);
 }
 
 grove_status grove_nbody_step(grove_nbody *sim, uint64_t steps, const grove_options *options)
 {
     grove__clear_error();
     if (!sim) return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: sim is NULL");
+    if (sim->failed)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: step %llu failed, so the state is not valid to go on from",
+                           (unsigned long long)(sim->step + 1));
     int threads = grove__options(options).threads;
     for (uint64_t k = 0; k < steps; k++) {
         if (grove__cancelled(options)) return grove__fail(GROVE_CANCELLED, "nbody: cancelled after %llu steps",
                                                           (unsigned long long)k);
         double dt = step_length(sim);
-        size_t m = 3 * sim->n;
-        axpy(sim->vel, sim->acc, 0.5 * dt, m, threads);
-        axpy(sim->pos, sim->vel, dt, m, threads);
+        if (!(dt > 0)) {
+            grove__fail(GROVE_INVALID_ARGUMENT, "the adaptive step eta sqrt(eps / max |a|) underflows to 0");
+            return step_failed(sim, GROVE_INVALID_ARGUMENT);
+        }
+        size_t m = 3 * sim->n, bad;
+        if ((bad = axpy(sim->vel, sim->acc, 0.5 * dt, m, threads)) < m) return not_finite(sim, bad, "velocity", dt);
+        if ((bad = axpy(sim->pos, sim->vel, dt, m, threads)) < m) return not_finite(sim, bad, "position", dt);
         grove_status s = grove__nbody_forces(sim, threads);
-        if (s != GROVE_OK) return s;
-        axpy(sim->vel, sim->acc, 0.5 * dt, m, threads);
+        if (s != GROVE_OK) return step_failed(sim, s);
+        if ((bad = axpy(sim->vel, sim->acc, 0.5 * dt, m, threads)) < m) return not_finite(sim, bad, "velocity", dt);
         sim->time += dt;
         sim->step++;
         grove__progress(options, "nbody", (double)(k + 1) / (double)steps);
     }
     return GROVE_OK;
+}
+
+/* A scaled sum back in the caller's units; false when it is beyond the
+ * largest double. */
+static bool unscale(double sum, int e, double *out)
+{
+    *out = ldexp(sum, e);
+    return isfinite(*out);
 }
 
 grove_status grove_nbody_diagnostics(const grove_nbody *sim, grove_nbody_diag *d)
@@ -175,23 +265,44 @@ grove_status grove_nbody_diagnostics(const grove_nbody *sim, grove_nbody_diag *d
     memset(d, 0, sizeof *d);
     d->time = sim->time;
     d->step = sim->step;
+    /* Masses, positions, velocities and potentials scaled by powers of two
+     * near their largest values, so that no product over- or underflows
+     * in any units; each sum is scaled back (exactly) at the end. */
+    size_t n = sim->n;
+    int em, ex, ev, ep;
+    double mu = unit_of(sim->mass, n, &em), xu = unit_of(sim->pos, 3 * n, &ex);
+    double vu = unit_of(sim->vel, 3 * n, &ev), pu = unit_of(sim->pot, n, &ep);
+    double M = 0, K = 0, W = 0, P[3] = {0, 0, 0}, C[3] = {0, 0, 0}, L[3] = {0, 0, 0};
     /* Sequential sums in particle order: the same bits for any thread count. */
-    for (size_t i = 0; i < sim->n; i++) {
-        const double *x = sim->pos + 3 * i, *v = sim->vel + 3 * i;
-        double m = sim->mass[i];
-        d->mass += m;
-        d->kinetic += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        d->potential += 0.5 * m * sim->pot[i];
+    for (size_t i = 0; i < n; i++) {
+        double x[3], v[3], m = sim->mass[i] * mu;
         for (int a = 0; a < 3; a++) {
-            d->momentum[a] += m * v[a];
-            d->com[a] += m * x[a];
+            x[a] = sim->pos[3 * i + a] * xu;
+            v[a] = sim->vel[3 * i + a] * vu;
         }
-        d->angular_momentum[0] += m * (x[1] * v[2] - x[2] * v[1]);
-        d->angular_momentum[1] += m * (x[2] * v[0] - x[0] * v[2]);
-        d->angular_momentum[2] += m * (x[0] * v[1] - x[1] * v[0]);
+        M += m;
+        K += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        W += 0.5 * m * (sim->pot[i] * pu);
+        for (int a = 0; a < 3; a++) {
+            P[a] += m * v[a];
+            C[a] += m * x[a];
+        }
+        L[0] += m * (x[1] * v[2] - x[2] * v[1]);
+        L[1] += m * (x[2] * v[0] - x[0] * v[2]);
+        L[2] += m * (x[0] * v[1] - x[1] * v[0]);
     }
-    if (d->mass > 0)
-        for (int a = 0; a < 3; a++) d->com[a] /= d->mass;
+    const char *beyond = NULL;
+    if (!unscale(M, em, &d->mass)) beyond = "total mass";
+    else if (!unscale(K, em + 2 * ev, &d->kinetic)) beyond = "kinetic energy";
+    else if (!unscale(W, em + ep, &d->potential)) beyond = "potential energy";
+    for (int a = 0; a < 3 && !beyond; a++) {
+        if (!unscale(P[a], em + ev, &d->momentum[a])) beyond = "momentum";
+        else if (!unscale(L[a], em + ex + ev, &d->angular_momentum[a])) beyond = "angular momentum";
+        else if (M > 0) d->com[a] = ldexp(C[a] / M, ex);
+    }
+    if (beyond)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: the %s is beyond the largest double in these units", beyond);
+    /* K >= 0 >= W, both finite: the sum is finite. */
     d->energy = d->kinetic + d->potential;
     return GROVE_OK;
 }

@@ -14,6 +14,7 @@ struct grove_nbody {
     double *pos, *vel, *acc, *mass, *pot;
     grove__gravity engine;  /* reused by every force evaluation */
     grove_gravity_stats stats;
+    bool failed;            /* a step stopped half way: the state is not valid to go on */
 };
 
 /* Validated params (NULL -> defaults). */

@@ -1,0 +1,109 @@
+/* The files a command names, checked before any work: each output's
+ * suffix is the format grove writes there, no two outputs are one file,
+ * and no output is an input. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "cli.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool has_suffix(const char *path, const char *suffix)
+{
+    size_t n = strlen(path), m = strlen(suffix);
+    if (n <= m) return false;
+    for (size_t i = 0; i < m; i++)
+        if (tolower((unsigned char)path[n - m + i]) != suffix[i]) return false;
+    return true;
+}
+
+/* Drop "." and empty parts of an absolute path and let ".." remove the part
+ * before it, in place. */
+static void clean_parts(char *path)
+{
+    char *out = path;
+    for (const char *p = path; *p;) {
+        while (*p == '/') p++;
+        const char *end = strchr(p, '/');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == 0) break;
+        if (len == 2 && p[0] == '.' && p[1] == '.') {
+            while (out > path && *--out != '/') {}
+        } else if (!(len == 1 && p[0] == '.')) {
+            *out++ = '/';
+            memmove(out, p, len);
+            out += len;
+        }
+        p += len;
+    }
+    if (out == path) *out++ = '/';
+    *out = '\0';
+}
+
+/* An absolute spelling of path, the same for every spelling of one file
+ * whose folder exists (its folder through realpath), else lexically
+ * cleaned; malloc'd, NULL when out of memory. */
+static char *normalise(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
+    const char *base = slash ? slash + 1 : path;
+    char *real = dir ? realpath(dir, NULL) : NULL;
+    char cwd[4096] = "";
+    if (!real && path[0] != '/' && !getcwd(cwd, sizeof cwd)) cwd[0] = '\0';
+    const char *head = real ? real : cwd;
+    const char *tail = real ? base : path;
+    size_t cap = strlen(head) + strlen(tail) + 3;
+    char *out = malloc(cap);
+    if (out) {
+        snprintf(out, cap, "%s/%s", head, tail);
+        clean_parts(out);
+    }
+    free(dir);
+    free(real);
+    return out;
+}
+
+/* True when a and b name one file: the same inode if both exist, else the
+ * same normalised path. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char *na = normalise(a), *nb = normalise(b);
+    bool same = na && nb ? strcmp(na, nb) == 0 : strcmp(a, b) == 0;
+    free(na);
+    free(nb);
+    return same;
+}
+
+static bool suffix_ok(const char *command, const cli_path *p)
+{
+    const char *suffix = p->kind == CLI_OUTPUT_NPY ? ".npy" : p->kind == CLI_OUTPUT_SVG ? ".svg" : NULL;
+    if (!suffix || has_suffix(p->path, suffix)) return true;
+    cli_error(command, "%s %s: grove writes %s there; give a name ending in %s", p->flag, p->path,
+              p->kind == CLI_OUTPUT_NPY ? ".npy arrays" : "an SVG picture", suffix);
+    return false;
+}
+
+bool cli_check_paths(const char *command, const cli_path *paths, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (paths[i].path && !suffix_ok(command, &paths[i])) return false;
+    for (size_t i = 0; i < count; i++) {
+        const cli_path *a = &paths[i];
+        if (!a->path || a->kind == CLI_INPUT) continue;
+        for (size_t k = 0; k < count; k++) {
+            const cli_path *b = &paths[k];
+            if (k == i || !b->path || (b->kind != CLI_INPUT && k < i) || !same_file(a->path, b->path)) continue;
+            if (b->kind == CLI_INPUT)
+                cli_error(command, "%s %s would overwrite the input %s", a->flag, a->path, b->flag);
+            else
+                cli_error(command, "%s and %s name the same file %s", a->flag, b->flag, a->path);
+            return false;
+        }
+    }
+    return true;
+}

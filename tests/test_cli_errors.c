@@ -1,0 +1,167 @@
+/* How the command line fails: usage errors exit 2, failures while running
+ * exit 1, always with one line that names the file; paths that would
+ * collide or that grove cannot write are refused before any work; inputs
+ * that are not regular files (FIFOs) are refused instead of hanging. */
+#include "test.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool exists(const char *path) { return access(path, F_OK) == 0; }
+
+/* One line: text ends in its only '\n'. */
+static bool one_line(const char *text)
+{
+    const char *nl = strchr(text, '\n');
+    return nl && nl[1] == '\0';
+}
+
+/* Run grove with args; check the exit status, that the output is one line
+ * starting "grove COMMAND: " and holding every `want` (NULL-terminated).
+ * `timeout` ends a grove that hangs (status 124). */
+static void expect_failure(const char *args, int status, const char *const *want)
+{
+    char command[4096], *out = NULL;
+    snprintf(command, sizeof command, "timeout 120 %s %s", test_cli(), args);
+    int rc = test_run(command, &out);
+    bool ok = rc == status && one_line(out) && strncmp(out, "grove ", 6) == 0;
+    for (size_t k = 0; ok && want[k]; k++) ok = strstr(out, want[k]) != NULL;
+    CHECK_MSG(ok, "grove %s -> %d (wanted %d): %s", args, rc, status, out);
+    free(out);
+}
+
+#define EXPECT_FAILURE(args, status, ...)                                    \
+    do {                                                                     \
+        const char *const want_[] = {__VA_ARGS__, NULL};                     \
+        expect_failure((args), (status), want_);                             \
+    } while (0)
+
+/* n rows of x, y, z, m (float64) with row `bad` holding a NaN coordinate
+ * when bad < n. */
+static const char *write_particles(const char *name, size_t n, size_t bad)
+{
+    grove_array a = {0};
+    CHECK_OK(grove_array_alloc(&a, GROVE_FLOAT64, n, 4));
+    double *x = a.data;
+    for (size_t i = 0; i < 4 * n; i++) x[i] = (double)(i % 7) + 0.25 * (double)(i % 5);
+    for (size_t i = 0; i < n; i++) x[4 * i + 3] = 1;
+    if (bad < n) x[4 * bad + 1] = NAN;
+    const char *path = test_path(name);
+    CHECK_OK(grove_npy_write(path, &a));
+    grove_array_free(&a);
+    return path;
+}
+
+TEST(cli_bad_flag_values_are_usage_errors)
+{
+    char in[512], args[2048];
+    snprintf(in, sizeof in, "%s", write_particles("grav_ok.npy", 50, 50));
+    const char *acc = test_path("never_acc.npy");
+    const char *values[] = {"--theta 2", "--theta nan", "--theta -0.1", "--softening -1", "--G 0", "--leaf-size 0",
+                            "--leaf-size 65", "--group-size 257"};
+    for (size_t k = 0; k < sizeof values / sizeof *values; k++) {
+        snprintf(args, sizeof args, "gravity %s --acc %s %s", in, acc, values[k]);
+        char flag[32];
+        snprintf(flag, sizeof flag, "%.*s", (int)strcspn(values[k], " "), values[k]);
+        EXPECT_FAILURE(args, 2, flag);
+    }
+    CHECK(!exists(acc));
+    snprintf(args, sizeof args, "nbody --ic plummer --n 10 --steps 1 --dt 0 --out %s", test_path("never_run"));
+    EXPECT_FAILURE(args, 2, "--dt");
+    snprintf(args, sizeof args, "nbody --ic plummer --n 10 --steps 1 --eta -1 --out %s", test_path("never_run"));
+    EXPECT_FAILURE(args, 2, "--eta");
+    CHECK(!exists(test_path("never_run")));
+    snprintf(args, sizeof args, "join %s --eps -1 --count-only", in);
+    EXPECT_FAILURE(args, 2, "--eps");
+    snprintf(args, sizeof args, "knn %s -k 0 --indices %s", in, test_path("never_k.npy"));
+    EXPECT_FAILURE(args, 2, "-k");
+    EXPECT_FAILURE("gen uniform --n 5 --dims 2 --rate 0 -o x.npy", 2, "--rate");
+}
+
+TEST(cli_failures_while_running_exit_1)
+{
+    /* A regular file where --out needs a folder: mkdir fails at run time
+     * (root may write anywhere, so no read-only folder would do). */
+    const char *file = test_write_file("plain_file", "x", 1);
+    char args[2048];
+    snprintf(args, sizeof args, "nbody --ic plummer --n 10 --steps 1 --out %s/run", file);
+    EXPECT_FAILURE(args, 1, "plain_file/run");
+    /* A value in the input that the computation refuses: the line names the file. */
+    const char *bad = write_particles("grav_nan.npy", 20, 7);
+    snprintf(args, sizeof args, "gravity %s --acc %s", bad, test_path("never_acc.npy"));
+    EXPECT_FAILURE(args, 1, "grav_nan.npy", "particle 7");
+    CHECK(!exists(test_path("never_acc.npy")));
+}
+
+TEST(cli_colliding_or_unwritable_outputs_are_refused)
+{
+    char data[512], args[4096];
+    snprintf(data, sizeof data, "%s", write_particles("coll.npy", 30, 30));
+    struct stat before;
+    REQUIRE(stat(data, &before) == 0);
+    const char *x = test_path("coll_out.npy");
+    snprintf(args, sizeof args, "balltree %s --indices %s --mask %s", data, x, x);
+    EXPECT_FAILURE(args, 2, "--indices", "--mask");
+    CHECK(!exists(x));
+    /* An output that is the input, by name, by another spelling, and by a link. */
+    snprintf(args, sizeof args, "balltree %s --indices %s", data, data);
+    EXPECT_FAILURE(args, 2, "DATA", "--indices");
+    snprintf(args, sizeof args, "knn %s -k 2 --indices %s/./../%s/coll.npy", data, test_tmpdir(),
+             strrchr(test_tmpdir(), '/') + 1);
+    EXPECT_FAILURE(args, 2, "DATA", "--indices");
+    const char *link = test_path("coll_link.npy");
+    REQUIRE(symlink(data, link) == 0);
+    snprintf(args, sizeof args, "emst %s --edges %s --weights %s", data, link, test_path("coll_w.npy"));
+    EXPECT_FAILURE(args, 2, "DATA", "--edges");
+    snprintf(args, sizeof args, "join %s --queries %s --eps 1 --offsets %s --indices %s", data, x, x,
+             test_path("coll_i.npy"));
+    EXPECT_FAILURE(args, 2, "--queries", "--offsets");
+    /* Two spellings of one new file. */
+    snprintf(args, sizeof args, "knn %s -k 2 --indices %s/new.npy --distances %s//./new.npy", data, test_tmpdir(),
+             test_tmpdir());
+    EXPECT_FAILURE(args, 2, "--indices", "--distances");
+    struct stat after;
+    REQUIRE(stat(data, &after) == 0);
+    CHECK(after.st_size == before.st_size && after.st_mtime == before.st_mtime);
+    /* Suffixes grove does not write. */
+    const char *labels = test_path("coll_lab.csv");
+    snprintf(args, sizeof args, "hdbscan %s --min-cluster-size 5 --labels %s", data, labels);
+    EXPECT_FAILURE(args, 2, "--labels", ".npy");
+    snprintf(args, sizeof args, "hdbscan %s --min-cluster-size 5 --labels %s --plot %s", data,
+             test_path("coll_lab.npy"), test_path("coll_plot.png"));
+    EXPECT_FAILURE(args, 2, "--plot", ".svg");
+    snprintf(args, sizeof args, "gen uniform --n 5 --dims 2 -o %s", test_path("coll_gen.txt"));
+    EXPECT_FAILURE(args, 2, "-o", ".npy");
+    CHECK(!exists(labels) && !exists(test_path("coll_lab.npy")) && !exists(test_path("coll_gen.txt")));
+}
+
+TEST(cli_fifo_inputs_are_refused_not_waited_on)
+{
+    const char *names[] = {"fifo.npy", "fifo.csv", "fifo.tipsy", "fifo_in.npy"};
+    char paths[4][512];
+    for (int k = 0; k < 4; k++) {
+        snprintf(paths[k], sizeof paths[k], "%s", test_path(names[k]));
+        REQUIRE(mkfifo(paths[k], 0600) == 0);
+    }
+    char args[4096], dir[512];
+    const char *out = test_path("fifo_i.npy");
+    snprintf(args, sizeof args, "balltree %s --indices %s", paths[0], out);
+    EXPECT_FAILURE(args, 1, "fifo.npy", "not a regular file");
+    snprintf(args, sizeof args, "knn %s -k 1 --indices %s", paths[1], out);
+    EXPECT_FAILURE(args, 1, "fifo.csv", "not a regular file");
+    snprintf(args, sizeof args, "nbody --input %s --steps 1 --out %s", paths[2], test_path("fifo_run"));
+    EXPECT_FAILURE(args, 1, "fifo.tipsy", "not a regular file");
+    snprintf(args, sizeof args, "gravity %s --acc %s", paths[3], out);
+    EXPECT_FAILURE(args, 1, "fifo_in.npy", "not a regular file");
+    /* A checkpoint that is a FIFO. */
+    snprintf(dir, sizeof dir, "%s", test_path("fifo_ckpt"));
+    REQUIRE(mkdir(dir, 0777) == 0);
+    char ckpt[600];
+    snprintf(ckpt, sizeof ckpt, "%s/checkpoint.grove", dir);
+    REQUIRE(mkfifo(ckpt, 0600) == 0);
+    snprintf(args, sizeof args, "nbody --steps 1 --out %s --resume", dir);
+    EXPECT_FAILURE(args, 1, "checkpoint.grove", "not a regular file");
+    CHECK(!exists(out));
+}
