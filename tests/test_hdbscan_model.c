@@ -566,7 +566,7 @@ TEST(hdbscan_model_across_the_range)
         REQUIRE_OK(grove_hdbscan_model_create(grove_points_f64(y, n, d), &py, NULL, &my));
         size_t k_x = grove_hdbscan_model_clusters(mx);
         REQUIRE(k_x > 1 && k_x == grove_hdbscan_model_clusters(my));
-        int64_t lx[300], ly[300], px_[300], py_[300];
+        int64_t lx[300], ly[300], px_[600], py_[600];
         double a[300], b[300], sa[300], sb[300], wx[300], wy[300], vx, vy;
         REQUIRE_OK(grove_hdbscan_model_labels(mx, lx, a, sa));
         REQUIRE_OK(grove_hdbscan_model_labels(my, ly, b, sb));
@@ -580,12 +580,13 @@ TEST(hdbscan_model_across_the_range)
         REQUIRE_OK(grove_hdbscan_model_mst(mx, px_, wx));
         REQUIRE_OK(grove_hdbscan_model_mst(my, py_, wy));
         for (size_t e = 0; e + 1 < n; e++) CHECK(wy[e] == ldexp(wx[e], k));
+        CHECK(memcmp(px_, py_, 2 * (n - 1) * sizeof *px_) == 0);
         ctree tx = ctree_of(mx), ty = ctree_of(my);
         REQUIRE(tx.rows == ty.rows);
         for (size_t r = 0; r < tx.rows; r++) CHECK(ty.lambda[r] == ldexp(tx.lambda[r], -k));
         REQUIRE_OK(grove_hdbscan_model_dbscan(mx, wx[n / 2], 5, px_));
         REQUIRE_OK(grove_hdbscan_model_dbscan(my, wy[n / 2], 5, py_));
-        CHECK(memcmp(px_, py_, sizeof px_) == 0);
+        CHECK(memcmp(px_, py_, n * sizeof *px_) == 0);
         int64_t qlx[40], qly[40];
         double qpx[40], qpy[40], *mvx = malloc(nq * k_x * sizeof *mvx), *mvy = malloc(nq * k_x * sizeof *mvy);
         REQUIRE_OK(grove_hdbscan_approximate_predict(mx, grove_points_f64(q, nq, d), qlx, qpx, NULL));
