@@ -251,13 +251,16 @@ def _forget_runner() -> None:
 os.register_at_fork(after_in_child=_forget_runner)
 
 
-# Calls whose point inputs hold at most this many coordinates end within
-# milliseconds whatever they compute: they skip the hand-over to the runner
-# (tens of microseconds, more than such a call itself).
+# Calls whose inputs are all points, at most this many coordinates, end
+# within milliseconds whatever they compute: they skip the hand-over to the
+# runner (tens of microseconds, more than such a call itself). Calls on a
+# handle (an Index may be large) and on plain arrays (gravity) never do.
 QUICK = 4096
 
 
 def _quick(args: tuple[Any, ...]) -> bool:
+    if any(isinstance(a, C.c_void_p) for a in args):
+        return False
     sizes = [a.n * a.d for a in args if isinstance(a, S.Points)]
     return bool(sizes) and max(sizes) <= QUICK
 
@@ -280,8 +283,8 @@ def call(fn: Callable[..., int], *args: Any) -> None:
     if runner is None or not runner.busy.acquire(blocking=False):
         check(fn(*args))
         return
-    job = Running(fn, args)
     try:
+        job = Running(fn, args)
         runner.jobs.put(job)
         try:
             while not job.done.wait(TICK):

@@ -108,3 +108,15 @@ def test_a_call_made_after_an_interrupt_runs_normally(rng):
     seconds_to_interrupt(CALLS["emst"][1](rng))
     edges, weights = grove.emst(x)
     assert edges.shape == (1999, 2) and np.all(np.isfinite(weights))
+
+
+def test_calls_handed_to_the_runner_raise_grove_message(rng, monkeypatch):
+    # Large enough to go to the runner thread; grove_last_error() is read there.
+    x = rng.random((5000, 3))
+    x[4321, 1] = np.nan
+    threads = []
+    real = _clib.lib.grove_emst
+    monkeypatch.setattr(_clib.lib, "grove_emst", lambda *a: threads.append(threading.current_thread()) or real(*a))
+    with pytest.raises(grove.InvalidArgumentError, match="row 4321, column 1"):
+        grove.emst(x)
+    assert threads and threads[0] is not threading.main_thread()
