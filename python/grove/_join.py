@@ -136,6 +136,8 @@ class Index(Handle):
                 return 1
             try:
                 b = ptr.contents
+                if nq and b.query_end == 0:
+                    return 0  # the announcement of the result's size, before the first batch
                 m = b.query_end - b.query_begin
                 offs = from_c(b.offsets, (m + 1,), np.int64)
                 pairs = int(offs[-1])
