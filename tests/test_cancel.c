@@ -92,7 +92,7 @@ TEST(cancel_tree_knn_stops_inside_a_block)
     REQUIRE(x && kth);
     for (size_t i = 0; i < n; i++) kth[i] = -1;
     grove__tree t;
-    REQUIRE_OK(grove__tree_build(grove_points_f64(x, n, d), grove_options_threads(NULL), &t));
+    REQUIRE_OK(grove__tree_build(grove_points_f64(x, n, d), 0, grove_options_threads(NULL), &t));
     canceller c;
     grove_options o = canceller_start(&c);
     grove_status s = grove__tree_knn(&t, k, NULL, NULL, kth, &o);
