@@ -115,21 +115,29 @@ TEST_ENV = GROVE_CLI=$(BUILD)/grove GROVE_LIB_SO=$(BUILD)/libgrove.so GROVE_LIB_
 # (the same bytes as the run-time picked AVX-512 code, which the main run
 # takes where the machine has it; also the builder compiled for the first
 # x86-64, not build_v3.c's copy).
+# The last run's GROVE_TESTS_SKIPPED is check-python's note when it skipped
+# the Python tests: the runner prints it just above its closing line.
 check: all $(BUILD)/test_grove
 	$(TEST_ENV) GROVE_HUGE_PAGES=1 $(BUILD)/test_grove alloc_huge balltree
 	$(TEST_ENV) GROVE_BALLTREE_PORTABLE=avx2 $(BUILD)/test_grove balltree
 	$(TEST_ENV) GROVE_BALLTREE_PORTABLE=1 $(BUILD)/test_grove balltree
-	$(TEST_ENV) $(BUILD)/test_grove $(TESTS)
+	$(TEST_ENV) GROVE_TESTS_SKIPPED="$$(cat $(PYTHON_SKIPPED) 2>/dev/null)" $(BUILD)/test_grove $(TESTS)
 
 # The Python binding's tests (tests/python, pytest) against this build's
-# libgrove.so and grove, when python3 has NumPy and pytest. A prerequisite of
-# check, so they run before the C runner and its "N passed, N failed" stays
-# the last line. Skipped for sanitizer builds (Python cannot load them).
+# libgrove.so and grove, when $(PYTHON) has NumPy and pytest (make check
+# PYTHON=/path/to/python picks another). A prerequisite of check, so they
+# run before the C runner and its "N passed, N failed" stays the last line.
+# Skipped for sanitizer builds (Python cannot load them). A skip is said
+# here and, through $(PYTHON_SKIPPED), again above the runner's closing line.
 PYTHON ?= python3
+PYTHON_SKIPPED = $(BUILD)/python-tests-skipped
 check-python: all
-	@if [ -n "$(SANITIZE)" ]; then echo "check-python: skipped: sanitizer build"; \
+	@rm -f $(PYTHON_SKIPPED); \
+	if [ -n "$(SANITIZE)" ]; then why="sanitizer build (Python cannot load it)"; \
 	elif ! $(PYTHON) -c "import numpy, pytest" 2>/dev/null; then \
-	    echo "check-python: skipped: $(PYTHON) cannot import numpy and pytest (pip install numpy pytest)"; \
+	    why="$(PYTHON) cannot import numpy and pytest (pip install numpy pytest, or make check PYTHON=...)"; \
+	fi; \
+	if [ -n "$$why" ]; then echo "check-python: skipped: $$why"; echo "Python tests skipped: $$why" > $(PYTHON_SKIPPED); \
 	else GROVE_LIB=$(abspath $(BUILD))/libgrove.so GROVE_CLI=$(abspath $(BUILD))/grove GROVE_CC="$(CC)" \
 	    PYTHONPATH=$(CURDIR)/python PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/python; fi
 check: check-python

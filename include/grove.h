@@ -140,8 +140,12 @@ typedef struct grove_options {
     grove_progress_fn progress;  /* NULL = none */
     void *progress_user;         /* passed to progress */
     size_t memory_budget;        /* bytes for large results; 0 = unlimited */
-    const volatile int *cancel;  /* if non-NULL and *cancel != 0, computations
-                                    stop between batches with GROVE_CANCELLED */
+    const volatile int *cancel;  /* if non-NULL and *cancel != 0 (set it from
+                                    another thread or a signal handler), a
+                                    computation stops soon with GROVE_CANCELLED:
+                                    the long loops read it once per chunk of
+                                    work (index and tree builds do not); the
+                                    outputs are then unspecified */
     grove_workspace *workspace;  /* NULL = working memory allocated per call */
 } grove_options;
 
@@ -937,12 +941,15 @@ GROVE_API grove_status grove_nbody_create(size_t n, const double *pos, const dou
                                           const grove_nbody_params *params, const grove_options *options,
                                           grove_nbody **out);
 GROVE_API void grove_nbody_free(grove_nbody *sim);
-/* Advance `steps` steps (options: threads, progress per step, cancel
- * between steps). A step whose new positions or velocities are not finite
- * (dt far too large) stops with GROVE_INVALID_ARGUMENT naming the step and
- * the particle; after a step failed half way like that (or in its force
- * evaluation) the state is part advanced, and further steps and
- * checkpoints are refused: read or free the handle. */
+/* Advance `steps` steps (options: threads, progress per step, cancel).
+ * A cancel inside a step undoes that step: the state is the one after the
+ * last whole step (with a cancel flag, a step keeps a copy of the 6n
+ * positions and velocities it started from). A step whose new positions
+ * or velocities are not finite (dt far too large) stops with
+ * GROVE_INVALID_ARGUMENT naming the step and the particle; after a step
+ * failed half way like that (or in its force evaluation) the state is part
+ * advanced, and further steps and checkpoints are refused: read or free
+ * the handle. */
 GROVE_API grove_status grove_nbody_step(grove_nbody *sim, uint64_t steps, const grove_options *options);
 /* Fails (GROVE_INVALID_ARGUMENT) when a sum is beyond the largest double. */
 GROVE_API grove_status grove_nbody_diagnostics(const grove_nbody *sim, grove_nbody_diag *out);

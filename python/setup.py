@@ -1,6 +1,8 @@
-"""Build the grove Python package: compile libgrove from this repository's
-own sources with its Makefile (no second copy of the C code) and ship
-libgrove.so inside the package, where grove/_clib.py loads it with ctypes.
+"""Build the grove Python package: compile libgrove and the grove command
+from this repository's own sources with its Makefile (no second copy of the
+C code) and ship both inside the package: libgrove.so, which grove/_clib.py
+loads with ctypes, and the CLI binary grove/grove, which the `grove`
+console script (grove/_cli.py) runs.
 
     pip install ./python          (from the repository root; needs a C
                                    compiler with OpenMP, make and NumPy)
@@ -23,8 +25,8 @@ def version() -> str:
 
 
 class BuildWithLibrary(build_py):
-    """build_py, then `make` libgrove.so into a private build folder and copy
-    it next to the Python files."""
+    """build_py, then `make` libgrove.so and the grove binary into a private
+    build folder and copy them next to the Python files."""
 
     def run(self) -> None:
         super().run()
@@ -33,10 +35,13 @@ class BuildWithLibrary(build_py):
                                "(pip install ./python) so the package compiles them")
         build = Path(self.get_finalized_command("build").build_temp).resolve() / "libgrove"
         jobs = str(os.cpu_count() or 1)
-        subprocess.run(["make", "-C", str(ROOT), f"-j{jobs}", f"BUILD={build}", f"{build}/libgrove.so"], check=True)
-        target = Path(self.build_lib) / "grove" / "libgrove.so"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(build / "libgrove.so", target)
+        shipped = ("libgrove.so", "grove")
+        subprocess.run(["make", "-C", str(ROOT), f"-j{jobs}", f"BUILD={build}", *(f"{build}/{f}" for f in shipped)],
+                       check=True)
+        package = Path(self.build_lib) / "grove"
+        package.mkdir(parents=True, exist_ok=True)
+        for f in shipped:
+            shutil.copy(build / f, package / f)  # with its mode: the binary stays executable
 
 
 class BinaryDistribution(Distribution):

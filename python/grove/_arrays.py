@@ -65,9 +65,14 @@ def _passes_as_is(a: np.ndarray) -> bool:
     return (d == 1 or col == a.itemsize) and row >= d * a.itemsize and row % a.itemsize == 0
 
 
-def points_array(obj: Any, name: str = "points") -> np.ndarray:
-    """obj as an (n, d) array that points_view passes to C without a copy."""
+def points_array(obj: Any, name: str = "points", *, one_d: bool = True) -> np.ndarray:
+    """obj as an (n, d) array that points_view passes to C without a copy.
+    A 1-D array of n values is n points in one dimension (an (n, 1) view),
+    as the CLI reads an (n,) .npy file; one_d=False refuses it (the
+    scikit-learn-style estimators, whose X must be 2-D)."""
     a = as_numpy(obj, name)
+    if a.ndim == 1 and one_d:
+        a = a.reshape(-1, 1)
     if a.ndim != 2:
         raise InvalidArgumentError(f"{name}: expected a 2-D (n, d) array, got shape {a.shape}"
                                    + (" (use x.reshape(-1, 1) for one dimension)" if a.ndim == 1 else ""))

@@ -96,9 +96,8 @@ class BallTree(tuple):
         centers = np.empty((balls.value, self._points.shape[1]))
         radii = np.empty(balls.value)
         opts = options(threads)
-        _clib.check(_clib.lib.grove_balltree_ball_stats(points_view(self._points), C.byref(params),
-                                                         address(self[0]), address(self[1]), level,
-                                                         address(centers), address(radii), C.byref(opts)))
+        _clib.call(_clib.lib.grove_balltree_ball_stats, points_view(self._points), C.byref(params), address(self[0]),
+                   address(self[1]), level, address(centers), address(radii), opts)
         return centers, radii
 
     def check(self) -> None:
@@ -106,8 +105,8 @@ class BallTree(tuple):
         (``grove_balltree_check``); raises InvalidArgumentError naming the
         first violation."""
         params = self._params()
-        _clib.check(_clib.lib.grove_balltree_check(points_view(self._points), C.byref(params), address(self[0]),
-                                                    address(self[1]), None))
+        _clib.call(_clib.lib.grove_balltree_check, points_view(self._points), C.byref(params), address(self[0]),
+                   address(self[1]), options())
 
 
 def _params(batch: np.ndarray | None, levels: int, rotation: np.ndarray | None) -> BalltreeParams:
@@ -156,6 +155,5 @@ def balltree(points: Any, batch: Any = None, levels: int | None = None, rotate: 
     mask = np.empty(slots.value, dtype=np.bool_)
     opts = options(threads)
     opts.workspace = _workspace()
-    _clib.check(_clib.lib.grove_balltree_build(points_view(x), C.byref(params), address(indices), address(mask),
-                                                C.byref(opts)))
+    _clib.call(_clib.lib.grove_balltree_build, points_view(x), C.byref(params), address(indices), address(mask), opts)
     return BallTree(indices, mask, x, ids, mode, rotation)

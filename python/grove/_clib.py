@@ -7,12 +7,24 @@ shipped inside this package by ``pip install ./python``.
 It is loaded as a ``ctypes.CDLL``, so every call releases the GIL for its
 duration: other Python threads run while grove computes. Callbacks from C
 (the join stream) take the GIL back for the Python code they run.
+
+Long calls go through ``call``, which makes them interruptible: Python
+runs signal handlers (Ctrl-C's KeyboardInterrupt) only on the main thread
+and only between bytecodes, never during a C call, so on the main thread
+``call`` hands the C call to a helper thread and waits in short timed
+waits. When the wait is interrupted it raises the call's cancel flag
+(``grove_options.cancel``), waits for the C call to return (the library
+polls the flag often enough to return within a fraction of a second), and
+re-raises the exception.
 """
 from __future__ import annotations
 
 import ctypes as C
 import os
+import queue
+import threading
 from pathlib import Path
+from typing import Any, Callable
 
 from . import _cstructs as S
 from ._errors import UnsupportedError, error_for
@@ -144,7 +156,146 @@ def check(status: int) -> None:
     grove_last_error() is per thread: call this on the thread that made the
     failing call, right after it (every wrapper does)."""
     if status:
-        raise error_for(status, lib.grove_last_error().decode("utf-8", "replace"))
+        raise error_for(status, _last_error())
+
+
+def _last_error() -> str:
+    return lib.grove_last_error().decode("utf-8", "replace")
+
+
+# Seconds between two looks at pending signals while the main thread waits
+# for a C call: a signal that reaches another thread is only seen when a
+# timed wait ends.
+TICK = 0.05
+
+
+class Running:
+    """One C call (a grove function returning grove_status) with its own
+    cancel flag: ``run`` makes the call on the thread that runs it,
+    ``cancel`` raises the flag from any thread, ``wait_out`` waits for the
+    end without letting a signal interrupt it, and ``raise_failure`` raises
+    the GroveError of a failed call on the waiting thread."""
+
+    def __init__(self, fn: Callable[..., int], args: tuple[Any, ...]):
+        self.flag = C.c_int(0)
+        for a in args:
+            if isinstance(a, S.Options):
+                a.cancel = C.pointer(self.flag)
+        self.fn, self.args = fn, args
+        self.done = threading.Event()
+        self.status, self.message, self.error = 0, "", None
+
+    def run(self) -> None:
+        try:
+            self.status = self.fn(*self.args)
+            if self.status:
+                self.message = _last_error()  # per thread: read it here
+        except BaseException as e:  # e.g. a ctypes ArgumentError, raised on the caller's thread instead
+            self.error = e
+        finally:
+            self.done.set()
+
+    def cancel(self) -> None:
+        self.flag.value = 1
+
+    def wait_out(self) -> None:
+        """Wait for the call to return, whatever signals arrive meanwhile:
+        it uses memory the caller owns."""
+        while not self.done.is_set():
+            try:
+                self.done.wait(TICK)
+            except BaseException:  # the caller is already on its way out with an exception
+                pass
+
+    def raise_failure(self) -> None:
+        if self.error is not None:
+            raise self.error
+        if self.status:
+            raise error_for(self.status, self.message)
+
+
+class _Runner:
+    """The thread that makes the main thread's C calls, one at a time. It
+    lives as long as the process: OpenMP keeps a team of threads per thread
+    that starts parallel work, and a fresh thread per call would start a
+    fresh team every time."""
+
+    def __init__(self) -> None:
+        self.busy = threading.Lock()  # held by the main thread while its call runs here
+        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=self._serve, name="grove-call", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            self.jobs.get().run()
+
+
+_runner: _Runner | None = None
+_runner_made = threading.Lock()
+
+
+def _the_runner() -> _Runner:
+    global _runner
+    with _runner_made:
+        if _runner is None:
+            _runner = _Runner()
+        return _runner
+
+
+def _forget_runner() -> None:
+    """In a forked child the runner thread does not exist: make a new one on demand."""
+    global _runner, _runner_made
+    _runner, _runner_made = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_runner)
+
+
+# Calls whose inputs are all points, at most this many coordinates, end
+# within milliseconds whatever they compute: they skip the hand-over to the
+# runner (tens of microseconds, more than such a call itself). Calls on a
+# handle (an Index may be large) and on plain arrays (gravity) never do.
+QUICK = 4096
+
+
+def _quick(args: tuple[Any, ...]) -> bool:
+    if any(isinstance(a, C.c_void_p) for a in args):
+        return False
+    sizes = [a.n * a.d for a in args if isinstance(a, S.Points)]
+    return bool(sizes) and max(sizes) <= QUICK
+
+
+def call(fn: Callable[..., int], *args: Any) -> None:
+    """fn(*args), a grove function returning grove_status, raising the
+    GroveError of a failure; interruptible when made on the main thread.
+
+    Pass the call's grove_options as an ``Options`` instance (ctypes passes
+    it by reference): its cancel flag is set here. On the main thread the C
+    call runs on the runner thread while this thread waits; an exception
+    raised meanwhile (KeyboardInterrupt from Ctrl-C, or whatever a signal
+    handler raises) cancels the call, waits for it to return, and goes on.
+    Other threads, which Python never interrupts, make the call themselves,
+    as do quick calls (QUICK) and a call made while the runner is busy
+    (from a signal handler that runs during another call)."""
+    runner = None
+    if threading.current_thread() is threading.main_thread() and not _quick(args):
+        runner = _the_runner()
+    if runner is None or not runner.busy.acquire(blocking=False):
+        check(fn(*args))
+        return
+    try:
+        job = Running(fn, args)
+        runner.jobs.put(job)
+        try:
+            while not job.done.wait(TICK):
+                pass
+        except BaseException:
+            job.cancel()
+            job.wait_out()
+            raise
+    finally:
+        runner.busy.release()
+    job.raise_failure()
 
 
 def version() -> str:

@@ -29,5 +29,5 @@ def generate(kind: str, n: int, d: int, *, seed: int = 0, rate: float | None = N
         params.centers = count(centers, "centers", 1)
     out = np.empty((n, d))
     opts = options(threads)
-    _clib.check(_clib.lib.grove_gen(C.byref(params), address(out), C.byref(opts)))
+    _clib.call(_clib.lib.grove_gen, C.byref(params), address(out), opts)
     return out

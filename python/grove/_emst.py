@@ -29,8 +29,7 @@ def emst(points: Any, mutual_reachability: int = 1, *, threads: int | None = Non
     edges = np.empty((max(n - 1, 0), 2), dtype=np.int64)
     weights = np.empty(max(n - 1, 0))
     opts = options(threads)
-    _clib.check(_clib.lib.grove_emst(points_view(x), C.byref(params), address(edges), address(weights),
-                                     C.byref(opts)))
+    _clib.call(_clib.lib.grove_emst, points_view(x), C.byref(params), address(edges), address(weights), opts)
     return edges, weights
 
 
@@ -40,6 +39,6 @@ def core_distances(points: Any, min_samples: int, *, threads: int | None = None)
     x = points_array(points)
     out = np.empty(x.shape[0])
     opts = options(threads)
-    _clib.check(_clib.lib.grove_core_distances(points_view(x), count(min_samples, "min_samples", 1), address(out),
-                                               C.byref(opts)))
+    _clib.call(_clib.lib.grove_core_distances, points_view(x), count(min_samples, "min_samples", 1), address(out),
+               opts)
     return out

@@ -1,7 +1,10 @@
-"""Owning a C handle (grove_index *, grove_nbody *) from Python."""
+"""Owning a C handle (grove_index *, grove_nbody *) from Python, safely
+across threads."""
 from __future__ import annotations
 
 import ctypes as C
+import threading
+from typing import Any
 
 from . import _clib
 from ._errors import InvalidArgumentError
@@ -9,19 +12,42 @@ from ._errors import InvalidArgumentError
 
 class Handle:
     """Holds an opaque C pointer and frees it with the C function named by
-    ``_free`` on ``close()``, at the end of a ``with`` block, or when
-    collected."""
+    ``_free``.
+
+    Every use of the pointer (a C call, or a ``join_batches`` iterator from
+    its first batch to its end) holds it through ``_use()``. ``close()``
+    (also at the end of a ``with`` block, or when the object is collected)
+    refuses new uses at once -- they raise InvalidArgumentError -- and
+    frees the C object when no use is left: at once when none is running,
+    else when the last running call (on another thread) returns or the
+    last iterator ends. It never waits and never frees memory a call is
+    using. Handles whose C object is one thread at a time (``_serial``:
+    grove_nbody) also take a lock per use, so calls from several threads
+    run one after another; the others (grove_index) run concurrently."""
 
     _free: str = ""
+    _serial: bool = False
 
     def __init__(self) -> None:
         self._handle = C.c_void_p()
+        self._guard = threading.Lock()  # _uses and _closed
+        self._uses = 0
+        self._closed = False
+        self._one_at_a_time = threading.RLock() if self._serial else None
 
     def close(self) -> None:
-        """Free the C object (idempotent)."""
-        if self._handle:
-            getattr(_clib.lib, self._free)(self._handle)
-            self._handle = C.c_void_p()
+        """Free the C object now, or when the uses still running end
+        (idempotent)."""
+        with self._guard:
+            self._closed = True
+            free_now = self._uses == 0
+        if free_now:
+            self._release()
+
+    def _release(self) -> None:
+        handle, self._handle = self._handle, C.c_void_p()
+        if handle:
+            getattr(_clib.lib, self._free)(handle)
 
     def __enter__(self):
         return self
@@ -33,8 +59,48 @@ class Handle:
         if getattr(self, "_handle", None):
             self.close()
 
-    def _h(self) -> C.c_void_p:
-        """The live handle; refuses use after close()."""
-        if not self._handle:
-            raise InvalidArgumentError(f"{type(self).__name__}: used after close()")
+    def _use(self) -> _Use:
+        """``with self._use() as h:`` -- the live pointer for the block;
+        refuses use after close()."""
+        return _Use(self)
+
+    def _hold(self) -> C.c_void_p:
+        with self._guard:
+            if self._closed or not self._handle:
+                raise InvalidArgumentError(f"{type(self).__name__}: used after close()")
+            self._uses += 1
         return self._handle
+
+    def _drop(self) -> None:
+        with self._guard:
+            self._uses -= 1
+            free_now = self._closed and self._uses == 0
+        if free_now:
+            self._release()
+
+
+class _Use:
+    """One use of a Handle's pointer (see Handle)."""
+
+    __slots__ = ("owner", "locked")
+
+    def __init__(self, owner: Handle):
+        self.owner = owner
+        self.locked = False
+
+    def __enter__(self) -> C.c_void_p:
+        handle = self.owner._hold()
+        lock = self.owner._one_at_a_time
+        if lock is not None:
+            try:
+                lock.acquire()
+            except BaseException:  # interrupted while waiting for another thread's call
+                self.owner._drop()
+                raise
+            self.locked = True
+        return handle
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.locked:
+            self.owner._one_at_a_time.release()
+        self.owner._drop()

@@ -86,14 +86,14 @@ class HDBSCAN(Estimator):
 
     def fit(self, X: Any, y: Any = None) -> HDBSCAN:
         """Cluster X (n, d); y is ignored. Returns self."""
-        x = points_array(X, "X")
+        x = points_array(X, "X", one_d=False)
         n = x.shape[0]
         params = self._params()
         labels, probabilities, scores = np.empty(n, dtype=np.int64), np.empty(n), np.empty(n)
         clusters = C.c_size_t()
         opts = options(self.threads)
-        _clib.check(_clib.lib.grove_hdbscan(points_view(x), C.byref(params), address(labels), address(probabilities),
-                                            address(scores), C.byref(clusters), C.byref(opts)))
+        _clib.call(_clib.lib.grove_hdbscan, points_view(x), C.byref(params), address(labels), address(probabilities),
+                   address(scores), C.byref(clusters), opts)
         self.labels_, self.probabilities_, self.outlier_scores_ = labels, probabilities, scores
         self.n_clusters_ = clusters.value
         return self

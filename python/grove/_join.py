@@ -33,8 +33,10 @@ class Index(Handle):
     """A search index over (n, d) points (``grove_index``: RT-HiSS, a kd-tree
     of leaf groups with tight boxes). The points are copied into it, so the
     input may change afterwards. Immutable: queries from several threads at
-    once are safe. Free it with ``close()`` or a ``with`` block (or let it
-    be collected); do not close it while a join_batches stream runs.
+    once are safe and run concurrently. Free it with ``close()`` or a
+    ``with`` block (or let it be collected): later calls are refused, and
+    queries still running on other threads and live ``join_batches``
+    iterators keep it until they end (see ``grove._handle.Handle``).
 
     leaf_size: points per leaf group, 0 = automatic; index_dims: leading
     (highest-variance) dimensions kept in the group boxes, 0 = automatic."""
@@ -49,19 +51,23 @@ class Index(Handle):
         params.leaf_size = count(leaf_size, "leaf_size")
         params.index_dims = count(index_dims, "index_dims")
         opts = options(threads)
-        _clib.check(_clib.lib.grove_index_build(points_view(x), C.byref(params), C.byref(opts),
-                                                 C.byref(self._handle)))
+        _clib.call(_clib.lib.grove_index_build, points_view(x), C.byref(params), opts, C.byref(self._handle))
 
-    n = property(lambda self: _clib.lib.grove_index_n(self._h()), doc="number of indexed points")
-    d = property(lambda self: _clib.lib.grove_index_d(self._h()), doc="dimensions")
-    leaf_size = property(lambda self: _clib.lib.grove_index_leaf_size(self._h()), doc="points per leaf group")
-    index_dims = property(lambda self: _clib.lib.grove_index_dims(self._h()), doc="dimensions in the group boxes")
+    def _get(self, getter: str) -> int:
+        with self._use() as h:
+            return getattr(_clib.lib, getter)(h)
+
+    n = property(lambda self: self._get("grove_index_n"), doc="number of indexed points")
+    d = property(lambda self: self._get("grove_index_d"), doc="dimensions")
+    leaf_size = property(lambda self: self._get("grove_index_leaf_size"), doc="points per leaf group")
+    index_dims = property(lambda self: self._get("grove_index_dims"), doc="dimensions in the group boxes")
 
     @property
     def dim_order(self) -> np.ndarray:
         """The variance order: dim_order[j] is the input dimension stored j-th."""
-        out = np.empty(self.d, dtype=np.uintp)
-        _clib.lib.grove_index_dim_order(self._h(), address(out))
+        with self._use() as h:
+            out = np.empty(_clib.lib.grove_index_d(h), dtype=np.uintp)
+            _clib.lib.grove_index_dim_order(h, address(out))
         return out.astype(np.int64)
 
     def _queries(self, queries: Any) -> tuple[np.ndarray | None, Points | None, int]:
@@ -84,8 +90,8 @@ class Index(Handle):
         _keep, qv, nq = self._queries(queries)
         params, opts = self._params(eps, exclude_self, False), options(threads)
         counts = np.empty(nq, dtype=np.int64)
-        _clib.check(_clib.lib.grove_join_count(self._h(), qv, C.byref(params), address(counts), None,
-                                                C.byref(opts)))
+        with self._use() as h:
+            _clib.call(_clib.lib.grove_join_count, h, qv, C.byref(params), address(counts), None, opts)
         return counts
 
     def join(self, eps: float, queries: Any = None, *, exclude_self: bool = False, distances: bool = False,
@@ -99,13 +105,13 @@ class Index(Handle):
         offsets = np.empty(nq + 1, dtype=np.int64)
         offsets[0] = 0
         pairs = C.c_int64()
-        _clib.check(_clib.lib.grove_join_count(self._h(), qv, C.byref(params), address(offsets[1:]),
-                                                C.byref(pairs), C.byref(opts)))
-        np.cumsum(offsets[1:], out=offsets[1:])
-        indices = np.empty(pairs.value, dtype=np.int64)
-        dist = np.empty(pairs.value) if distances else None
-        _clib.check(_clib.lib.grove_join_fill(self._h(), qv, C.byref(params), address(offsets), address(indices),
-                                               address(dist), C.byref(opts)))
+        with self._use() as h:
+            _clib.call(_clib.lib.grove_join_count, h, qv, C.byref(params), address(offsets[1:]), C.byref(pairs), opts)
+            np.cumsum(offsets[1:], out=offsets[1:])
+            indices = np.empty(pairs.value, dtype=np.int64)
+            dist = np.empty(pairs.value) if distances else None
+            _clib.call(_clib.lib.grove_join_fill, h, qv, C.byref(params), address(offsets), address(indices),
+                       address(dist), opts)
         return (offsets, indices, dist) if distances else (offsets, indices)
 
     def join_batches(self, eps: float, queries: Any = None, *, exclude_self: bool = False,
@@ -115,10 +121,13 @@ class Index(Handle):
         counts (8 bytes per query) and its arrays fit memory_budget bytes
         (0 = one batch): ``grove_join_stream`` runs on a worker thread and
         hands each batch over as it is made. Peak memory: the counts and up
-        to three batches. Closing the iterator early cancels the join."""
+        to three batches. Closing the iterator early (or an exception such
+        as Ctrl-C's while it waits) cancels the join; from its first batch
+        to its end the iterator keeps the index alive, even through close()."""
         _keep, qv, nq = self._queries(queries)
         params, opts = self._params(eps, exclude_self, distances), options(threads, memory_budget)
         handoff: queue.Queue = queue.Queue(maxsize=1)
+        end = object()  # put by the worker after the C call returned
         stop = threading.Event()
         failure: list[BaseException] = []
 
@@ -127,6 +136,8 @@ class Index(Handle):
                 return 1
             try:
                 b = ptr.contents
+                if nq and b.query_end == 0:
+                    return 0  # the announcement of the result's size, before the first batch
                 m = b.query_end - b.query_begin
                 offs = from_c(b.offsets, (m + 1,), np.int64)
                 pairs = int(offs[-1])
@@ -138,29 +149,37 @@ class Index(Handle):
                 failure.append(e)
                 return 1
 
-        def worker() -> None:
-            try:
-                _clib.check(_clib.lib.grove_join_stream(self._h(), qv, C.byref(params), JOIN_BATCH_FN(on_batch),
-                                                         None, C.byref(opts)))
-                handoff.put(None)
-            except BaseException as e:
-                handoff.put(failure[0] if failure else e)
+        with self._use() as h:
+            stream = _clib.Running(_clib.lib.grove_join_stream, (h, qv, C.byref(params), JOIN_BATCH_FN(on_batch), None,
+                                                                 opts))
 
-        thread = threading.Thread(target=worker, name="grove-join-stream", daemon=True)
-        thread.start()
-        try:
-            while (item := handoff.get()) is not None:
-                if isinstance(item, BaseException):
-                    raise item
-                yield item
-        finally:
-            stop.set()
-            while thread.is_alive():
-                try:
-                    handoff.get(timeout=0.01)
-                except queue.Empty:
-                    pass
-            thread.join()
+            def worker() -> None:
+                stream.run()
+                handoff.put(end)
+
+            thread = threading.Thread(target=worker, name="grove-join-stream", daemon=True)
+            thread.start()
+            try:
+                while True:
+                    try:
+                        item = handoff.get(timeout=_clib.TICK)  # timed: a signal is seen between waits
+                    except queue.Empty:
+                        continue
+                    if item is end:
+                        break
+                    yield item
+                if failure:
+                    raise failure[0]
+                stream.raise_failure()
+            finally:
+                stop.set()
+                stream.cancel()
+                while thread.is_alive():  # the stream reads the index and qv: wait for it, whatever arrives
+                    try:
+                        handoff.get(timeout=_clib.TICK)
+                    except BaseException:
+                        pass
+                thread.join()
 
     def knn(self, k: int, queries: Any = None, *, exclude_self: bool = False,
             threads: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -172,8 +191,9 @@ class Index(Handle):
         k = count(k, "k", 1)
         indices, dist = np.empty((nq, k), dtype=np.int64), np.empty((nq, k))
         opts = options(threads)
-        _clib.check(_clib.lib.grove_knn_search(self._h(), qv, k, bool(exclude_self), address(indices),
-                                                address(dist), C.byref(opts)))
+        with self._use() as h:
+            _clib.call(_clib.lib.grove_knn_search, h, qv, k, bool(exclude_self), address(indices), address(dist),
+                       opts)
         return indices, dist
 
 
@@ -229,6 +249,5 @@ def knn(points: Any, k: int, queries: Any = None, exclude_self: bool = False, *,
     indices, dist = np.empty((nq, k), dtype=np.int64), np.empty((nq, k))
     opts = options(threads)
     qv = None if q is None else points_view(q)
-    _clib.check(_clib.lib.grove_knn(points_view(x), qv, k, bool(exclude_self), address(indices), address(dist),
-                                    C.byref(opts)))
+    _clib.call(_clib.lib.grove_knn, points_view(x), qv, k, bool(exclude_self), address(indices), address(dist), opts)
     return indices, dist

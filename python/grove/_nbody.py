@@ -99,8 +99,8 @@ def gravity(positions: Any, masses: Any, theta: float | None = None, softening: 
     pot = np.empty(n) if potentials else None
     st = _CStats()
     opts = options(threads)
-    _clib.check(_clib.lib.grove_gravity(address(pos), address(mass), n, C.byref(params), address(acc), address(pot),
-                                        C.byref(st), C.byref(opts)))
+    _clib.call(_clib.lib.grove_gravity, address(pos), address(mass), n, C.byref(params), address(acc), address(pot),
+               C.byref(st), opts)
     extra = ([pot] if potentials else []) + ([GravityStats._from_c(st)] if stats else [])
     return tuple([acc, *extra]) if extra else acc
 
@@ -141,10 +141,13 @@ class NBody(Handle):
     momentum is conserved to rounding; False keeps the raw tree forces.
     Omitted parameters take the C defaults. threads: for every step (None or 0 = all cores).
 
-    One thread at a time per simulation. ``close()`` (or ``with``) frees it.
+    Calls from several threads run one at a time (a lock per simulation).
+    ``close()`` (or ``with``) frees it, once a step running on another
+    thread has returned (see ``grove._handle.Handle``).
     """
 
     _free = "grove_nbody_free"
+    _serial = True
 
     def __init__(self, positions: Any, velocities: Any, masses: Any, *, dt: float | None = None,
                  eta: float | None = None, theta: float | None = None, softening: float | None = None,
@@ -165,8 +168,8 @@ class NBody(Handle):
             params.conserve_momentum = int(bool(conserve_momentum))
         self.threads = threads
         opts = options(threads)
-        _clib.check(_clib.lib.grove_nbody_create(n, address(pos), address(vel), address(mass), C.byref(params),
-                                                 C.byref(opts), C.byref(self._handle)))
+        _clib.call(_clib.lib.grove_nbody_create, n, address(pos), address(vel), address(mass), C.byref(params), opts,
+                   C.byref(self._handle))
 
     @classmethod
     def from_ic(cls, kind: str, n: int, *, seed: int = 0, separation: float | None = None,
@@ -195,25 +198,30 @@ class NBody(Handle):
         Handle.__init__(self)
         self.threads = threads
         opts = options(threads)
-        _clib.check(_clib.lib.grove_nbody_checkpoint_read(os.fsencode(path), C.byref(opts), C.byref(self._handle)))
+        _clib.call(_clib.lib.grove_nbody_checkpoint_read, os.fsencode(path), opts, C.byref(self._handle))
         return self
 
     def step(self, steps: int = 1, *, threads: int | None = None) -> None:
-        """Advance `steps` steps (threads overrides the simulation's)."""
+        """Advance `steps` steps (threads overrides the simulation's). An
+        interrupted call (Ctrl-C) undoes the step it cut short: the state is
+        the one after the last whole step."""
         opts = options(self.threads if threads is None else threads)
-        _clib.check(_clib.lib.grove_nbody_step(self._h(), count(steps, "steps"), C.byref(opts)))
+        with self._use() as h:
+            _clib.call(_clib.lib.grove_nbody_step, h, count(steps, "steps"), opts)
 
     def energies(self) -> Diagnostics:
         """Time, step count, kinetic/potential/total energy, momentum,
         angular momentum, centre of mass and total mass."""
         d = NbodyDiag()
-        _clib.check(_clib.lib.grove_nbody_diagnostics(self._h(), C.byref(d)))
+        with self._use() as h:
+            _clib.check(_clib.lib.grove_nbody_diagnostics(h, C.byref(d)))
         return Diagnostics(d.time, d.step, d.kinetic, d.potential, d.energy, np.array(d.momentum),
                            np.array(d.angular_momentum), np.array(d.com), d.mass)
 
     def snapshot(self) -> Snapshot:
-        """A copy of the current state."""
-        return Snapshot(self.energies().time, self.positions, self.velocities, self.masses)
+        """A copy of the current state (one step does not run in between)."""
+        with self._use():
+            return Snapshot(self.energies().time, self.positions, self.velocities, self.masses)
 
     def snapshots(self, every: int, count: int) -> Iterator[Snapshot]:
         """Step `every` steps, yield a snapshot, `count` times."""
@@ -221,37 +229,48 @@ class NBody(Handle):
             self.step(every)
             yield self.snapshot()
 
-    def _state(self, getter: str, shape: tuple[int, ...]) -> np.ndarray:
-        """A copy of one of the C views (valid only until the next call)."""
-        return from_c(getattr(_clib.lib, getter)(self._h()), shape)
+    def _state(self, getter: str, columns: int) -> np.ndarray:
+        """A copy of one of the C views (valid only until the next call),
+        (n, columns) or (n,) for columns = 0."""
+        with self._use() as h:
+            n = _clib.lib.grove_nbody_count(h)
+            return from_c(getattr(_clib.lib, getter)(h), (n, columns) if columns else (n,))
 
-    n = property(lambda self: _clib.lib.grove_nbody_count(self._h()), doc="number of particles")
+    @property
+    def n(self) -> int:
+        """number of particles"""
+        with self._use() as h:
+            return _clib.lib.grove_nbody_count(h)
+
     time = property(lambda self: self.energies().time, doc="simulation time")
-    positions = property(lambda self: self._state("grove_nbody_positions", (self.n, 3)), doc="(n, 3) copy")
-    velocities = property(lambda self: self._state("grove_nbody_velocities", (self.n, 3)), doc="(n, 3) copy")
-    masses = property(lambda self: self._state("grove_nbody_masses", (self.n,)), doc="(n,) copy")
-    accelerations = property(lambda self: self._state("grove_nbody_accelerations", (self.n, 3)), doc="(n, 3) copy")
-    potentials = property(lambda self: self._state("grove_nbody_potentials", (self.n,)), doc="(n,) copy")
+    positions = property(lambda self: self._state("grove_nbody_positions", 3), doc="(n, 3) copy")
+    velocities = property(lambda self: self._state("grove_nbody_velocities", 3), doc="(n, 3) copy")
+    masses = property(lambda self: self._state("grove_nbody_masses", 0), doc="(n,) copy")
+    accelerations = property(lambda self: self._state("grove_nbody_accelerations", 3), doc="(n, 3) copy")
+    potentials = property(lambda self: self._state("grove_nbody_potentials", 0), doc="(n,) copy")
 
     @property
     def stats(self) -> GravityStats:
         """Counts from the latest force evaluation."""
         st = _CStats()
-        _clib.check(_clib.lib.grove_nbody_stats(self._h(), C.byref(st)))
+        with self._use() as h:
+            _clib.check(_clib.lib.grove_nbody_stats(h, C.byref(st)))
         return GravityStats._from_c(st)
 
     @property
     def params(self) -> dict[str, float]:
         """The simulation's parameters (dt, eta, conserve_momentum, theta,
         softening, G, leaf_size, group_size)."""
-        p = _clib.lib.grove_nbody_get_params(self._h()).contents
-        g = p.gravity
-        return {"dt": p.dt, "eta": p.eta, "conserve_momentum": bool(p.conserve_momentum),
-                **{f: getattr(g, f) for f, _ in GravityParams._fields_}}
+        with self._use() as h:
+            p = _clib.lib.grove_nbody_get_params(h).contents
+            g = p.gravity
+            return {"dt": p.dt, "eta": p.eta, "conserve_momentum": bool(p.conserve_momentum),
+                    **{f: getattr(g, f) for f, _ in GravityParams._fields_}}
 
     def checkpoint(self, path: str | os.PathLike) -> None:
         """Write the whole state atomically (see from_checkpoint)."""
-        _clib.check(_clib.lib.grove_nbody_checkpoint_write(self._h(), os.fsencode(path)))
+        with self._use() as h:
+            _clib.check(_clib.lib.grove_nbody_checkpoint_write(h, os.fsencode(path)))
 
     def render(self, path: str | os.PathLike, *, width: int | None = None, extent: float | None = None,
                center: Any = None, decades: float | None = None) -> None:
@@ -268,5 +287,5 @@ class NBody(Handle):
         if decades is not None:
             params.decades = float(decades)
         pos, mass = self.positions, self.masses
-        _clib.check(_clib.lib.grove_render_png(address(pos), address(mass), self.n, C.byref(params),
+        _clib.check(_clib.lib.grove_render_png(address(pos), address(mass), pos.shape[0], C.byref(params),
                                                os.fsencode(path)))

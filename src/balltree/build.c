@@ -102,6 +102,7 @@ typedef struct bt_ctx {
      * overflows a double; grove_balltree_build then builds again on the
      * points scaled down (bt_build_scaled). */
     bool *overflow;
+    int *stopped;      /* set once the cancel flag is seen: every task stops (bt_cancelled) */
 } bt_ctx;
 
 typedef struct bt_batch {
@@ -306,6 +307,23 @@ static inline size_t bt_right_out(const bt_ctx *c, const bt_batch *b, size_t out
 /* How many points ahead random reads are prefetched. */
 #define BT_AHEAD 16
 
+/* Whether the build stops: the options' cancel flag, read before each
+ * batch and at each node of at least BT_TASK_MIN points (one batch of
+ * millions of points takes seconds), remembered in c->stopped for every
+ * task. The nodes and batches it skips are left unwritten. */
+static bool bt_cancelled(const bt_ctx *c)
+{
+    int stopped;
+#pragma omp atomic read
+    stopped = *c->stopped;
+    if (!stopped && grove__cancelled(c->options)) {
+#pragma omp atomic write
+        *c->stopped = 1;
+        stopped = 1;
+    }
+    return stopped;
+}
+
 #include "build_packed.h"
 
 #define BT_T float
@@ -465,21 +483,12 @@ static int useful_threads(size_t batches, size_t n, int threads)
 static bool build_all(const bt_ctx *c, const bt_batch *batches, size_t count, const bt_input *in,
                       const grove_options *options, int threads, size_t *run_end)
 {
-    int stop = 0;
     size_t done = 0, runs = plan_runs(batches, count, c->n, threads, run_end);
 #pragma omp parallel num_threads(threads) if (threads > 1) default(shared)
 #pragma omp for schedule(dynamic, 1)
     for (size_t r = 0; r < runs; r++) {
         for (size_t i = r ? run_end[r - 1] : 0; i < run_end[r]; i++) {
-            int stopped;
-#pragma omp atomic read
-            stopped = stop;
-            if (stopped) break;
-            if (grove__cancelled(options)) {
-#pragma omp atomic write
-                stop = 1;
-                break;
-            }
+            if (bt_cancelled(c)) break;
             build_batch(c, &batches[i], in);
             if (options && options->progress) {
                 size_t now;
@@ -489,7 +498,7 @@ static bool build_all(const bt_ctx *c, const bt_batch *batches, size_t count, co
             }
         }
     }
-    return !stop;
+    return !*c->stopped;
 }
 
 static grove_status check_rotation(const double *r, size_t d)
@@ -736,10 +745,10 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
 
     bt_input in = {points, grove__points_stride(points), p.rotation, NULL};
     bool partition = p.levels != GROVE_BALLTREE_FULL;
-    int threads = useful_threads(g.count, points.n, o.threads);
+    int threads = useful_threads(g.count, points.n, o.threads), stopped = 0;
     bt_ctx c = {.options = options, .n = points.n, .d = points.d, .lists = points.d + partition, .base = points.data,
                 .stride = in.stride, .order = g.order, .indices = indices, .mask = mask, .partition = partition,
-                .spawn = threads > 1};
+                .spawn = threads > 1, .stopped = &stopped};
     bt_batch *batches = plan_batches(&g, p.levels);
     size_t *run_end = batches ? grove__calloc(g.count, sizeof *run_end, "batch runs") : NULL;
     for (size_t b = 0; batches && b < g.count; b++)

@@ -315,6 +315,7 @@ static void bp_descend(const bp_tree *t, uint64_t where, size_t off, size_t k, i
 static void bp_node(const bp_tree *t, uint64_t where, size_t off, size_t k, int level, size_t out)
 {
     const bt_ctx *c = t->c;
+    if (k >= BT_TASK_MIN && bt_cancelled(c)) return;
     size_t n = t->n, h = k / 2;
 #define BP_LIST(j, buf) (t->rec[buf] + (j) * n + off)
     if (t->deferred >= 0 && level == 1) { /* the root split the deferred list unsorted: sort this half */

@@ -312,6 +312,7 @@ static void bs_node(const bs_tree *t, int buf, size_t off, size_t k, int level, 
         bs_leaf(t, buf, off, k, level, out);
         return;
     }
+    if (k >= BT_TASK_MIN && bt_cancelled(c)) return;
     size_t s = 0, h = k / 2;
     double best_spread = -1.0;
     for (size_t j = 0; j < c->d; j++) bt_widest(bs_value(t, e->hi[j]) - bs_value(t, e->lo[j]), j, &s, &best_spread);

@@ -256,6 +256,7 @@ static void BT_(node)(const bt_tree *t, const bt_view *w, int buf, size_t off, s
         BT_(small)(t, w, last, k, level, out);
         return;
     }
+    if (k >= BT_TASK_MIN && bt_cancelled(c)) return;
     if (w == &t->ids && k <= BT_LOCAL && t->b->count > BT_LOCAL) {
         BT_(relabel)(t, buf, off, k);
         w = &t->local;

@@ -111,22 +111,21 @@ grove_status grove__boruvka_run(const grove__tree *t, const double *core2, uint3
     b.ev = ev;
     b.ew = ew;
     b.threads = grove__threads_for(grove__options(options).threads, t->n);
+    b.options = options;
     grove_status s = state_alloc(&b, t->n, t->nodes);
     if (s == GROVE_OK) {
         state_init(&b);
         double total = log2((double)t->n) + 1;
         for (int round = 1; b.ncomps > 1; round++) {
             round_start(&b);
-            if (t->dtype == GROVE_FLOAT32) grove__boruvka_search_f32(&b);
-            else grove__boruvka_search_f64(&b);
+            bool searched = t->dtype == GROVE_FLOAT32 ? grove__boruvka_search_f32(&b) : grove__boruvka_search_f64(&b);
+            if (!searched) {
+                s = grove__fail(GROVE_CANCELLED, "EMST: cancelled in round %d (%zu components left)", round, b.ncomps);
+                break;
+            }
             s = grove__boruvka_merge(&b);
             if (s != GROVE_OK) break;
             grove__progress(options, "emst", round >= total ? 0.99 : round / total);
-            if (b.ncomps > 1 && grove__cancelled(options)) {
-                s = grove__fail(GROVE_CANCELLED, "EMST: cancelled after %d rounds (%zu components left)", round,
-                                b.ncomps);
-                break;
-            }
         }
     }
     if (s == GROVE_OK && b.nedges != t->n - 1)

@@ -92,11 +92,12 @@ static inline GROVE__ALWAYS_INLINE void FN(search_range)(grove__boruvka *b, size
         if (!(b->flags[p] & GROVE__DONE)) FN(search_one)(b, (uint32_t)p, d, stack_node, stack_lb);
 }
 
-void FN(grove__boruvka_search)(grove__boruvka *b)
+bool FN(grove__boruvka_search)(grove__boruvka *b)
 {
     enum { CHUNK = 256 };
     size_t n = b->t->n, d = b->t->d;
-#pragma omp parallel num_threads(b->threads)
+    bool stopped = false;
+#pragma omp parallel num_threads(b->threads) reduction(|| : stopped)
     {
         /* The stack holds one entry per level (grove__boruvka_run refuses
          * depths over 250): small, so no allocation failure to handle inside
@@ -105,10 +106,14 @@ void FN(grove__boruvka_search)(grove__boruvka *b)
         double stack_lb[256];
 #pragma omp for schedule(dynamic, 1)
         for (size_t lo = 0; lo < n; lo += CHUNK) {
+            /* A round at millions of points takes seconds: the cancel flag
+             * is read once per chunk, and a raised one skips the rest. */
+            if (stopped || (stopped = grove__cancelled(b->options))) continue;
             size_t hi = n - lo > CHUNK ? lo + CHUNK : n;
 #define GROVE__SEARCH_BODY(D) FN(search_range)(b, lo, hi, D, stack_node, stack_lb)
             GROVE__DISPATCH_D(d, GROVE__SEARCH_BODY)
 #undef GROVE__SEARCH_BODY
         }
     }
+    return !stopped;
 }

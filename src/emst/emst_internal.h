@@ -44,6 +44,7 @@ typedef struct grove__boruvka {
     size_t nedges;
     void *bound_mem, *best_mem; /* the allocations behind bound and best */
     int threads;
+    const grove_options *options; /* its cancel flag is read per chunk of the search */
 } grove__boruvka;
 
 /* Compute the n - 1 edges into b->eu/ev/ew (allocated by the caller, n - 1
@@ -51,9 +52,10 @@ typedef struct grove__boruvka {
 grove_status grove__boruvka_run(const grove__tree *t, const double *core2, uint32_t *eu, uint32_t *ev, double *ew,
                                 const grove_options *options);
 
-/* Search phase for one round (boruvka_t.h, per dtype). */
-void grove__boruvka_search_f32(grove__boruvka *b);
-void grove__boruvka_search_f64(grove__boruvka *b);
+/* Search phase for one round (boruvka_t.h, per dtype); false when the
+ * cancel flag stopped it before every point had searched. */
+bool grove__boruvka_search_f32(grove__boruvka *b);
+bool grove__boruvka_search_f64(grove__boruvka *b);
 
 /* Merge phase: the chosen edges join components (pointer jumping), edges
  * are appended, labels and node labels updated, the active list rebuilt.

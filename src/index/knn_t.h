@@ -73,7 +73,7 @@ static grove_status FN(knn_all)(const grove__tree *t, size_t k, uint32_t *idx, d
         size_t stop = n - start > BLOCK ? start + BLOCK : n;
         /* An allocation failure in any thread stops the whole team (an
          * unnamed atomic: a named critical section would export a symbol). */
-        int failed = 0;
+        int failed = 0, stopped = 0;
 #pragma omp parallel num_threads(threads)
         {
             T *hd = grove__malloc(k * sizeof *hd + depth * sizeof(T), "kNN heap");
@@ -86,8 +86,10 @@ static grove_status FN(knn_all)(const grove__tree *t, size_t k, uint32_t *idx, d
 #pragma omp atomic read
             stop_all = failed;
             if (!stop_all) {
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, 1) reduction(| : stopped)
                 for (size_t lo = start; lo < stop; lo += CHUNK) {
+                    /* One read of the cancel flag per chunk: a block can take seconds. */
+                    if (stopped || (stopped = grove__cancelled(options))) continue;
                     size_t hi = stop - lo > CHUNK ? lo + CHUNK : stop;
 #define GROVE__KNN_BODY(D) FN(knn_range)(t, lo, hi, k, D, idx, dist2, kth2, hd, hr, hr + k, hd + k)
                     GROVE__DISPATCH_D(d, GROVE__KNN_BODY)
@@ -98,8 +100,8 @@ static grove_status FN(knn_all)(const grove__tree *t, size_t k, uint32_t *idx, d
             grove__free(hr);
         }
         if (failed) status = grove__fail(GROVE_OUT_OF_MEMORY, "kNN: out of memory for the per-thread heaps (k = %zu)", k);
-        if (status == GROVE_OK && grove__cancelled(options))
-            status = grove__fail(GROVE_CANCELLED, "kNN: cancelled after %zu of %zu points", stop, n);
+        if (status == GROVE_OK && stopped)
+            status = grove__fail(GROVE_CANCELLED, "kNN: cancelled in points %zu to %zu of %zu", start, stop, n);
         grove__progress(options, "knn", (double)stop / (double)n);
     }
     return status;

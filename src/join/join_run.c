@@ -288,6 +288,7 @@ static grove_status join_replay(const grove_index *D, const join_pass *pass, con
 /* The message for a failed run. */
 static grove_status join_failed(grove_status status)
 {
+    if (status == GROVE_CANCELLED) return grove__fail(GROVE_CANCELLED, "join: cancelled");
     if (status == GROVE_OUT_OF_MEMORY)
         return grove__fail(GROVE_OUT_OF_MEMORY, "join: out of memory for the candidate scratch");
     return grove__fail(GROVE_INVALID_ARGUMENT, "join fill: offsets disagree with the counts");
@@ -337,6 +338,12 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
 #pragma omp for schedule(dynamic, 1)
             for (size_t g = b0; g < b1; g++) {
                 if (!w.hits) continue;
+                /* One read of the cancel flag per group: a block can take seconds. */
+                if (grove__cancelled(options)) {
+#pragma omp critical
+                    if (status == GROVE_OK) status = GROVE_CANCELLED;
+                    continue;
+                }
                 int f32 = D->dtype == GROVE_FLOAT32;
                 grove_status s = symmetric  ? (f32 ? count_self_group_f32(D, g, &w, pass, cpos)
                                                    : count_self_group_f64(D, g, &w, pass, cpos))

@@ -47,15 +47,16 @@ grove_status grove_knn_search(const grove_index *index, const grove_points *quer
     threads = grove__threads_for(threads, grove__join_work(index, Q));
     for (size_t b0 = 0; s == GROVE_OK && b0 < groups; b0 += block) {
         size_t b1 = groups - b0 > block ? b0 + block : groups;
-        int failed = 0;
-#pragma omp parallel num_threads(threads) reduction(| : failed)
+        int failed = 0, stopped = 0;
+#pragma omp parallel num_threads(threads) reduction(| : failed, stopped)
         {
             void *hd = grove__malloc(KNN_SCRATCH(k) * sizeof(double), "kNN heap");
             uint32_t *hr = grove__malloc(KNN_SCRATCH(k) * sizeof *hr, "kNN heap");
             failed = !hd || !hr;
 #pragma omp for schedule(dynamic, 1)
             for (size_t g = b0; g < b1; g++) {
-                if (failed) continue;
+                /* One read of the cancel flag per group: a block can take seconds. */
+                if (failed || stopped || (stopped = grove__cancelled(options))) continue;
                 if (index->dtype == GROVE_FLOAT32) knn_group_f32(index, Q, g, k, exclude_self, indices, distances, hd, hr);
                 else knn_group_f64(index, Q, g, k, exclude_self, indices, distances, hd, hr);
             }
@@ -63,7 +64,7 @@ grove_status grove_knn_search(const grove_index *index, const grove_points *quer
             grove__free(hr);
         }
         if (failed) s = grove__fail(GROVE_OUT_OF_MEMORY, "kNN: out of memory for the heaps (k = %zu)", k);
-        else if (grove__cancelled(options)) s = grove__fail(GROVE_CANCELLED, "kNN: cancelled");
+        else if (stopped) s = grove__fail(GROVE_CANCELLED, "kNN: cancelled");
         grove__progress(options, "knn", (double)b1 / (double)groups);
     }
     /* Distances come out in the index's scaled units: back to the caller's. */

@@ -121,7 +121,7 @@ static grove_status parse(const unsigned char *buf, size_t len, const grove_opti
             return grove__fail(GROVE_PARSE_ERROR, "checkpoint value %zu is %s", i,
                                finite ? "a negative mass" : "not finite");
         }
-    s = grove__nbody_forces(sim, grove__options(options).threads);
+    s = grove__nbody_forces(sim, options);
     if (s != GROVE_OK) {
         grove_nbody_free(sim);
         return s;

@@ -104,16 +104,17 @@ static grove_status reserve_cells(grove__gravity *g, size_t cells)
     return g->cap_cells ? GROVE_OK : GROVE_OUT_OF_MEMORY;
 }
 
-/* The parallel group loop; returns false if a thread ran out of memory.
- * theta = 0 skips the walk (it would open every leaf) for the direct sum
- * in double. */
-static bool walk_groups(grove__gravity *g, double theta, double eps2, int threads, double *pp, double *pc)
+/* The parallel group loop: GROVE_OUT_OF_MEMORY if a thread ran out of
+ * memory, GROVE_CANCELLED if the cancel flag (read once per group) stopped
+ * it. theta = 0 skips the walk (it would open every leaf) for the direct
+ * sum in double. */
+static grove_status walk_groups(grove__gravity *g, double theta, double eps2, int threads, double *pp, double *pc)
 {
-    bool ok = true;
+    bool ok = true, stopped = false;
     double npp = 0, npc = 0;
     grove__nb_kernels kernels;
     grove__nb_kernels_pick(&kernels);
-#pragma omp parallel num_threads(threads) reduction(+ : npp, npc) reduction(&& : ok)
+#pragma omp parallel num_threads(threads) reduction(+ : npp, npc) reduction(&& : ok) reduction(|| : stopped)
     {
 #ifdef _OPENMP
         grove__nb_lists *L = &g->lists[omp_get_thread_num()];
@@ -122,6 +123,8 @@ static bool walk_groups(grove__gravity *g, double theta, double eps2, int thread
 #endif
 #pragma omp for schedule(dynamic, 4)
         for (size_t k = 0; k < g->ngroups; k++) {
+            /* One read of the cancel flag per group: a walk can take seconds. */
+            if (stopped || (stopped = grove__cancelled(g->options))) continue;
             uint32_t b = g->group[k], e = g->group[k + 1];
             if (theta == 0) {
                 grove__nb_direct(g, b, e, eps2);
@@ -139,7 +142,8 @@ static bool walk_groups(grove__gravity *g, double theta, double eps2, int thread
     }
     *pp = npp;
     *pc = npc;
-    return ok;
+    if (!ok) return grove__fail(GROVE_OUT_OF_MEMORY, "gravity: out of memory for the interaction lists");
+    return stopped ? grove__fail(GROVE_CANCELLED, "gravity: cancelled") : GROVE_OK;
 }
 
 /* The lowest input row whose result is not finite, and why, as the
@@ -194,8 +198,8 @@ grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const dou
     grove__nb_moments(g, p->theta, threads);
     grove__nb_groups(g, p->group_size);
     double eps2 = u.softening * u.softening, npp, npc;
-    if (!walk_groups(g, p->theta, eps2, threads, &npp, &npc))
-        return grove__fail(GROVE_OUT_OF_MEMORY, "gravity: out of memory for the interaction lists");
+    s = walk_groups(g, p->theta, eps2, threads, &npp, &npc);
+    if (s != GROVE_OK) return s;
     /* Back to the caller's units; the lowest row of a result that is not
      * finite is the error. */
     uint32_t bad = UINT32_MAX;
@@ -257,6 +261,7 @@ grove_status grove_gravity(const double *pos, const double *mass, size_t n, cons
     if (grove__cancelled(options)) return grove__fail(GROVE_CANCELLED, "gravity: cancelled");
     grove__gravity g;
     memset(&g, 0, sizeof g);
+    g.options = options;
     s = grove__gravity_eval(&g, pos, mass, n, &p, acc, pot, stats, grove__options(options).threads);
     grove__gravity_free(&g);
     return s;

@@ -47,6 +47,7 @@ typedef struct grove__gravity {
                              1/2 tr(Q) in single precision, as p2c takes them */
     grove__nb_lists *lists;
     int nlists;
+    const grove_options *options; /* the running call's, for its cancel flag (read per group); NULL = none */
 } grove__gravity;
 
 /* A factor G 2^e that brings results back to the caller's units: f where
@@ -86,7 +87,9 @@ grove_status grove__gravity_check_input(const double *pos, const double *mass, s
 /* One force evaluation on validated input (n >= 1): acc n x 3, pot n or
  * NULL, stats or NULL, in input order. Computed in the units of
  * grove__nb_choose_units, so results do not depend on the caller's; fails
- * when a result is beyond the largest double (naming the particle). */
+ * when a result is beyond the largest double (naming the particle). A
+ * raised cancel flag in g->options stops it with GROVE_CANCELLED before
+ * acc, pot or stats are written. */
 grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const double *mass, size_t n,
                                  const grove_gravity_params *p, double *acc, double *pot,
                                  grove_gravity_stats *stats, int threads);

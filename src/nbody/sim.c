@@ -95,11 +95,13 @@ static void remove_net_force(grove_nbody *sim)
         for (int a = 0; a < 3; a++) sim->acc[3 * i + a] -= f[a];
 }
 
-grove_status grove__nbody_forces(grove_nbody *sim, int threads)
+grove_status grove__nbody_forces(grove_nbody *sim, const grove_options *options)
 {
     if (sim->n == 0) return GROVE_OK;
+    sim->engine.options = options;
     grove_status s = grove__gravity_eval(&sim->engine, sim->pos, sim->mass, sim->n, &sim->params.gravity, sim->acc,
-                                         sim->pot, &sim->stats, threads);
+                                         sim->pot, &sim->stats, grove__options(options).threads);
+    sim->engine.options = NULL;
     if (s == GROVE_OK && sim->params.conserve_momentum) remove_net_force(sim);
     return s;
 }
@@ -125,7 +127,7 @@ grove_status grove_nbody_create(size_t n, const double *pos, const double *vel, 
         memcpy(sim->vel, vel, 3 * n * sizeof *vel);
         memcpy(sim->mass, mass, n * sizeof *mass);
     }
-    s = grove__nbody_forces(sim, grove__options(options).threads);
+    s = grove__nbody_forces(sim, options);
     if (s != GROVE_OK) {
         grove_nbody_free(sim);
         return s;
@@ -221,6 +223,28 @@ static grove_status not_finite(grove_nbody *sim, size_t index, const char *what,
     return step_failed(sim, GROVE_INVALID_ARGUMENT);
 }
 
+/* One kick-drift-kick step of length dt. A state that stops being finite
+ * fails the handle; a cancel inside the force evaluation puts back the
+ * positions and velocities the step started from (start: 6n doubles, kept
+ * whenever a cancel flag is given). */
+static grove_status kick_drift_kick(grove_nbody *sim, double dt, const double *start, const grove_options *options,
+                                    int threads)
+{
+    size_t m = 3 * sim->n, bad;
+    if ((bad = axpy(sim->vel, sim->acc, 0.5 * dt, m, threads)) < m) return not_finite(sim, bad, "velocity", dt);
+    if ((bad = axpy(sim->pos, sim->vel, dt, m, threads)) < m) return not_finite(sim, bad, "position", dt);
+    grove_status s = grove__nbody_forces(sim, options);
+    if (s == GROVE_CANCELLED && start) {
+        memcpy(sim->pos, start, m * sizeof *start);
+        memcpy(sim->vel, start + m, m * sizeof *start);
+        return grove__fail(GROVE_CANCELLED, "nbody: cancelled in step %llu (the state is that before it)",
+                           (unsigned long long)(sim->step + 1));
+    }
+    if (s != GROVE_OK) return step_failed(sim, s);
+    if ((bad = axpy(sim->vel, sim->acc, 0.5 * dt, m, threads)) < m) return not_finite(sim, bad, "velocity", dt);
+    return GROVE_OK;
+}
+
 grove_status grove_nbody_step(grove_nbody *sim, uint64_t steps, const grove_options *options)
 {
     grove__clear_error();
@@ -229,25 +253,39 @@ grove_status grove_nbody_step(grove_nbody *sim, uint64_t steps, const grove_opti
         return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: step %llu failed, so the state is not valid to go on from",
                            (unsigned long long)(sim->step + 1));
     int threads = grove__options(options).threads;
+    size_t m = 3 * sim->n;
+    /* With a cancel flag the force evaluation can stop inside a step: the
+     * positions and velocities the step started from are kept (6n doubles)
+     * to be put back, so a cancelled step leaves the state as it was. */
+    double *start = NULL;
+    if (options && options->cancel && m) {
+        start = grove__malloc(2 * m * sizeof *start, "nbody step start");
+        if (!start) return GROVE_OUT_OF_MEMORY;
+    }
+    grove_status s = GROVE_OK;
     for (uint64_t k = 0; k < steps; k++) {
-        if (grove__cancelled(options)) return grove__fail(GROVE_CANCELLED, "nbody: cancelled after %llu steps",
-                                                          (unsigned long long)k);
+        if (grove__cancelled(options)) {
+            s = grove__fail(GROVE_CANCELLED, "nbody: cancelled after %llu steps", (unsigned long long)k);
+            break;
+        }
+        if (start) {
+            memcpy(start, sim->pos, m * sizeof *start);
+            memcpy(start + m, sim->vel, m * sizeof *start);
+        }
         double dt = step_length(sim);
         if (!(dt > 0)) {
             grove__fail(GROVE_INVALID_ARGUMENT, "the adaptive step eta sqrt(eps / max |a|) underflows to 0");
-            return step_failed(sim, GROVE_INVALID_ARGUMENT);
+            s = step_failed(sim, GROVE_INVALID_ARGUMENT);
+            break;
         }
-        size_t m = 3 * sim->n, bad;
-        if ((bad = axpy(sim->vel, sim->acc, 0.5 * dt, m, threads)) < m) return not_finite(sim, bad, "velocity", dt);
-        if ((bad = axpy(sim->pos, sim->vel, dt, m, threads)) < m) return not_finite(sim, bad, "position", dt);
-        grove_status s = grove__nbody_forces(sim, threads);
-        if (s != GROVE_OK) return step_failed(sim, s);
-        if ((bad = axpy(sim->vel, sim->acc, 0.5 * dt, m, threads)) < m) return not_finite(sim, bad, "velocity", dt);
+        s = kick_drift_kick(sim, dt, start, options, threads);
+        if (s != GROVE_OK) break;
         sim->time += dt;
         sim->step++;
         grove__progress(options, "nbody", (double)(k + 1) / (double)steps);
     }
-    return GROVE_OK;
+    grove__free(start);
+    return s;
 }
 
 /* A scaled sum back in the caller's units; false when it is beyond the

@@ -21,7 +21,8 @@ struct grove_nbody {
 grove_status grove__nbody_params(const grove_nbody_params *in, grove_nbody_params *out);
 /* A handle with room for n particles (state uninitialised). */
 grove_status grove__nbody_alloc(size_t n, const grove_nbody_params *p, grove_nbody **out);
-/* acc and pot from pos and mass. */
-grove_status grove__nbody_forces(grove_nbody *sim, int threads);
+/* acc and pot from pos and mass, with the options' threads; a raised
+ * cancel flag stops it with GROVE_CANCELLED, acc and pot unchanged. */
+grove_status grove__nbody_forces(grove_nbody *sim, const grove_options *options);
 
 #endif

@@ -107,7 +107,7 @@ def test_threads_do_not_change_results(rng, spy):
     calls = spy("grove_join_fill")
     a = grove.join(x, 0.05, threads=1)
     b = grove.join(x, 0.05, threads=2)
-    assert [c[-1]._obj.threads for c in calls] == [1, 2]
+    assert [c[-1].threads for c in calls] == [1, 2]
     assert all(np.array_equal(u, v) for u, v in zip(a, b))
     assert np.array_equal(grove.knn(x, 4, threads=1)[0], grove.knn(x, 4, threads=2)[0])
 
