@@ -182,6 +182,8 @@ int cmd_balltree(int argc, char **argv)
     }
     params.rotation = r.rotation.data;
     if (s == GROVE_OK) s = grove_balltree_layout(pts.n, &params, &slots, &batches);
+    /* The threads the build itself uses (a small one-off build uses one). */
+    if (s == GROVE_OK) s = grove_balltree_threads(pts.n, &params, &options, &threads);
     if (s == GROVE_OK) s = grove_array_alloc(&r.indices, GROVE_INT64, slots, 0);
     if (s == GROVE_OK) s = grove_array_alloc(&r.mask, GROVE_BOOL, slots, 0);
     if (s == GROVE_OK && a.have_level) {

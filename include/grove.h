@@ -363,6 +363,14 @@ GROVE_API grove_status grove_balltree_build(grove_points points,
                                             int64_t *indices, uint8_t *mask,
                                             const grove_options *options);
 
+/* The number of threads grove_balltree_build would use for n points with
+ * these params and options: the useful ones (a batch or a few thousand
+ * points each) out of options->threads; and a one-off call (no workspace
+ * in its options) on fewer than 2^17 points uses one, since starting a
+ * thread team would cost about as much as the build. */
+GROVE_API grove_status grove_balltree_threads(size_t n, const grove_balltree_params *params,
+                                              const grove_options *options, int *threads);
+
 /* Number of balls at tree level `level` (0 = root): sum over batches of
  * 2^level. Every batch must have at least `level` levels (full mode: level
  * <= L, the leaf-pair level; partition mode: level <= levels). */

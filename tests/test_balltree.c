@@ -1580,3 +1580,28 @@ TEST(balltree_cancel_progress_and_allocation_failures)
     free(ids);
     free(x);
 }
+
+/* The thread policy: a one-off call below 2^17 points uses one thread; the
+ * same call with a workspace, or a larger one, every useful thread (one
+ * per batch or per 2048 points); the builds agree whatever it is. */
+TEST(balltree_threads_one_off_and_with_workspace)
+{
+    grove_balltree_params p;
+    grove_balltree_params_init(&p);
+    grove_options o;
+    grove_options_init(&o);
+    o.threads = 2;
+    int t = 0;
+    REQUIRE_OK(grove_balltree_threads(16384, &p, &o, &t));
+    CHECK(t == 1);
+    REQUIRE_OK(grove_balltree_threads((size_t)1 << 17, &p, &o, &t));
+    CHECK(t == 2);
+    o.workspace = grove_workspace_new();
+    REQUIRE(o.workspace != NULL);
+    REQUIRE_OK(grove_balltree_threads(16384, &p, &o, &t));
+    CHECK(t == 2);
+    REQUIRE_OK(grove_balltree_threads(2048, &p, &o, &t));
+    CHECK(t == 1);
+    grove_workspace_free(o.workspace);
+    CHECK(grove_balltree_threads(16, &p, &o, NULL) == GROVE_INVALID_ARGUMENT);
+}

@@ -266,3 +266,22 @@ TEST(cli_json_says_which_line_was_the_header)
     CHECK(test_grove(args, &out) == 0 && !strstr(out, "header_line"));
     free(out);
 }
+
+/* A one-off build (the CLI's) of a few thousand points stays on one thread
+ * however many are asked for, and says so; a large one takes them. */
+TEST(cli_balltree_one_off_small_build_uses_one_thread)
+{
+    const size_t sizes[] = {16384, (size_t)1 << 18};
+    const char *want[] = {"\"threads\": 1,", "\"threads\": 2,"};
+    for (int i = 0; i < 2; i++) {
+        char args[1024], *out = NULL;
+        snprintf(args, sizeof args, "gen uniform --n %zu --dims 3 --seed 3 -o %s", sizes[i], test_path("t.npy"));
+        REQUIRE(test_grove(args, NULL) == 0);
+        snprintf(args, sizeof args, "balltree %s --indices %s --mask %s --threads 2 --json", test_path("t.npy"),
+                 test_path("ti.npy"), test_path("tm.npy"));
+        REQUIRE(test_grove(args, &out) == 0);
+        CHECK_MSG(strstr(last_line(out), want[i]) != NULL, "n = %zu: wanted %s in %s", sizes[i], want[i],
+                  last_line(out));
+        free(out);
+    }
+}

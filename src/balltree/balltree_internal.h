@@ -17,6 +17,13 @@ typedef struct grove__bt_groups {
                       are already non-decreasing (position == row) */
 } grove__bt_groups;
 
+/* Nodes of at least BT_TASK_MIN points hand their left child to a task;
+ * batches of at least that many sort their dimensions as tasks. */
+#define BT_TASK_MIN 4096
+/* The threads a build of n points in `batches` batches uses out of
+ * `threads` (threads.c); one_off: the call has no workspace. */
+int grove__bt_threads(size_t batches, size_t n, int threads, bool one_off);
+
 /* Resolve NULL params to the defaults and check `levels`. */
 grove_status grove__bt_params(const grove_balltree_params *params, grove_balltree_params *out);
 /* Group n points by params->batch (names the first negative id). */

@@ -39,9 +39,6 @@
 /* The first node of at most BT_LOCAL points on every path relabels its
  * points (see build_tree.h). */
 #define BT_LOCAL 4096
-/* Nodes of at least BT_TASK_MIN points hand their left child to a task;
- * batches of at least that many sort their dimensions as tasks. */
-#define BT_TASK_MIN 4096
 /* Rows per task when a large batch is rotated into its working copy. */
 #define BT_GATHER_CHUNK 32768
 /* Sorting: radix digits of at most BT_DIGIT bits (BQ_DIGIT for quantized
@@ -466,19 +463,6 @@ static size_t plan_runs(const bt_batch *batches, size_t count, size_t n, int thr
     return runs;
 }
 
-/* The threads a build can keep busy: a batch each, or one per
- * BT_TASK_MIN / 2 points where its nodes make tasks (the smallest task is
- * a child of a node of BT_TASK_MIN points). More would only be woken and
- * waited for: 1024 points, d = 3, calls 2 ms apart (the other thread
- * asleep between them), two threads asked for: 42-46 us with one woken,
- * against 50-55 with both (a KVM guest, where waking a thread goes
- * through the hypervisor). */
-static int useful_threads(size_t batches, size_t n, int threads)
-{
-    size_t tasks = n / (BT_TASK_MIN / 2), most = batches > tasks ? batches : tasks;
-    return most >= (size_t)threads ? threads : most ? (int)most : 1;
-}
-
 /* Every batch, in parallel, in runs (plan_runs); false when cancelled. */
 static bool build_all(const bt_ctx *c, const bt_batch *batches, size_t count, const bt_input *in,
                       const grove_options *options, int threads, size_t *run_end)
@@ -745,7 +729,7 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
 
     bt_input in = {points, grove__points_stride(points), p.rotation, NULL};
     bool partition = p.levels != GROVE_BALLTREE_FULL;
-    int threads = useful_threads(g.count, points.n, o.threads), stopped = 0;
+    int threads = grove__bt_threads(g.count, points.n, o.threads, !o.workspace), stopped = 0;
     bt_ctx c = {.options = options, .n = points.n, .d = points.d, .lists = points.d + partition, .base = points.data,
                 .stride = in.stride, .order = g.order, .indices = indices, .mask = mask, .partition = partition,
                 .spawn = threads > 1, .stopped = &stopped};

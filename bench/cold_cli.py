@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""One cold call through the CLI, one thread against two: `grove balltree`
+run once per process (as a shell script or a workflow step runs it), its
+--json "seconds" (the build alone) and wall time per process, median and
+minimum over --runs processes, alternating the thread counts.
+
+    make && python3 bench/cold_cli.py [--runs 30] [--grove build/grove]
+
+Ratios are one thread / two threads (> 1: the second thread helps). Below
+2^17 points a one-off build uses one thread whatever --threads asks
+(grove_balltree_threads), so both columns run the same code there.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+
+from machine import cpu_model
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def one_run(grove, data, out, threads):
+    t0 = time.perf_counter()
+    proc = subprocess.run([grove, "balltree", data, "--indices", out + "_i.npy", "--mask", out + "_m.npy",
+                           "--threads", str(threads), "--json"], check=True, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    return report["seconds"], wall, report["threads"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--grove", default=os.path.join(HERE, "..", "build", "grove"))
+    ap.add_argument("--sizes", default="4096,16384,65536,262144,1048576")
+    a = ap.parse_args()
+    print(f"# machine: {cpu_model()}, {os.cpu_count()} cores; {a.runs} processes per cell")
+    print("| n | threads used (1 / 2 asked) | build ms, 1 thread (median, min) | build ms, 2 threads (median, min) "
+          "| median ratio | process ms, 1 / 2 (median) |")
+    print("|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in (int(s) for s in a.sizes.split(",")):
+            data = os.path.join(tmp, f"u{n}.npy")
+            subprocess.run([a.grove, "gen", "uniform", "--n", str(n), "--dims", "3", "--seed", "1", "-o", data,
+                            "--quiet"], check=True)
+            runs = {1: [], 2: []}
+            used = {}
+            for _ in range(a.runs):
+                for t in (1, 2):
+                    seconds, wall, used[t] = one_run(a.grove, data, os.path.join(tmp, "out"), t)
+                    runs[t].append((seconds, wall))
+            med = {t: statistics.median(s for s, _ in runs[t]) * 1e3 for t in runs}
+            low = {t: min(s for s, _ in runs[t]) * 1e3 for t in runs}
+            wall = {t: statistics.median(w for _, w in runs[t]) * 1e3 for t in runs}
+            print(f"| {n} | {used[1]} / {used[2]} | {med[1]:.2f}, {low[1]:.2f} | {med[2]:.2f}, {low[2]:.2f} "
+                  f"| {med[1] / med[2]:.2f} | {wall[1]:.1f} / {wall[2]:.1f} |")
+
+
+if __name__ == "__main__":
+    main()

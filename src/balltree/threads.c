@@ -1,0 +1,34 @@
+/* How many threads a ball tree build uses. */
+#include "balltree_internal.h"
+
+/* A one-off call (no workspace in its options) on fewer points than this
+ * builds on one thread: such a call is typically a process's only one, and
+ * starting a thread team there (waking an idle core, on a virtual machine
+ * through the hypervisor) costs about as much as the whole build up to this
+ * size. Calls that bring a workspace are one of many, the team is already
+ * up, and they take every useful thread. bench/balltree.py --cold measures
+ * the trade. */
+#define BT_ONE_OFF_SERIAL ((size_t)1 << 17)
+
+int grove__bt_threads(size_t batches, size_t n, int threads, bool one_off)
+{
+    if (one_off && n < BT_ONE_OFF_SERIAL) return 1;
+    /* A batch each, or one per BT_TASK_MIN / 2 points where its nodes make
+     * tasks (the smallest task is a child of a node of BT_TASK_MIN points):
+     * more would only be woken and waited for. */
+    size_t tasks = n / (BT_TASK_MIN / 2), most = batches > tasks ? batches : tasks;
+    return most >= (size_t)threads ? threads : most ? (int)most : 1;
+}
+
+grove_status grove_balltree_threads(size_t n, const grove_balltree_params *params, const grove_options *options,
+                                    int *threads)
+{
+    grove__clear_error();
+    if (!threads) return grove__fail(GROVE_INVALID_ARGUMENT, "balltree_threads: threads is NULL");
+    size_t slots, batches;
+    grove_status s = grove_balltree_layout(n, params, &slots, &batches);
+    if (s != GROVE_OK) return s;
+    grove_options o = grove__options(options);
+    *threads = grove__bt_threads(batches, n, o.threads, !o.workspace);
+    return GROVE_OK;
+}
