@@ -57,76 +57,70 @@ static void orthonormalise(double *v, size_t d, size_t m)
         }
 }
 
-/* The leading m eigenvectors of the sample covariance C = X^T X (X: the
- * s x d centred sample) by subspace iteration v <- C v from the coordinate
- * axes order[0 .. m), with C held as a d x d matrix (d <= s). */
-static void axes_from_covariance(const double *xs, size_t s, size_t d, const size_t *order, size_t m, int threads,
-                                 double *c, double *v, double *w)
+/* g (count x count) = the dot products of `count` rows of `len` values:
+ * the upper triangle, then mirrored. */
+static void row_products(const double *rows, size_t count, size_t len, int threads, double *g)
 {
-    /* xs is the sample by dimension (d x s), so covariance entries are dot
-     * products of contiguous rows; upper triangle, then mirrored. */
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 8)
-    for (size_t a = 0; a < d; a++)
-        for (size_t b = a; b < d; b++) {
-            const double *row_a = xs + a * s, *row_b = xs + b * s;
+    for (size_t a = 0; a < count; a++)
+        for (size_t b = a; b < count; b++) {
+            const double *row_a = rows + a * len, *row_b = rows + b * len;
             double sum = 0;
             JOIN_SIMD_SUM
-            for (size_t i = 0; i < s; i++) sum += row_a[i] * row_b[i];
-            c[a * d + b] = c[b * d + a] = sum;
+            for (size_t i = 0; i < len; i++) sum += row_a[i] * row_b[i];
+            g[a * count + b] = g[b * count + a] = sum;
         }
-    for (size_t k = 0; k < m; k++) v[k * d + order[k]] = 1;
+}
+
+/* Subspace iteration v <- g v, orthonormalised, on the m columns of v
+ * (column k at v + k side) for the symmetric side x side matrix g; w is
+ * scratch of the same size as v. */
+static void subspace_iteration(const double *g, size_t side, size_t m, int threads, double *v, double *w)
+{
     for (int it = 0; it < ITERATIONS; it++) {
 #pragma omp parallel for num_threads(threads) schedule(static)
         for (size_t k = 0; k < m; k++)
-            for (size_t a = 0; a < d; a++) {
+            for (size_t a = 0; a < side; a++) {
                 double sum = 0;
-                for (size_t b = 0; b < d; b++) sum += c[a * d + b] * v[k * d + b];
-                w[k * d + a] = sum;
+                for (size_t b = 0; b < side; b++) sum += g[a * side + b] * v[k * side + b];
+                w[k * side + a] = sum;
             }
-        orthonormalise(w, d, m);
-        memcpy(v, w, d * m * sizeof *v);
+        orthonormalise(w, side, m);
+        memcpy(v, w, side * m * sizeof *v);
     }
 }
 
-/* The same subspace, iterated in sample space when there are more
- * dimensions than sample rows (d > s): with u = X v, the iteration
- * v <- X^T X v is u <- G u on the s x s Gram matrix G = X X^T, so time
- * and memory grow linearly in d, never with d^2. The axes are X^T u,
- * orthonormalised. xr is the sample by row (s x d); v receives the axes. */
-static void axes_from_gram(const double *xr, size_t s, size_t d, const size_t *order, size_t m, int threads,
-                           double *g, double *u, double *w, double *v)
+/* The leading m eigenvectors of the sample covariance C = X^T X (X: the
+ * s x d centred sample), from the coordinate axes order[0 .. m), into
+ * axes. With d <= s, C is held as a d x d matrix (the products of the
+ * sample's d rows by dimension, xs). With more dimensions than rows it is
+ * never formed: with u = X v, the iteration v <- X^T X v is u <- G u on
+ * the s x s Gram matrix G = X X^T of the sample's rows (xs by row), and
+ * the axes are X^T u, orthonormalised, so time and memory grow linearly
+ * in d. g, v and w are scratch of min(s, d)^2, and twice min(s, d) m. */
+static void leading_axes(const double *xs, size_t s, size_t d, const size_t *order, size_t m, int threads,
+                         double *g, double *v, double *w, double *axes)
 {
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 8)
-    for (size_t a = 0; a < s; a++)
-        for (size_t b = a; b < s; b++) {
-            const double *row_a = xr + a * d, *row_b = xr + b * d;
-            double sum = 0;
-            JOIN_SIMD_SUM
-            for (size_t j = 0; j < d; j++) sum += row_a[j] * row_b[j];
-            g[a * s + b] = g[b * s + a] = sum;
-        }
-    for (size_t k = 0; k < m; k++)
-        for (size_t i = 0; i < s; i++) u[k * s + i] = xr[i * d + order[k]];
-    orthonormalise(u, s, m);
-    for (int it = 0; it < ITERATIONS; it++) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-        for (size_t k = 0; k < m; k++)
-            for (size_t a = 0; a < s; a++) {
-                double sum = 0;
-                for (size_t b = 0; b < s; b++) sum += g[a * s + b] * u[k * s + b];
-                w[k * s + a] = sum;
-            }
-        orthonormalise(w, s, m);
-        memcpy(u, w, s * m * sizeof *u);
+    if (d <= s) {
+        row_products(xs, d, s, threads, g);
+        for (size_t k = 0; k < m; k++) v[k * d + order[k]] = 1;
+        subspace_iteration(g, d, m, threads, v, w);
+        memcpy(axes, v, d * m * sizeof *axes);
+        return;
     }
+    row_products(xs, s, d, threads, g);
+    for (size_t k = 0; k < m; k++)
+        for (size_t i = 0; i < s; i++) v[k * s + i] = xs[i * d + order[k]];
+    orthonormalise(v, s, m);
+    subspace_iteration(g, s, m, threads, v, w);
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t j = 0; j < d; j++)
         for (size_t k = 0; k < m; k++) {
             double sum = 0;
-            for (size_t i = 0; i < s; i++) sum += xr[i * d + j] * u[k * s + i];
-            v[k * d + j] = sum;
+            for (size_t i = 0; i < s; i++) sum += xs[i * d + j] * v[k * s + i];
+            axes[k * d + j] = sum;
         }
-    orthonormalise(v, d, m);
+    orthonormalise(axes, d, m);
 }
 
 grove_status grove__principal_axes(grove_points p, double scale, const size_t *order, size_t m, int threads,
@@ -158,12 +152,7 @@ grove_status grove__principal_axes(grove_points p, double scale, const size_t *o
     int e = grove__unit_exponent(top);
     if (e < -64 || e > 64)
         for (size_t i = 0; i < s * d; i++) sample[i] = ldexp(sample[i], -e);
-    if (by_dimension) {
-        axes_from_covariance(sample, s, d, order, m, threads, c, v, w);
-        memcpy(axes, v, d * m * sizeof *axes);
-    } else {
-        axes_from_gram(sample, s, d, order, m, threads, c, v, w, axes);
-    }
+    leading_axes(sample, s, d, order, m, threads, c, v, w, axes);
     grove__free(c);
     return GROVE_OK;
 }
