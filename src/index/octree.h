@@ -27,6 +27,10 @@ typedef struct grove__ocell {
     uint8_t level;       /* 0 at the root */
 } grove__ocell;
 
+/* The bounding box of n >= 1 positions (n x 3): per axis the lowest and
+ * the highest coordinate. */
+void grove__bounds3(const double *pos, size_t n, int threads, double lo[3], double hi[3]);
+
 /* A tree that can be rebuilt many times: buffers grow, never shrink. */
 typedef struct grove__octree {
     size_t n;

@@ -36,8 +36,7 @@ static grove_status reserve_cells(grove__octree *t, size_t need)
     return GROVE_OK;
 }
 
-/* The bounding cube of the positions: lower corner and side. */
-static void bounding_cube(const double *pos, size_t n, int threads, double lo[3], double *side)
+void grove__bounds3(const double *pos, size_t n, int threads, double lo[3], double hi[3])
 {
     double x0 = pos[0], y0 = pos[1], z0 = pos[2], x1 = x0, y1 = y0, z1 = z0;
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(min : x0, y0, z0) \
@@ -51,12 +50,18 @@ static void bounding_cube(const double *pos, size_t n, int threads, double lo[3]
         y1 = p[1] > y1 ? p[1] : y1;
         z1 = p[2] > z1 ? p[2] : z1;
     }
-    double s = x1 - x0;
-    if (y1 - y0 > s) s = y1 - y0;
-    if (z1 - z0 > s) s = z1 - z0;
-    lo[0] = x0;
-    lo[1] = y0;
-    lo[2] = z0;
+    lo[0] = x0, lo[1] = y0, lo[2] = z0;
+    hi[0] = x1, hi[1] = y1, hi[2] = z1;
+}
+
+/* The bounding cube of the positions: lower corner and side. */
+static void bounding_cube(const double *pos, size_t n, int threads, double lo[3], double *side)
+{
+    double hi[3];
+    grove__bounds3(pos, n, threads, lo, hi);
+    double s = hi[0] - lo[0];
+    if (hi[1] - lo[1] > s) s = hi[1] - lo[1];
+    if (hi[2] - lo[2] > s) s = hi[2] - lo[2];
     *side = s;
 }
 

@@ -47,26 +47,18 @@ static grove_status check_potentials(double G, double m, double L, size_t n)
 grove_status grove__nb_choose_units(const double *pos, const double *mass, size_t n, const grove_gravity_params *p,
                                     bool potentials, int threads, grove__nb_units *u)
 {
-    double x0 = pos[0], y0 = pos[1], z0 = pos[2], x1 = x0, y1 = y0, z1 = z0, mmax = 0;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : x0, y0, z0) \
-    reduction(max : x1, y1, z1, mmax)
-    for (size_t i = 0; i < n; i++) {
-        const double *q = pos + 3 * i;
-        x0 = q[0] < x0 ? q[0] : x0;
-        y0 = q[1] < y0 ? q[1] : y0;
-        z0 = q[2] < z0 ? q[2] : z0;
-        x1 = q[0] > x1 ? q[0] : x1;
-        y1 = q[1] > y1 ? q[1] : y1;
-        z1 = q[2] > z1 ? q[2] : z1;
-        mmax = mass[i] > mmax ? mass[i] : mmax;
-    }
+    double lo[3], hi[3], mmax = 0;
+    grove__bounds3(pos, n, threads, lo, hi);
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : mmax)
+    for (size_t i = 0; i < n; i++) mmax = mass[i] > mmax ? mass[i] : mmax;
     /* Halves first, so that the difference of coordinates near +-DBL_MAX
      * stays finite. */
-    double half = 0.5 * p->softening, side[3] = {0.5 * x1 - 0.5 * x0, 0.5 * y1 - 0.5 * y0, 0.5 * z1 - 0.5 * z0};
-    for (int a = 0; a < 3; a++) half = side[a] > half ? side[a] : half;
-    u->origin[0] = 0.5 * x0 + 0.5 * x1;
-    u->origin[1] = 0.5 * y0 + 0.5 * y1;
-    u->origin[2] = 0.5 * z0 + 0.5 * z1;
+    double half = 0.5 * p->softening;
+    for (int a = 0; a < 3; a++) {
+        double side = 0.5 * hi[a] - 0.5 * lo[a];
+        half = side > half ? side : half;
+        u->origin[a] = 0.5 * lo[a] + 0.5 * hi[a];
+    }
     if (potentials) {
         grove_status s = check_potentials(p->G, mmax, half, n);
         if (s != GROVE_OK) return s;
