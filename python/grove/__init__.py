@@ -21,7 +21,8 @@ from ._clib import build_info, library_path, version
 from ._data import generate
 from ._emst import core_distances, emst
 from ._errors import (CancelledError, GroveError, InputOutputError, InternalError, InvalidArgumentError,
-                      OutOfMemoryError, OverBudgetError, ParseError, TooLargeError, UnsupportedError)
+                      OutOfMemoryError, OverBudgetError, ParseError, TooLargeError, UnsupportedError,
+                      UnsupportedMetricError)
 from ._hdbscan import HDBSCAN
 from ._join import Index, JoinBatch, join, join_batches, join_csr, knn
 from ._nbody import Diagnostics, GravityStats, NBody, Snapshot, gravity, read_tipsy, write_tipsy
@@ -33,5 +34,5 @@ __all__ = [
     "core_distances", "emst", "HDBSCAN", "Index", "JoinBatch", "join", "join_batches", "join_csr", "knn",
     "Diagnostics", "GravityStats", "NBody", "Snapshot", "gravity", "read_tipsy", "write_tipsy",
     "GroveError", "InvalidArgumentError", "OutOfMemoryError", "InputOutputError", "ParseError", "UnsupportedError",
-    "TooLargeError", "OverBudgetError", "CancelledError", "InternalError",
+    "UnsupportedMetricError", "TooLargeError", "OverBudgetError", "CancelledError", "InternalError",
 ]

@@ -37,6 +37,12 @@ class UnsupportedError(GroveError, NotImplementedError):
     status, status_name = 5, "unsupported format or feature"
 
 
+class UnsupportedMetricError(UnsupportedError, ValueError):
+    """A metric (or precomputed distances) grove does not compute: also a
+    ValueError, as scikit-learn and hdbscan refuse metrics they cannot
+    use."""
+
+
 class TooLargeError(GroveError, ValueError):
     status, status_name = 6, "size too large"
 

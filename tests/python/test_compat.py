@@ -184,12 +184,19 @@ def test_min_samples_is_the_librarys(rng):
 
 @pytest.mark.parametrize("kwargs, match", [({"metric": "manhattan"}, "Euclidean"), ({"metric": "minkowski", "p": 1},
                                                                                    "Euclidean"),
-                                           ({"alpha": 0.5}, "alpha"), ({"max_cluster_size": 50}, "max_cluster_size"),
-                                           ({"prediction_data": True}, "prediction_data"),
+                                           ({"metric": "precomputed"}, "precomputed"),
+                                           ({"metric": "seuclidean"}, "needs V"),
+                                           ({"branch_detection_data": True}, "branch"),
                                            ({"V": np.eye(2)}, "metric arguments")])
 def test_unsupported_hdbscan_parameters_are_refused(kwargs, match):
     with pytest.raises(grove.UnsupportedError, match=match):
         CompatHDBSCAN(**kwargs).fit(np.zeros((10, 2)))
+
+
+def test_refused_metrics_are_value_errors_as_in_the_library():
+    for metric in ("cosine", "precomputed", "imperial", None):
+        with pytest.raises(ValueError):
+            CompatHDBSCAN(metric=metric).fit(np.zeros((10, 2)))
 
 
 def test_ignored_hdbscan_parameters_are_accepted(rng):

@@ -1,78 +1,264 @@
-"""``hdbscan.HDBSCAN``'s parameters on grove's HDBSCAN*.
+"""The ``hdbscan`` library's ``HDBSCAN``, ``hdbscan()`` and prediction
+functions on grove's HDBSCAN*.
 
     from grove.compat.hdbscan import HDBSCAN   # was: from hdbscan import HDBSCAN
+    from grove.compat.hdbscan import approximate_predict, membership_vector, all_points_membership_vectors
 
-``min_samples`` keeps the library's meaning (neighbours not counting the
-point; grove's K is min_samples + 1, and None means min_cluster_size as
-there). The MST is always exact, so ``algorithm``, ``leaf_size``,
-``memory`` and ``approx_min_span_tree`` are accepted and have no effect;
-``core_dist_n_jobs`` sets the threads (capped at the cores; <= 0 = all).
-Parameters that would change the result in ways grove does not implement
-(non-Euclidean metrics, alpha != 1, max_cluster_size, persistence or
-epsilon_max selection, the reference implementation's quirks, prediction or
-branch data, gen_min_span_tree) raise UnsupportedError at fit. Results:
-``labels_``, ``probabilities_``, ``outlier_scores_`` (where the library
-gives NaN for a GLOSH score of 0/0, grove gives 1) and ``n_clusters_``.
+Parameters keep the library's names, defaults, meanings and checks
+(``min_samples`` counts neighbours without the point: grove's K is
+min_samples + 1, clamped to the data as the library clamps it). The MST
+is always exact and always kept, so ``algorithm``, ``leaf_size``,
+``memory``, ``approx_min_span_tree`` and ``gen_min_span_tree`` change no
+result; ``core_dist_n_jobs`` sets the threads. Refused: metrics other
+than Euclidean (standardised Euclidean is Euclidean on rescaled
+coordinates and is computed), precomputed distances (both
+``UnsupportedMetricError``, a ValueError as the library's refusals are),
+``branch_detection_data`` and approximate_predict's
+``return_connecting_points`` (``UnsupportedError``). Rows with NaN or
+infinity are noise, as in the library. Differences, all in
+docs/python-compat.md: where the library's GLOSH score is 0/0 (NaN)
+grove's is 1; equal-weight merges are ordered by (weight, u, v), or
+merged at once with ``ties="simultaneous"``.
 """
 from __future__ import annotations
 
 import math
 import os
 from typing import Any
+from warnings import warn
 
-from .._errors import UnsupportedError
-from .._hdbscan import HDBSCAN as _GroveHDBSCAN
+import numpy as np
 
-_EUCLIDEAN = ("euclidean", "l2", "minkowski")
+from .._errors import InvalidArgumentError, UnsupportedError
+from .._hdbscan_base import HDBSCANBase, real, ties_code
+from .._hdbscan_fit import Fit
+from .._hdbscan_metric import euclidean_scale
+from .._hdbscan_trees import CondensedTree, MinimumSpanningTree, SingleLinkageTree
+
+__all__ = ["HDBSCAN", "hdbscan", "approximate_predict", "approximate_predict_scores", "membership_vector",
+           "all_points_membership_vectors", "PredictionData", "CondensedTree", "SingleLinkageTree",
+           "MinimumSpanningTree"]
+
+_ALGORITHMS = ("best", "generic", "prims_kdtree", "prims_balltree", "boruvka_kdtree", "boruvka_balltree")
 
 
-class HDBSCAN(_GroveHDBSCAN):
-    """hdbscan.HDBSCAN's constructor over grove (see the module doc)."""
+class PredictionData:
+    """What prediction uses (the library's ``prediction_data_``): the
+    training data, the exemplars, and grove's model with its index."""
+
+    def __init__(self, clusterer: HDBSCAN):
+        fit = clusterer._grove_fit
+        self.raw_data = fit.raw
+        self.min_samples = clusterer.min_samples or clusterer.min_cluster_size
+        self._fit = fit
+        fit.predictor()  # the index and core distances, built now as the library builds them
+
+    @property
+    def exemplars(self) -> list[np.ndarray]:
+        return [self.raw_data[rows] for rows in self._fit.exemplars()]
+
+
+class HDBSCAN(HDBSCANBase):
+    """hdbscan.HDBSCAN's constructor and attributes over grove (see the
+    module doc), plus ``ties`` ("ordered" or "simultaneous")."""
+
+    _sparse = True
 
     def __init__(self, min_cluster_size: int = 5, min_samples: int | None = None,
                  cluster_selection_epsilon: float = 0.0, cluster_selection_persistence: float = 0.0,
-                 max_cluster_size: int = 0, metric: str = "euclidean", alpha: float = 1.0, p: float | None = None,
+                 max_cluster_size: int = 0, metric: Any = "euclidean", alpha: float = 1.0, p: float | None = None,
                  algorithm: str = "best", leaf_size: int = 40, memory: Any = None, approx_min_span_tree: bool = True,
                  gen_min_span_tree: bool = False, core_dist_n_jobs: int = 4, cluster_selection_method: str = "eom",
                  allow_single_cluster: bool = False, prediction_data: bool = False,
                  branch_detection_data: bool = False, match_reference_implementation: bool = False,
-                 cluster_selection_epsilon_max: float = math.inf, **kwargs: Any):
-        super().__init__(min_cluster_size, min_samples, cluster_selection_method, cluster_selection_epsilon,
-                         allow_single_cluster)
+                 cluster_selection_epsilon_max: float = math.inf, ties: str = "ordered", **kwargs: Any):
+        self.min_cluster_size = min_cluster_size
+        self.min_samples = min_samples
+        self.cluster_selection_epsilon = cluster_selection_epsilon
         self.cluster_selection_persistence = cluster_selection_persistence
         self.max_cluster_size = max_cluster_size
-        self.metric, self.alpha, self.p = metric, alpha, p
-        self.algorithm, self.leaf_size, self.memory = algorithm, leaf_size, memory
-        self.approx_min_span_tree, self.gen_min_span_tree = approx_min_span_tree, gen_min_span_tree
+        self.metric = metric
+        self.alpha = alpha
+        self.p = p
+        self.algorithm = algorithm
+        self.leaf_size = leaf_size
+        self.memory = memory
+        self.approx_min_span_tree = approx_min_span_tree
+        self.gen_min_span_tree = gen_min_span_tree
         self.core_dist_n_jobs = core_dist_n_jobs
-        self.prediction_data, self.branch_detection_data = prediction_data, branch_detection_data
+        self.cluster_selection_method = cluster_selection_method
+        self.allow_single_cluster = allow_single_cluster
+        self.prediction_data = prediction_data
+        self.branch_detection_data = branch_detection_data
         self.match_reference_implementation = match_reference_implementation
         self.cluster_selection_epsilon_max = cluster_selection_epsilon_max
-        self._kwargs = kwargs
+        self.ties = ties
+        self._metric_kwargs = kwargs
 
-    def _grove_min_samples(self) -> int:
-        return (self.min_cluster_size if self.min_samples is None else self.min_samples) + 1
+    def set_params(self, **params: Any) -> HDBSCAN:
+        """Set parameters; other keywords are metric arguments, as in the
+        constructor."""
+        names = set(self._get_param_names())
+        self._metric_kwargs = dict(getattr(self, "_metric_kwargs", {}),
+                                   **{k: v for k, v in params.items() if k not in names})
+        return super().set_params(**{k: v for k, v in params.items() if k in names})
 
-    def _refuse_unsupported(self) -> None:
-        if self.metric not in _EUCLIDEAN or (self.metric == "minkowski" and self.p not in (None, 2)):
-            raise UnsupportedError(f"metric={self.metric!r}" + (f", p={self.p!r}" if self.p is not None else "")
-                                   + ": grove computes Euclidean distances only")
-        refused = {"alpha": (self.alpha, 1.0), "max_cluster_size": (self.max_cluster_size, 0),
-                   "cluster_selection_persistence": (self.cluster_selection_persistence, 0.0),
-                   "cluster_selection_epsilon_max": (self.cluster_selection_epsilon_max, math.inf),
-                   "match_reference_implementation": (self.match_reference_implementation, False),
-                   "prediction_data": (self.prediction_data, False),
-                   "branch_detection_data": (self.branch_detection_data, False),
-                   "gen_min_span_tree": (self.gen_min_span_tree, False)}
-        for name, (value, default) in refused.items():
-            if value != default:
-                raise UnsupportedError(f"{name}={value!r} is not supported by grove's HDBSCAN* (only {default!r})")
-        if self._kwargs:
-            raise UnsupportedError(f"metric arguments {sorted(self._kwargs)}: grove takes no metric arguments")
+    # -- the library's checks (hdbscan_.hdbscan), in its order ----------
+    def _check_params(self) -> None:
+        mcs, ms = self.min_cluster_size, self.min_cluster_size if self.min_samples is None else self.min_samples
+        if not all(np.issubdtype(type(v), np.integer) for v in (mcs, ms)):
+            raise InvalidArgumentError("Min samples and min cluster size must be integers!")
+        if ms <= 0 or mcs <= 0:
+            raise InvalidArgumentError("Min samples and Min cluster size must be positive integers")
+        if mcs == 1:
+            raise InvalidArgumentError("Min cluster size must be greater than one")
+        eps = real(self.cluster_selection_epsilon, "", message="Epsilon must be a float value greater than or equal "
+                                                                "to 0!")
+        real(self.cluster_selection_persistence, "", message="Persistence must be a float value greater than or "
+                                                              "equal to 0!")
+        real(self.alpha, "", 0.0, True, message="Alpha must be a positive float value greater than 0!")
+        if not np.issubdtype(type(self.leaf_size), np.integer) or self.leaf_size < 1:
+            raise InvalidArgumentError("Leaf size must be greater than 0!")
+        if not isinstance(self.cluster_selection_epsilon_max, (int, float)) or \
+                self.cluster_selection_epsilon_max < eps:
+            raise InvalidArgumentError("Cluster selection epsilon max must be greater than epsilon!")
+        if self.cluster_selection_method not in ("eom", "leaf"):
+            raise InvalidArgumentError(f"Invalid Cluster Selection Method: {self.cluster_selection_method}\n"
+                                       'Should be one of: "eom", "leaf"\n')
+        if self.algorithm not in _ALGORITHMS:
+            raise TypeError(f"Unknown algorithm type {self.algorithm} specified")
+        if not np.issubdtype(type(self.max_cluster_size), np.integer) or self.max_cluster_size < 0:
+            raise InvalidArgumentError(f"max_cluster_size: an integer >= 0, got {self.max_cluster_size!r}")
+        if self.branch_detection_data:
+            raise UnsupportedError("branch_detection_data=True: grove has no branch detection (hdbscan.branches)")
+        ties_code(self.ties)
+
+    def _scale(self, d: int) -> np.ndarray | None:
+        return euclidean_scale(self.metric, self.p, self._metric_kwargs, d)
+
+    def _threads(self) -> int | None:
+        jobs, cores = self.core_dist_n_jobs, os.cpu_count() or 1
+        if jobs is None:
+            return 0
+        return min(int(jobs), cores) if jobs >= 1 else max(cores + 1 + int(jobs), 1)
+
+    def _c_fields(self, n_clean: int) -> dict[str, Any]:
+        ms = self.min_cluster_size if self.min_samples is None else self.min_samples
+        ms = max(min(n_clean - 1, ms), 1)  # the library's clamp
+        return dict(min_cluster_size=self.min_cluster_size, min_samples=min(ms + 1, n_clean),
+                    selection=0 if self.cluster_selection_method == "eom" else 1,
+                    epsilon=float(self.cluster_selection_epsilon), allow_single_cluster=bool(self.allow_single_cluster),
+                    max_cluster_size=int(self.max_cluster_size),
+                    epsilon_max=float(self.cluster_selection_epsilon_max),
+                    persistence=float(self.cluster_selection_persistence), alpha=float(self.alpha),
+                    match_reference_implementation=bool(self.match_reference_implementation),
+                    ties=ties_code(self.ties), prediction_data=bool(self.prediction_data))
 
     def fit(self, X: Any, y: Any = None) -> HDBSCAN:
-        """Cluster X (n, d) as hdbscan.HDBSCAN.fit does; y is ignored."""
-        self._refuse_unsupported()
-        jobs = self.core_dist_n_jobs
-        self.threads = 0 if jobs is None or jobs <= 0 else min(int(jobs), os.cpu_count() or 1)
-        return super().fit(X)
+        """Cluster X (n_samples, n_features) as hdbscan.HDBSCAN.fit does;
+        y is ignored. Returns self."""
+        self._prediction_data = None
+        super().fit(X)
+        if self.prediction_data:
+            self.generate_prediction_data()
+        return self
+
+    def generate_prediction_data(self) -> None:
+        """Make what approximate_predict and the membership functions need
+        (the model's index and core distances of the training points)."""
+        self._fitted()
+        self._prediction_data = PredictionData(self)
+
+    @property
+    def prediction_data_(self) -> PredictionData:
+        data = getattr(self, "_prediction_data", None)
+        if data is None:
+            raise AttributeError("No prediction data was generated")
+        return data
+
+
+def hdbscan(X: Any, min_cluster_size: int = 5, min_samples: int | None = None, alpha: float = 1.0,
+            cluster_selection_epsilon: float = 0.0, cluster_selection_persistence: float = 0.0,
+            max_cluster_size: int = 0, metric: Any = "minkowski", p: float | None = 2, leaf_size: int = 40,
+            algorithm: str = "best", memory: Any = None, approx_min_span_tree: bool = True,
+            gen_min_span_tree: bool = False, core_dist_n_jobs: int = 4, cluster_selection_method: str = "eom",
+            allow_single_cluster: bool = False, match_reference_implementation: bool = False,
+            cluster_selection_epsilon_max: float = math.inf, ties: str = "ordered", **kwargs: Any) -> tuple:
+    """The library's ``hdbscan()`` function: (labels, probabilities,
+    cluster_persistence, condensed_tree, single_linkage_tree,
+    min_spanning_tree), the last None unless gen_min_span_tree."""
+    model = HDBSCAN(min_cluster_size=min_cluster_size, min_samples=min_samples, alpha=alpha,
+                    cluster_selection_epsilon=cluster_selection_epsilon,
+                    cluster_selection_persistence=cluster_selection_persistence, max_cluster_size=max_cluster_size,
+                    metric=metric, p=p, leaf_size=leaf_size, algorithm=algorithm, memory=memory,
+                    approx_min_span_tree=approx_min_span_tree, gen_min_span_tree=gen_min_span_tree,
+                    core_dist_n_jobs=core_dist_n_jobs, cluster_selection_method=cluster_selection_method,
+                    allow_single_cluster=allow_single_cluster,
+                    match_reference_implementation=match_reference_implementation,
+                    cluster_selection_epsilon_max=cluster_selection_epsilon_max, ties=ties, **kwargs).fit(X)
+    fit = model._grove_fit
+    return (model.labels_, model.probabilities_, model.cluster_persistence_, fit.condensed_tree().copy(),
+            fit.single_linkage().copy(), fit.mst().copy() if gen_min_span_tree else None)
+
+
+# -- hdbscan.prediction ----------------------------------------------------
+
+def _prediction(clusterer: HDBSCAN) -> Fit:
+    if getattr(clusterer, "_prediction_data", None) is None:
+        raise InvalidArgumentError("Clusterer does not have prediction data! Try fitting with prediction_data=True "
+                                   "set, or run generate_prediction_data on the clusterer")
+    return clusterer._grove_fit
+
+
+def _points(fit: Fit, points_to_predict: Any) -> np.ndarray:
+    q = np.asarray(points_to_predict, dtype=np.float64)
+    if q.ndim != 2 or q.shape[1] != fit.raw.shape[1]:
+        raise InvalidArgumentError("New points dimension does not match fit data!")
+    return fit.coordinates(q)
+
+
+def _threads(clusterer: HDBSCAN) -> int | None:
+    return clusterer._threads()
+
+
+def approximate_predict(clusterer: HDBSCAN, points_to_predict: Any,
+                        return_connecting_points: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Labels (int32, -1 noise) and probabilities of new points, as the
+    library's approximate_predict."""
+    fit = _prediction(clusterer)
+    q = _points(fit, points_to_predict)
+    if return_connecting_points:
+        raise UnsupportedError("return_connecting_points=True: grove's prediction does not return the "
+                               "neighbours it connects through")
+    if not fit.has_cluster_tree():
+        warn("Clusterer does not have any defined clusters, new data will be automatically predicted as noise.")
+        return -np.ones(len(q), dtype=np.int32), np.zeros(len(q), dtype=np.float32)
+    labels, prob = fit.predictor().approximate_predict(q, _threads(clusterer))
+    return labels.astype(np.int32), prob
+
+
+def approximate_predict_scores(clusterer: HDBSCAN, points_to_predict: Any) -> np.ndarray:
+    """GLOSH outlier scores of new points, as the library's."""
+    fit = _prediction(clusterer)
+    q = _points(fit, points_to_predict)
+    if not fit.has_cluster_tree():
+        warn("Clusterer does not have any defined clusters, new data will be automatically predicted as outliers.")
+        return np.ones(len(q), dtype=np.int32)
+    return fit.predictor().approximate_predict_scores(q, _threads(clusterer))
+
+
+def membership_vector(clusterer: HDBSCAN, points_to_predict: Any) -> np.ndarray:
+    """Soft cluster membership of new points, (n, clusters), as the
+    library's membership_vector."""
+    fit = _prediction(clusterer)
+    q = _points(fit, points_to_predict)
+    return fit.predictor().membership_vector(q, _threads(clusterer))
+
+
+def all_points_membership_vectors(clusterer: HDBSCAN) -> np.ndarray:
+    """Soft cluster membership of the training points, (n, clusters);
+    zeros of shape (n,) when there is no cluster, as in the library."""
+    fit = _prediction(clusterer)
+    if fit.clusters == 0:
+        return np.zeros(fit.n)
+    return fit.all_points_membership_vectors(_threads(clusterer))
