@@ -5,8 +5,8 @@ get_clusters, outlier_scores, labelling_at_cut), its relative_validity_ and
 its prediction module (PredictionData, approximate_predict,
 approximate_predict_scores, membership_vector,
 all_points_membership_vectors) must give grove's results. Skipped without
-hdbscan. Bound with ctypes here: the Python binding of the model comes
-later."""
+hdbscan. Bound with ctypes here, independently of the binding
+(grove._hdbscan_model), so the C side is checked on its own."""
 import ctypes as C
 import os
 
