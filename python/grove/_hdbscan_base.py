@@ -10,7 +10,7 @@ import numpy as np
 from ._arrays import count
 from ._errors import InvalidArgumentError
 from ._estimator import HAVE_SKLEARN, BaseEstimator, ClusterMixin, check_is_fitted, validate
-from ._hdbscan_fit import TIES, Fit, weighted_centers
+from ._hdbscan_fit import TIES, Fit, weighted_center
 from ._hdbscan_trees import CondensedTree, MinimumSpanningTree, SingleLinkageTree
 
 
@@ -132,8 +132,7 @@ class HDBSCANBase(ClusterMixin, BaseEstimator):
         if not 0 <= cluster_id < fit.clusters:
             raise InvalidArgumentError(f"cluster_id: {cluster_id!r} is not a cluster (0 .. {fit.clusters - 1})")
         mask = self.labels_ == cluster_id
-        return weighted_centers(fit.raw[mask], fit.coordinates(fit.raw[mask]), np.zeros(mask.sum(), np.int64),
-                                self.probabilities_[mask], 1, medoid)[0]
+        return weighted_center(fit.raw[mask], fit.coordinates(fit.raw[mask]), self.probabilities_[mask], medoid)
 
     def weighted_cluster_centroid(self, cluster_id: int) -> np.ndarray:
         """The membership-weighted mean of a cluster's points."""

@@ -189,26 +189,29 @@ class Fit:
         return self.expand(self.predictor().all_points_membership_vectors(threads), 0.0)
 
 
+def weighted_center(raw: np.ndarray, coords: np.ndarray, strength: np.ndarray, medoid: bool) -> np.ndarray:
+    """One cluster's weighted centroid (np.average of its rows of raw by
+    membership strength) or weighted medoid (the row minimising the
+    strength-weighted sum of distances, in coords, to the others), as
+    scikit-learn and hdbscan choose them."""
+    if medoid:
+        return raw[weighted_medoid(coords, strength)]
+    return np.average(raw, weights=strength, axis=0)
+
+
 def weighted_centers(raw: np.ndarray, coords: np.ndarray, labels: np.ndarray, weights: np.ndarray, clusters: int,
                      medoid: bool) -> np.ndarray:
-    """Per cluster label 0..clusters-1: the weighted centroid of its rows
-    of raw (np.average by membership strength), or the weighted medoid
-    (the row minimising the strength-weighted sum of distances to the
-    others, distances in coords, as scikit-learn and hdbscan choose it,
-    in blocks of rows instead of one full distance matrix)."""
+    """weighted_center of each label 0 .. clusters - 1, (clusters, d)."""
     out = np.empty((clusters, raw.shape[1]))
     for c in range(clusters):
         mask = labels == c
-        strength = weights[mask]
-        if medoid:
-            out[c] = raw[mask][weighted_medoid(coords[mask], strength)]
-        else:
-            out[c] = np.average(raw[mask], weights=strength, axis=0)
+        out[c] = weighted_center(raw[mask], coords[mask], weights[mask], medoid)
     return out
 
 
 def weighted_medoid(data: np.ndarray, strength: np.ndarray, block: int = 1024) -> int:
-    """The position in data of the weighted medoid."""
+    """The position in data of the weighted medoid, distances computed a
+    block of rows at a time (not one full distance matrix)."""
     sq = np.einsum("ij,ij->i", data, data)
     totals = np.empty(len(data))
     for start in range(0, len(data), block):
