@@ -165,6 +165,8 @@ def test_standardised_euclidean_is_euclidean_on_rescaled_points():
     assert np.array_equal(mine.labels_, scaled.labels_)
     for a, b in zip(mine.exemplars_, scaled.exemplars_):
         np.testing.assert_allclose(a / np.sqrt(v), b, rtol=1e-15)
+    base = pytest.importorskip("sklearn.base")
+    assert np.array_equal(base.clone(mine).fit(x).labels_, mine.labels_)  # the clone keeps V
     sk = grove.HDBSCAN(metric="seuclidean", metric_params={"V": v}, min_samples=2).fit(x)
     assert np.array_equal(sk.labels_, scaled.labels_)
 

@@ -95,6 +95,10 @@ class HDBSCAN(HDBSCANBase):
         self.ties = ties
         self._metric_kwargs = kwargs
 
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The parameters and the metric arguments (so clone keeps them)."""
+        return dict(super().get_params(deep), **getattr(self, "_metric_kwargs", {}))
+
     def set_params(self, **params: Any) -> HDBSCAN:
         """Set parameters; other keywords are metric arguments, as in the
         constructor."""
