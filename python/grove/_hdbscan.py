@@ -11,7 +11,7 @@ import numpy as np
 from ._errors import InvalidArgumentError
 from ._estimator import threads_from_n_jobs
 from ._hdbscan_base import HDBSCANBase, real, ties_code
-from ._hdbscan_fit import Fit, weighted_centers
+from ._hdbscan_fit import Fit, spread, weighted_centers
 from ._hdbscan_metric import euclidean_scale
 
 _SELECTION = {"eom": 0, "leaf": 1}
@@ -156,30 +156,24 @@ class HDBSCAN(HDBSCANBase):
     # Rows of X with NaN or infinity get fit's codes: label -3 (NaN, with
     # probability NaN) or -2 (infinity, probability 0), outlier score 1,
     # no membership.
-    def _predict(self, X: Any, method: str, fill: Any) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    def _predict(self, X: Any, method: str, fill: tuple) -> Any:
         fit = self._fitted()
         x = self._validate(X, reset=False)
         finite = np.isfinite(x).all(axis=1)
-        model = fit.predictor()
-        out = getattr(model, method)(fit.coordinates(x if finite.all() else x[finite]), self._threads())
+        out = getattr(fit.predictor(), method)(fit.coordinates(x if finite.all() else x[finite]), self._threads())
         if finite.all():
             return out
-        missing = np.isnan(x).any(axis=1)
-        parts = []
-        for part, value in zip(out if isinstance(out, tuple) else (out,), fill):
-            full = np.zeros((len(x),) + part.shape[1:], dtype=part.dtype)
-            full[finite] = part
-            if value is not None:
-                full[~finite] = value
-            parts.append(full)
+        parts = [spread(part, finite, len(x), value) for part, value in zip(out if isinstance(out, tuple) else (out,),
+                                                                              fill)]
         if method == "approximate_predict":
-            parts[0][~finite & ~missing], parts[0][missing], parts[1][missing] = _INFINITE, _MISSING, np.nan
+            missing = np.isnan(x).any(axis=1)
+            parts[0][missing], parts[1][missing] = _MISSING, np.nan
         return tuple(parts) if isinstance(out, tuple) else parts[0]
 
     def approximate_predict(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """Labels and membership probabilities of new points without
         refitting (the hdbscan library's approximate_predict)."""
-        return self._predict(X, "approximate_predict", (None, 0.0))
+        return self._predict(X, "approximate_predict", (_INFINITE, 0.0))
 
     def predict(self, X: Any) -> np.ndarray:
         """The cluster of each new point (-1 = noise): approximate_predict's

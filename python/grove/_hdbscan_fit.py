@@ -101,11 +101,7 @@ class Fit:
 
     def expand(self, values: np.ndarray, fill: Any) -> np.ndarray:
         """Per-finite-row values as per-row values of X, fill elsewhere."""
-        if self.rows is None:
-            return values
-        out = np.full((self.n,) + values.shape[1:], fill, dtype=values.dtype)
-        out[self.rows] = values
-        return out
+        return values if self.rows is None else spread(values, self.rows, self.n, fill)
 
     # ------------------------------------------------------------------
     def labels(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -187,6 +183,14 @@ class Fit:
 
     def all_points_membership_vectors(self, threads: int | None) -> np.ndarray:
         return self.expand(self.predictor().all_points_membership_vectors(threads), 0.0)
+
+
+def spread(values: np.ndarray, rows: np.ndarray, n: int, fill: Any) -> np.ndarray:
+    """values as those of the given rows (indices or a mask) of n rows,
+    fill in the others."""
+    out = np.full((n,) + values.shape[1:], fill, dtype=values.dtype)
+    out[rows] = values
+    return out
 
 
 def weighted_center(raw: np.ndarray, coords: np.ndarray, strength: np.ndarray, medoid: bool) -> np.ndarray:
