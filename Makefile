@@ -117,11 +117,13 @@ TEST_ENV = GROVE_CLI=$(BUILD)/grove GROVE_LIB_SO=$(BUILD)/libgrove.so GROVE_LIB_
 # x86-64, not build_v3.c's copy).
 # The last run's GROVE_TESTS_SKIPPED is check-python's note when it skipped
 # the Python tests: the runner prints it just above its closing line.
+# Sanitizer builds run the tests through tests/lsan_retry.sh (see there).
+TEST_RUN = $(if $(SANITIZE),sh tests/lsan_retry.sh )$(BUILD)/test_grove
 check: all $(BUILD)/test_grove
-	$(TEST_ENV) GROVE_HUGE_PAGES=1 $(BUILD)/test_grove alloc_huge balltree
-	$(TEST_ENV) GROVE_BALLTREE_PORTABLE=avx2 $(BUILD)/test_grove balltree
-	$(TEST_ENV) GROVE_BALLTREE_PORTABLE=1 $(BUILD)/test_grove balltree
-	$(TEST_ENV) GROVE_TESTS_SKIPPED="$$(cat $(PYTHON_SKIPPED) 2>/dev/null)" $(BUILD)/test_grove $(TESTS)
+	$(TEST_ENV) GROVE_HUGE_PAGES=1 $(TEST_RUN) alloc_huge balltree
+	$(TEST_ENV) GROVE_BALLTREE_PORTABLE=avx2 $(TEST_RUN) balltree
+	$(TEST_ENV) GROVE_BALLTREE_PORTABLE=1 $(TEST_RUN) balltree
+	$(TEST_ENV) GROVE_TESTS_SKIPPED="$$(cat $(PYTHON_SKIPPED) 2>/dev/null)" $(TEST_RUN) $(TESTS)
 
 # The Python binding's tests (tests/python, pytest) against this build's
 # libgrove.so and grove, when $(PYTHON) has NumPy and pytest (make check
