@@ -307,7 +307,8 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
      * tallies per candidate); above SOA_MAX dimensions a whole self-join
      * count or fill does too, putting each hit at both ends (mirrored, then
      * sorted). cpos holds counts, or fill cursors, by tree position. */
-    int whole_self = Q == D && pass->row0 == 0 && pass->row1 == D->n;
+    int whole_self = !pass->visit && Q == D && pass->row0 == 0 && pass->row1 == D->n;
+    int visit_once = pass->visit && pass->visit->once;
     int mirrored = whole_self && !D->xs, symmetric = whole_self && !pass->fill && !mirrored;
     int64_t *cpos = symmetric || mirrored ? grove__calloc(D->n, sizeof *cpos, "join counts by position") : NULL;
     if ((symmetric || mirrored) && !cpos) return GROVE_OUT_OF_MEMORY;
@@ -345,7 +346,9 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
                     continue;
                 }
                 int f32 = D->dtype == GROVE_FLOAT32;
-                grove_status s = symmetric  ? (f32 ? count_self_group_f32(D, g, &w, pass, cpos)
+                grove_status s = visit_once ? (f32 ? visit_self_group_f32(D, g, &w, pass)
+                                                    : visit_self_group_f64(D, g, &w, pass))
+                                 : symmetric  ? (f32 ? count_self_group_f32(D, g, &w, pass, cpos)
                                                    : count_self_group_f64(D, g, &w, pass, cpos))
                                  : mirrored ? (f32 ? mirror_self_group_f32(D, g, &w, pass, cpos)
                                                    : mirror_self_group_f64(D, g, &w, pass, cpos))
