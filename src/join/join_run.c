@@ -116,10 +116,13 @@ static grove_status join_reserve(join_work *w, size_t need)
     uint64_t *tmp = grove__realloc(w->tmp, cap * sizeof *tmp, "join candidates");
     if (tmp) w->tmp = tmp;
     if (!keys || !tmp) return GROVE_OUT_OF_MEMORY;
-    /* The per-candidate arrays are rebuilt per group: no need to keep them. */
+    /* The per-candidate arrays are rebuilt per group: no need to keep them.
+     * Until they all exist the capacity is 0, so a later group (the loop
+     * goes on after a failure) asks again instead of using them. */
     grove__free(w->crow);
     grove__free(w->colcnt);
     grove__free(w->cx);
+    w->cap = 0;
     w->crow = grove__malloc(cap * sizeof *w->crow, "join candidates");
     w->colcnt = grove__malloc(cap * sizeof *w->colcnt, "join candidates");
     w->cx = w->soa ? grove__calloc(cap * w->d, w->elem, "join candidates") : NULL;
