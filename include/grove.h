@@ -842,6 +842,63 @@ GROVE_API grove_status grove_knn(grove_points data, const grove_points *queries,
                                  int64_t *indices, double *distances, const grove_options *options);
 
 /* ------------------------------------------------------------------------ */
+/* Density clustering: DBSCAN                                                */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * DBSCAN (Ester et al. 1996) labelled exactly as scikit-learn's
+ * sklearn.cluster.DBSCAN labels it, on the join's index (grove_index_params:
+ * leaf size, index dimensions) and its exactness rule (a pair is within
+ * eps when its squared distance, summed in the input dtype, is <= eps^2:
+ * see the join above; the boundary is inclusive, as scikit-learn's).
+ *
+ * A point is core when its eps-neighbourhood, the point itself included,
+ * holds at least min_samples points, or with sample_weight at least
+ * min_samples of weight (any finite weights, zero and negative too, as
+ * scikit-learn allows: the neighbourhood's weights are summed with
+ * compensation in an order the index fixes, so only a sum within rounding
+ * of min_samples could be classified otherwise than by scikit-learn's
+ * NumPy sum). Clusters are the connected components of core points under
+ * the eps-pairs, numbered 0, 1, ... in the order of their lowest-index
+ * core point; a non-core point within eps of a core point is a border
+ * point and takes the smallest cluster number among its core neighbours'
+ * (scikit-learn expands clusters in that order and a border point keeps
+ * the first cluster that reaches it); the rest are noise (-1). Labels are
+ * the same for any thread count.
+ *
+ * Memory: never the neighbourhoods. Three passes of the join (counts,
+ * unions of core pairs by a concurrent union-find inside the search, the
+ * non-core points' neighbourhoods) over the index (a copy of the points
+ * plus about 24 bytes a point) and a working memory of 8 bytes a point
+ * (16 with sample_weight), plus 1 when core is NULL, plus per thread the
+ * candidates of one index group (as grove_join_stream). When
+ * options->memory_budget is set and that working memory exceeds it, the
+ * call is refused (GROVE_OVER_BUDGET) before the index is built. Time: the
+ * join's, about three join passes.
+ */
+typedef struct grove_dbscan_params {
+    double eps;                  /* neighbourhood radius >= 0, inclusive (default 0.5) */
+    size_t min_samples;          /* >= 1: points (or weight) for a core point,
+                                    itself included (default 5) */
+    const double *sample_weight; /* n finite weights, or NULL (each point weighs 1) */
+} grove_dbscan_params;
+
+GROVE_API void grove_dbscan_params_init(grove_dbscan_params *params);
+
+typedef struct grove_dbscan_counts {
+    size_t clusters, core, noise;
+} grove_dbscan_counts;
+
+/* Cluster data (validated: finite, n <= 2^32 - 2; n = 0 gives nothing):
+ * labels[i] (n entries, required) the cluster of row i or -1 for noise;
+ * core[i] (n entries, or NULL) 1 for core points, else 0; counts (or
+ * NULL) the number of clusters, core points and noise points.
+ * index_params NULL = defaults. */
+GROVE_API grove_status grove_dbscan(grove_points data, const grove_index_params *index_params,
+                                    const grove_dbscan_params *params, int64_t *labels, uint8_t *core,
+                                    grove_dbscan_counts *counts, const grove_options *options);
+
+/* ------------------------------------------------------------------------ */
 /* Gravity and N-body                                                        */
 /* ------------------------------------------------------------------------ */
 

@@ -61,6 +61,14 @@ class JoinBatch(C.Structure):
 JOIN_BATCH_FN = C.CFUNCTYPE(C.c_int, C.c_void_p, C.POINTER(JoinBatch))
 
 
+class DbscanParams(C.Structure):
+    _fields_ = [("eps", C.c_double), ("min_samples", C.c_size_t), ("sample_weight", C.POINTER(C.c_double))]
+
+
+class DbscanCounts(C.Structure):
+    _fields_ = [("clusters", C.c_size_t), ("core", C.c_size_t), ("noise", C.c_size_t)]
+
+
 class GravityParams(C.Structure):
     _fields_ = [("theta", C.c_double), ("softening", C.c_double), ("G", C.c_double), ("leaf_size", C.c_size_t),
                 ("group_size", C.c_size_t)]
@@ -100,6 +108,7 @@ class RenderParams(C.Structure):
 C_NAMES = {Points: "grove_points", Options: "grove_options", GenParams: "grove_gen_params",
            BalltreeParams: "grove_balltree_params", BalltreeBatch: "grove_balltree_batch",
            EmstParams: "grove_emst_params", HdbscanParams: "grove_hdbscan_params", IndexParams: "grove_index_params",
-           JoinParams: "grove_join_params", JoinBatch: "grove_join_batch", GravityParams: "grove_gravity_params",
+           JoinParams: "grove_join_params", JoinBatch: "grove_join_batch", DbscanParams: "grove_dbscan_params",
+           DbscanCounts: "grove_dbscan_counts", GravityParams: "grove_gravity_params",
            GravityStats: "grove_gravity_stats", NbodyParams: "grove_nbody_params", NbodyDiag: "grove_nbody_diag",
            IcParams: "grove_ic_params", Snapshot: "grove_snapshot", RenderParams: "grove_render_params"}
