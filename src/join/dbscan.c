@@ -13,8 +13,9 @@
  *  3. border points: scikit-learn expands clusters one after another, so a
  *     non-core point within eps of core points keeps the first cluster
  *     that reaches it, the smallest number among its core neighbours'
- *     clusters, i.e. the smallest root: a third pass visits the non-core
- *     points' neighbourhoods only (every-pair mode with a query subset).
+ *     clusters, i.e. the smallest root: a third pass visits the border
+ *     points' neighbourhoods only (every-pair mode with a query subset;
+ *     step 2 marks them), so noise costs nothing there.
  * Every step is independent of the order in which pairs are found. */
 #include "visit.h"
 
@@ -38,6 +39,7 @@ typedef struct dbscan_state {
     const double *weight;
     double *sum, *comp;   /* neighbourhood weights (Neumaier: sum + comp) */
     const uint8_t *core;
+    uint8_t *border;      /* non-core points within eps of a core point */
     grove__uf uf;         /* core rows: components; non-core rows after
                              the unions: the smallest root reaching them */
 } dbscan_state;
@@ -58,12 +60,24 @@ static int weigh_neighbours(void *user, uint32_t row, const uint32_t *nb, size_t
     return 0;
 }
 
+/* Union core pairs; mark the non-core end of a core / non-core pair as a
+ * border point (the only non-core points step 3 needs to visit). Marks
+ * come from any thread: atomic byte stores of the same value. */
 static int link_core(void *user, uint32_t row, const uint32_t *nb, size_t count)
 {
     dbscan_state *st = user;
-    if (!st->core[row]) return 0;
-    for (size_t t = 0; t < count; t++)
-        if (st->core[nb[t]]) grove__uf_union(&st->uf, row, nb[t]);
+    const uint8_t *core = st->core;
+    int row_core = core[row], row_border = 0;
+    for (size_t t = 0; t < count; t++) {
+        uint32_t v = nb[t];
+        if (core[v]) {
+            if (row_core) grove__uf_union(&st->uf, row, v);
+            else row_border = 1;
+        } else if (row_core) {
+            __atomic_store_n(&st->border[v], 1, __ATOMIC_RELAXED);
+        }
+    }
+    if (row_border) __atomic_store_n(&st->border[row], 1, __ATOMIC_RELAXED);
     return 0;
 }
 
@@ -123,13 +137,14 @@ static grove_status find_core(const grove_index *ix, const grove_dbscan_params *
     return s;
 }
 
-/* Steps 2 and 3, then the labels. `asked` is n bytes of scratch. */
-static grove_status find_clusters(const grove_index *ix, double eps, dbscan_state *st, uint8_t *asked,
+/* Steps 2 and 3, then the labels. `border` is n zero bytes. */
+static grove_status find_clusters(const grove_index *ix, double eps, dbscan_state *st, uint8_t *border,
                                   int64_t *labels, grove_dbscan_counts *counts, const grove_options *options)
 {
-    size_t n = ix->n, ncore = 0, nasked = 0;
+    size_t n = ix->n, ncore = 0, nborder = 0;
     const uint8_t *core = st->core;
     for (size_t i = 0; i < n; i++) ncore += core[i];
+    st->border = border;
     grove_status s = grove__uf_init(&st->uf, n, grove__options(options).threads);
     grove__join_visitor link = {eps, 1, NULL, link_core, st};
     if (s == GROVE_OK && ncore > 0) s = grove__join_visit(ix, &link, options);
@@ -137,12 +152,11 @@ static grove_status find_clusters(const grove_index *ix, double eps, dbscan_stat
     grove__uf_flatten(&st->uf);
     uint32_t *parent = st->uf.parent;
     for (size_t i = 0; i < n; i++) {
-        asked[i] = !core[i];
-        nasked += asked[i];
-        if (asked[i]) parent[i] = DBSCAN_NONE;
+        nborder += border[i];
+        if (!core[i]) parent[i] = DBSCAN_NONE;
     }
-    grove__join_visitor border = {eps, 0, asked, reach_border, st};
-    if (ncore > 0 && nasked > 0) s = grove__join_visit(ix, &border, options);
+    grove__join_visitor reach = {eps, 0, border, reach_border, st};
+    if (nborder > 0) s = grove__join_visit(ix, &reach, options);
     if (s != GROVE_OK) return s;
     /* Roots in row order are the clusters in scikit-learn's order; every
      * parent is at most its row, so it is labelled first. */
@@ -182,17 +196,17 @@ grove_status grove_dbscan(grove_points data, const grove_index_params *index_par
     if (s != GROVE_OK) return s;
     size_t n = data.n;
     uint8_t *flags = core ? core : grove__malloc(n, "dbscan core flags");
-    uint8_t *asked = NULL;
+    uint8_t *border = NULL;
     dbscan_state st;
     memset(&st, 0, sizeof st);
     st.core = flags;
     s = flags ? GROVE_OK : GROVE_OUT_OF_MEMORY;
     /* The labels hold the counts until the labelling overwrites them. */
     if (s == GROVE_OK) s = find_core(ix, params, &st, flags, labels, options);
-    if (s == GROVE_OK) s = (asked = grove__malloc(n, "dbscan border queries")) ? GROVE_OK : GROVE_OUT_OF_MEMORY;
-    if (s == GROVE_OK) s = find_clusters(ix, params->eps, &st, asked, labels, counts, options);
+    if (s == GROVE_OK) s = (border = grove__calloc(n, 1, "dbscan border flags")) ? GROVE_OK : GROVE_OUT_OF_MEMORY;
+    if (s == GROVE_OK) s = find_clusters(ix, params->eps, &st, border, labels, counts, options);
     grove__uf_free(&st.uf);
-    grove__free(asked);
+    grove__free(border);
     if (flags != core) grove__free(flags);
     grove_index_free(ix);
     if (s != GROVE_OK && counts) memset(counts, 0, sizeof *counts);
