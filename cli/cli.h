@@ -200,5 +200,6 @@ int cmd_gravity(int argc, char **argv);
 int cmd_nbody(int argc, char **argv);
 int cmd_join(int argc, char **argv);
 int cmd_knn(int argc, char **argv);
+int cmd_dbscan(int argc, char **argv);
 
 #endif

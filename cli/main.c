@@ -10,6 +10,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     {"balltree", cmd_balltree, "perfect binary ball trees over batched point clouds (Erwin)"},
+    {"dbscan", cmd_dbscan, "exact DBSCAN clustering, labelled as scikit-learn labels it"},
     {"emst", cmd_emst, "Euclidean / mutual-reachability minimum spanning tree (Boruvka)"},
     {"gen", cmd_gen, "seeded synthetic point sets (.npy)"},
     {"gravity", cmd_gravity, "Barnes-Hut tree gravity: accelerations and potentials (Bonsai)"},
