@@ -1,0 +1,116 @@
+/* grove dbscan on real files: the labels and core files against the
+ * library, the --json keys, and errors that leave no output. */
+#include "test.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <unistd.h>
+
+static grove_array load(const char *path)
+{
+    grove_array a = {0};
+    CHECK_OK(grove_npy_read(path, &a));
+    return a;
+}
+
+TEST(cli_dbscan_outputs_match_the_library)
+{
+    const size_t n = 4000;
+    double *x = test_points(TEST_CLUSTERED, n, 2, 21);
+    grove_array a = {x, GROVE_FLOAT64, 2, {n, 2}};
+    REQUIRE_OK(grove_npy_write(test_path("dbdata.npy"), &a));
+    grove_dbscan_params p;
+    grove_dbscan_params_init(&p);
+    p.eps = 0.004;
+    p.min_samples = 12;
+    int64_t *want = malloc(n * sizeof *want);
+    uint8_t *core = malloc(n);
+    grove_dbscan_counts counts;
+    REQUIRE_OK(grove_dbscan(grove_points_f64(x, n, 2), NULL, &p, want, core, &counts, NULL));
+    CHECK(counts.clusters > 1 && counts.noise > 0 && counts.core > 0 && counts.core < n);
+    char labels[512], cores[512], args[2048], *out = NULL;
+    snprintf(labels, sizeof labels, "%s", test_path("dbl.npy"));
+    snprintf(cores, sizeof cores, "%s", test_path("dbc.npy"));
+    snprintf(args, sizeof args, "dbscan %s --eps 0.004 --min-samples 12 --labels %s --core %s --threads 2 --json",
+             test_path("dbdata.npy"), labels, cores);
+    CHECK(test_grove(args, &out) == 0);
+    char want_json[160];
+    snprintf(want_json, sizeof want_json, "\"clusters\": %zu, \"core\": %zu, \"noise\": %zu", counts.clusters,
+             counts.core, counts.noise);
+    CHECK_MSG(strstr(out, "\"command\": \"dbscan\"") && strstr(out, want_json) && strstr(out, "\"n\": 4000") &&
+                  strstr(out, "\"seconds\": ") && strstr(out, "\"io_seconds\": ") && strstr(out, "\"threads\": 2") &&
+                  strstr(out, "\"peak_rss_bytes\": ") && strstr(out, "\"min_samples\": 12"),
+              "output: %s (want %s)", out, want_json);
+    free(out);
+    grove_array l = load(labels), c = load(cores);
+    CHECK(l.dtype == GROVE_INT64 && l.ndim == 1 && l.shape[0] == n && memcmp(l.data, want, n * 8) == 0);
+    CHECK(c.dtype == GROVE_INT64 && c.ndim == 1 && c.shape[0] == counts.core);
+    const int64_t *rows = c.data;
+    for (size_t i = 0, k = 0; c.data && i < n; i++)
+        if (core[i]) {
+            CHECK_MSG(k < counts.core && rows[k] == (int64_t)i, "core row %zu is %lld, want %zu", k,
+                      (long long)rows[k], i);
+            k++;
+        }
+    grove_array_free(&l);
+    grove_array_free(&c);
+    /* The plain summary line, and a budget that holds the working memory. */
+    snprintf(args, sizeof args, "dbscan %s --eps 0.004 --min-samples 12 --labels %s --memory-budget 64K",
+             test_path("dbdata.npy"), labels);
+    CHECK(test_grove(args, &out) == 0);
+    CHECK_MSG(strstr(out, "dbscan: 4000 points in 2 dims") && strstr(out, "clusters"), "output: %s", out);
+    free(out);
+    free(want);
+    free(core);
+    free(x);
+}
+
+TEST(cli_dbscan_errors_leave_no_output)
+{
+    const size_t n = 3000;
+    double *x = test_points(TEST_UNIFORM, n, 3, 5);
+    grove_array a = {x, GROVE_FLOAT64, 2, {n, 3}};
+    REQUIRE_OK(grove_npy_write(test_path("dberr.npy"), &a));
+    x[3 * 17 + 1] = NAN;
+    REQUIRE_OK(grove_npy_write(test_path("dbnan.npy"), &a));
+    free(x);
+    char data[512], nan_data[512], l[512], c[512];
+    snprintf(data, sizeof data, "%s", test_path("dberr.npy"));
+    snprintf(nan_data, sizeof nan_data, "%s", test_path("dbnan.npy"));
+    snprintf(l, sizeof l, "%s", test_path("never_l.npy"));
+    snprintf(c, sizeof c, "%s", test_path("never_c.npy"));
+    char c_txt[520];
+    snprintf(c_txt, sizeof c_txt, "%s.txt", c);
+    /* Outputs: 0 --labels L --core C, 1 --core C only, 2 --labels L --core L, 3 --core C.txt. */
+    struct {
+        const char *data, *flags;
+        int outputs;
+        const char *message;
+        int status;
+    } cases[] = {
+        {data, "--min-samples 5", 0, "--eps, --min-samples and --labels are required", 2},
+        {data, "--eps 0.1", 0, "required", 2},
+        {data, "--eps 0.1 --min-samples 5", 1, "required", 2},
+        {data, "--eps -1 --min-samples 5", 0, "--eps: expected a number >= 0, got '-1'", 2},
+        {data, "--eps 0.1 --min-samples 0", 0, "--min-samples: expected a whole number >= 1", 2},
+        {data, "--eps 0.1 --min-samples 5", 2, "--labels", 2},
+        {data, "--eps 0.1 --min-samples 5", 3, "--core", 2},
+        {data, "--eps 0.1 --min-samples 5 --memory-budget 10K", 0, "memory budget", 1},
+        {nan_data, "--eps 0.1 --min-samples 5", 0, "row 17", 1},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        int outs = cases[k].outputs;
+        char flags[2048];
+        snprintf(flags, sizeof flags, "%s%s%s --core %s", cases[k].flags, outs == 1 ? "" : " --labels ",
+                 outs == 1 ? "" : l, outs == 2 ? l : outs == 3 ? c_txt : c);
+        char args[4096], *out = NULL;
+        snprintf(args, sizeof args, "dbscan %s %s", cases[k].data, flags);
+        int st = test_grove(args, &out);
+        CHECK_MSG(st == cases[k].status && strstr(out, cases[k].message) && strstr(out, "grove dbscan: "),
+                  "%s -> %d: %s", args, st, out);
+        CHECK_MSG(cases[k].status != 1 || strstr(out, cases[k].data), "%s: the message does not name the file: %s",
+                  args, out);
+        free(out);
+        CHECK(access(l, F_OK) != 0 && access(c, F_OK) != 0);
+    }
+}
