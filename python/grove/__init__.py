@@ -11,7 +11,7 @@ for any thread count.
 
 Modules: ball trees (``balltree``), epsilon joins and kNN (``join``,
 ``join_csr``, ``join_batches``, ``knn``, ``Index``), EMST and HDBSCAN*
-(``emst``, ``core_distances``, ``HDBSCAN``), gravity and N-body
+(``emst``, ``core_distances``, ``HDBSCAN``), DBSCAN (``DBSCAN``), gravity and N-body
 (``gravity``, ``NBody``, ``read_tipsy``, ``write_tipsy``), synthetic data
 (``generate``). Drop-in replacements: ``grove.compat.balltree`` (for
 balltree-erwin) and ``grove.compat.hdbscan`` (for hdbscan).
@@ -19,6 +19,7 @@ balltree-erwin) and ``grove.compat.hdbscan`` (for hdbscan).
 from ._balltree import BallTree, balltree, random_rotation
 from ._clib import build_info, library_path, version
 from ._data import generate
+from ._dbscan import DBSCAN
 from ._emst import core_distances, emst
 from ._errors import (CancelledError, GroveError, InputOutputError, InternalError, InvalidArgumentError,
                       OutOfMemoryError, OverBudgetError, ParseError, TooLargeError, UnsupportedError,
@@ -31,7 +32,7 @@ __version__ = version()
 
 __all__ = [
     "BallTree", "balltree", "random_rotation", "build_info", "library_path", "version", "generate",
-    "core_distances", "emst", "HDBSCAN", "Index", "JoinBatch", "join", "join_batches", "join_csr", "knn",
+    "core_distances", "emst", "HDBSCAN", "DBSCAN", "Index", "JoinBatch", "join", "join_batches", "join_csr", "knn",
     "Diagnostics", "GravityStats", "NBody", "Snapshot", "gravity", "read_tipsy", "write_tipsy",
     "GroveError", "InvalidArgumentError", "OutOfMemoryError", "InputOutputError", "ParseError", "UnsupportedError",
     "UnsupportedMetricError", "TooLargeError", "OverBudgetError", "CancelledError", "InternalError",

@@ -66,17 +66,21 @@ except ImportError:
                                  "appropriate arguments before using this estimator.")
 
 
-def validate(estimator: Any, X: Any, *, reset: bool, sparse: bool, name: str = "X") -> Any:
+def validate(estimator: Any, X: Any, *, reset: bool, sparse: bool, name: str = "X", allow_nan: bool = True) -> Any:
     """X as a float64 (n, d) array (or a CSR matrix when sparse is allowed),
-    NaN and infinity left in; with reset, n_features_in_ and
-    feature_names_in_ are set, else X must have the fitted number of
-    features. scikit-learn's validate_data where installed."""
+    NaN and infinity left in (allow_nan) or refused; with reset,
+    n_features_in_ and feature_names_in_ are set, else X must have the
+    fitted number of features. scikit-learn's validate_data where
+    installed."""
     kwargs = dict(accept_sparse="csr" if sparse else False, dtype=np.float64, reset=reset)
     if HAVE_SKLEARN:
         if _sk_validate_data is not None:
-            return _sk_validate_data(estimator, X, ensure_all_finite=False, **kwargs)
-        return estimator._validate_data(X, force_all_finite=False, **kwargs)
-    return _validate_without_sklearn(estimator, X, reset, name)
+            return _sk_validate_data(estimator, X, ensure_all_finite=not allow_nan, **kwargs)
+        return estimator._validate_data(X, force_all_finite=not allow_nan, **kwargs)
+    x = _validate_without_sklearn(estimator, X, reset, name)
+    if not allow_nan and not np.isfinite(x).all():
+        raise InvalidArgumentError(f"Input {name} contains {'NaN' if np.isnan(x).any() else 'infinity'}.")
+    return x
 
 
 def _validate_without_sklearn(estimator: Any, X: Any, reset: bool, name: str) -> np.ndarray:
