@@ -325,7 +325,8 @@ static grove_status FN(mirror_self_group)(const grove_index *D, size_t leaf, joi
  * FN(count_self_group); a pair inside the group is handed over from its
  * earlier end only, so each unordered pair comes once. Candidates go in
  * chunks, each met by every query of the group while in cache. */
-JOIN_KERNEL static grove_status FN(visit_self_group)(const grove_index *D, size_t leaf, join_work *w, const join_pass *pass)
+JOIN_KERNEL static grove_status FN(visit_self_group)(const grove_index *D, size_t leaf, join_work *w,
+                                                    const join_pass *pass)
 {
     uint32_t self = D->leaves[leaf];
     const grove__node *nd = &D->node[self];
