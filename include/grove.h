@@ -728,9 +728,30 @@ GROVE_API grove_status grove_hdbscan_all_points_membership_vectors(const grove_h
  */
 typedef struct grove_index grove_index;
 
+/*
+ * Periodic boxes (boxsize, as SciPy's cKDTree takes it): the space wraps
+ * around in each periodic dimension j, and every distance is the minimum
+ * image: per dimension t = |a_j - b_j|, replaced by L_j - t when
+ * t > L_j / 2, summed as above (the same arithmetic as cKDTree's). A pair
+ * is reported once, at its minimum-image distance, even when eps >= L / 2
+ * lets several images of a point lie within eps; kNN ranks each point once
+ * by that distance (k may exceed the points in half a box). Every
+ * coordinate of a periodic dimension, data and queries alike, must lie in
+ * [0, L_j): points outside are refused (GROVE_INVALID_ARGUMENT, naming the
+ * row and dimension); L_j is rounded to the index's dtype for the
+ * arithmetic. boxsize_count: 0 (boxsize NULL) = no box; 1 = the same length
+ * in every dimension; d = one per dimension. A length of 0 leaves that
+ * dimension unbounded; lengths must be finite and >= 0. The lengths are
+ * copied at build. Above 16 dimensions a periodic index keys its groups on
+ * the leading variance-order coordinates instead of principal axes
+ * (projections do not commute with the wrap-around), so results stay
+ * exact. Memory: 3 d values more than without a box.
+ */
 typedef struct grove_index_params {
-    size_t leaf_size;  /* points per leaf group, 1..4096; 0 = automatic (by d) */
-    size_t index_dims; /* leading dimensions in the group boxes, 1..d; 0 = automatic */
+    size_t leaf_size;     /* points per leaf group, 1..4096; 0 = automatic (by d) */
+    size_t index_dims;    /* leading dimensions in the group boxes, 1..d; 0 = automatic */
+    const double *boxsize; /* periodic box lengths (boxsize_count of them), or NULL */
+    size_t boxsize_count; /* 0 = not periodic; 1 = one length for every dimension; d = per dimension */
 } grove_index_params;
 
 GROVE_API void grove_index_params_init(grove_index_params *params);
@@ -748,6 +769,10 @@ GROVE_API size_t grove_index_dims(const grove_index *index);
 /* The variance order: order[j] is the input dimension stored j-th
  * (d entries). */
 GROVE_API void grove_index_dim_order(const grove_index *index, size_t *order);
+/* The periodic box: boxsize[j] = the length of input dimension j, 0 where
+ * it is not periodic (d entries; all 0 without a box). Returns whether the
+ * index has a box. */
+GROVE_API int grove_index_boxsize(const grove_index *index, double *boxsize);
 
 typedef struct grove_join_params {
     double eps;       /* search radius >= 0, inclusive; 0 finds exact duplicates */
@@ -821,12 +846,13 @@ typedef struct grove_join_result {
     double *distances;  /* pairs, or NULL unless params->distances */
 } grove_join_result;
 
-/* Build an index on data, count, and fill one result. Refused with
- * GROVE_OVER_BUDGET (stating the size) when options->memory_budget is set and
- * the result would exceed it: use grove_join_stream then. */
+/* Build an index on data (index_params, e.g. a periodic box; NULL =
+ * defaults), count, and fill one result. Refused with GROVE_OVER_BUDGET
+ * (stating the size) when options->memory_budget is set and the result
+ * would exceed it: use grove_join_stream then. */
 GROVE_API grove_status grove_join(grove_points data, const grove_points *queries,
-                                  const grove_join_params *params, grove_join_result *result,
-                                  const grove_options *options);
+                                  const grove_index_params *index_params, const grove_join_params *params,
+                                  grove_join_result *result, const grove_options *options);
 GROVE_API void grove_join_result_free(grove_join_result *result);
 
 /* Exact k nearest neighbours of each query among the indexed points:
@@ -837,8 +863,10 @@ GROVE_API void grove_join_result_free(grove_join_result *result);
 GROVE_API grove_status grove_knn_search(const grove_index *index, const grove_points *queries, size_t k,
                                         int exclude_self, int64_t *indices, double *distances,
                                         const grove_options *options);
-/* The same, building (and freeing) an index with default parameters. */
-GROVE_API grove_status grove_knn(grove_points data, const grove_points *queries, size_t k, int exclude_self,
+/* The same, building (and freeing) an index with index_params (NULL =
+ * defaults). */
+GROVE_API grove_status grove_knn(grove_points data, const grove_points *queries,
+                                 const grove_index_params *index_params, size_t k, int exclude_self,
                                  int64_t *indices, double *distances, const grove_options *options);
 
 /* ------------------------------------------------------------------------ */
