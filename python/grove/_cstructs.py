@@ -45,7 +45,8 @@ class HdbscanParams(C.Structure):
 
 
 class IndexParams(C.Structure):
-    _fields_ = [("leaf_size", C.c_size_t), ("index_dims", C.c_size_t)]
+    _fields_ = [("leaf_size", C.c_size_t), ("index_dims", C.c_size_t), ("boxsize", C.POINTER(C.c_double)),
+                ("boxsize_count", C.c_size_t)]
 
 
 class JoinParams(C.Structure):
