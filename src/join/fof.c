@@ -6,6 +6,7 @@
 #include "fof_internal.h"
 #include "join_internal.h"
 #include "union_find.h"
+#include "visit.h"
 
 #include <math.h>
 #include <string.h>
@@ -44,8 +45,22 @@ static grove_status check_particles(size_t n, size_t d, const double *mass, cons
     return GROVE_OK;
 }
 
+/* Union-find inside the search: each pair the self-join finds, handed
+ * over once per unordered pair, joins its two components; the unions are
+ * lock-free, and the roots do not depend on their order. */
+static int link_pairs(void *user, uint32_t row, const uint32_t *neighbours, size_t count)
+{
+    grove__uf *uf = user;
+    for (size_t t = 0; t < count; t++) grove__uf_union(uf, row, neighbours[t]);
+    return 0;
+}
+
 static grove_status fof_link(const grove_index *index, double linking_length, grove__uf *uf,
-                             const grove_options *options);
+                             const grove_options *options)
+{
+    grove__join_visitor v = {linking_length, 1, NULL, link_pairs, uf};
+    return grove__join_visit(index, &v, options);
+}
 
 grove_status grove_fof(grove_points points, const double *mass, const double *velocity,
                        const grove_fof_params *params, int64_t *group, size_t *groups,
@@ -128,28 +143,4 @@ grove_status grove_fof_mean_separation(grove_points points, const double *boxsiz
     }
     *separation = sep;
     return GROVE_OK;
-}
-
-/* TEMPORARY BRIDGE (not for commit): union over streamed join batches until the pair visitor lands. */
-typedef struct bridge { grove__uf *uf; } bridge;
-static int bridge_batch(void *user, const grove_join_batch *b)
-{
-    bridge *br = user;
-    size_t nb = b->query_end - b->query_begin;
-    for (size_t q = 0; q < nb; q++)
-        for (int64_t k = b->offsets[q]; k < b->offsets[q + 1]; k++)
-            grove__uf_union(br->uf, (uint32_t)(b->query_begin + q), (uint32_t)b->indices[k]);
-    return 0;
-}
-static grove_status fof_link(const grove_index *index, double linking_length, grove__uf *uf,
-                             const grove_options *options)
-{
-    grove_join_params jp;
-    grove_join_params_init(&jp);
-    jp.eps = linking_length;
-    jp.exclude_self = 1;
-    bridge br = {uf};
-    grove_options o = grove__options(options);
-    o.memory_budget = (size_t)1 << 28;
-    return grove_join_stream(index, NULL, &jp, bridge_batch, &br, &o);
 }
