@@ -51,7 +51,15 @@ static grove_status check_particles(size_t n, size_t d, const double *mass, cons
 static int link_pairs(void *user, uint32_t row, const uint32_t *neighbours, size_t count)
 {
     grove__uf *uf = user;
-    for (size_t t = 0; t < count; t++) grove__uf_union(uf, row, neighbours[t]);
+    /* In a dense region most neighbours already share the row's root:
+     * one find each settles them. A stale root (another thread linked it
+     * meanwhile) is still an ancestor, so the test stays sound. */
+    uint32_t root = grove__uf_find(uf, row);
+    for (size_t t = 0; t < count; t++)
+        if (grove__uf_find(uf, neighbours[t]) != root) {
+            grove__uf_union(uf, root, neighbours[t]);
+            root = grove__uf_find(uf, root);
+        }
     return 0;
 }
 
