@@ -89,6 +89,10 @@ int cli_fail(const char *command, grove_status status);
 /* The same for a computation on the input file `path`: the line names it
  * (unless the message already does). */
 int cli_fail_on(const char *command, const char *path, grove_status status);
+/* The same for a computation on data and queries files (queries NULL:
+ * none): the line names the queries file when the library's message is
+ * about the queries ("queries: row 3, ..."), else the data file. */
+int cli_fail_on_inputs(const char *command, const char *data, const char *queries, grove_status status);
 
 /* SIGINT and SIGTERM: the first raises the cancel flag that cli_options
  * hands to the library (which stops between batches or steps), so the
@@ -115,6 +119,19 @@ typedef struct cli_path {
  * exists, or the same path once "." and ".." and the folder's links are
  * resolved. Both flags are named. */
 bool cli_check_paths(const char *command, const cli_path *paths, size_t count);
+
+/* --box L or --box Lx,Ly,...: periodic box lengths (finite, >= 0; 0 =
+ * that dimension unbounded). cli_box_parse (text NULL: no box) and
+ * cli_box_apply (the count against the points' d, into the index params,
+ * which then point into box) print a usage error and return false on a bad
+ * value or count. */
+typedef struct cli_box {
+    double *len;
+    size_t count;
+} cli_box;
+bool cli_box_parse(const char *command, const char *text, cli_box *box);
+bool cli_box_apply(const char *command, const cli_box *box, size_t d, grove_index_params *params);
+void cli_box_free(cli_box *box);
 
 /* Options for library calls from the common flags (threads, progress bar). */
 grove_options cli_options(const cli_common *common);
