@@ -18,8 +18,9 @@ static const char usage[] =
     "  --b B               the linking length in units of the mean interparticle separation\n"
     "                      (V / n)^(1/3), V the box volume with --box, else the volume of the\n"
     "                      particles' bounding box (b = 0.2 is the usual choice)\n"
-    "  --box SIZE          a periodic box [0, L)^3 (L) or [0, Lx) x [0, Ly) x [0, Lz) (Lx,Ly,Lz):\n"
-    "                      minimum-image distances; particles outside are refused\n"
+    "  --box SIZE          a periodic box [0, L)^3 (L) or [0, Lx) x [0, Ly) x [0, Lz) (Lx,Ly,Lz; a\n"
+    "                      length of 0 leaves that dimension unbounded): minimum-image distances;\n"
+    "                      particles outside are refused\n"
     "  --min-members M     smallest group given an id (default 20)\n"
     "  --groups G.npy      (n,) int64 group of each particle: 0, 1, ... by decreasing size (equal\n"
     "                      sizes by lowest member index), -1 in groups smaller than M\n"
@@ -34,39 +35,14 @@ typedef struct fof_args {
     double linking_length, b;
     bool have_link, have_b;
     grove_fof_params params;
-    double box[3];
-    size_t box_count;
+    cli_box box;
 } fof_args;
-
-/* "L" or "Lx,Ly,Lz", each finite and > 0. */
-static bool parse_box(const char *text, double *box, size_t *count)
-{
-    size_t k = 0;
-    const char *p = text;
-    for (;;) {
-        char *end;
-        errno = 0;
-        double v = strtod(p, &end);
-        if (end == p || errno || !(v > 0) || !isfinite(v) || k == 3) return false;
-        box[k++] = v;
-        if (*end == '\0') break;
-        if (*end != ',') return false;
-        p = end + 1;
-    }
-    if (k == 2) return false;
-    *count = k;
-    return true;
-}
 
 static bool check_args(fof_args *a)
 {
     const char *problem = NULL;
     if (a->have_link == a->have_b) problem = "give one of --linking-length L and --b B";
     else if (!a->groups) problem = "--groups G.npy is required";
-    else if (a->box_text && !parse_box(a->box_text, a->box, &a->box_count)) {
-        cli_error("fof", "--box %s: give one length L or three Lx,Ly,Lz, each finite and > 0", a->box_text);
-        return false;
-    }
     if (problem) {
         cli_error("fof", "%s (see --help)", problem);
         return false;
@@ -236,9 +212,11 @@ int cmd_fof(int argc, char **argv)
     }
     a.snap = positional[0];
     if (!check_args(&a)) return CLI_EXIT_USAGE;
-    if (a.box_count) {
-        a.params.index.boxsize = a.box;
-        a.params.index.boxsize_count = a.box_count;
+    /* Snapshots are 3-D: the box's count is checked against that. */
+    if (!cli_box_parse("fof", a.box_text, &a.box)) return CLI_EXIT_USAGE;
+    if (!cli_box_apply("fof", &a.box, 3, &a.params.index)) {
+        cli_box_free(&a.box);
+        return CLI_EXIT_USAGE;
     }
 
     grove_options options = cli_options(&common);
@@ -256,7 +234,7 @@ int cmd_fof(int argc, char **argv)
         double start = cli_now();
         a.params.linking_length = a.linking_length;
         if (a.have_b) {
-            s = grove_fof_mean_separation(snap.points, a.box_count ? a.box : NULL, a.box_count, &separation);
+            s = grove_fof_mean_separation(snap.points, a.box.len, a.box.count, &separation);
             a.params.linking_length = a.b * separation;
         }
         if (s == GROVE_OK)
@@ -274,13 +252,15 @@ int cmd_fof(int argc, char **argv)
     grove_fof_catalogue_free(&cat);
     grove_array_free(&groups);
     snap_free(&snap);
+    bool periodic = a.box.count > 0;
+    cli_box_free(&a.box);
     if (s != GROVE_OK) return cli_fail_on("fof", a.snap, s);
 
     if (!common.quiet && !common.json) {
         printf("fof: %zu particles, linking length %.6g", n, a.params.linking_length);
         if (a.have_b) printf(" (b = %g of the mean separation %.6g)", a.b, separation);
         printf("%s -> %zu groups of >= %zu members holding %lld particles (largest %lld) in %.3f s on %d thread%s\n",
-               a.box_count ? " in a periodic box" : "", ngroups, a.params.min_members, (long long)grouped,
+               periodic ? " in a periodic box" : "", ngroups, a.params.min_members, (long long)grouped,
                (long long)largest, seconds, threads, threads == 1 ? "" : "s");
     }
     if (common.json) {
@@ -293,7 +273,7 @@ int cmd_fof(int argc, char **argv)
             cli_json_num(&j, "b", a.b);
             cli_json_num(&j, "mean_separation", separation);
         }
-        cli_json_bool(&j, "periodic", a.box_count > 0);
+        cli_json_bool(&j, "periodic", periodic);
         cli_json_int(&j, "min_members", (long long)a.params.min_members);
         cli_json_bool(&j, "masses", masses);
         cli_json_bool(&j, "velocities", velocities);

@@ -222,8 +222,9 @@ TEST(cli_fof_errors)
     } cases[] = {
         {e3, "", 2, "give one of --linking-length L and --b B"},
         {e3, "--b 0.2 --linking-length 0.1", 2, "give one of"},
-        {e3, "--b 0.2 --box 1,2", 2, "--box 1,2: give one length"},
-        {e3, "--b 0.2 --box 0", 2, "--box 0"},
+        {e3, "--b 0.2 --box 1,2", 2, "--box has 2 lengths"},
+        {e3, "--b 0.2 --box -1", 2, "--box: length 1"},
+        {e3, "--b 0.2 --box 0.15", 1, "row 1"},
         {e3, "--b 0.2 --min-members 0", 2, "--min-members"},
         {e3, "--b 0.2 --catalogue h.txt", 2, "--catalogue h.txt"},
         {e3, "--linking-length -1", 2, "--linking-length"},

@@ -10,6 +10,7 @@ import numpy as np
 from . import _clib
 from ._arrays import address, count, fixed, from_c, options, points_array, points_view
 from ._cstructs import FofCatalogue, FofParams
+from ._join import index_params
 
 
 class Catalogue(NamedTuple):
@@ -28,19 +29,13 @@ class Catalogue(NamedTuple):
     radius: np.ndarray
 
 
-def _box(boxsize: Any) -> np.ndarray | None:
-    """boxsize as cKDTree takes it: None, one length, or one per dimension."""
-    if boxsize is None:
-        return None
-    return np.ascontiguousarray(np.atleast_1d(np.asarray(boxsize, dtype=np.float64)).ravel())
-
-
 def mean_separation(points: Any, *, boxsize: Any = None) -> float:
     """(V / n)^(1/d): V the box volume (boxsize), else that of the points'
     bounding box; the unit of the linking length b."""
-    x, box = points_array(points), _box(boxsize)
+    x = points_array(points)
+    params, _keep = index_params(boxsize=boxsize)
     out = C.c_double()
-    _clib.call(_clib.lib.grove_fof_mean_separation, points_view(x), address(box), 0 if box is None else box.size,
+    _clib.call(_clib.lib.grove_fof_mean_separation, points_view(x), params.boxsize, params.boxsize_count,
                C.byref(out))
     return out.value
 
@@ -70,15 +65,12 @@ def fof(points: Any, linking_length: float | None = None, *, b: float | None = N
     min_members; with catalogue=True also a ``Catalogue``."""
     if (linking_length is None) == (b is None):
         raise TypeError("fof: give one of linking_length and b")
-    x, box = points_array(points), _box(boxsize)
+    x = points_array(points)
     n, d = x.shape
     params = _clib.defaults(FofParams)
     params.min_members = count(min_members, "min_members", 1)
-    params.index.leaf_size = count(leaf_size, "leaf_size")
-    if box is not None:
-        params.index.boxsize = box.ctypes.data_as(C.POINTER(C.c_double))
-        params.index.boxsize_count = box.size
-    link = float(linking_length) if b is None else float(b) * mean_separation(x, boxsize=box)
+    params.index, _keep = index_params(leaf_size=leaf_size, boxsize=boxsize)
+    link = float(linking_length) if b is None else float(b) * mean_separation(x, boxsize=boxsize)
     params.linking_length = link
     m = None if mass is None else fixed(mass, np.float64, (n,), "mass")
     v = None if velocity is None else fixed(velocity, np.float64, (n, d), "velocity")
