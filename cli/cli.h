@@ -106,14 +106,15 @@ int cli_interrupted(void);
 int cli_exit_status(const char *command, int rc);
 
 /* Files a command names, checked before any work (cli_check_paths). */
-typedef enum { CLI_INPUT, CLI_OUTPUT_NPY, CLI_OUTPUT_SVG } cli_path_kind;
+/* CLI_OUTPUT_TABLE: a table written as .npy or as .csv text, by its suffix. */
+typedef enum { CLI_INPUT, CLI_OUTPUT_NPY, CLI_OUTPUT_SVG, CLI_OUTPUT_TABLE } cli_path_kind;
 typedef struct cli_path {
     const char *flag; /* "--indices", or "DATA" for a positional argument */
     const char *path; /* NULL: not given, skipped */
     cli_path_kind kind;
 } cli_path;
 /* A usage error (printed; false) for an output whose suffix is not the
- * format grove writes there (.npy, .svg), two outputs at one file, or an
+ * format grove writes there (.npy, .svg, .npy or .csv), two outputs at one file, or an
  * output that is an input: the same file (device and inode) when it
  * exists, or the same path once "." and ".." and the folder's links are
  * resolved. Both flags are named. */
@@ -217,5 +218,6 @@ int cmd_gravity(int argc, char **argv);
 int cmd_nbody(int argc, char **argv);
 int cmd_join(int argc, char **argv);
 int cmd_knn(int argc, char **argv);
+int cmd_fof(int argc, char **argv);
 
 #endif

@@ -1079,6 +1079,87 @@ GROVE_API void grove_render_params_init(grove_render_params *params);
 GROVE_API grove_status grove_render_png(const double *pos, const double *mass, size_t n,
                                         const grove_render_params *params, const char *path);
 
+/* ------------------------------------------------------------------------ */
+/* Friends-of-friends groups (halo finding on the join's index)              */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Friends-of-friends: two particles are friends when their distance is at
+ * most the linking length (the join's inclusive rule and arithmetic: see
+ * "Exactness" above), and a group is a connected component of the friend
+ * graph. The search is the self-join on a grove_index with a union-find
+ * fed from inside it, pair by pair, so no pair list is ever held.
+ *
+ * Numbering: groups of at least min_members particles get ids 0, 1, ... by
+ * decreasing size, equal sizes by their lowest member index; particles of
+ * smaller groups get -1. The same input gives the same ids whatever the
+ * thread count.
+ *
+ * Catalogue (optional), one row per numbered group, computed in double
+ * from the caller's coordinates, over the members in ascending index order:
+ *   members     number of particles
+ *   first       lowest member index
+ *   mass        sum of the members' masses (1 each without masses)
+ *   center      centre of mass: ref + sum m_i (x_i - ref) / mass, where ref
+ *               is the first member; in a periodic box each x_i - ref is
+ *               its minimum image in [-L/2, L/2) and the centre is wrapped
+ *               into [0, L)
+ *   velocity    (with velocities) mass-weighted mean velocity
+ *   dispersion  (with velocities) sqrt(sum m_i |v_i - velocity|^2 / mass),
+ *               |.| over all d components: the d-dimensional rms velocity
+ *               about the mean (divide by sqrt(d) for a 1-D dispersion)
+ *   radius      largest distance from the centre to a member (minimum
+ *               image in a periodic box)
+ * A periodic group wider than half the box in some dimension has no
+ * unique centre; the one above is then the reference member's image.
+ *
+ * Memory: the index (a copy of the points plus about 24 bytes per point),
+ * 4 bytes per point of union-find, the caller's group ids; with a
+ * catalogue also 4 bytes per grouped particle and the rows. O(n) in all:
+ * no pairs are stored, whatever the linking length. Time: the self-join's
+ * search (without its output) plus O(n alpha(n)) for the union-find.
+ */
+typedef struct grove_fof_params {
+    double linking_length;    /* >= 0, in the points' units */
+    size_t min_members;       /* smallest group given an id, >= 1 (default 20) */
+    grove_index_params index; /* the index's leaf size and index dimensions */
+} grove_fof_params;
+
+GROVE_API void grove_fof_params_init(grove_fof_params *params);
+
+/* The catalogue of a grove_fof call, arrays allocated by grove (free with
+ * grove_fof_catalogue_free); row g describes group g. */
+typedef struct grove_fof_catalogue {
+    size_t groups, d;
+    int64_t *members;   /* groups */
+    int64_t *first;     /* groups */
+    double *mass;       /* groups */
+    double *center;     /* groups x d */
+    double *velocity;   /* groups x d, or NULL without velocities */
+    double *dispersion; /* groups, or NULL without velocities */
+    double *radius;     /* groups */
+} grove_fof_catalogue;
+
+/* Groups of validated points (n <= 2^32 - 2): group[i] for each particle
+ * (n entries, caller memory), the number of numbered groups in *groups
+ * (may be NULL), and the catalogue when catalogue is non-NULL. mass: n
+ * finite values > 0, or NULL (unit masses); velocity: n x d float64
+ * row-major, finite, or NULL. Both are used by the catalogue only. */
+GROVE_API grove_status grove_fof(grove_points points, const double *mass, const double *velocity,
+                                 const grove_fof_params *params, int64_t *group, size_t *groups,
+                                 grove_fof_catalogue *catalogue, const grove_options *options);
+GROVE_API void grove_fof_catalogue_free(grove_fof_catalogue *catalogue);
+
+/* The mean interparticle separation, the unit of the linking length b in
+ * FoF practice (b = 0.2 is the customary choice): (V / n)^(1/d), V the
+ * product over the dimensions of the periodic length, or where there is
+ * none (boxsize NULL, or a length of 0) of the extent of the points
+ * (largest minus smallest coordinate). boxsize and boxsize_count as in
+ * grove_index_params. Refused when V is 0 (the points lie in a
+ * lower-dimensional set) or n is 0. */
+GROVE_API grove_status grove_fof_mean_separation(grove_points points, const double *boxsize, size_t boxsize_count,
+                                                 double *separation);
+
 #ifdef __cplusplus
 }
 #endif

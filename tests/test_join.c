@@ -1,10 +1,9 @@
-/* The epsilon join and kNN against brute force. The reference sums squared
- * distances in the points' dtype, over the index's variance order, in the
- * pattern the library documents (in order up to GROVE__JOIN_SOA_MAX
- * dimensions, eight fixed lanes above), so pair sets must agree exactly,
- * boundary pairs included; it shares no code with the library. */
+/* The epsilon join and kNN against brute force (join_ref.h: the reference
+ * sums squared distances as the library documents, so pair sets must agree
+ * exactly, boundary pairs included). */
 #include "test.h"
 
+#include "join_ref.h"
 #include "join/join_internal.h"
 
 #include <math.h>
@@ -12,47 +11,6 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-typedef struct ref_set {
-    const void *data; /* n x d, float or double */
-    bool f32;
-    size_t n, d;
-    size_t order[20000];
-} ref_set;
-
-static double ref_coord(const ref_set *s, size_t i, size_t j)
-{
-    return s->f32 ? ((const float *)s->data)[i * s->d + j] : ((const double *)s->data)[i * s->d + j];
-}
-
-/* Squared distance between row a of qs and row b of ds in the dtype. */
-static double ref_dist2(const ref_set *qs, size_t a, const ref_set *ds, size_t b)
-{
-    size_t d = ds->d;
-    if (ds->f32) {
-        float lane[8] = {0}, s = 0;
-        for (size_t j = 0; j < d; j++) {
-            float t = (float)ref_coord(qs, a, ds->order[j]) - (float)ref_coord(ds, b, ds->order[j]);
-            if (d <= GROVE__JOIN_SOA_MAX) s += t * t;
-            else lane[j % 8] += t * t;
-        }
-        if (d > GROVE__JOIN_SOA_MAX) s = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
-        return s;
-    }
-    double lane[8] = {0}, s = 0;
-    for (size_t j = 0; j < d; j++) {
-        double t = ref_coord(qs, a, ds->order[j]) - ref_coord(ds, b, ds->order[j]);
-        if (d <= GROVE__JOIN_SOA_MAX) s += t * t;
-        else lane[j % 8] += t * t;
-    }
-    if (d > GROVE__JOIN_SOA_MAX) s = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
-    return s;
-}
-
-static grove_points view(const ref_set *s)
-{
-    return s->f32 ? grove_points_f32(s->data, s->n, s->d) : grove_points_f64(s->data, s->n, s->d);
-}
 
 /* What a streamed join must deliver: the one-shot CSR, batch by batch. */
 typedef struct stream_check {
@@ -86,7 +44,7 @@ static void check_join(const ref_set *ds, const ref_set *qs, double eps, bool ex
                        const char *what)
 {
     bool self = qs == ds;
-    grove_points data = view(ds), qv = view(qs);
+    grove_points data = join_ref_view(ds), qv = join_ref_view(qs);
     grove_options opt;
     grove_options_init(&opt);
     opt.threads = 2;
@@ -112,7 +70,7 @@ static void check_join(const ref_set *ds, const ref_set *qs, double eps, bool ex
     for (size_t q = 0; q < nq; q++) {
         for (size_t p = 0; p < ds->n; p++) {
             if (exclude && p == q) continue;
-            double d2 = ref_dist2(qs, q, ds, p);
+            double d2 = join_ref_dist2(qs, q, ds, p);
             if (d2 <= eps2) {
                 want[m] = (int64_t)p;
                 want_d[m++] = sqrt(d2);
@@ -165,42 +123,6 @@ static void check_join(const ref_set *ds, const ref_set *qs, double eps, bool ex
     grove_index_free(ix);
 }
 
-/* A data or query set of one kind; f32 copies the doubles to float. */
-static ref_set *make_set(test_kind kind, size_t n, size_t d, bool f32, uint64_t seed)
-{
-    ref_set *s = calloc(1, sizeof *s);
-    double *x = test_points(kind, n, d, seed);
-    if (f32) {
-        float *f = malloc((n * d + 1) * sizeof *f);
-        for (size_t i = 0; i < n * d; i++) f[i] = (float)x[i];
-        free(x);
-        s->data = f;
-    } else {
-        s->data = x;
-    }
-    s->f32 = f32;
-    s->n = n;
-    s->d = d;
-    return s;
-}
-
-static void free_set(ref_set *s)
-{
-    if (!s) return;
-    free((void *)(uintptr_t)s->data);
-    free(s);
-}
-
-/* The variance order the index uses, for the reference. */
-static void take_order(ref_set *ds, ref_set *qs)
-{
-    grove_index *ix = NULL;
-    if (grove_index_build(view(ds), NULL, NULL, &ix) != GROVE_OK) return;
-    grove_index_dim_order(ix, ds->order);
-    if (qs) memcpy(qs->order, ds->order, sizeof ds->order);
-    grove_index_free(ix);
-}
-
 /* Radii that give none, some and all of the pairs for data spread over
  * about `scale` per axis. */
 static double radius(size_t r, size_t d, double scale)
@@ -218,8 +140,8 @@ TEST(join_self_against_brute_force)
         for (int kind = 0; kind < TEST_KINDS; kind++) {
             double scale = kind == TEST_UNIFORM ? 1 : kind == TEST_CLUSTERED ? 5 : kind == TEST_LATTICE ? 4 : 12;
             bool f32 = (kind + di) % 2 == 1;
-            ref_set *s = make_set((test_kind)kind, n, d, f32, seed++);
-            take_order(s, NULL);
+            ref_set *s = join_ref_make((test_kind)kind, n, d, f32, seed++);
+            join_ref_take_order(s, NULL);
             for (size_t r = 0; r < 5; r++) {
                 double eps = radius(r, d, scale);
                 /* Lattice and duplicate data have integer squared distances
@@ -230,7 +152,7 @@ TEST(join_self_against_brute_force)
                          f32 ? "f32" : "f64", eps);
                 check_join(s, s, eps, r % 2 == 1, NULL, what);
             }
-            free_set(s);
+            join_ref_free(s);
         }
     }
 }
@@ -245,9 +167,9 @@ TEST(join_semi_against_brute_force)
             for (int kind = 0; kind < TEST_KINDS; kind += 3) {
                 size_t d = dims[di], n = d > 100 ? 120 : 500;
                 bool f32 = qi == 2;
-                ref_set *ds = make_set((test_kind)kind, n, d, f32, seed++);
-                ref_set *qs = make_set((test_kind)kind, nqs[qi], d, f32, seed++);
-                take_order(ds, qs);
+                ref_set *ds = join_ref_make((test_kind)kind, n, d, f32, seed++);
+                ref_set *qs = join_ref_make((test_kind)kind, nqs[qi], d, f32, seed++);
+                join_ref_take_order(ds, qs);
                 double scale = kind == TEST_UNIFORM ? 1 : 12;
                 for (size_t r = 0; r < 5; r += 2) {
                     double eps = radius(r, d, scale);
@@ -257,8 +179,8 @@ TEST(join_semi_against_brute_force)
                              nqs[qi], eps);
                     check_join(ds, qs, eps, false, NULL, what);
                 }
-                free_set(ds);
-                free_set(qs);
+                join_ref_free(ds);
+                join_ref_free(qs);
             }
 }
 
@@ -267,8 +189,8 @@ TEST(join_index_parameters)
     /* Leaf sizes from 1 to larger than n, and boxes in 1..d dimensions,
      * must not change the answer. */
     static const size_t leaves[] = {1, 3, 32, 1000}, index_dims[] = {1, 2, 0};
-    ref_set *s = make_set(TEST_CLUSTERED, 300, 20, false, 77);
-    take_order(s, NULL);
+    ref_set *s = join_ref_make(TEST_CLUSTERED, 300, 20, false, 77);
+    join_ref_take_order(s, NULL);
     for (size_t l = 0; l < 4; l++)
         for (size_t m = 0; m < 3; m++) {
             grove_index_params ip;
@@ -279,14 +201,14 @@ TEST(join_index_parameters)
             snprintf(what, sizeof what, "leaf %zu dims %zu", leaves[l], index_dims[m]);
             check_join(s, s, 1.5, false, &ip, what);
         }
-    free_set(s);
+    join_ref_free(s);
 }
 
 /* kNN against brute force: (d2, row) order, ties by the smaller row. */
 static void check_knn(const ref_set *ds, const ref_set *qs, size_t k, bool exclude, const char *what)
 {
     bool self = qs == ds;
-    grove_points qv = view(qs);
+    grove_points qv = join_ref_view(qs);
     size_t nq = qs->n;
     int64_t *idx = malloc((nq * k + 1) * sizeof *idx);
     double *dist = malloc((nq * k + 1) * sizeof *dist), *d2 = malloc(ds->n * sizeof *d2);
@@ -294,13 +216,13 @@ static void check_knn(const ref_set *ds, const ref_set *qs, size_t k, bool exclu
     grove_options opt;
     grove_options_init(&opt);
     opt.threads = 2;
-    grove_status st = grove_knn(view(ds), self ? NULL : &qv, NULL, k, exclude, idx, dist, &opt);
+    grove_status st = grove_knn(join_ref_view(ds), self ? NULL : &qv, NULL, k, exclude, idx, dist, &opt);
     CHECK_MSG(st == GROVE_OK, "%s: %s", what, grove_last_error());
     for (size_t q = 0; st == GROVE_OK && q < nq; q++) {
         size_t m = 0;
         for (size_t p = 0; p < ds->n; p++) {
             if (exclude && p == q) continue;
-            d2[p] = ref_dist2(qs, q, ds, p);
+            d2[p] = join_ref_dist2(qs, q, ds, p);
             rank[m++] = p;
         }
         /* Selection of the k smallest by (d2, row), in order. */
@@ -333,9 +255,9 @@ TEST(knn_against_brute_force)
         for (int kind = 0; kind < TEST_KINDS; kind++) {
             size_t d = dims[di], n = d > 100 ? 100 : 300;
             bool f32 = (kind + di) % 2 == 0;
-            ref_set *ds = make_set((test_kind)kind, n, d, f32, seed++);
-            ref_set *qs = make_set((test_kind)kind, 37, d, f32, seed++);
-            take_order(ds, qs);
+            ref_set *ds = join_ref_make((test_kind)kind, n, d, f32, seed++);
+            ref_set *qs = join_ref_make((test_kind)kind, 37, d, f32, seed++);
+            join_ref_take_order(ds, qs);
             static const size_t ks[] = {1, 5, 40};
             for (size_t ki = 0; ki < 3; ki++) {
                 char what[128];
@@ -346,8 +268,8 @@ TEST(knn_against_brute_force)
             }
             check_knn(ds, ds, n, false, "kNN k = n");
             check_knn(ds, ds, n - 1, true, "kNN k = n - 1 excluding self");
-            free_set(ds);
-            free_set(qs);
+            join_ref_free(ds);
+            join_ref_free(qs);
         }
 }
 
@@ -375,8 +297,8 @@ TEST(join_many_dimensions_memory_linear_in_d)
     pid_t pid = fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
-        ref_set *ds = make_set(TEST_CLUSTERED, 20, 20000, false, 77);
-        take_order(ds, NULL);
+        ref_set *ds = join_ref_make(TEST_CLUSTERED, 20, 20000, false, 77);
+        join_ref_take_order(ds, NULL);
         struct rlimit limit = {mapped_bytes() + ((size_t)256 << 20), RLIM_INFINITY};
         limit.rlim_max = limit.rlim_cur;
         if (cap && setrlimit(RLIMIT_AS, &limit) != 0) _exit(3);
@@ -391,7 +313,7 @@ TEST(join_many_dimensions_memory_linear_in_d)
 
 TEST(join_threads_give_identical_results)
 {
-    ref_set *s = make_set(TEST_UNIFORM, 40000, 3, false, 9);
+    ref_set *s = join_ref_make(TEST_UNIFORM, 40000, 3, false, 9);
     grove_join_params jp;
     grove_join_params_init(&jp);
     jp.eps = 0.05; /* about 20 neighbours each */
@@ -402,9 +324,9 @@ TEST(join_threads_give_identical_results)
         grove_options opt;
         grove_options_init(&opt);
         opt.threads = t + 1;
-        CHECK_OK(grove_join(view(s), NULL, NULL, &jp, &r[t], &opt));
+        CHECK_OK(grove_join(join_ref_view(s), NULL, NULL, &jp, &r[t], &opt));
         kidx[t] = malloc(40000 * 4 * sizeof **kidx);
-        CHECK_OK(grove_knn(view(s), NULL, NULL, 4, 1, kidx[t], NULL, &opt));
+        CHECK_OK(grove_knn(join_ref_view(s), NULL, NULL, 4, 1, kidx[t], NULL, &opt));
     }
     CHECK(r[0].pairs > 40000 && r[0].pairs == r[1].pairs);
     CHECK(r[0].pairs != r[1].pairs ||
@@ -415,7 +337,7 @@ TEST(join_threads_give_identical_results)
         grove_join_result_free(&r[t]);
         free(kidx[t]);
     }
-    free_set(s);
+    join_ref_free(s);
 }
 
 TEST(join_errors_name_the_problem)
@@ -498,7 +420,7 @@ TEST(join_empty_inputs)
  * hits between its passes) and a kNN failing in turn. */
 static void check_allocation_failures(size_t d)
 {
-    ref_set *s = make_set(TEST_UNIFORM, 500, d, false, 4);
+    ref_set *s = join_ref_make(TEST_UNIFORM, 500, d, false, 4);
     grove_join_params jp;
     grove_join_params_init(&jp);
     jp.eps = 0.2 * sqrt((double)d / 3);
@@ -507,24 +429,24 @@ static void check_allocation_failures(size_t d)
     grove_options_init(&opt);
     opt.threads = 1;
     grove_join_result good;
-    REQUIRE_OK(grove_join(view(s), NULL, NULL, &jp, &good, &opt));
+    REQUIRE_OK(grove_join(join_ref_view(s), NULL, NULL, &jp, &good, &opt));
     int64_t kn[500 * 3];
     for (long k = 1; k < 60; k++) {
         grove_join_result r;
         grove__alloc_fail_after(k);
-        grove_status st = grove_join(view(s), NULL, NULL, &jp, &r, &opt);
+        grove_status st = grove_join(join_ref_view(s), NULL, NULL, &jp, &r, &opt);
         grove__alloc_fail_after(0);
         CHECK_MSG(st == GROVE_OK || st == GROVE_OUT_OF_MEMORY, "failure %ld: %s", k, grove_status_str(st));
         if (st == GROVE_OK) CHECK(r.pairs == good.pairs && memcmp(r.indices, good.indices, (size_t)r.pairs * 8) == 0);
         else CHECK(r.offsets == NULL && r.indices == NULL && r.distances == NULL);
         grove_join_result_free(&r);
         grove__alloc_fail_after(k);
-        st = grove_knn(view(s), NULL, NULL, 3, 0, kn, NULL, &opt);
+        st = grove_knn(join_ref_view(s), NULL, NULL, 3, 0, kn, NULL, &opt);
         grove__alloc_fail_after(0);
         CHECK(st == GROVE_OK || st == GROVE_OUT_OF_MEMORY);
     }
     grove_join_result_free(&good);
-    free_set(s);
+    join_ref_free(s);
 }
 
 TEST(join_allocation_failures)

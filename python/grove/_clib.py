@@ -122,6 +122,11 @@ PROTOTYPES = {
     "grove_tipsy_write": (_i, [_s, _sz, _d, _vp, _vp, _vp, _d, _i]),
     "grove_render_params_init": (None, [_P(S.RenderParams)]),
     "grove_render_png": (_i, [_vp, _vp, _sz, _P(S.RenderParams), _s]),
+    # friends-of-friends
+    "grove_fof_params_init": (None, [_P(S.FofParams)]),
+    "grove_fof": (_i, [S.Points, _vp, _vp, _P(S.FofParams), _vp, _P(_sz), _P(S.FofCatalogue), _P(S.Options)]),
+    "grove_fof_catalogue_free": (None, [_P(S.FofCatalogue)]),
+    "grove_fof_mean_separation": (_i, [S.Points, _P(_d), _sz, _P(_d)]),
 }
 
 

@@ -62,6 +62,17 @@ class JoinBatch(C.Structure):
 JOIN_BATCH_FN = C.CFUNCTYPE(C.c_int, C.c_void_p, C.POINTER(JoinBatch))
 
 
+class FofParams(C.Structure):
+    _fields_ = [("linking_length", C.c_double), ("min_members", C.c_size_t), ("index", IndexParams)]
+
+
+class FofCatalogue(C.Structure):
+    _fields_ = [("groups", C.c_size_t), ("d", C.c_size_t), ("members", C.POINTER(C.c_int64)),
+                ("first", C.POINTER(C.c_int64)), ("mass", C.POINTER(C.c_double)), ("center", C.POINTER(C.c_double)),
+                ("velocity", C.POINTER(C.c_double)), ("dispersion", C.POINTER(C.c_double)),
+                ("radius", C.POINTER(C.c_double))]
+
+
 class GravityParams(C.Structure):
     _fields_ = [("theta", C.c_double), ("softening", C.c_double), ("G", C.c_double), ("leaf_size", C.c_size_t),
                 ("group_size", C.c_size_t)]
@@ -103,4 +114,5 @@ C_NAMES = {Points: "grove_points", Options: "grove_options", GenParams: "grove_g
            EmstParams: "grove_emst_params", HdbscanParams: "grove_hdbscan_params", IndexParams: "grove_index_params",
            JoinParams: "grove_join_params", JoinBatch: "grove_join_batch", GravityParams: "grove_gravity_params",
            GravityStats: "grove_gravity_stats", NbodyParams: "grove_nbody_params", NbodyDiag: "grove_nbody_diag",
-           IcParams: "grove_ic_params", Snapshot: "grove_snapshot", RenderParams: "grove_render_params"}
+           IcParams: "grove_ic_params", Snapshot: "grove_snapshot", RenderParams: "grove_render_params",
+           FofParams: "grove_fof_params", FofCatalogue: "grove_fof_catalogue"}

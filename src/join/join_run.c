@@ -243,13 +243,14 @@ typedef struct join_kernels {
     grove_status (*count_self)(const grove_index *, size_t, join_work *, const join_pass *, int64_t *);
     grove_status (*mirror_self)(const grove_index *, size_t, join_work *, const join_pass *, int64_t *);
     grove_status (*group)(const grove_index *, const grove_index *, size_t, join_work *, const join_pass *);
+    grove_status (*visit_self)(const grove_index *, size_t, join_work *, const join_pass *);
 } join_kernels;
 
 static const join_kernels JOIN_KERNELS[2][2] = {
-    {{count_self_group_f64, mirror_self_group_f64, join_group_f64},
-     {count_self_group_f64p, mirror_self_group_f64p, join_group_f64p}},
-    {{count_self_group_f32, mirror_self_group_f32, join_group_f32},
-     {count_self_group_f32p, mirror_self_group_f32p, join_group_f32p}},
+    {{count_self_group_f64, mirror_self_group_f64, join_group_f64, visit_self_group_f64},
+     {count_self_group_f64p, mirror_self_group_f64p, join_group_f64p, visit_self_group_f64p}},
+    {{count_self_group_f32, mirror_self_group_f32, join_group_f32, visit_self_group_f32},
+     {count_self_group_f32p, mirror_self_group_f32p, join_group_f32p, visit_self_group_f32p}},
 };
 
 static int row_dist_cmp(const void *a, const void *b)
@@ -337,7 +338,8 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
      * tallies per candidate); above SOA_MAX dimensions a whole self-join
      * count or fill does too, putting each hit at both ends (mirrored, then
      * sorted). cpos holds counts, or fill cursors, by tree position. */
-    int whole_self = Q == D && pass->row0 == 0 && pass->row1 == D->n;
+    int whole_self = !pass->visit && Q == D && pass->row0 == 0 && pass->row1 == D->n;
+    int visit_once = pass->visit && pass->visit->once;
     int mirrored = whole_self && !D->xs, symmetric = whole_self && !pass->fill && !mirrored;
     int64_t *cpos = symmetric || mirrored ? grove__calloc(D->n, sizeof *cpos, "join counts by position") : NULL;
     if ((symmetric || mirrored) && !cpos) return GROVE_OUT_OF_MEMORY;
@@ -375,9 +377,10 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
                     if (status == GROVE_OK) status = GROVE_CANCELLED;
                     continue;
                 }
-                grove_status s = symmetric  ? kernels->count_self(D, g, &w, pass, cpos)
-                                 : mirrored ? kernels->mirror_self(D, g, &w, pass, cpos)
-                                            : kernels->group(D, Q, g, &w, pass);
+                grove_status s = visit_once ? kernels->visit_self(D, g, &w, pass)
+                                 : symmetric  ? kernels->count_self(D, g, &w, pass, cpos)
+                                 : mirrored   ? kernels->mirror_self(D, g, &w, pass, cpos)
+                                              : kernels->group(D, Q, g, &w, pass);
                 if (s != GROVE_OK) {
 #pragma omp critical
                     if (status == GROVE_OK || s == GROVE_OUT_OF_MEMORY) status = s;

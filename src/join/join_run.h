@@ -3,7 +3,7 @@
 #ifndef GROVE_JOIN_RUN_H
 #define GROVE_JOIN_RUN_H
 
-#include "join_internal.h"
+#include "visit.h"
 
 /* Hits kept by a whole self-join count above SOA_MAX dimensions, where a
  * hit costs hundreds of operations to find and 16 bytes to keep: the fill
@@ -35,6 +35,8 @@ typedef struct join_pass {
     int64_t *indices;
     double *distances;       /* or NULL */
     join_hits *hits;         /* or NULL: kept by the count, used by the fill */
+    const grove__join_visitor *visit; /* or NULL; set: hits go to visit->fn
+                                         instead of counts or slices */
 } join_pass;
 
 /* Run a pass of index D against the query grouping Q (Q == D for a

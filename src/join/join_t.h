@@ -176,8 +176,9 @@ static inline GROVE__ALWAYS_INLINE size_t FN(collect)(const T *acc, const uint32
 
 /* Refine queries [qa, qz) of Q against the candidates in w, by pass mode:
  * count into pass->counts (by row), count symmetrically (colcnt non-NULL:
- * also tally each candidate's hits, see FN(count_self_group)), or append
- * each query's neighbours, in candidate order, to its CSR slice. Rows of
+ * also tally each candidate's hits, see FN(count_self_group)), append
+ * each query's neighbours, in candidate order, to its CSR slice, or hand
+ * them, chunk by chunk, to the visitor (the queries it asks for). Rows of
  * many dimensions go in chunks, each met by every query of the group while
  * it is in cache (they would otherwise stream from memory once per query);
  * chunks in order keep every list ascending. */
@@ -195,13 +196,20 @@ JOIN_KERNEL static grove_status FN(refine)(const grove_index *D, const grove_ind
     }
     /* By-dimension candidates are small: every query takes them all. */
     size_t block = D->xs ? count : JOIN_CHUNK;
+    const grove__join_visitor *visit = pass->visit;
     for (size_t b0 = 0; b0 < count; b0 += block)
         for (size_t i = 0; i < nqa; i++) {
             const T *q = (const T *)Q->x + (qa + i) * d, *qk = (const T *)Q->keys + (qa + i) * Q->kstride;
-            uint32_t skip = pass->exclude_self ? Q->rows[qa + i] : UINT32_MAX;
+            uint32_t qrow = Q->rows[qa + i], skip = pass->exclude_self ? qrow : UINT32_MAX;
+            if (visit && visit->queries && !visit->queries[qrow]) continue;
             for (size_t c0 = b0; c0 < count && c0 < b0 + block; c0 += JOIN_CHUNK) {
                 size_t len = count - c0 < JOIN_CHUNK ? count - c0 : JOIN_CHUNK;
                 FN(chunk_d2)(D, w, c0, count, q, qk, eps2, pass->prune2, acc);
+                if (visit) {
+                    size_t k = FN(collect)(acc, w->crow + c0, len, eps2, skip, w->hit_row, NULL);
+                    if (k && visit->fn(visit->user, qrow, w->hit_row, k)) return GROVE_CANCELLED;
+                    continue;
+                }
                 if (!pass->fill) {
                     hits[i] += FN(tally)(acc, len, eps2, colcnt ? colcnt + c0 : NULL);
                     continue;
@@ -211,7 +219,7 @@ JOIN_KERNEL static grove_status FN(refine)(const grove_index *D, const grove_ind
                 if (join_sink_put(&sinks[i], w->hit_row, w->hit_d2, k) != GROVE_OK) return GROVE_INVALID_ARGUMENT;
             }
         }
-    for (size_t i = 0; i < nqa; i++) {
+    for (size_t i = 0; i < nqa && !visit; i++) {
         if (pass->fill) {
             if (sinks[i].count != sinks[i].room) return GROVE_INVALID_ARGUMENT;
         } else if (rowcnt) {
@@ -233,6 +241,13 @@ static grove_status FN(join_group)(const grove_index *D, const grove_index *Q, s
     size_t qa = join_lower_row(Q->rows, nd->begin, nd->end, pass->row0);
     size_t qz = join_lower_row(Q->rows, qa, nd->end, pass->row1);
     if (qa == qz) return GROVE_OK;
+    const uint8_t *asked = pass->visit ? pass->visit->queries : NULL;
+    if (asked) {
+        /* A visit that asks for none of this group's queries skips it. */
+        size_t a = qa;
+        while (a < qz && !asked[Q->rows[a]]) a++;
+        if (a == qz) return GROVE_OK;
+    }
     const T *qbox = (const T *)Q->box + (size_t)Q->leaves[leaf] * 2 * Q->dims;
     size_t count = 0;
     grove_status s = FN(gather_keys)(D, qbox, pass->prune2, w, &count, 0);
@@ -323,4 +338,35 @@ static grove_status FN(mirror_self_group)(const grove_index *D, size_t leaf, joi
             }
         }
     return ok ? GROVE_OK : GROVE_INVALID_ARGUMENT;
+}
+
+/* Visitor in the once mode for group `leaf` (see grove__join_visitor):
+ * candidates only from this group and later ones, as in
+ * FN(count_self_group); a pair inside the group is handed over from its
+ * earlier end only, so each unordered pair comes once. Candidates go in
+ * chunks, each met by every query of the group while in cache. */
+JOIN_KERNEL static grove_status FN(visit_self_group)(const grove_index *D, size_t leaf, join_work *w, const join_pass *pass)
+{
+    uint32_t self = D->leaves[leaf];
+    const grove__node *nd = &D->node[self];
+    const T *qbox = (const T *)D->box + (size_t)self * 2 * D->dims;
+    size_t count = 0, d = D->d;
+    grove_status s = FN(gather_keys)(D, qbox, pass->prune2, w, &count, self);
+    if (s != GROVE_OK) return s;
+    FN(gather_candidates)(D, w, count);
+    const grove__join_visitor *visit = pass->visit;
+    T eps2 = (T)pass->eps2, acc[JOIN_CHUNK];
+    for (size_t c0 = 0; c0 < count; c0 += JOIN_CHUNK)
+        for (size_t a = nd->begin; a < nd->end; a++) {
+            const T *q = (const T *)D->x + a * d, *qk = (const T *)D->keys + a * D->kstride;
+            FN(chunk_d2)(D, w, c0, count, q, qk, eps2, pass->prune2, acc);
+            size_t len = count - c0 < JOIN_CHUNK ? count - c0 : JOIN_CHUNK, k = 0;
+            /* Later groups' positions all exceed a. */
+            for (size_t c = 0; c < len; c++) {
+                w->hit_row[k] = w->crow[c0 + c];
+                k += acc[c] <= eps2 && (uint32_t)w->keys[c0 + c] > a;
+            }
+            if (k && visit->fn(visit->user, D->rows[a], w->hit_row, k)) return GROVE_CANCELLED;
+        }
+    return GROVE_OK;
 }
