@@ -102,10 +102,11 @@ def main():
     codes = ["grove"] + [p for p in a.peers.split(",") if p]
     print("| code | n | threads | call | seconds | peak during call (resident before) | output | result |")
     print("|---|---|---|---|---|---|---|---|")
+    done = {}
     for n in (int(s) for s in a.sizes.split(",")):
         for t in (int(s) for s in a.threads.split(",")):
             for code in codes:
-                r = run(code, n, t, a.timeout)
+                r = done[code, n, t] = run(code, n, t, a.timeout)
                 if isinstance(r, str):
                     print(f"| {code} | {n} | {t} | - | - | - | - | {r} |", flush=True)
                     continue
@@ -115,6 +116,21 @@ def main():
                             if call == "approximate_predict" else "")
                     print(f"| {code} | {n} | {t} | {call} | {c['seconds']:.3f} | {mb(c['peak'])} "
                           f"({mb(c['before'])}) | {mb(c['output'])} | {note} |", flush=True)
+    print_ratios(done, codes[1:])
+
+
+def print_ratios(done, peers):
+    """Each peer's time and memory growth during a call over grove's, where both finished."""
+    print("\n| peer | n | threads | call | peer / grove seconds | peer / grove memory growth |")
+    print("|---|---|---|---|---|---|")
+    for (code, n, t), r in done.items():
+        g = done.get(("grove", n, t))
+        if code not in peers or isinstance(r, str) or isinstance(g, str):
+            continue
+        for call in ("approximate_predict", "all_points_membership_vectors"):
+            p, q = r[call], g[call]
+            grow = (p["peak"] - p["before"]) / max(q["peak"] - q["before"], 1)
+            print(f"| {code} | {n} | {t} | {call} | {p['seconds'] / q['seconds']:.1f} | {grow:.1f} |")
 
 
 if __name__ == "__main__":

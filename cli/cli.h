@@ -89,6 +89,10 @@ int cli_fail(const char *command, grove_status status);
 /* The same for a computation on the input file `path`: the line names it
  * (unless the message already does). */
 int cli_fail_on(const char *command, const char *path, grove_status status);
+/* The same for a computation on data and queries files (queries NULL:
+ * none): the line names the queries file when the library's message is
+ * about the queries ("queries: row 3, ..."), else the data file. */
+int cli_fail_on_inputs(const char *command, const char *data, const char *queries, grove_status status);
 
 /* SIGINT and SIGTERM: the first raises the cancel flag that cli_options
  * hands to the library (which stops between batches or steps), so the
@@ -102,18 +106,32 @@ int cli_interrupted(void);
 int cli_exit_status(const char *command, int rc);
 
 /* Files a command names, checked before any work (cli_check_paths). */
-typedef enum { CLI_INPUT, CLI_OUTPUT_NPY, CLI_OUTPUT_SVG } cli_path_kind;
+/* CLI_OUTPUT_TABLE: a table written as .npy or as .csv text, by its suffix. */
+typedef enum { CLI_INPUT, CLI_OUTPUT_NPY, CLI_OUTPUT_SVG, CLI_OUTPUT_TABLE } cli_path_kind;
 typedef struct cli_path {
     const char *flag; /* "--indices", or "DATA" for a positional argument */
     const char *path; /* NULL: not given, skipped */
     cli_path_kind kind;
 } cli_path;
 /* A usage error (printed; false) for an output whose suffix is not the
- * format grove writes there (.npy, .svg), two outputs at one file, or an
+ * format grove writes there (.npy, .svg, .npy or .csv), two outputs at one file, or an
  * output that is an input: the same file (device and inode) when it
  * exists, or the same path once "." and ".." and the folder's links are
  * resolved. Both flags are named. */
 bool cli_check_paths(const char *command, const cli_path *paths, size_t count);
+
+/* --box L or --box Lx,Ly,...: periodic box lengths (finite, >= 0; 0 =
+ * that dimension unbounded). cli_box_parse (text NULL: no box) and
+ * cli_box_apply (the count against the points' d, into the index params,
+ * which then point into box) print a usage error and return false on a bad
+ * value or count. */
+typedef struct cli_box {
+    double *len;
+    size_t count;
+} cli_box;
+bool cli_box_parse(const char *command, const char *text, cli_box *box);
+bool cli_box_apply(const char *command, const cli_box *box, size_t d, grove_index_params *params);
+void cli_box_free(cli_box *box);
 
 /* Options for library calls from the common flags (threads, progress bar). */
 grove_options cli_options(const cli_common *common);
@@ -201,5 +219,6 @@ int cmd_nbody(int argc, char **argv);
 int cmd_join(int argc, char **argv);
 int cmd_knn(int argc, char **argv);
 int cmd_dbscan(int argc, char **argv);
+int cmd_fof(int argc, char **argv);
 
 #endif

@@ -1,4 +1,4 @@
-/* grove join DATA --eps E [--queries Q] [--exclude-self] [--count-only]
+/* grove join DATA --eps E [--queries Q] [--exclude-self] [--count-only] [--box L[,L...]]
  *   [--memory-budget SIZE] [--offsets O.npy --indices I.npy [--distances D.npy] | --pairs P.npy]
  *   [--leaf-size L] [--index-dims M] [--verify N] [--json] */
 #include "cli.h"
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 static const char usage[] =
-    "usage: grove join DATA --eps E [--queries Q] [--exclude-self] [--count-only]\n"
+    "usage: grove join DATA --eps E [--queries Q] [--exclude-self] [--count-only] [--box L[,L...]]\n"
     "                  [--memory-budget SIZE] [--offsets O.npy --indices I.npy [--distances D.npy] | --pairs P.npy]\n"
     "                  [--leaf-size L] [--index-dims M] [--verify N] [--threads N] [--json] [--quiet]\n"
     "Exact epsilon similarity join: every pair within Euclidean distance E (inclusive).\n"
@@ -19,6 +19,9 @@ static const char usage[] =
     "distances; P is (m, 2) int64 rows (query, point) sorted by query then point.\n"
     "An output (O and I, or P) is required unless --count-only or --verify N says what to do instead.\n"
     "  --count-only        count the pairs (and write O if given) without listing them\n"
+    "  --box L | Lx,Ly,..  periodic box [0, L) in every dimension, or one length per dimension (0 =\n"
+    "                      not periodic): minimum-image distances, as SciPy's cKDTree boxsize;\n"
+    "                      points outside the box are refused\n"
     "  --memory-budget S   memory for the result (K/M/G suffixes; the data and index come on top):\n"
     "                      larger results are produced in batches of queries streamed into the\n"
     "                      files (default: half the RAM)\n"
@@ -31,7 +34,7 @@ static const char usage[] =
     "file system are refused before anything is written.\n";
 
 typedef struct join_args {
-    const char *data, *queries, *offsets, *indices, *distances, *pairs;
+    const char *data, *queries, *offsets, *indices, *distances, *pairs, *box_text;
     grove_join_params params;
     grove_index_params index;
     bool count_only, have_budget, exclude_self;
@@ -222,6 +225,7 @@ int cmd_join(int argc, char **argv)
         {"--leaf-size", OPT_SIZE, &a.index.leaf_size, NULL, CLI_BETWEEN(0, 4096)},
         {"--index-dims", OPT_SIZE, &a.index.index_dims, NULL, CLI_ANY},
         {"--verify", OPT_SIZE, &a.verify, NULL, CLI_ANY},
+        {"--box", OPT_STRING, &a.box_text, NULL, CLI_ANY},
     };
     const char *positional[1];
     size_t npositional;
@@ -233,7 +237,8 @@ int cmd_join(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     a.data = positional[0];
-    if (!check_args(&a, have_eps)) return CLI_EXIT_USAGE;
+    cli_box box;
+    if (!check_args(&a, have_eps) || !cli_box_parse("join", a.box_text, &box)) return CLI_EXIT_USAGE;
     a.params.exclude_self = a.exclude_self;
 
     grove_options options = cli_options(&common);
@@ -249,10 +254,11 @@ int cmd_join(int argc, char **argv)
         s = cli_load_points(a.queries, &common, &queries, &queries_info);
         if (s == GROVE_OK) s = grove_array_points(&queries, &qpts);
     }
-    if (s != GROVE_OK) {
+    if (s != GROVE_OK || !cli_box_apply("join", &box, pts.d, &a.index)) {
         grove_array_free(&data);
         grove_array_free(&queries);
-        return cli_fail("join", s);
+        cli_box_free(&box);
+        return s != GROVE_OK ? cli_fail("join", s) : CLI_EXIT_USAGE;
     }
     double io_seconds = cli_now() - t0, start = cli_now();
     const grove_points *qp = a.queries ? &qpts : NULL;
@@ -266,7 +272,7 @@ int cmd_join(int argc, char **argv)
     verify_join check;
     int64_t pairs = 0;
     if (s == GROVE_OK && a.verify && !a.count_only) {
-        verify_join_init(&check, pts, qp, a.params.eps, a.exclude_self, a.verify);
+        verify_join_init(&check, pts, qp, a.index.boxsize ? &box : NULL, a.params.eps, a.exclude_self, a.verify);
         sink.check = &check;
     }
     /* Writing the offsets is file I/O, kept out of `seconds` like the
@@ -281,7 +287,9 @@ int cmd_join(int argc, char **argv)
     free(sink.scratch);
     grove_array_free(&data);
     grove_array_free(&queries);
-    if (s != GROVE_OK) return cli_fail_on("join", a.data, s);
+    bool periodic = a.index.boxsize != NULL;
+    cli_box_free(&box);
+    if (s != GROVE_OK) return cli_fail_on_inputs("join", a.data, a.queries, s);
 
     /* Selectivity as RT-HiSS defines it: neighbours per query besides the
      * query itself. */
@@ -304,6 +312,7 @@ int cmd_join(int argc, char **argv)
         cli_json_bool(&j, "self_join", a.queries == NULL);
         cli_json_bool(&j, "exclude_self", a.exclude_self);
         cli_json_bool(&j, "count_only", a.count_only);
+        cli_json_bool(&j, "periodic", periodic);
         cli_json_int(&j, "pairs", (long long)pairs);
         cli_json_num(&j, "selectivity", selectivity);
         cli_json_num(&j, "index_seconds", index_seconds);

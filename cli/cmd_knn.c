@@ -1,4 +1,4 @@
-/* grove knn DATA -k K [--queries Q] [--exclude-self] --indices I.npy [--distances D.npy]
+/* grove knn DATA -k K [--queries Q] [--exclude-self] [--box L[,L...]] --indices I.npy [--distances D.npy]
  *   [--leaf-size L] [--index-dims M] [--verify N] [--json] */
 #include "cli.h"
 #include "verify.h"
@@ -7,17 +7,21 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: grove knn DATA -k K [--queries Q] [--exclude-self] --indices I.npy [--distances D.npy]\n"
+    "usage: grove knn DATA -k K [--queries Q] [--exclude-self] [--box L[,L...]] --indices I.npy\n"
+    "                 [--distances D.npy]\n"
     "                 [--leaf-size L] [--index-dims M] [--verify N] [--threads N] [--json] [--quiet]\n"
     "Exact k nearest neighbours of every query (DATA itself unless --queries), nearest first, ties\n"
     "broken by the smaller row. I is (nq, k) int64 rows, D (nq, k) float64 Euclidean distances.\n"
     "  --exclude-self   leave each point out of its own list (self-queries only)\n"
+    "  --box L | Lx,Ly,..  periodic box [0, L) in every dimension, or one length per dimension\n"
+    "                   (0 = not periodic): minimum-image distances, as SciPy's cKDTree boxsize;\n"
+    "                   points outside the box are refused\n"
     "  --verify N       check N sampled queries against brute force\n";
 
 int cmd_knn(int argc, char **argv)
 {
     if (cli_help(argc, argv, usage)) return CLI_EXIT_OK;
-    const char *queries_path = NULL, *indices_path = NULL, *distances_path = NULL;
+    const char *queries_path = NULL, *indices_path = NULL, *distances_path = NULL, *box_text = NULL;
     size_t k = 0, verify = 0;
     bool have_k = false, exclude_self = false;
     grove_index_params ip;
@@ -31,6 +35,7 @@ int cmd_knn(int argc, char **argv)
         {"--leaf-size", OPT_SIZE, &ip.leaf_size, NULL, CLI_BETWEEN(0, 4096)},
         {"--index-dims", OPT_SIZE, &ip.index_dims, NULL, CLI_ANY},
         {"--verify", OPT_SIZE, &verify, NULL, CLI_ANY},
+        {"--box", OPT_STRING, &box_text, NULL, CLI_ANY},
     };
     const char *positional[1];
     size_t npositional;
@@ -51,7 +56,9 @@ int cmd_knn(int argc, char **argv)
         {"--indices", indices_path, CLI_OUTPUT_NPY},
         {"--distances", distances_path, CLI_OUTPUT_NPY},
     };
-    if (!cli_check_paths("knn", paths, sizeof paths / sizeof paths[0])) return CLI_EXIT_USAGE;
+    cli_box box;
+    if (!cli_check_paths("knn", paths, sizeof paths / sizeof paths[0]) || !cli_box_parse("knn", box_text, &box))
+        return CLI_EXIT_USAGE;
 
     grove_options options = cli_options(&common);
     int threads = grove_options_threads(&options);
@@ -65,10 +72,11 @@ int cmd_knn(int argc, char **argv)
         s = cli_load_points(queries_path, &common, &queries, &queries_info);
         if (s == GROVE_OK) s = grove_array_points(&queries, &qpts);
     }
-    if (s != GROVE_OK) {
+    if (s != GROVE_OK || !cli_box_apply("knn", &box, pts.d, &ip)) {
         grove_array_free(&data);
         grove_array_free(&queries);
-        return cli_fail("knn", s);
+        cli_box_free(&box);
+        return s != GROVE_OK ? cli_fail("knn", s) : CLI_EXIT_USAGE;
     }
     double io_seconds = cli_now() - t0, seconds = 0;
     const grove_points *qp = queries_path ? &qpts : NULL;
@@ -86,7 +94,7 @@ int cmd_knn(int argc, char **argv)
     verify_join check;
     bool verified = true;
     if (s == GROVE_OK && verify) {
-        verify_join_init(&check, pts, qp, 0, exclude_self, verify);
+        verify_join_init(&check, pts, qp, ip.boxsize ? &box : NULL, 0, exclude_self, verify);
         verify_knn(&check, k, indices.data, distances.data);
         verified = check.failures == 0;
     }
@@ -105,7 +113,9 @@ int cmd_knn(int argc, char **argv)
     grove_array_free(&distances);
     grove_array_free(&data);
     grove_array_free(&queries);
-    if (s != GROVE_OK) return cli_fail_on("knn", positional[0], s);
+    bool periodic = ip.boxsize != NULL;
+    cli_box_free(&box);
+    if (s != GROVE_OK) return cli_fail_on_inputs("knn", positional[0], queries_path, s);
     mean_kth = nq ? mean_kth / (double)nq : 0;
     if (!common.quiet && !common.json)
         printf("knn: %zu points in %zu dims, %zu %s, k = %zu -> mean distance to the k-th %.6g, in %.3f s on %d "
@@ -122,6 +132,7 @@ int cmd_knn(int argc, char **argv)
         cli_json_header_line(&j, "queries_header_line", &queries_info);
         cli_json_int(&j, "k", (long long)k);
         cli_json_bool(&j, "exclude_self", exclude_self);
+        cli_json_bool(&j, "periodic", periodic);
         cli_json_num(&j, "mean_kth_distance", mean_kth);
         cli_json_finish(&j, seconds, io_seconds, threads);
     }

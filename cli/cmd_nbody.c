@@ -12,7 +12,8 @@
 static const char usage[] =
     "usage: grove nbody [--ic plummer|cold|merger --n N --seed S | --input SNAP] [--dt DT] --steps K\n"
     "                   [--theta T] [--softening E] [--G G] [--eta ETA] [--snapshot-every M] [--report-every R]\n"
-    "                   [--raw-forces] --out DIR [--tipsy] [--render] [--resume] [--threads N] [--json] [--quiet]\n"
+    "                   [--raw-forces] --out DIR [--tipsy] [--render] [--render-extent L] [--resume] [--threads N]\n"
+    "                   [--json] [--quiet]\n"
     "Kick-drift-kick leapfrog N-body run on Barnes-Hut tree forces (G = 1 unless --G, Henon units for\n"
     "the ICs; any units give the same relative accuracy).\n"
     "  --ic KIND         plummer (default), cold (uniform sphere at rest) or merger (two Plummers)\n"
@@ -23,7 +24,8 @@ static const char usage[] =
     "  --raw-forces      keep the tree forces' small net force (by default it is removed, so the\n"
     "                    total momentum is conserved to rounding)\n"
     "  --snapshot-every M  write DIR/snap_STEP.npy (and .tipsy, .png) and a checkpoint every M steps\n"
-    "  --render          also write a PNG density projection with every snapshot\n"
+    "  --render          also write a PNG density projection with every snapshot, a square of\n"
+    "                    side L (--render-extent, default 8 length units) about the centre of mass\n"
     "  --resume          continue from DIR/checkpoint.grove (its parameters win) up to step K\n"
     "DIR is made once the start works. Ctrl-C or SIGTERM stops before the next step; the last\n"
     "checkpoint stays whole, so --resume continues from it.\n";
@@ -32,6 +34,7 @@ typedef struct nbody_args {
     const char *ic, *input, *out;
     size_t n, snapshot_every, report_every;
     uint64_t seed, steps;
+    double render_extent;
     bool have_steps, render, resume, tipsy, raw_forces;
     grove_nbody_params params;
 } nbody_args;
@@ -145,6 +148,7 @@ static grove_status write_outputs(const nbody_args *a, const grove_nbody *sim)
     if (s == GROVE_OK && a->render && !cli_interrupted()) {
         grove_render_params rp;
         grove_render_params_init(&rp);
+        rp.extent = a->render_extent;
         for (int k = 0; k < 3; k++) rp.center[k] = d.com[k];
         snprintf(name, sizeof name, "snap_%06llu.png", (unsigned long long)d.step);
         s = grove_render_png(x, m, n, &rp, out_path(a, path, sizeof path, name));
@@ -243,6 +247,7 @@ int cmd_nbody(int argc, char **argv)
     nbody_args a = {0};
     grove_nbody_params_init(&a.params);
     a.params.gravity.softening = 0.01;
+    a.render_extent = 8;
     const cli_opt opts[] = {
         {"--ic", OPT_STRING, &a.ic, NULL, CLI_ANY},
         {"--n", OPT_SIZE, &a.n, NULL, CLI_ANY},
@@ -259,6 +264,7 @@ int cmd_nbody(int argc, char **argv)
         {"--out", OPT_STRING, &a.out, NULL, CLI_ANY},
         {"--tipsy", OPT_FLAG, &a.tipsy, NULL, CLI_ANY},
         {"--render", OPT_FLAG, &a.render, NULL, CLI_ANY},
+        {"--render-extent", OPT_DOUBLE, &a.render_extent, NULL, CLI_ABOVE(0)},
         {"--resume", OPT_FLAG, &a.resume, NULL, CLI_ANY},
         {"--raw-forces", OPT_FLAG, &a.raw_forces, NULL, CLI_ANY},
     };

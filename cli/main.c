@@ -12,6 +12,7 @@ static const struct {
     {"balltree", cmd_balltree, "perfect binary ball trees over batched point clouds (Erwin)"},
     {"dbscan", cmd_dbscan, "exact DBSCAN clustering, labelled as scikit-learn labels it"},
     {"emst", cmd_emst, "Euclidean / mutual-reachability minimum spanning tree (Boruvka)"},
+    {"fof", cmd_fof, "friends-of-friends groups (halos) of a snapshot, with a catalogue"},
     {"gen", cmd_gen, "seeded synthetic point sets (.npy)"},
     {"gravity", cmd_gravity, "Barnes-Hut tree gravity: accelerations and potentials (Bonsai)"},
     {"hdbscan", cmd_hdbscan, "HDBSCAN* clustering: labels, probabilities, outlier scores"},

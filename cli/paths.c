@@ -81,8 +81,15 @@ static bool same_file(const char *a, const char *b)
 
 static bool suffix_ok(const char *command, const cli_path *p)
 {
-    const char *suffix = p->kind == CLI_OUTPUT_NPY ? ".npy" : p->kind == CLI_OUTPUT_SVG ? ".svg" : NULL;
-    if (!suffix || has_suffix(p->path, suffix)) return true;
+    if (p->kind == CLI_INPUT) return true;
+    if (p->kind == CLI_OUTPUT_TABLE) {
+        if (has_suffix(p->path, ".npy") || has_suffix(p->path, ".csv")) return true;
+        cli_error(command, "%s %s: grove writes a table there as .npy or .csv; give a name ending in one of them",
+                  p->flag, p->path);
+        return false;
+    }
+    const char *suffix = p->kind == CLI_OUTPUT_NPY ? ".npy" : ".svg";
+    if (has_suffix(p->path, suffix)) return true;
     cli_error(command, "%s %s: grove writes %s there; give a name ending in %s", p->flag, p->path,
               p->kind == CLI_OUTPUT_NPY ? ".npy arrays" : "an SVG picture", suffix);
     return false;

@@ -74,6 +74,12 @@ int cli_fail_on(const char *command, const char *path, grove_status status)
 
 int cli_fail(const char *command, grove_status status) { return cli_fail_on(command, NULL, status); }
 
+int cli_fail_on_inputs(const char *command, const char *data, const char *queries, grove_status status)
+{
+    bool about_queries = queries && strncmp(grove_last_error(), "queries", 7) == 0;
+    return cli_fail_on(command, about_queries ? queries : data, status);
+}
+
 /* Draws "stage [#####.....]  42%" on stderr, redrawn in place. */
 static void progress_bar(void *user, const char *stage, double fraction)
 {

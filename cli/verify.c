@@ -21,17 +21,26 @@ static double coord(grove_points p, size_t i, size_t j)
     return p.dtype == GROVE_FLOAT64 ? ((const double *)row)[j] : (double)((const float *)row)[j];
 }
 
+/* |q_j - p_j|, or its minimum image in a periodic box. */
+static double diff(const verify_join *v, size_t q, size_t p, size_t j)
+{
+    double t = fabs(coord(v->queries, q, j) - coord(v->data, p, j));
+    if (!v->box) return t;
+    double len = v->box->len[v->box->count == 1 ? 0 : j];
+    return len > 0 && t > len / 2 ? len - t : t;
+}
+
 /* |q - p|, with the differences divided by the largest first (as hypot
  * does), so their squares neither overflow nor underflow whatever the
  * coordinates' range. */
 static double dist(const verify_join *v, size_t q, size_t p)
 {
     double big = 0;
-    for (size_t j = 0; j < v->data.d; j++) big = fmax(big, fabs(coord(v->queries, q, j) - coord(v->data, p, j)));
+    for (size_t j = 0; j < v->data.d; j++) big = fmax(big, diff(v, q, p, j));
     if (!(big > 0) || !isfinite(big)) return big;
     double s = 0;
     for (size_t j = 0; j < v->data.d; j++) {
-        double t = (coord(v->queries, q, j) - coord(v->data, p, j)) / big;
+        double t = diff(v, q, p, j) / big;
         s += t * t;
     }
     return big * sqrt(s);
@@ -51,10 +60,11 @@ static void fail(verify_join *v, const char *fmt, ...)
     va_end(ap);
 }
 
-void verify_join_init(verify_join *v, grove_points data, const grove_points *queries, double eps, bool exclude_self,
-                      size_t samples)
+void verify_join_init(verify_join *v, grove_points data, const grove_points *queries, const cli_box *box, double eps,
+                      bool exclude_self, size_t samples)
 {
     memset(v, 0, sizeof *v);
+    v->box = box;
     v->data = data;
     v->queries = queries ? *queries : data;
     v->eps = eps;

@@ -3,21 +3,22 @@
 #ifndef GROVE_CLI_VERIFY_H
 #define GROVE_CLI_VERIFY_H
 
-#include "grove.h"
+#include "cli.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
 typedef struct verify_join {
     grove_points data, queries; /* queries = data for a self-join */
+    const cli_box *box;         /* periodic box (minimum images), or NULL */
     double eps;
     bool exclude_self;
     size_t nq, samples, checked, failures;
     char first[256];            /* the first failure, described */
 } verify_join;
 
-void verify_join_init(verify_join *v, grove_points data, const grove_points *queries, double eps, bool exclude_self,
-                      size_t samples);
+void verify_join_init(verify_join *v, grove_points data, const grove_points *queries, const cli_box *box, double eps,
+                      bool exclude_self, size_t samples);
 /* Check the sampled queries that fall in this batch. */
 void verify_join_batch(verify_join *v, const grove_join_batch *b);
 /* kNN: check the sampled queries of indices/distances (nq x k). */

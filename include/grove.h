@@ -728,9 +728,30 @@ GROVE_API grove_status grove_hdbscan_all_points_membership_vectors(const grove_h
  */
 typedef struct grove_index grove_index;
 
+/*
+ * Periodic boxes (boxsize, as SciPy's cKDTree takes it): the space wraps
+ * around in each periodic dimension j, and every distance is the minimum
+ * image: per dimension t = |a_j - b_j|, replaced by L_j - t when
+ * t > L_j / 2, summed as above (the same arithmetic as cKDTree's). A pair
+ * is reported once, at its minimum-image distance, even when eps >= L / 2
+ * lets several images of a point lie within eps; kNN ranks each point once
+ * by that distance (k may exceed the points in half a box). Every
+ * coordinate of a periodic dimension, data and queries alike, must lie in
+ * [0, L_j): points outside are refused (GROVE_INVALID_ARGUMENT, naming the
+ * row and dimension); L_j is rounded to the index's dtype for the
+ * arithmetic. boxsize_count: 0 (boxsize NULL) = no box; 1 = the same length
+ * in every dimension; d = one per dimension. A length of 0 leaves that
+ * dimension unbounded; lengths must be finite and >= 0. The lengths are
+ * copied at build. Above 16 dimensions a periodic index keys its groups on
+ * the leading variance-order coordinates instead of principal axes
+ * (projections do not commute with the wrap-around), so results stay
+ * exact. Memory: 3 d values more than without a box.
+ */
 typedef struct grove_index_params {
-    size_t leaf_size;  /* points per leaf group, 1..4096; 0 = automatic (by d) */
-    size_t index_dims; /* leading dimensions in the group boxes, 1..d; 0 = automatic */
+    size_t leaf_size;     /* points per leaf group, 1..4096; 0 = automatic (by d) */
+    size_t index_dims;    /* leading dimensions in the group boxes, 1..d; 0 = automatic */
+    const double *boxsize; /* periodic box lengths (boxsize_count of them), or NULL */
+    size_t boxsize_count; /* 0 = not periodic; 1 = one length for every dimension; d = per dimension */
 } grove_index_params;
 
 GROVE_API void grove_index_params_init(grove_index_params *params);
@@ -748,6 +769,10 @@ GROVE_API size_t grove_index_dims(const grove_index *index);
 /* The variance order: order[j] is the input dimension stored j-th
  * (d entries). */
 GROVE_API void grove_index_dim_order(const grove_index *index, size_t *order);
+/* The periodic box: boxsize[j] = the length of input dimension j, 0 where
+ * it is not periodic (d entries; all 0 without a box). Returns whether the
+ * index has a box. */
+GROVE_API int grove_index_boxsize(const grove_index *index, double *boxsize);
 
 typedef struct grove_join_params {
     double eps;       /* search radius >= 0, inclusive; 0 finds exact duplicates */
@@ -821,12 +846,13 @@ typedef struct grove_join_result {
     double *distances;  /* pairs, or NULL unless params->distances */
 } grove_join_result;
 
-/* Build an index on data, count, and fill one result. Refused with
- * GROVE_OVER_BUDGET (stating the size) when options->memory_budget is set and
- * the result would exceed it: use grove_join_stream then. */
+/* Build an index on data (index_params, e.g. a periodic box; NULL =
+ * defaults), count, and fill one result. Refused with GROVE_OVER_BUDGET
+ * (stating the size) when options->memory_budget is set and the result
+ * would exceed it: use grove_join_stream then. */
 GROVE_API grove_status grove_join(grove_points data, const grove_points *queries,
-                                  const grove_join_params *params, grove_join_result *result,
-                                  const grove_options *options);
+                                  const grove_index_params *index_params, const grove_join_params *params,
+                                  grove_join_result *result, const grove_options *options);
 GROVE_API void grove_join_result_free(grove_join_result *result);
 
 /* Exact k nearest neighbours of each query among the indexed points:
@@ -837,8 +863,10 @@ GROVE_API void grove_join_result_free(grove_join_result *result);
 GROVE_API grove_status grove_knn_search(const grove_index *index, const grove_points *queries, size_t k,
                                         int exclude_self, int64_t *indices, double *distances,
                                         const grove_options *options);
-/* The same, building (and freeing) an index with default parameters. */
-GROVE_API grove_status grove_knn(grove_points data, const grove_points *queries, size_t k, int exclude_self,
+/* The same, building (and freeing) an index with index_params (NULL =
+ * defaults). */
+GROVE_API grove_status grove_knn(grove_points data, const grove_points *queries,
+                                 const grove_index_params *index_params, size_t k, int exclude_self,
                                  int64_t *indices, double *distances, const grove_options *options);
 
 /* ------------------------------------------------------------------------ */
@@ -1107,6 +1135,87 @@ typedef struct grove_render_params {
 GROVE_API void grove_render_params_init(grove_render_params *params);
 GROVE_API grove_status grove_render_png(const double *pos, const double *mass, size_t n,
                                         const grove_render_params *params, const char *path);
+
+/* ------------------------------------------------------------------------ */
+/* Friends-of-friends groups (halo finding on the join's index)              */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Friends-of-friends: two particles are friends when their distance is at
+ * most the linking length (the join's inclusive rule and arithmetic: see
+ * "Exactness" above), and a group is a connected component of the friend
+ * graph. The search is the self-join on a grove_index with a union-find
+ * fed from inside it, pair by pair, so no pair list is ever held.
+ *
+ * Numbering: groups of at least min_members particles get ids 0, 1, ... by
+ * decreasing size, equal sizes by their lowest member index; particles of
+ * smaller groups get -1. The same input gives the same ids whatever the
+ * thread count.
+ *
+ * Catalogue (optional), one row per numbered group, computed in double
+ * from the caller's coordinates, over the members in ascending index order:
+ *   members     number of particles
+ *   first       lowest member index
+ *   mass        sum of the members' masses (1 each without masses)
+ *   center      centre of mass: ref + sum m_i (x_i - ref) / mass, where ref
+ *               is the first member; in a periodic box each x_i - ref is
+ *               its minimum image in [-L/2, L/2) and the centre is wrapped
+ *               into [0, L)
+ *   velocity    (with velocities) mass-weighted mean velocity
+ *   dispersion  (with velocities) sqrt(sum m_i |v_i - velocity|^2 / mass),
+ *               |.| over all d components: the d-dimensional rms velocity
+ *               about the mean (divide by sqrt(d) for a 1-D dispersion)
+ *   radius      largest distance from the centre to a member (minimum
+ *               image in a periodic box)
+ * A periodic group wider than half the box in some dimension has no
+ * unique centre; the one above is then the reference member's image.
+ *
+ * Memory: the index (a copy of the points plus about 24 bytes per point),
+ * 4 bytes per point of union-find, the caller's group ids; with a
+ * catalogue also 4 bytes per grouped particle and the rows. O(n) in all:
+ * no pairs are stored, whatever the linking length. Time: the self-join's
+ * search (without its output) plus O(n alpha(n)) for the union-find.
+ */
+typedef struct grove_fof_params {
+    double linking_length;    /* >= 0, in the points' units */
+    size_t min_members;       /* smallest group given an id, >= 1 (default 20) */
+    grove_index_params index; /* the index's leaf size and index dimensions */
+} grove_fof_params;
+
+GROVE_API void grove_fof_params_init(grove_fof_params *params);
+
+/* The catalogue of a grove_fof call, arrays allocated by grove (free with
+ * grove_fof_catalogue_free); row g describes group g. */
+typedef struct grove_fof_catalogue {
+    size_t groups, d;
+    int64_t *members;   /* groups */
+    int64_t *first;     /* groups */
+    double *mass;       /* groups */
+    double *center;     /* groups x d */
+    double *velocity;   /* groups x d, or NULL without velocities */
+    double *dispersion; /* groups, or NULL without velocities */
+    double *radius;     /* groups */
+} grove_fof_catalogue;
+
+/* Groups of validated points (n <= 2^32 - 2): group[i] for each particle
+ * (n entries, caller memory), the number of numbered groups in *groups
+ * (may be NULL), and the catalogue when catalogue is non-NULL. mass: n
+ * finite values > 0, or NULL (unit masses); velocity: n x d float64
+ * row-major, finite, or NULL. Both are used by the catalogue only. */
+GROVE_API grove_status grove_fof(grove_points points, const double *mass, const double *velocity,
+                                 const grove_fof_params *params, int64_t *group, size_t *groups,
+                                 grove_fof_catalogue *catalogue, const grove_options *options);
+GROVE_API void grove_fof_catalogue_free(grove_fof_catalogue *catalogue);
+
+/* The mean interparticle separation, the unit of the linking length b in
+ * FoF practice (b = 0.2 is the customary choice): (V / n)^(1/d), V the
+ * product over the dimensions of the periodic length, or where there is
+ * none (boxsize NULL, or a length of 0) of the extent of the points
+ * (largest minus smallest coordinate). boxsize and boxsize_count as in
+ * grove_index_params. Refused when V is 0 (the points lie in a
+ * lower-dimensional set) or n is 0. */
+GROVE_API grove_status grove_fof_mean_separation(grove_points points, const double *boxsize, size_t boxsize_count,
+                                                 double *separation);
 
 #ifdef __cplusplus
 }

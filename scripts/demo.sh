@@ -47,5 +47,7 @@ if [ -n "$render" ]; then
 else
     echo "nbody: built without libpng, so no picture"
 fi
+$grove fof "$work/nbody/snap_000064.npy" --b 0.2 --min-members 20 --groups "$work/fof_groups.npy" \
+    --catalogue "$work/fof_halos.csv"
 echo
-echo "demo finished: the ball trees were verified independently and sampled join/kNN queries against brute force (--verify); EMST weights, clusters and energy reports are above."
+echo "demo finished: the ball trees were verified independently and sampled join/kNN queries against brute force (--verify); EMST weights, clusters, energy reports and FoF groups are above."

@@ -107,7 +107,7 @@ static void check_join(const ref_set *ds, const ref_set *qs, double eps, bool ex
         CHECK_MSG(sc.ok && sc.next_q == nq, "%s: streamed batches differ from the one-shot result", what);
         CHECK_MSG(nq < 8 || m < 8 * (size_t)largest || sc.batches > 1, "%s: a tiny budget gave one batch", what);
         grove_join_result r;
-        CHECK_OK(grove_join(data, self ? NULL : &qv, &jp, &r, &opt));
+        CHECK_OK(grove_join(data, self ? NULL : &qv, NULL, &jp, &r, &opt));
         CHECK(r.nq == nq && r.pairs == (int64_t)m);
         CHECK(r.pairs == 0 || (memcmp(r.indices, want, m * sizeof *want) == 0 &&
                                memcmp(r.distances, want_d, m * sizeof *want_d) == 0));
@@ -216,7 +216,7 @@ static void check_knn(const ref_set *ds, const ref_set *qs, size_t k, bool exclu
     grove_options opt;
     grove_options_init(&opt);
     opt.threads = 2;
-    grove_status st = grove_knn(join_ref_view(ds), self ? NULL : &qv, k, exclude, idx, dist, &opt);
+    grove_status st = grove_knn(join_ref_view(ds), self ? NULL : &qv, NULL, k, exclude, idx, dist, &opt);
     CHECK_MSG(st == GROVE_OK, "%s: %s", what, grove_last_error());
     for (size_t q = 0; st == GROVE_OK && q < nq; q++) {
         size_t m = 0;
@@ -324,9 +324,9 @@ TEST(join_threads_give_identical_results)
         grove_options opt;
         grove_options_init(&opt);
         opt.threads = t + 1;
-        CHECK_OK(grove_join(join_ref_view(s), NULL, &jp, &r[t], &opt));
+        CHECK_OK(grove_join(join_ref_view(s), NULL, NULL, &jp, &r[t], &opt));
         kidx[t] = malloc(40000 * 4 * sizeof **kidx);
-        CHECK_OK(grove_knn(join_ref_view(s), NULL, 4, 1, kidx[t], NULL, &opt));
+        CHECK_OK(grove_knn(join_ref_view(s), NULL, NULL, 4, 1, kidx[t], NULL, &opt));
     }
     CHECK(r[0].pairs > 40000 && r[0].pairs == r[1].pairs);
     CHECK(r[0].pairs != r[1].pairs ||
@@ -368,7 +368,7 @@ TEST(join_errors_name_the_problem)
     grove_options_init(&small);
     small.memory_budget = 20;
     grove_join_result r;
-    CHECK_FAILS(grove_join(p, NULL, &jp, &r, &small), GROVE_OVER_BUDGET, "memory budget");
+    CHECK_FAILS(grove_join(p, NULL, NULL, &jp, &r, &small), GROVE_OVER_BUDGET, "memory budget");
     CHECK(r.offsets == NULL && r.indices == NULL);
     CHECK_FAILS(grove_join_stream(ix, NULL, &jp, on_batch, NULL, &small), GROVE_OVER_BUDGET, "per-query counts");
     small.memory_budget = 6 * 8 + 30; /* the counts, and less than query 0 needs */
@@ -405,13 +405,13 @@ TEST(join_empty_inputs)
     jp.eps = 2;
     grove_join_result r;
     grove_points none = grove_points_f64(x, 0, 2), two = grove_points_f64(x, 2, 2);
-    CHECK_OK(grove_join(none, NULL, &jp, &r, NULL));
+    CHECK_OK(grove_join(none, NULL, NULL, &jp, &r, NULL));
     CHECK(r.nq == 0 && r.pairs == 0 && r.offsets && r.offsets[0] == 0);
     grove_join_result_free(&r);
-    CHECK_OK(grove_join(none, &two, &jp, &r, NULL));
+    CHECK_OK(grove_join(none, &two, NULL, &jp, &r, NULL));
     CHECK(r.nq == 2 && r.pairs == 0 && r.offsets[2] == 0);
     grove_join_result_free(&r);
-    CHECK_OK(grove_join(two, &none, &jp, &r, NULL));
+    CHECK_OK(grove_join(two, &none, NULL, &jp, &r, NULL));
     CHECK(r.nq == 0 && r.pairs == 0);
     grove_join_result_free(&r);
 }
@@ -429,19 +429,19 @@ static void check_allocation_failures(size_t d)
     grove_options_init(&opt);
     opt.threads = 1;
     grove_join_result good;
-    REQUIRE_OK(grove_join(join_ref_view(s), NULL, &jp, &good, &opt));
+    REQUIRE_OK(grove_join(join_ref_view(s), NULL, NULL, &jp, &good, &opt));
     int64_t kn[500 * 3];
     for (long k = 1; k < 60; k++) {
         grove_join_result r;
         grove__alloc_fail_after(k);
-        grove_status st = grove_join(join_ref_view(s), NULL, &jp, &r, &opt);
+        grove_status st = grove_join(join_ref_view(s), NULL, NULL, &jp, &r, &opt);
         grove__alloc_fail_after(0);
         CHECK_MSG(st == GROVE_OK || st == GROVE_OUT_OF_MEMORY, "failure %ld: %s", k, grove_status_str(st));
         if (st == GROVE_OK) CHECK(r.pairs == good.pairs && memcmp(r.indices, good.indices, (size_t)r.pairs * 8) == 0);
         else CHECK(r.offsets == NULL && r.indices == NULL && r.distances == NULL);
         grove_join_result_free(&r);
         grove__alloc_fail_after(k);
-        st = grove_knn(join_ref_view(s), NULL, 3, 0, kn, NULL, &opt);
+        st = grove_knn(join_ref_view(s), NULL, NULL, 3, 0, kn, NULL, &opt);
         grove__alloc_fail_after(0);
         CHECK(st == GROVE_OK || st == GROVE_OUT_OF_MEMORY);
     }

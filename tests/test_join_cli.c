@@ -32,7 +32,7 @@ TEST(cli_join_outputs_match_the_library)
     jp.eps = 0.1;
     jp.distances = 1;
     grove_join_result r;
-    REQUIRE_OK(grove_join(grove_points_f64(x, n, 3), NULL, &jp, &r, NULL));
+    REQUIRE_OK(grove_join(grove_points_f64(x, n, 3), NULL, NULL, &jp, &r, NULL));
     /* One batch, then batches of about 4 KiB (after the 24000 bytes of
      * counts): the files must be the same. */
     const char *budgets[] = {"", "--memory-budget 28K"};
@@ -114,7 +114,7 @@ TEST(cli_join_semi_join_and_knn)
     int64_t *want = malloc(nq * k * sizeof *want);
     double *want_d = malloc(nq * k * sizeof *want_d);
     grove_points qp = grove_points_f64(q, nq, 3);
-    CHECK_OK(grove_knn(grove_points_f64(x, n, 3), &qp, k, 0, want, want_d, NULL));
+    CHECK_OK(grove_knn(grove_points_f64(x, n, 3), &qp, NULL, k, 0, want, want_d, NULL));
     grove_array ki = load(test_path("ki.npy")), kd = load(test_path("kd.npy"));
     CHECK(ki.ndim == 2 && ki.shape[0] == nq && ki.shape[1] == k && memcmp(ki.data, want, nq * k * 8) == 0);
     CHECK(kd.ndim == 2 && memcmp(kd.data, want_d, nq * k * 8) == 0);

@@ -149,7 +149,7 @@ TEST(join_visit_threads_agree_with_join)
         grove_join_params_init(&jp);
         jp.eps = eps;
         grove_join_result r;
-        REQUIRE_OK(grove_join(join_ref_view(s), NULL, &jp, &r, NULL));
+        REQUIRE_OK(grove_join(join_ref_view(s), NULL, NULL, &jp, &r, NULL));
         size_t m_once = 0;
         uint64_t *want_all = malloc(((size_t)r.pairs + 1) * sizeof *want_all);
         uint64_t *want_once = malloc(((size_t)r.pairs + 1) * sizeof *want_once);

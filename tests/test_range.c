@@ -243,11 +243,11 @@ static void run_all(const cloud *c, int k, const char *what, results *r)
     grove_join_params_init(&jp);
     jp.eps = ldexp(RANGE_EPS, k);
     jp.distances = 1;
-    CHECK_MSG(grove_join(p, NULL, &jp, &r->join, &o) == GROVE_OK, "%s: join: %s", what, grove_last_error());
+    CHECK_MSG(grove_join(p, NULL, NULL, &jp, &r->join, &o) == GROVE_OK, "%s: join: %s", what, grove_last_error());
 
     r->knn_idx = calloc(n * RANGE_K, sizeof *r->knn_idx);
     r->knn_dist = calloc(n * RANGE_K, sizeof *r->knn_dist);
-    CHECK_MSG(grove_knn(p, NULL, RANGE_K, 0, r->knn_idx, r->knn_dist, &o) == GROVE_OK, "%s: kNN: %s", what,
+    CHECK_MSG(grove_knn(p, NULL, NULL, RANGE_K, 0, r->knn_idx, r->knn_dist, &o) == GROVE_OK, "%s: kNN: %s", what,
               grove_last_error());
 
     size_t batches;
@@ -500,12 +500,12 @@ TEST(range_normal_data_with_one_huge_outlier)
             grove_join_params_init(&jp);
             jp.eps = 0.3;
             grove_join_result jr;
-            CHECK_OK(grove_join(view(&c), NULL, &jp, &jr, NULL));
+            CHECK_OK(grove_join(view(&c), NULL, NULL, &jp, &jr, NULL));
             CHECK_MSG(jr.pairs == brute_pairs(&c, 0.3), "%s: join (eps 0.3) found %lld pairs, brute force %lld", what,
                       (long long)jr.pairs, (long long)brute_pairs(&c, 0.3));
             grove_join_result_free(&jr);
             jp.eps = far / 10;
-            CHECK_OK(grove_join(view(&c), NULL, &jp, &jr, NULL));
+            CHECK_OK(grove_join(view(&c), NULL, NULL, &jp, &jr, NULL));
             CHECK_MSG(jr.pairs == (int64_t)(m * m + 1), "%s: join (eps %g) found %lld pairs, want %zu", what, jp.eps,
                       (long long)jr.pairs, m * m + 1);
             grove_join_result_free(&jr);
@@ -542,10 +542,10 @@ TEST(range_unrepresentable_answers_are_refused)
     double w[2], core[3], dist[6];
     CHECK_FAILS(grove_emst(p, NULL, edges, w, NULL), GROVE_INVALID_ARGUMENT, "longer than the largest double");
     CHECK_FAILS(grove_core_distances(p, 3, core, NULL), GROVE_INVALID_ARGUMENT, "exceeds the largest double");
-    CHECK_FAILS(grove_knn(p, NULL, 2, 0, idx, dist, NULL), GROVE_INVALID_ARGUMENT, "exceeds the largest double");
+    CHECK_FAILS(grove_knn(p, NULL, NULL, 2, 0, idx, dist, NULL), GROVE_INVALID_ARGUMENT, "exceeds the largest double");
     /* Indices alone, the core distance within reach, and HDBSCAN (no
      * distances out) are fine. */
-    CHECK_OK(grove_knn(p, NULL, 2, 0, idx, NULL, NULL));
+    CHECK_OK(grove_knn(p, NULL, NULL, 2, 0, idx, NULL, NULL));
     CHECK(idx[0] == 0 && idx[1] == 2 && idx[2] == 1 && idx[3] == 2 && idx[4] == 2 && idx[5] == 1);
     CHECK_OK(grove_core_distances(grove_points_f64(x + 1, 2, 1), 2, core, NULL));
     CHECK(core[0] == 1.5e308 - 1.4e308 && core[1] == core[0]);
@@ -585,13 +585,13 @@ TEST(range_queries_beyond_the_index)
             cloud_set(&both, 50 + i, j, at(&data, i, j));
         }
     grove_join_result jr;
-    CHECK_OK(grove_join(view(&data), &q, &jp, &jr, NULL));
+    CHECK_OK(grove_join(view(&data), &q, NULL, &jp, &jr, NULL));
     int64_t want = 0;
     for (size_t a = 0; a < 50; a++)
         for (size_t b = 50; b < 100; b++) want += dist2(&both, a, b) <= (long double)jp.eps * jp.eps;
     CHECK_MSG(jr.pairs == want, "semi-join found %lld pairs, brute force %lld", (long long)jr.pairs, (long long)want);
     grove_join_result_free(&jr);
-    CHECK_OK(grove_knn(view(&data), &q, 3, 0, idx, dist, NULL));
+    CHECK_OK(grove_knn(view(&data), &q, NULL, 3, 0, idx, dist, NULL));
     size_t bad = 0;
     for (size_t a = 0; a < 50; a++) {
         /* Rank rows 50.. of `both` (the data) from query a. */

@@ -48,6 +48,25 @@ const char *test_write_file(const char *name, const void *data, size_t len)
     return path;
 }
 
+char *test_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, got = 0;
+    char *buf = malloc(cap);
+    for (size_t r; buf && (r = fread(buf + got, 1, cap - got, f)) > 0;) {
+        got += r;
+        if (got == cap) {
+            char *grown = realloc(buf, cap *= 2);
+            if (!grown) free(buf);
+            buf = grown;
+        }
+    }
+    fclose(f);
+    *len = got;
+    return buf;
+}
+
 int test_run(const char *command, char **output)
 {
     size_t need = strlen(command) + 16;

@@ -93,12 +93,13 @@ PROTOTYPES = {
     "grove_index_leaf_size": (_sz, [_vp]),
     "grove_index_dims": (_sz, [_vp]),
     "grove_index_dim_order": (None, [_vp, _vp]),
+    "grove_index_boxsize": (_i, [_vp, _vp]),
     "grove_join_params_init": (None, [_P(S.JoinParams)]),
     "grove_join_count": (_i, [_vp, _P(S.Points), _P(S.JoinParams), _vp, _P(_i64), _P(S.Options)]),
     "grove_join_fill": (_i, [_vp, _P(S.Points), _P(S.JoinParams), _vp, _vp, _vp, _P(S.Options)]),
     "grove_join_stream": (_i, [_vp, _P(S.Points), _P(S.JoinParams), S.JOIN_BATCH_FN, _vp, _P(S.Options)]),
     "grove_knn_search": (_i, [_vp, _P(S.Points), _sz, _i, _vp, _vp, _P(S.Options)]),
-    "grove_knn": (_i, [S.Points, _P(S.Points), _sz, _i, _vp, _vp, _P(S.Options)]),
+    "grove_knn": (_i, [S.Points, _P(S.Points), _P(S.IndexParams), _sz, _i, _vp, _vp, _P(S.Options)]),
     # gravity and N-body
     "grove_gravity_params_init": (None, [_P(S.GravityParams)]),
     "grove_gravity": (_i, [_vp, _vp, _sz, _P(S.GravityParams), _vp, _vp, _P(S.GravityStats), _P(S.Options)]),
@@ -124,6 +125,11 @@ PROTOTYPES = {
     "grove_tipsy_write": (_i, [_s, _sz, _d, _vp, _vp, _vp, _d, _i]),
     "grove_render_params_init": (None, [_P(S.RenderParams)]),
     "grove_render_png": (_i, [_vp, _vp, _sz, _P(S.RenderParams), _s]),
+    # friends-of-friends
+    "grove_fof_params_init": (None, [_P(S.FofParams)]),
+    "grove_fof": (_i, [S.Points, _vp, _vp, _P(S.FofParams), _vp, _P(_sz), _P(S.FofCatalogue), _P(S.Options)]),
+    "grove_fof_catalogue_free": (None, [_P(S.FofCatalogue)]),
+    "grove_fof_mean_separation": (_i, [S.Points, _P(_d), _sz, _P(_d)]),
 }
 
 

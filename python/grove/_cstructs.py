@@ -45,7 +45,8 @@ class HdbscanParams(C.Structure):
 
 
 class IndexParams(C.Structure):
-    _fields_ = [("leaf_size", C.c_size_t), ("index_dims", C.c_size_t)]
+    _fields_ = [("leaf_size", C.c_size_t), ("index_dims", C.c_size_t), ("boxsize", C.POINTER(C.c_double)),
+                ("boxsize_count", C.c_size_t)]
 
 
 class JoinParams(C.Structure):
@@ -67,6 +68,15 @@ class DbscanParams(C.Structure):
 
 class DbscanCounts(C.Structure):
     _fields_ = [("clusters", C.c_size_t), ("core", C.c_size_t), ("noise", C.c_size_t)]
+class FofParams(C.Structure):
+    _fields_ = [("linking_length", C.c_double), ("min_members", C.c_size_t), ("index", IndexParams)]
+
+
+class FofCatalogue(C.Structure):
+    _fields_ = [("groups", C.c_size_t), ("d", C.c_size_t), ("members", C.POINTER(C.c_int64)),
+                ("first", C.POINTER(C.c_int64)), ("mass", C.POINTER(C.c_double)), ("center", C.POINTER(C.c_double)),
+                ("velocity", C.POINTER(C.c_double)), ("dispersion", C.POINTER(C.c_double)),
+                ("radius", C.POINTER(C.c_double))]
 
 
 class GravityParams(C.Structure):
@@ -111,4 +121,5 @@ C_NAMES = {Points: "grove_points", Options: "grove_options", GenParams: "grove_g
            JoinParams: "grove_join_params", JoinBatch: "grove_join_batch", DbscanParams: "grove_dbscan_params",
            DbscanCounts: "grove_dbscan_counts", GravityParams: "grove_gravity_params",
            GravityStats: "grove_gravity_stats", NbodyParams: "grove_nbody_params", NbodyDiag: "grove_nbody_diag",
-           IcParams: "grove_ic_params", Snapshot: "grove_snapshot", RenderParams: "grove_render_params"}
+           IcParams: "grove_ic_params", Snapshot: "grove_snapshot", RenderParams: "grove_render_params",
+           FofParams: "grove_fof_params", FofCatalogue: "grove_fof_catalogue"}

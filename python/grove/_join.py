@@ -11,9 +11,30 @@ from typing import Any, Iterator, NamedTuple
 import numpy as np
 
 from . import _clib
-from ._arrays import address, count, from_c, options, points_array, points_view
+from ._arrays import address, as_numpy, count, from_c, options, points_array, points_view
 from ._cstructs import JOIN_BATCH_FN, IndexParams, JoinParams, Points
+from ._errors import InvalidArgumentError
 from ._handle import Handle
+
+
+def index_params(leaf_size: int = 0, index_dims: int = 0, boxsize: Any = None) -> tuple[IndexParams, Any]:
+    """``grove_index_params`` and the array its boxsize points into (keep
+    it alive through the C call). boxsize as SciPy's cKDTree takes it: None,
+    one length for every dimension, or one per dimension; 0 leaves a
+    dimension unbounded."""
+    params = _clib.defaults(IndexParams)
+    params.leaf_size = count(leaf_size, "leaf_size")
+    params.index_dims = count(index_dims, "index_dims")
+    box = None
+    if boxsize is not None:
+        box = np.ascontiguousarray(as_numpy(boxsize, "boxsize"), dtype=np.float64)
+        if box.ndim > 1 or box.size == 0:
+            raise InvalidArgumentError(f"boxsize: expected a length or one length per dimension, got shape "
+                                       f"{box.shape}")
+        box = box.reshape(-1)
+        params.boxsize = box.ctypes.data_as(C.POINTER(C.c_double))
+        params.boxsize_count = box.size
+    return params, box
 
 
 class JoinBatch(NamedTuple):
@@ -39,17 +60,20 @@ class Index(Handle):
     iterators keep it until they end (see ``grove._handle.Handle``).
 
     leaf_size: points per leaf group, 0 = automatic; index_dims: leading
-    (highest-variance) dimensions kept in the group boxes, 0 = automatic."""
+    (highest-variance) dimensions kept in the group boxes, 0 = automatic;
+    boxsize: a periodic box as SciPy's cKDTree takes it (one length for
+    every dimension, or one per dimension, 0 = that dimension not
+    periodic): every distance is then the minimum image, and points
+    (queries too) outside [0, L) are refused."""
 
     _free = "grove_index_free"
 
-    def __init__(self, points: Any, *, leaf_size: int = 0, index_dims: int = 0, threads: int | None = None):
+    def __init__(self, points: Any, *, leaf_size: int = 0, index_dims: int = 0, boxsize: Any = None,
+                 threads: int | None = None):
         _clib.require("grove_index_build")
         super().__init__()
         x = points_array(points)
-        params = _clib.defaults(IndexParams)
-        params.leaf_size = count(leaf_size, "leaf_size")
-        params.index_dims = count(index_dims, "index_dims")
+        params, _keep = index_params(leaf_size, index_dims, boxsize)
         opts = options(threads)
         _clib.call(_clib.lib.grove_index_build, points_view(x), C.byref(params), opts, C.byref(self._handle))
 
@@ -61,6 +85,15 @@ class Index(Handle):
     d = property(lambda self: self._get("grove_index_d"), doc="dimensions")
     leaf_size = property(lambda self: self._get("grove_index_leaf_size"), doc="points per leaf group")
     index_dims = property(lambda self: self._get("grove_index_dims"), doc="dimensions in the group boxes")
+
+    @property
+    def boxsize(self) -> np.ndarray | None:
+        """The periodic box, one length per dimension (0 = not periodic), or
+        None without one."""
+        with self._use() as h:
+            out = np.empty(_clib.lib.grove_index_d(h))
+            periodic = _clib.lib.grove_index_boxsize(h, address(out))
+        return out if periodic else None
 
     @property
     def dim_order(self) -> np.ndarray:
@@ -198,20 +231,22 @@ class Index(Handle):
 
 
 def join(points: Any, eps: float, queries: Any = None, exclude_self: bool = False, *, distances: bool = False,
-         leaf_size: int = 0, index_dims: int = 0, threads: int | None = None) -> tuple[np.ndarray, ...]:
+         leaf_size: int = 0, index_dims: int = 0, boxsize: Any = None,
+         threads: int | None = None) -> tuple[np.ndarray, ...]:
     """Exact epsilon join: for each query (each point when queries is None)
     every point within Euclidean distance eps, inclusive.
 
     Returns ``(offsets, indices)`` (CSR, int64; query q's neighbours,
     ascending, are ``indices[offsets[q]:offsets[q + 1]]``), and
     ``distances`` (float64) as a third array when ``distances=True``.
-    exclude_self leaves out (i, i) in a self-join. For repeated queries on
-    the same points build an ``Index`` once."""
-    with Index(points, leaf_size=leaf_size, index_dims=index_dims, threads=threads) as ix:
+    exclude_self leaves out (i, i) in a self-join; boxsize: a periodic box,
+    as cKDTree takes it (see ``Index``). For repeated queries on the same
+    points build an ``Index`` once."""
+    with Index(points, leaf_size=leaf_size, index_dims=index_dims, boxsize=boxsize, threads=threads) as ix:
         return ix.join(eps, queries, exclude_self=exclude_self, distances=distances, threads=threads)
 
 
-def join_csr(points: Any, eps: float, queries: Any = None, exclude_self: bool = False, *,
+def join_csr(points: Any, eps: float, queries: Any = None, exclude_self: bool = False, *, boxsize: Any = None,
              threads: int | None = None) -> Any:
     """The join as a ``scipy.sparse.csr_matrix`` of shape (queries, points)
     holding the distances. Pairs at distance 0 (duplicates, and (i, i) in a
@@ -221,26 +256,28 @@ def join_csr(points: Any, eps: float, queries: Any = None, exclude_self: bool = 
         from scipy.sparse import csr_matrix
     except ImportError:
         raise ImportError("grove.join_csr needs SciPy (pip install scipy); grove.join gives the same CSR arrays")
-    with Index(points, threads=threads) as ix:
+    with Index(points, boxsize=boxsize, threads=threads) as ix:
         offsets, indices, dist = ix.join(eps, queries, exclude_self=exclude_self, distances=True, threads=threads)
         n = ix.n
     return csr_matrix((dist, indices, offsets), shape=(offsets.size - 1, n))
 
 
 def join_batches(points: Any, eps: float, queries: Any = None, exclude_self: bool = False, *,
-                 distances: bool = False, memory_budget: int = 0, threads: int | None = None) -> Iterator[JoinBatch]:
+                 distances: bool = False, memory_budget: int = 0, boxsize: Any = None,
+                 threads: int | None = None) -> Iterator[JoinBatch]:
     """The join streamed in batches that fit memory_budget bytes each (see
     ``Index.join_batches``)."""
-    with Index(points, threads=threads) as ix:
+    with Index(points, boxsize=boxsize, threads=threads) as ix:
         yield from ix.join_batches(eps, queries, exclude_self=exclude_self, distances=distances,
                                    memory_budget=memory_budget, threads=threads)
 
 
-def knn(points: Any, k: int, queries: Any = None, exclude_self: bool = False, *,
+def knn(points: Any, k: int, queries: Any = None, exclude_self: bool = False, *, boxsize: Any = None,
         threads: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Exact k nearest neighbours: ``(indices, distances)``, each (nq, k),
     nearest first, ties broken by the smaller row; k must be between 1 and
-    the number of candidates (n, or n - 1 with exclude_self)."""
+    the number of candidates (n, or n - 1 with exclude_self); boxsize: a
+    periodic box, as cKDTree takes it (see ``Index``)."""
     _clib.require("grove_knn")
     x = points_array(points)
     q = None if queries is None else points_array(queries, "queries")
@@ -249,5 +286,7 @@ def knn(points: Any, k: int, queries: Any = None, exclude_self: bool = False, *,
     indices, dist = np.empty((nq, k), dtype=np.int64), np.empty((nq, k))
     opts = options(threads)
     qv = None if q is None else points_view(q)
-    _clib.call(_clib.lib.grove_knn, points_view(x), qv, k, bool(exclude_self), address(indices), address(dist), opts)
+    params, _keep = index_params(boxsize=boxsize)
+    _clib.call(_clib.lib.grove_knn, points_view(x), qv, C.byref(params), k, bool(exclude_self), address(indices),
+               address(dist), opts)
     return indices, dist

@@ -26,6 +26,8 @@ void grove_index_params_init(grove_index_params *params)
     if (!params) return;
     params->leaf_size = 0;
     params->index_dims = 0;
+    params->boxsize = NULL;
+    params->boxsize_count = 0;
 }
 
 /* Defaults chosen by measurement (bench/join.py, docs/join.md): groups of
@@ -49,6 +51,8 @@ void grove_index_free(grove_index *index)
     grove__free(index->node);
     grove__free(index->leaves);
     grove__free(index->box);
+    grove__free(index->boxsize);
+    grove__free(index->period);
     grove__free(index);
 }
 
@@ -60,6 +64,13 @@ size_t grove_index_dims(const grove_index *index) { return index ? index->dims :
 void grove_index_dim_order(const grove_index *index, size_t *order)
 {
     if (index && order) memcpy(order, index->order, index->d * sizeof *order);
+}
+
+int grove_index_boxsize(const grove_index *index, double *boxsize)
+{
+    if (!index) return 0;
+    for (size_t j = 0; boxsize && j < index->d; j++) boxsize[j] = index->boxsize ? index->boxsize[j] : 0;
+    return index->boxsize != NULL;
 }
 
 static int row_cmp(const void *a, const void *b)
@@ -89,7 +100,7 @@ static double *project_all(grove_points points, double scale, const double *axes
 
 grove_status grove__index_build(grove_points points, double magnitude, int exponent, grove_dtype dtype,
                                 const size_t *order, const double *axes, const double *mean, size_t dims, size_t leaf,
-                                int threads, grove_index **out)
+                                const double *boxsize, int threads, grove_index **out)
 {
     *out = NULL;
     size_t n = points.n, d = points.d, elem = grove_dtype_size(dtype), bytes = 0, box_bytes = 0;
@@ -113,9 +124,17 @@ grove_status grove__index_build(grove_points points, double magnitude, int expon
         ix->axes = grove__malloc(dims * d * sizeof *ix->axes, "index axes");
         ix->mean = grove__malloc(d * sizeof *ix->mean, "index axes");
     }
-    if (!ix->order || (axes && (!ix->axes || !ix->mean))) s = GROVE_OUT_OF_MEMORY;
+    if (boxsize) {
+        ix->boxsize = grove__malloc(d * sizeof *ix->boxsize, "index periodic box");
+        ix->period = grove__malloc(2 * d * elem, "index periodic box");
+    }
+    if (!ix->order || (axes && (!ix->axes || !ix->mean)) || (boxsize && (!ix->boxsize || !ix->period)))
+        s = GROVE_OUT_OF_MEMORY;
     if (s == GROVE_OK) {
         memcpy(ix->order, order, d * sizeof *order);
+        if (boxsize) memcpy(ix->boxsize, boxsize, d * sizeof *boxsize);
+        for (size_t j = 0; boxsize && j < d; j++)
+            if (boxsize[j] * scale > ix->period_max) ix->period_max = boxsize[j] * scale;
         if (axes) memcpy(ix->axes, axes, dims * d * sizeof *axes);
         if (axes) memcpy(ix->mean, mean, d * sizeof *mean);
     }
@@ -164,6 +183,8 @@ grove_status grove__index_build(grove_points points, double magnitude, int expon
     }
     if (dtype == GROVE_FLOAT32) index_fill_f32(ix, points, scale, keys_in, threads);
     else index_fill_f64(ix, points, scale, keys_in, threads);
+    if (boxsize && dtype == GROVE_FLOAT32) period_fill_f32(ix, scale);
+    else if (boxsize) period_fill_f64(ix, scale);
     grove__free(keys_in);
     *out = ix;
     return GROVE_OK;
@@ -198,6 +219,62 @@ static grove_status variance_order(grove_points p, double scale, int threads, si
         order[k] = v;
     }
     grove__free(var);
+    return GROVE_OK;
+}
+
+grove_status grove__box_check(grove_points p, const double *boxsize, const char *what, int threads)
+{
+    if (!boxsize || p.n == 0) return GROVE_OK;
+    size_t stride = grove__points_stride(p), first = SIZE_MAX;
+    /* The first row outside, whatever the schedule, for the message. */
+#pragma omp parallel for num_threads(grove__threads_for(threads, p.n * p.d)) schedule(static) reduction(min : first)
+    for (size_t i = 0; i < p.n; i++)
+        for (size_t j = 0; j < p.d; j++) {
+            double x = grove__coord(p, stride, i, j);
+            if (boxsize[j] > 0 && !(x >= 0 && x < boxsize[j]) && i < first) first = i;
+        }
+    for (size_t j = 0; first != SIZE_MAX && j < p.d; j++) {
+        double x = grove__coord(p, stride, first, j);
+        if (boxsize[j] > 0 && !(x >= 0 && x < boxsize[j]))
+            return grove__fail(GROVE_INVALID_ARGUMENT,
+                               "%s: row %zu, dimension %zu: coordinate %.17g is outside the periodic box [0, %.17g)",
+                               what, first, j, x, boxsize[j]);
+    }
+    return GROVE_OK;
+}
+
+/* The periodic box of params for d dimensions: *box = d lengths by input
+ * dimension (0 = unbounded), or NULL when no dimension is periodic;
+ * *largest = the largest length. */
+static grove_status box_lengths(const grove_index_params *pr, size_t d, double **box, double *largest)
+{
+    *box = NULL;
+    *largest = 0;
+    size_t count = pr->boxsize ? pr->boxsize_count : 0;
+    if (pr->boxsize_count && !pr->boxsize)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "index: boxsize is NULL with boxsize_count = %zu",
+                           pr->boxsize_count);
+    if (count == 0) return GROVE_OK;
+    if (count != 1 && count != d)
+        return grove__fail(GROVE_INVALID_ARGUMENT,
+                           "index: boxsize has %zu lengths; it takes 1 (every dimension) or d = %zu (one each)", count,
+                           d);
+    for (size_t j = 0; j < count; j++)
+        if (!(pr->boxsize[j] >= 0) || !isfinite(pr->boxsize[j]))
+            return grove__fail(GROVE_INVALID_ARGUMENT,
+                               "index: boxsize[%zu] = %g; box lengths must be finite and >= 0 (0 = not periodic)", j,
+                               pr->boxsize[j]);
+    double *b = grove__malloc(d * sizeof *b, "index periodic box");
+    if (!b) return GROVE_OUT_OF_MEMORY;
+    for (size_t j = 0; j < d; j++) {
+        b[j] = pr->boxsize[count == 1 ? 0 : j];
+        *largest = b[j] > *largest ? b[j] : *largest;
+    }
+    if (*largest == 0) {
+        grove__free(b);
+        b = NULL;
+    }
+    *box = b;
     return GROVE_OK;
 }
 
@@ -240,23 +317,37 @@ grove_status grove__index_build_for(grove_points data, const grove_points *queri
                            pr.index_dims, data.d);
     size_t leaf = pr.leaf_size ? pr.leaf_size : auto_leaf(data.d);
     size_t dims = pr.index_dims ? pr.index_dims : auto_dims(data.d);
+    double *box = NULL, longest = 0;
+    s = box_lengths(&pr, data.d, &box, &longest);
+    if (s == GROVE_OK) s = grove__box_check(data, box, "data", threads);
+    if (s == GROVE_OK && queries && queries->n > 0 && queries->d == data.d)
+        s = grove__box_check(*queries, box, "queries", threads);
+    if (s != GROVE_OK) {
+        grove__free(box);
+        return s;
+    }
+    /* The box lengths are scaled with the points. */
+    reach = longest > reach ? longest : reach;
     /* The variances sum n squares, and the distances d. */
     size_t terms;
     if (!grove__mul_size(data.n, data.d, &terms)) terms = SIZE_MAX;
     int exponent = grove__range_exponent(reach > magnitude ? reach : magnitude, terms, data.dtype);
     double scale = ldexp(1, -exponent);
     size_t *order = grove__malloc(data.d * sizeof *order, "index dimension order");
-    if (!order) return GROVE_OUT_OF_MEMORY;
-    s = variance_order(data, scale, threads, order);
-    /* Many dimensions: keys on principal axes (project.c). */
+    s = order ? variance_order(data, scale, threads, order) : GROVE_OUT_OF_MEMORY;
+    /* Many dimensions: keys on principal axes (project.c), except in a
+     * periodic box, where a projection of the minimum image is not the
+     * projection of the points: the keys are then the leading coordinates. */
     double *axes = NULL, *mean = NULL;
-    if (s == GROVE_OK && data.d > GROVE__JOIN_SOA_MAX) {
+    if (s == GROVE_OK && data.d > GROVE__JOIN_SOA_MAX && !box) {
         axes = grove__malloc(dims * data.d * sizeof *axes, "index axes");
         mean = grove__malloc(data.d * sizeof *mean, "index axes");
         s = axes && mean ? grove__principal_axes(data, scale, order, dims, threads, axes, mean) : GROVE_OUT_OF_MEMORY;
     }
     if (s == GROVE_OK)
-        s = grove__index_build(data, magnitude, exponent, data.dtype, order, axes, mean, dims, leaf, threads, out);
+        s = grove__index_build(data, magnitude, exponent, data.dtype, order, axes, mean, dims, leaf, box, threads,
+                               out);
+    grove__free(box);
     grove__free(order);
     grove__free(axes);
     grove__free(mean);
@@ -279,6 +370,8 @@ grove_status grove__queries_prepare(const grove_index *index, const grove_points
     if (queries->n > 0 && queries->d != index->d)
         return grove__fail(GROVE_INVALID_ARGUMENT, "queries have d = %zu dimensions but the data have %zu",
                            queries->d, index->d);
+    s = grove__box_check(*queries, index->boxsize, "queries", threads);
+    if (s != GROVE_OK) return s;
     if (!grove__range_fits(magnitude, index->exponent, index->d, index->dtype)) /* their distances sum d squares */
         return grove__fail(GROVE_INVALID_ARGUMENT,
                            "queries: coordinates up to %g are beyond the range of this index (data up to %g): their "
@@ -289,7 +382,7 @@ grove_status grove__queries_prepare(const grove_index *index, const grove_points
     q.d = index->d; /* an empty query set may say any d */
     grove_index *built = NULL;
     s = grove__index_build(q, magnitude, index->exponent, index->dtype, index->order, index->axes, index->mean,
-                           index->dims, index->leaf, threads, &built);
+                           index->dims, index->leaf, index->boxsize, threads, &built);
     *qi = built;
     return s;
 }
@@ -313,6 +406,9 @@ double grove__join_prune2_sq(const grove_index *D, const grove_index *Q, double 
      * most (u + d 2^-50) |x - mean| per axis at each end. */
     double u = D->dtype == GROVE_FLOAT32 ? 0x1p-24 : 0x1p-53;
     double r = sqrt(r2 * (1 + 4 * (double)D->d * u));
+    /* Minimum images: each dimension's L - t and each box gap wrapped
+     * round carry an absolute rounding of up to 2 u L, at both ends. */
+    if (D->boxsize) r += 8 * u * D->period_max * sqrt((double)D->dims);
     if (D->axes) r += 2 * sqrt((double)D->dims) * (u + (double)D->d * 0x1p-50) * (D->radius + Q->radius) + 1e-12 * r;
     return r * r * (1 + 4 * (double)D->dims * u) + 0x1p-1000;
 }

@@ -22,3 +22,17 @@ static void FN(index_fill)(grove_index *ix, grove_points points, double scale, c
             for (size_t k = 0; k < m; k++) keys[i * m + k] = (T)keys_in[(size_t)ix->rows[i] * m + k];
     FN(node_boxes)(ix->node, ix->nodes, keys, ks, m, box, threads);
 }
+
+/* The periodic box by stored dimension, scaled, in T: lengths, then their
+ * halves (INFINITY where a dimension is unbounded, so the wrap never
+ * applies there). */
+static void FN(period_fill)(grove_index *ix, double scale)
+{
+    size_t d = ix->d;
+    T *per = ix->period;
+    for (size_t j = 0; j < d; j++) {
+        double len = ix->boxsize[ix->order[j]];
+        per[j] = len > 0 ? (T)(len * scale) : (T)INFINITY;
+        per[d + j] = per[j] / 2;
+    }
+}

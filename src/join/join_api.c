@@ -271,15 +271,15 @@ void grove_join_result_free(grove_join_result *result)
     memset(result, 0, sizeof *result);
 }
 
-grove_status grove_join(grove_points data, const grove_points *queries, const grove_join_params *params,
-                        grove_join_result *result, const grove_options *options)
+grove_status grove_join(grove_points data, const grove_points *queries, const grove_index_params *index_params,
+                        const grove_join_params *params, grove_join_result *result, const grove_options *options)
 {
     grove__clear_error();
     if (!result) return grove__fail(GROVE_INVALID_ARGUMENT, "join: result is NULL");
     memset(result, 0, sizeof *result);
     grove_index *index = NULL;
     grove_status s = check_join_params(params);
-    if (s == GROVE_OK) s = grove__index_build_for(data, queries, NULL, options, &index);
+    if (s == GROVE_OK) s = grove__index_build_for(data, queries, index_params, options, &index);
     const grove_index *Q = NULL;
     if (s == GROVE_OK)
         s = grove__queries_prepare(index, queries, params->exclude_self, grove__options(options).threads, &Q);

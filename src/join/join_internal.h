@@ -39,16 +39,28 @@ struct grove_index {
      * data's); squared distances come out in those units. */
     int exponent;
     double magnitude;    /* the largest |coordinate| of these points (grove__points_validate_range) */
+    /* Periodic box (both NULL without one): boxsize[j] is the length of
+     * input dimension j (0 = unbounded); period holds 2 d values of the
+     * dtype by stored dimension, the length times 2^-exponent then half of
+     * it (INFINITY where unbounded), for the minimum-image kernels
+     * (dist_t.h); period_max is the largest scaled length. */
+    double *boxsize;
+    void *period;
+    double period_max;
 };
 
-/* Build an index of `points` (validated, any n including 0, largest
- * |coordinate| `magnitude`) times 2^-exponent, converted to `dtype`,
- * storing dimension order[j] j-th; leaf and dims already chosen (axes and
- * mean in the scaled units). Used for the data and, with the data's order
- * and exponent, for semi-join queries. */
+/* Build an index of `points` (validated, inside the periodic box if any,
+ * any n including 0, largest |coordinate| `magnitude`) times 2^-exponent,
+ * converted to `dtype`, storing dimension order[j] j-th; leaf and dims
+ * already chosen (axes and mean in the scaled units); boxsize: d lengths
+ * by input dimension (0 = unbounded), or NULL. Used for the data and, with
+ * the data's order, exponent and box, for semi-join queries. */
 grove_status grove__index_build(grove_points points, double magnitude, int exponent, grove_dtype dtype,
                                 const size_t *order, const double *axes, const double *mean, size_t dims, size_t leaf,
-                                int threads, grove_index **out);
+                                const double *boxsize, int threads, grove_index **out);
+/* Whether every coordinate of a periodic dimension lies in [0, L); else
+ * the failure names `what` ("data", "queries"), the row and dimension. */
+grove_status grove__box_check(grove_points p, const double *boxsize, const char *what, int threads);
 /* grove_index_build with the range taken over the data and the queries
  * (NULL: the data alone), so that those queries can be asked (grove_join,
  * grove_knn). */

@@ -214,6 +214,7 @@ static grove_status join_sink_put(join_sink *s, const uint32_t *rows, const doub
 #define JOIN_KERNEL
 #endif
 
+#define JOIN_PERIODIC 0
 #define T float
 #define FN(name) name##_f32
 #include "join_t.h"
@@ -224,6 +225,36 @@ static grove_status join_sink_put(join_sink *s, const uint32_t *rows, const doub
 #include "join_t.h"
 #undef T
 #undef FN
+#undef JOIN_PERIODIC
+/* Minimum-image twins for a periodic box, so the plain kernels keep no
+ * test for it. */
+#define JOIN_PERIODIC 1
+#define T float
+#define FN(name) name##_f32p
+#include "join_t.h"
+#undef T
+#undef FN
+#define T double
+#define FN(name) name##_f64p
+#include "join_t.h"
+#undef T
+#undef FN
+#undef JOIN_PERIODIC
+
+/* One instance of the group kernels (dtype x metric). */
+typedef struct join_kernels {
+    grove_status (*count_self)(const grove_index *, size_t, join_work *, const join_pass *, int64_t *);
+    grove_status (*mirror_self)(const grove_index *, size_t, join_work *, const join_pass *, int64_t *);
+    grove_status (*group)(const grove_index *, const grove_index *, size_t, join_work *, const join_pass *);
+    grove_status (*visit_self)(const grove_index *, size_t, join_work *, const join_pass *);
+} join_kernels;
+
+static const join_kernels JOIN_KERNELS[2][2] = {
+    {{count_self_group_f64, mirror_self_group_f64, join_group_f64, visit_self_group_f64},
+     {count_self_group_f64p, mirror_self_group_f64p, join_group_f64p, visit_self_group_f64p}},
+    {{count_self_group_f32, mirror_self_group_f32, join_group_f32, visit_self_group_f32},
+     {count_self_group_f32p, mirror_self_group_f32p, join_group_f32p, visit_self_group_f32p}},
+};
 
 static int row_dist_cmp(const void *a, const void *b)
 {
@@ -323,6 +354,7 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
         grove__free(cpos);
         return s == GROVE_OK ? GROVE_OK : join_failed(s);
     }
+    const join_kernels *kernels = &JOIN_KERNELS[D->dtype == GROVE_FLOAT32][D->period != NULL];
     int keep = hits && !pass->fill && hits->limit > 0;
     size_t taken = 0;
     grove_status status = GROVE_OK;
@@ -348,15 +380,10 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
                     if (status == GROVE_OK) status = GROVE_CANCELLED;
                     continue;
                 }
-                int f32 = D->dtype == GROVE_FLOAT32;
-                grove_status s = visit_once ? (f32 ? visit_self_group_f32(D, g, &w, pass)
-                                                    : visit_self_group_f64(D, g, &w, pass))
-                                 : symmetric  ? (f32 ? count_self_group_f32(D, g, &w, pass, cpos)
-                                                   : count_self_group_f64(D, g, &w, pass, cpos))
-                                 : mirrored ? (f32 ? mirror_self_group_f32(D, g, &w, pass, cpos)
-                                                   : mirror_self_group_f64(D, g, &w, pass, cpos))
-                                 : f32      ? join_group_f32(D, Q, g, &w, pass)
-                                            : join_group_f64(D, Q, g, &w, pass);
+                grove_status s = visit_once ? kernels->visit_self(D, g, &w, pass)
+                                 : symmetric  ? kernels->count_self(D, g, &w, pass, cpos)
+                                 : mirrored   ? kernels->mirror_self(D, g, &w, pass, cpos)
+                                              : kernels->group(D, Q, g, &w, pass);
                 if (s != GROVE_OK) {
 #pragma omp critical
                     if (status == GROVE_OK || s == GROVE_OUT_OF_MEMORY) status = s;

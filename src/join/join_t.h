@@ -19,12 +19,12 @@ static grove_status FN(gather_keys)(const grove_index *D, const T *qbox, double 
                                     uint32_t first)
 {
     size_t m = D->dims, ks = D->kstride, top = 0, c = 0;
-    const T *box = D->box, *kx = D->keys;
+    const T *box = D->box, *kx = D->keys, *per = D->period;
     uint32_t *stack = w->stack;
     if (D->nodes) stack[top++] = 0;
     while (top) {
         uint32_t k = stack[--top];
-        if ((double)FN(box_box2)(box + (size_t)k * 2 * m, qbox, m) > prune2) continue;
+        if ((double)FN(box_box2)(box + (size_t)k * 2 * m, qbox, m, per) > prune2) continue;
         const grove__node *nd = &D->node[k];
         if (nd->right) {
             /* Every node of the left subtree comes before the right child. */
@@ -36,14 +36,14 @@ static grove_status FN(gather_keys)(const grove_index *D, const T *qbox, double 
         if (join_reserve(w, c + (nd->end - nd->begin)) != GROVE_OK) return GROVE_OUT_OF_MEMORY;
         uint64_t *restrict keys = w->keys;
         const uint32_t *rows = D->rows;
-        if ((double)FN(box_far2)(box + (size_t)k * 2 * m, qbox, m) <= prune2) {
+        if ((double)FN(box_far2)(box + (size_t)k * 2 * m, qbox, m, per, D->d) <= prune2) {
             /* Every point of the group is within reach of the query box. */
             for (uint32_t p = nd->begin; p < nd->end; p++) keys[c++] = (uint64_t)rows[p] << 32 | p;
             continue;
         }
         for (uint32_t p = nd->begin; p < nd->end; p++) {
             keys[c] = (uint64_t)rows[p] << 32 | p;
-            c += (double)FN(box_dist2)(qbox, kx + (size_t)p * ks, m) <= prune2;
+            c += (double)FN(box_point2)(qbox, kx + (size_t)p * ks, m, per) <= prune2;
         }
     }
     *count = c;
@@ -67,18 +67,30 @@ static void FN(gather_candidates)(const grove_index *D, join_work *w, size_t cou
 }
 
 /* Squared distances from q to candidates [c0, c0 + CHUNK) of the
- * by-dimension block (dimensions summed in order). */
+ * by-dimension block (dimensions summed in order; minimum images in the
+ * periodic instance, see dist_t.h). */
 static inline GROVE__ALWAYS_INLINE void FN(chunk_soa)(const T *cx, size_t cap, size_t c0, const T *q, size_t d,
-                                                      T *acc)
+                                                      const T *per, T *acc)
 {
     for (size_t c = 0; c < JOIN_CHUNK; c++) acc[c] = 0;
     for (size_t j = 0; j < d; j++) {
         T qj = q[j];
         const T *col = cx + j * cap + c0;
+#if JOIN_PERIODIC
+        T len = per[j], half = per[d + j];
+        for (size_t c = 0; c < JOIN_CHUNK; c++) {
+            T t = qj - col[c];
+            t = t < 0 ? -t : t;
+            t = t > half ? len - t : t;
+            acc[c] += t * t;
+        }
+#else
+        (void)per;
         for (size_t c = 0; c < JOIN_CHUNK; c++) {
             T t = qj - col[c];
             acc[c] += t * t;
         }
+#endif
     }
 }
 
@@ -93,18 +105,26 @@ static inline GROVE__ALWAYS_INLINE void FN(chunk_d2)(const grove_index *D, const
 {
     size_t d = D->d;
     if (D->xs) {
-#define GROVE__JOIN_CHUNK_BODY(DD) FN(chunk_soa)(w->cx, w->cap, c0, q, DD, acc)
+#define GROVE__JOIN_CHUNK_BODY(DD) FN(chunk_soa)(w->cx, w->cap, c0, q, DD, D->period, acc)
         GROVE__DISPATCH_D(d, GROVE__JOIN_CHUNK_BODY)
 #undef GROVE__JOIN_CHUNK_BODY
         return;
     }
     const T *x = D->x, *kx = D->keys;
     size_t len = count - c0 < JOIN_CHUNK ? count - c0 : JOIN_CHUNK, m = D->dims;
+#if JOIN_PERIODIC
+    /* No projected keys in a box (the keys are leading coordinates, which
+     * the first lanes of the sum cover): refine every candidate. */
+    (void)kx, (void)m, (void)qk, (void)prune2;
+    for (size_t c = 0; c < len; c++)
+        acc[c] = FN(dist2_lanes)(q, x + (size_t)(uint32_t)w->keys[c0 + c] * d, d, eps2, D->period);
+#else
     for (size_t c = 0; c < len; c++) {
         size_t p = (uint32_t)w->keys[c0 + c];
         acc[c] = (double)FN(dist2)(qk, kx + p * m, m) > prune2 ? (T)INFINITY
-                                                                   : FN(dist2_lanes)(q, x + p * d, d, eps2);
+                                                                   : FN(dist2_lanes)(q, x + p * d, d, eps2, NULL);
     }
+#endif
 }
 
 /* Hits among len squared distances; adds each to col[c] when col is set. */

@@ -8,6 +8,7 @@
  * level of a tree at most 64 deep, plus two). */
 #define KNN_SCRATCH(k) ((k) + 2 * 64 + 2)
 
+#define JOIN_PERIODIC 0
 #define T float
 #define FN(name) name##_f32
 #include "knn_t.h"
@@ -18,6 +19,25 @@
 #include "knn_t.h"
 #undef T
 #undef FN
+#undef JOIN_PERIODIC
+/* Minimum-image twins for a periodic box (dist_t.h). */
+#define JOIN_PERIODIC 1
+#define T float
+#define FN(name) name##_f32p
+#include "knn_t.h"
+#undef T
+#undef FN
+#define T double
+#define FN(name) name##_f64p
+#include "knn_t.h"
+#undef T
+#undef FN
+#undef JOIN_PERIODIC
+
+typedef void (*knn_group_fn)(const grove_index *, const grove_index *, size_t, size_t, int, int64_t *, double *,
+                             void *, uint32_t *);
+/* By dtype (float32 first) and metric (periodic second). */
+static const knn_group_fn KNN_GROUP[2][2] = {{knn_group_f64, knn_group_f64p}, {knn_group_f32, knn_group_f32p}};
 
 /* k against the n indexed points (one fewer when a self-join excludes
  * the query itself). */
@@ -45,6 +65,7 @@ grove_status grove_knn_search(const grove_index *index, const grove_points *quer
         s = grove__fail(GROVE_INVALID_ARGUMENT, "kNN: both indices and distances are NULL");
     size_t groups = Q->nleaves, block = groups / 64 > 1024 ? groups / 64 : 1024;
     threads = grove__threads_for(threads, grove__join_work(index, Q));
+    knn_group_fn group = KNN_GROUP[index->dtype == GROVE_FLOAT32][index->period != NULL];
     for (size_t b0 = 0; s == GROVE_OK && b0 < groups; b0 += block) {
         size_t b1 = groups - b0 > block ? b0 + block : groups;
         int failed = 0, stopped = 0;
@@ -57,8 +78,7 @@ grove_status grove_knn_search(const grove_index *index, const grove_points *quer
             for (size_t g = b0; g < b1; g++) {
                 /* One read of the cancel flag per group: a block can take seconds. */
                 if (failed || stopped || (stopped = grove__cancelled(options))) continue;
-                if (index->dtype == GROVE_FLOAT32) knn_group_f32(index, Q, g, k, exclude_self, indices, distances, hd, hr);
-                else knn_group_f64(index, Q, g, k, exclude_self, indices, distances, hd, hr);
+                group(index, Q, g, k, exclude_self, indices, distances, hd, hr);
             }
             grove__free(hd);
             grove__free(hr);
@@ -81,13 +101,13 @@ grove_status grove_knn_search(const grove_index *index, const grove_points *quer
     return s;
 }
 
-grove_status grove_knn(grove_points data, const grove_points *queries, size_t k, int exclude_self, int64_t *indices,
-                       double *distances, const grove_options *options)
+grove_status grove_knn(grove_points data, const grove_points *queries, const grove_index_params *index_params,
+                       size_t k, int exclude_self, int64_t *indices, double *distances, const grove_options *options)
 {
     grove__clear_error();
     grove_index *index = NULL;
     grove_status s = check_k(data.n, k, exclude_self, queries);
-    if (s == GROVE_OK) s = grove__index_build_for(data, queries, NULL, options, &index);
+    if (s == GROVE_OK) s = grove__index_build_for(data, queries, index_params, options, &index);
     if (s == GROVE_OK) s = grove_knn_search(index, queries, k, exclude_self, indices, distances, options);
     grove_index_free(index);
     return s;

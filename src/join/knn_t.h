@@ -14,7 +14,7 @@ static size_t FN(knn_query)(const grove_index *D, const grove_index *Q, const T 
                             uint32_t skip, T *hd, uint32_t *hr, uint32_t *stack_node, T *stack_lb)
 {
     size_t d = D->d, m = D->dims, found = 0, top = 0;
-    const T *x = D->x, *box = D->box, *kx = D->keys;
+    const T *x = D->x, *box = D->box, *kx = D->keys, *per = D->period;
     uint32_t cur = 0;
     T cur_lb = 0;
     double reach = INFINITY; /* boxes farther (in keys) than this are skipped */
@@ -24,8 +24,8 @@ static size_t FN(knn_query)(const grove_index *D, const grove_index *Q, const T 
             const grove__node *nd = &D->node[cur];
             if (nd->right) {
                 uint32_t l = cur + 1, r = nd->right;
-                T dl = FN(box_dist2)(box + (size_t)l * 2 * m, qk, m);
-                T dr = FN(box_dist2)(box + (size_t)r * 2 * m, qk, m);
+                T dl = FN(box_point2)(box + (size_t)l * 2 * m, qk, m, per);
+                T dr = FN(box_point2)(box + (size_t)r * 2 * m, qk, m, per);
                 int left_first = dl <= dr;
                 stack_node[top] = left_first ? r : l;
                 stack_lb[top++] = left_first ? dr : dl;
@@ -38,7 +38,7 @@ static size_t FN(knn_query)(const grove_index *D, const grove_index *Q, const T 
                 if (row == skip) continue;
                 /* Projected keys rule most points out cheaply. */
                 if (D->axes && (double)FN(dist2)(qk, kx + p * m, m) > reach) continue;
-                T d2 = FN(dist2_join)(q, x + p * d, d, found == k ? hd[0] : (T)INFINITY);
+                T d2 = FN(dist2_join)(q, x + p * d, d, found == k ? hd[0] : (T)INFINITY, per);
                 size_t before = found;
                 T worst = found ? hd[0] : 0;
                 FN(knn_offer)(hd, hr, &found, k, d2, row);

@@ -1,0 +1,286 @@
+/* grove fof SNAP (--linking-length L | --b B) [--box SIZE] [--min-members M] --groups G.npy
+ *   [--catalogue H.npy|H.csv] [--json] */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: grove fof SNAP (--linking-length L | --b B) [--box SIZE] [--min-members M] --groups G.npy\n"
+    "                 [--catalogue H.npy|H.csv] [--leaf-size L] [--threads N] [--json] [--quiet]\n"
+    "Friends-of-friends groups: particles closer than the linking length (inclusive) are friends, and a\n"
+    "group is a chain of friends. SNAP is a .npy of (n, 3) x y z, (n, 4) x y z m or (n, 7)\n"
+    "x y z vx vy vz m rows (grove nbody's snapshots), float32 or float64, or a tipsy snapshot\n"
+    "(grove nbody --tipsy; any other suffix is read as tipsy).\n"
+    "  --linking-length L  the linking length, in SNAP's length units\n"
+    "  --b B               the linking length in units of the mean interparticle separation\n"
+    "                      (V / n)^(1/3), V the box volume with --box, else the volume of the\n"
+    "                      particles' bounding box (b = 0.2 is the usual choice)\n"
+    "  --box SIZE          a periodic box [0, L)^3 (L) or [0, Lx) x [0, Ly) x [0, Lz) (Lx,Ly,Lz; a\n"
+    "                      length of 0 leaves that dimension unbounded): minimum-image distances;\n"
+    "                      particles outside are refused\n"
+    "  --min-members M     smallest group given an id (default 20)\n"
+    "  --groups G.npy      (n,) int64 group of each particle: 0, 1, ... by decreasing size (equal\n"
+    "                      sizes by lowest member index), -1 in groups smaller than M\n"
+    "  --catalogue H       one row per group, float64 columns group, members, first (lowest member\n"
+    "                      index), mass (1 per particle without masses), x, y, z (centre of mass,\n"
+    "                      wrapped into the box), then with velocities vx, vy, vz (mean) and sigma_v\n"
+    "                      (sqrt of the mass-weighted mean |v - mean|^2, all 3 components), and\n"
+    "                      radius (farthest member from the centre); .csv with a header line\n";
+
+typedef struct fof_args {
+    const char *snap, *groups, *catalogue, *box_text;
+    double linking_length, b;
+    bool have_link, have_b;
+    grove_fof_params params;
+    cli_box box;
+} fof_args;
+
+static bool check_args(fof_args *a)
+{
+    const char *problem = NULL;
+    if (a->have_link == a->have_b) problem = "give one of --linking-length L and --b B";
+    else if (!a->groups) problem = "--groups G.npy is required";
+    if (problem) {
+        cli_error("fof", "%s (see --help)", problem);
+        return false;
+    }
+    const cli_path paths[] = {
+        {"SNAP", a->snap, CLI_INPUT},
+        {"--groups", a->groups, CLI_OUTPUT_NPY},
+        {"--catalogue", a->catalogue, CLI_OUTPUT_TABLE},
+    };
+    return cli_check_paths("fof", paths, sizeof paths / sizeof paths[0]);
+}
+
+/* A loaded snapshot: positions as a view of the file's values, masses and
+ * velocities (NULL when the file has none) in float64. */
+typedef struct fof_snap {
+    grove_array array;     /* .npy */
+    grove_snapshot tipsy;  /* tipsy */
+    grove_points points;
+    double *mass, *velocity;
+    bool own;              /* mass and velocity are ours (from a .npy) */
+} fof_snap;
+
+static void snap_free(fof_snap *s)
+{
+    if (s->own) {
+        free(s->mass);
+        free(s->velocity);
+    }
+    grove_array_free(&s->array);
+    grove_snapshot_free(&s->tipsy);
+}
+
+static bool ends_npy(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 4 && strcmp(path + n - 4, ".npy") == 0;
+}
+
+static grove_status load_npy(const char *path, fof_snap *s)
+{
+    grove_array *a = &s->array;
+    grove_status st = grove_npy_read(path, a);
+    if (st != GROVE_OK) return st;
+    size_t cols = a->ndim == 2 ? a->shape[1] : 0, n = a->shape[0];
+    if ((a->dtype != GROVE_FLOAT32 && a->dtype != GROVE_FLOAT64) || (cols != 3 && cols != 4 && cols != 7)) {
+        char shape[64];
+        if (cols) snprintf(shape, sizeof shape, "(%zu, %zu)", n, cols);
+        else snprintf(shape, sizeof shape, "(%zu,)", n);
+        cli_note_error("%s: a snapshot is (n, 3) x y z, (n, 4) x y z m or (n, 7) x y z vx vy vz m rows of float32 "
+                       "or float64; this file holds %s of shape %s",
+                       path, grove_dtype_name(a->dtype), shape);
+        return GROVE_INVALID_ARGUMENT;
+    }
+    size_t elem = grove_dtype_size(a->dtype);
+    s->points = (grove_points){a->data, n, 3, a->dtype, cols * elem};
+    if (cols == 3) return GROVE_OK;
+    s->own = true;
+    s->mass = malloc((n ? n : 1) * sizeof *s->mass);
+    s->velocity = cols == 7 ? malloc((3 * n + 1) * sizeof *s->velocity) : NULL;
+    if (!s->mass || (cols == 7 && !s->velocity)) return GROVE_OUT_OF_MEMORY;
+    for (size_t i = 0; i < n; i++) {
+        const char *row = (const char *)a->data + i * cols * elem;
+#define VALUE(j) (a->dtype == GROVE_FLOAT64 ? ((const double *)row)[j] : (double)((const float *)row)[j])
+        s->mass[i] = VALUE(cols - 1);
+        for (size_t j = 0; cols == 7 && j < 3; j++) s->velocity[3 * i + j] = VALUE(3 + j);
+#undef VALUE
+    }
+    return GROVE_OK;
+}
+
+static grove_status load_snap(const char *path, fof_snap *s)
+{
+    memset(s, 0, sizeof *s);
+    if (ends_npy(path)) return load_npy(path, s);
+    grove_status st = grove_tipsy_read(path, &s->tipsy);
+    if (st != GROVE_OK) return st;
+    s->points = grove_points_f64(s->tipsy.pos, s->tipsy.n, 3);
+    s->mass = s->tipsy.mass;
+    s->velocity = s->tipsy.vel;
+    return GROVE_OK;
+}
+
+/* The catalogue as a (groups, columns) float64 table. */
+static grove_status catalogue_table(const grove_fof_catalogue *c, grove_array *t)
+{
+    bool vel = c->velocity != NULL;
+    size_t cols = vel ? 12 : 8;
+    grove_status s = grove_array_alloc(t, GROVE_FLOAT64, c->groups, cols);
+    if (s != GROVE_OK) return s;
+    double *row = t->data;
+    for (size_t g = 0; g < c->groups; g++, row += cols) {
+        size_t k = 0;
+        row[k++] = (double)g;
+        row[k++] = (double)c->members[g];
+        row[k++] = (double)c->first[g];
+        row[k++] = c->mass[g];
+        for (size_t j = 0; j < 3; j++) row[k++] = c->center[3 * g + j];
+        for (size_t j = 0; vel && j < 3; j++) row[k++] = c->velocity[3 * g + j];
+        if (vel) row[k++] = c->dispersion[g];
+        row[k++] = c->radius[g];
+    }
+    return GROVE_OK;
+}
+
+static bool ends_csv(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 4 && (strcmp(path + n - 4, ".csv") == 0 || strcmp(path + n - 4, ".CSV") == 0);
+}
+
+static void write_csv(FILE *f, const grove_array *t)
+{
+    size_t cols = t->shape[1];
+    fprintf(f, cols == 12 ? "group,members,first,mass,x,y,z,vx,vy,vz,sigma_v,radius\n"
+                          : "group,members,first,mass,x,y,z,radius\n");
+    const double *row = t->data;
+    for (size_t g = 0; g < t->shape[0]; g++, row += cols)
+        for (size_t k = 0; k < cols; k++) fprintf(f, k < 3 ? "%.0f%c" : "%.17g%c", row[k], k + 1 < cols ? ',' : '\n');
+}
+
+static grove_status write_outputs(const fof_args *a, const grove_array *groups, const grove_fof_catalogue *cat)
+{
+    cli_outputs outs = {0};
+    grove_array table = {0};
+    grove_status s = cli_outputs_stage(&outs, a->groups, groups);
+    if (s == GROVE_OK && a->catalogue) s = catalogue_table(cat, &table);
+    if (s == GROVE_OK && a->catalogue && ends_csv(a->catalogue)) {
+        FILE *f = NULL;
+        s = cli_outputs_text(&outs, a->catalogue, &f);
+        if (f) {
+            write_csv(f, &table);
+            grove_status c = cli_file_close(f, a->catalogue);
+            if (s == GROVE_OK) s = c;
+        }
+    } else if (s == GROVE_OK && a->catalogue) {
+        s = cli_outputs_stage(&outs, a->catalogue, &table);
+    }
+    grove_array_free(&table);
+    if (s == GROVE_OK) s = cli_outputs_commit(&outs);
+    else cli_outputs_abort(&outs);
+    return s;
+}
+
+int cmd_fof(int argc, char **argv)
+{
+    if (cli_help(argc, argv, usage)) return CLI_EXIT_OK;
+    fof_args a;
+    memset(&a, 0, sizeof a);
+    grove_fof_params_init(&a.params);
+    const cli_opt opts[] = {
+        {"--linking-length", OPT_DOUBLE, &a.linking_length, &a.have_link, CLI_AT_LEAST(0)},
+        {"--b", OPT_DOUBLE, &a.b, &a.have_b, CLI_AT_LEAST(0)},
+        {"--box", OPT_STRING, &a.box_text, NULL, CLI_ANY},
+        {"--min-members", OPT_SIZE, &a.params.min_members, NULL, CLI_AT_LEAST(1)},
+        {"--groups", OPT_STRING, &a.groups, NULL, CLI_ANY},
+        {"--catalogue", OPT_STRING, &a.catalogue, NULL, CLI_ANY},
+        {"--leaf-size", OPT_SIZE, &a.params.index.leaf_size, NULL, CLI_BETWEEN(0, 4096)},
+    };
+    const char *positional[1];
+    size_t npositional;
+    cli_common common;
+    if (!cli_parse("fof", argc, argv, opts, sizeof opts / sizeof opts[0], positional, 1, &npositional, &common))
+        return CLI_EXIT_USAGE;
+    if (!npositional) {
+        cli_error("fof", "SNAP is required (see --help)");
+        return CLI_EXIT_USAGE;
+    }
+    a.snap = positional[0];
+    if (!check_args(&a)) return CLI_EXIT_USAGE;
+    /* Snapshots are 3-D: the box's count is checked against that. */
+    if (!cli_box_parse("fof", a.box_text, &a.box)) return CLI_EXIT_USAGE;
+    if (!cli_box_apply("fof", &a.box, 3, &a.params.index)) {
+        cli_box_free(&a.box);
+        return CLI_EXIT_USAGE;
+    }
+
+    grove_options options = cli_options(&common);
+    int threads = grove_options_threads(&options);
+    double t0 = cli_now();
+    fof_snap snap;
+    grove_status s = load_snap(a.snap, &snap);
+    double io_seconds = cli_now() - t0, seconds = 0, separation = 0;
+    size_t n = snap.points.n, ngroups = 0;
+    grove_array groups = {0};
+    grove_fof_catalogue cat;
+    memset(&cat, 0, sizeof cat);
+    if (s == GROVE_OK) s = grove_array_alloc(&groups, GROVE_INT64, n, 0);
+    if (s == GROVE_OK) {
+        double start = cli_now();
+        a.params.linking_length = a.linking_length;
+        if (a.have_b) {
+            s = grove_fof_mean_separation(snap.points, a.box.len, a.box.count, &separation);
+            a.params.linking_length = a.b * separation;
+        }
+        if (s == GROVE_OK)
+            s = grove_fof(snap.points, snap.mass, snap.velocity, &a.params, groups.data, &ngroups, &cat, &options);
+        seconds = cli_now() - start;
+    }
+    int64_t grouped = 0, largest = ngroups ? cat.members[0] : 0;
+    for (size_t g = 0; s == GROVE_OK && g < ngroups; g++) grouped += cat.members[g];
+    bool masses = snap.mass != NULL, velocities = snap.velocity != NULL;
+    if (s == GROVE_OK) {
+        double t1 = cli_now();
+        s = write_outputs(&a, &groups, &cat);
+        io_seconds += cli_now() - t1;
+    }
+    grove_fof_catalogue_free(&cat);
+    grove_array_free(&groups);
+    snap_free(&snap);
+    bool periodic = a.box.count > 0;
+    cli_box_free(&a.box);
+    if (s != GROVE_OK) return cli_fail_on("fof", a.snap, s);
+
+    if (!common.quiet && !common.json) {
+        printf("fof: %zu particles, linking length %.6g", n, a.params.linking_length);
+        if (a.have_b) printf(" (b = %g of the mean separation %.6g)", a.b, separation);
+        printf("%s -> %zu groups of >= %zu members holding %lld particles (largest %lld) in %.3f s on %d thread%s\n",
+               periodic ? " in a periodic box" : "", ngroups, a.params.min_members, (long long)grouped,
+               (long long)largest, seconds, threads, threads == 1 ? "" : "s");
+    }
+    if (common.json) {
+        cli_json j;
+        cli_json_begin(&j, "fof");
+        cli_json_int(&j, "n", (long long)n);
+        cli_json_int(&j, "d", 3);
+        cli_json_num(&j, "linking_length", a.params.linking_length);
+        if (a.have_b) {
+            cli_json_num(&j, "b", a.b);
+            cli_json_num(&j, "mean_separation", separation);
+        }
+        cli_json_bool(&j, "periodic", periodic);
+        cli_json_int(&j, "min_members", (long long)a.params.min_members);
+        cli_json_bool(&j, "masses", masses);
+        cli_json_bool(&j, "velocities", velocities);
+        cli_json_int(&j, "groups", (long long)ngroups);
+        cli_json_int(&j, "grouped_particles", (long long)grouped);
+        cli_json_int(&j, "largest", (long long)largest);
+        cli_json_finish(&j, seconds, io_seconds, threads);
+    }
+    return CLI_EXIT_OK;
+}

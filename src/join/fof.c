@@ -1,0 +1,154 @@
+/* grove_fof: friends-of-friends groups. The self-join's search on a
+ * grove_index hands each pair within the linking length straight to a
+ * concurrent union-find (no pair is stored), whose roots are the
+ * components' smallest members; grove__fof_number ranks the components
+ * and grove__fof_catalogue describes them. */
+#include "fof_internal.h"
+#include "join_internal.h"
+#include "union_find.h"
+#include "visit.h"
+
+#include <math.h>
+#include <string.h>
+
+void grove_fof_params_init(grove_fof_params *params)
+{
+    if (!params) return;
+    params->linking_length = 0;
+    params->min_members = 20;
+    grove_index_params_init(&params->index);
+}
+
+static grove_status check_params(const grove_fof_params *params)
+{
+    if (!params) return grove__fail(GROVE_INVALID_ARGUMENT, "fof: params is NULL");
+    if (!(params->linking_length >= 0) || !isfinite(params->linking_length))
+        return grove__fail(GROVE_INVALID_ARGUMENT, "fof: linking_length = %g; it must be finite and >= 0",
+                           params->linking_length);
+    if (params->min_members < 1)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "fof: min_members = 0; it must be at least 1");
+    return GROVE_OK;
+}
+
+/* Masses finite and > 0, velocities finite; the first bad value named. */
+static grove_status check_particles(size_t n, size_t d, const double *mass, const double *velocity)
+{
+    for (size_t i = 0; mass && i < n; i++)
+        if (!(mass[i] > 0) || !isfinite(mass[i]))
+            return grove__fail(GROVE_INVALID_ARGUMENT, "fof: mass[%zu] = %g; masses must be finite and > 0", i,
+                               mass[i]);
+    for (size_t i = 0; velocity && i < n; i++)
+        for (size_t j = 0; j < d; j++)
+            if (!isfinite(velocity[i * d + j]))
+                return grove__fail(GROVE_INVALID_ARGUMENT, "fof: velocity[%zu][%zu] = %g; velocities must be finite",
+                                   i, j, velocity[i * d + j]);
+    return GROVE_OK;
+}
+
+/* Union-find inside the search: each pair the self-join finds, handed
+ * over once per unordered pair, joins its two components; the unions are
+ * lock-free, and the roots do not depend on their order. */
+static int link_pairs(void *user, uint32_t row, const uint32_t *neighbours, size_t count)
+{
+    grove__uf *uf = user;
+    /* In a dense region most neighbours already share the row's root:
+     * one find each settles them. A stale root (another thread linked it
+     * meanwhile) is still an ancestor, so the test stays sound. */
+    uint32_t root = grove__uf_find(uf, row);
+    for (size_t t = 0; t < count; t++)
+        if (grove__uf_find(uf, neighbours[t]) != root) {
+            grove__uf_union(uf, root, neighbours[t]);
+            root = grove__uf_find(uf, root);
+        }
+    return 0;
+}
+
+static grove_status fof_link(const grove_index *index, double linking_length, grove__uf *uf,
+                             const grove_options *options)
+{
+    grove__join_visitor v = {linking_length, 1, NULL, link_pairs, uf};
+    return grove__join_visit(index, &v, options);
+}
+
+grove_status grove_fof(grove_points points, const double *mass, const double *velocity,
+                       const grove_fof_params *params, int64_t *group, size_t *groups,
+                       grove_fof_catalogue *catalogue, const grove_options *options)
+{
+    grove__clear_error();
+    if (groups) *groups = 0;
+    if (catalogue) memset(catalogue, 0, sizeof *catalogue);
+    int threads = grove__options(options).threads;
+    grove_status s = check_params(params);
+    if (s == GROVE_OK) s = grove__points_validate(points, threads);
+    if (s == GROVE_OK && points.n > 0 && !group) s = grove__fail(GROVE_INVALID_ARGUMENT, "fof: group is NULL");
+    if (s == GROVE_OK) s = check_particles(points.n, points.d, mass, velocity);
+    if (s != GROVE_OK) return s;
+    size_t n = points.n, ngroups = 0;
+    grove_index *index = NULL;
+    grove__uf uf = {NULL, 0};
+    double *box = NULL;
+    if (n > 0) {
+        s = grove_index_build(points, &params->index, options, &index);
+        /* The catalogue's box: the index's lengths by input dimension. */
+        if (s == GROVE_OK && catalogue && index->boxsize) {
+            box = grove__malloc(points.d * sizeof *box, "fof box");
+            if (!box) s = GROVE_OUT_OF_MEMORY;
+            else grove_index_boxsize(index, box);
+        }
+        if (s == GROVE_OK) s = grove__uf_init(&uf, n, grove__threads_for(threads, n));
+        if (s == GROVE_OK) s = fof_link(index, params->linking_length, &uf, options);
+        if (s == GROVE_OK) {
+            grove__uf_flatten(&uf);
+            s = grove__fof_number(uf.parent, n, params->min_members, grove__threads_for(threads, n), group,
+                                  &ngroups);
+        }
+    }
+    grove__uf_free(&uf);
+    if (s == GROVE_OK && catalogue)
+        s = grove__fof_catalogue(points, mass, velocity, box, group, ngroups, grove__threads_for(threads, n),
+                                 catalogue);
+    grove__free(box);
+    grove_index_free(index);
+    if (s == GROVE_OK && groups) *groups = ngroups;
+    return s;
+}
+
+grove_status grove_fof_mean_separation(grove_points points, const double *boxsize, size_t boxsize_count,
+                                       double *separation)
+{
+    grove__clear_error();
+    if (!separation) return grove__fail(GROVE_INVALID_ARGUMENT, "fof mean separation: separation is NULL");
+    *separation = 0;
+    grove_status s = grove_points_validate(points);
+    if (s != GROVE_OK) return s;
+    size_t n = points.n, d = points.d, stride = grove__points_stride(points);
+    if (n == 0) return grove__fail(GROVE_INVALID_ARGUMENT, "fof mean separation: no points");
+    if (boxsize_count != 0 && boxsize_count != 1 && boxsize_count != d)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "fof mean separation: boxsize_count = %zu; it must be 0, 1 or d = %zu",
+                           boxsize_count, d);
+    if (boxsize_count && !boxsize)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "fof mean separation: boxsize is NULL");
+    /* The product of d-th roots, so a large volume does not overflow. */
+    double sep = pow(1 / (double)n, 1 / (double)d);
+    for (size_t j = 0; j < d; j++) {
+        double L = boxsize_count ? boxsize[boxsize_count == 1 ? 0 : j] : 0;
+        if (!(L >= 0) || !isfinite(L))
+            return grove__fail(GROVE_INVALID_ARGUMENT, "fof mean separation: boxsize[%zu] = %g; it must be finite and "
+                               ">= 0", boxsize_count == 1 ? (size_t)0 : j, L);
+        if (L == 0) {
+            double lo = grove__coord(points, stride, 0, j), hi = lo;
+            for (size_t i = 1; i < n; i++) {
+                double t = grove__coord(points, stride, i, j);
+                lo = t < lo ? t : lo;
+                hi = t > hi ? t : hi;
+            }
+            L = hi - lo;
+            if (!(L > 0))
+                return grove__fail(GROVE_INVALID_ARGUMENT, "fof mean separation: the points' bounding box has zero "
+                                   "volume (every coordinate %zu is %g)", j, lo);
+        }
+        sep *= pow(L, 1 / (double)d);
+    }
+    *separation = sep;
+    return GROVE_OK;
+}
