@@ -1,4 +1,4 @@
-/* grove dbscan DATA --eps E --min-samples K --labels L.npy [--core C.npy]
+/* grove dbscan DATA --eps E --min-samples K --labels L.npy [--core C.npy] [--box L[,L...]]
  *              [--memory-budget SIZE] [--leaf-size L] [--index-dims M] [--json] */
 #include "cli.h"
 
@@ -6,13 +6,16 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: grove dbscan DATA --eps E --min-samples K --labels L.npy [--core C.npy]\n"
+    "usage: grove dbscan DATA --eps E --min-samples K --labels L.npy [--core C.npy] [--box L[,L...]]\n"
     "                    [--memory-budget SIZE] [--leaf-size L] [--index-dims M]\n"
     "                    [--threads N] [--json] [--quiet]\n"
     "Exact DBSCAN, labelled as scikit-learn's sklearn.cluster.DBSCAN labels it (border points included).\n"
     "A point is core when at least K points (itself included) lie within Euclidean distance E\n"
     "(inclusive). L is (n,) int64: the cluster of each point, clusters numbered in the order of their\n"
     "lowest-index core point, -1 for noise. C is (c,) int64: the core points' rows, ascending.\n"
+    "  --box L | Lx,Ly,..  periodic box [0, L) in every dimension, or one length per dimension (0 =\n"
+    "                      not periodic): minimum-image distances, as SciPy's cKDTree boxsize;\n"
+    "                      points outside the box are refused\n"
     "  --memory-budget S   refuse to run when DBSCAN's working memory (8-9 bytes a point, the same for\n"
     "                      every E: neighbourhoods are never held) exceeds S (K/M/G suffixes; the\n"
     "                      data and index come on top); default no limit\n"
@@ -20,7 +23,7 @@ static const char usage[] =
     "  --index-dims M      key dimensions in the index's group boxes (default min(d, 16))\n";
 
 typedef struct dbscan_args {
-    const char *labels, *core;
+    const char *labels, *core, *box_text;
     grove_dbscan_params params;
     grove_index_params index;
     bool have_eps, have_min_samples, have_budget;
@@ -63,6 +66,7 @@ int cmd_dbscan(int argc, char **argv)
         {"--min-samples", OPT_SIZE, &a.params.min_samples, &a.have_min_samples, CLI_AT_LEAST(1)},
         {"--labels", OPT_STRING, &a.labels, NULL, CLI_ANY},
         {"--core", OPT_STRING, &a.core, NULL, CLI_ANY},
+        {"--box", OPT_STRING, &a.box_text, NULL, CLI_ANY},
         {"--memory-budget", OPT_BYTES, &a.budget, &a.have_budget, CLI_AT_LEAST(1)},
         {"--leaf-size", OPT_SIZE, &a.index.leaf_size, NULL, CLI_BETWEEN(0, 4096)},
         {"--index-dims", OPT_SIZE, &a.index.index_dims, NULL, CLI_ANY},
@@ -72,7 +76,9 @@ int cmd_dbscan(int argc, char **argv)
     cli_common common;
     if (!cli_parse("dbscan", argc, argv, opts, sizeof opts / sizeof opts[0], positional, 1, &npositional, &common))
         return CLI_EXIT_USAGE;
-    if (!check_args(&a, npositional ? positional[0] : NULL)) return CLI_EXIT_USAGE;
+    cli_box box;
+    if (!check_args(&a, npositional ? positional[0] : NULL) || !cli_box_parse("dbscan", a.box_text, &box))
+        return CLI_EXIT_USAGE;
 
     grove_options options = cli_options(&common);
     options.memory_budget = a.have_budget ? a.budget : 0;
@@ -83,9 +89,10 @@ int cmd_dbscan(int argc, char **argv)
     grove_load_info info;
     grove_status s = cli_load_points(positional[0], &common, &data, &info);
     if (s == GROVE_OK) s = grove_array_points(&data, &pts);
-    if (s != GROVE_OK) {
+    if (s != GROVE_OK || !cli_box_apply("dbscan", &box, pts.d, &a.index)) {
         grove_array_free(&data);
-        return cli_fail("dbscan", s);
+        cli_box_free(&box);
+        return s != GROVE_OK ? cli_fail("dbscan", s) : CLI_EXIT_USAGE;
     }
     double io_seconds = cli_now() - t0, seconds = 0;
     s = grove_array_alloc(&labels, GROVE_INT64, pts.n, 0);
@@ -110,13 +117,15 @@ int cmd_dbscan(int argc, char **argv)
     grove_array_free(&labels);
     grove_array_free(&flags);
     grove_array_free(&core);
+    bool periodic = box.count > 0;
+    cli_box_free(&box);
     if (s != GROVE_OK) return cli_fail_on("dbscan", positional[0], s);
 
     if (!common.quiet && !common.json)
-        printf("dbscan: %zu points in %zu dims, eps %.9g, min_samples %zu -> %zu clusters, %zu core, %zu noise, "
+        printf("dbscan: %zu points in %zu dims%s, eps %.9g, min_samples %zu -> %zu clusters, %zu core, %zu noise, "
                "in %.3f s on %d thread%s\n",
-               pts.n, pts.d, a.params.eps, a.params.min_samples, counts.clusters, counts.core, counts.noise, seconds,
-               threads, threads == 1 ? "" : "s");
+               pts.n, pts.d, periodic ? " in a periodic box" : "", a.params.eps, a.params.min_samples,
+               counts.clusters, counts.core, counts.noise, seconds, threads, threads == 1 ? "" : "s");
     if (common.json) {
         cli_json j;
         cli_json_begin(&j, "dbscan");
@@ -124,6 +133,7 @@ int cmd_dbscan(int argc, char **argv)
         cli_json_header_line(&j, "header_line", &info);
         cli_json_num(&j, "eps", a.params.eps);
         cli_json_int(&j, "min_samples", (long long)a.params.min_samples);
+        cli_json_bool(&j, "periodic", periodic);
         cli_json_int(&j, "clusters", (long long)counts.clusters);
         cli_json_int(&j, "core", (long long)counts.core);
         cli_json_int(&j, "noise", (long long)counts.noise);

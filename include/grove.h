@@ -876,7 +876,7 @@ GROVE_API grove_status grove_knn(grove_points data, const grove_points *queries,
 /*
  * DBSCAN (Ester et al. 1996) labelled exactly as scikit-learn's
  * sklearn.cluster.DBSCAN labels it, on the join's index (grove_index_params:
- * leaf size, index dimensions) and its exactness rule (a pair is within
+ * leaf size, index dimensions, a periodic box) and its exactness rule (a pair is within
  * eps when its squared distance, summed in the input dtype, is <= eps^2:
  * see the join above; the boundary is inclusive, as scikit-learn's).
  *

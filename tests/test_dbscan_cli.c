@@ -60,6 +60,29 @@ TEST(cli_dbscan_outputs_match_the_library)
     CHECK(test_grove(args, &out) == 0);
     CHECK_MSG(strstr(out, "dbscan: 4000 points in 2 dims") && strstr(out, "clusters"), "output: %s", out);
     free(out);
+    /* A periodic box: the library's labels with the same box. */
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < 2 * n; i++) lo = fmin(lo, x[i]), hi = fmax(hi, x[i]);
+    for (size_t i = 0; i < 2 * n; i++) x[i] -= lo;
+    REQUIRE_OK(grove_npy_write(test_path("dbbox.npy"), &a));
+    double len = hi - lo + 0.001;
+    grove_index_params ip;
+    grove_index_params_init(&ip);
+    ip.boxsize = &len;
+    ip.boxsize_count = 1;
+    REQUIRE_OK(grove_dbscan(grove_points_f64(x, n, 2), &ip, &p, want, core, &counts, NULL));
+    snprintf(args, sizeof args, "dbscan %s --eps 0.004 --min-samples 12 --labels %s --box %.17g --json",
+             test_path("dbbox.npy"), labels, len);
+    CHECK(test_grove(args, &out) == 0);
+    CHECK_MSG(strstr(out, "\"periodic\": true"), "output: %s", out);
+    free(out);
+    l = load(labels);
+    CHECK(l.shape[0] == n && memcmp(l.data, want, n * 8) == 0);
+    grove_array_free(&l);
+    snprintf(args, sizeof args, "dbscan %s --eps 0.004 --min-samples 12 --labels %s --box 1,2,3",
+             test_path("dbbox.npy"), labels);
+    CHECK(test_grove(args, &out) == 2 && strstr(out, "--box has 3 lengths"));
+    free(out);
     free(want);
     free(core);
     free(x);

@@ -10,9 +10,10 @@ import numpy as np
 
 from . import _clib
 from ._arrays import address, as_numpy, fixed, options, points_array, points_view
-from ._cstructs import DbscanCounts, DbscanParams, IndexParams
+from ._cstructs import DbscanCounts, DbscanParams
 from ._errors import InvalidArgumentError, UnsupportedMetricError
 from ._estimator import HAVE_SKLEARN, BaseEstimator, ClusterMixin, threads_from_n_jobs, validate
+from ._join import index_params
 
 
 def _refuse(name: str, what: str, value: Any) -> None:
@@ -50,6 +51,9 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         effect (grove's search is exact whatever the algorithm).
     n_jobs: threads (-1 = all cores); None = all cores (the labels are the
         same for any count).
+    boxsize: a periodic box as SciPy's cKDTree takes it (one length, or
+        one per feature, 0 = not periodic): minimum-image distances, every
+        coordinate in [0, L) (grove's addition; None = no box).
 
     After fit: labels_ (cluster per row, clusters numbered by their
     lowest-index core point, -1 noise), core_sample_indices_ (the core
@@ -59,7 +63,7 @@ class DBSCAN(ClusterMixin, BaseEstimator):
 
     def __init__(self, eps: float = 0.5, *, min_samples: int = 5, metric: Any = "euclidean",
                  metric_params: dict | None = None, algorithm: str = "auto", leaf_size: int = 30,
-                 p: float | None = None, n_jobs: int | None = None):
+                 p: float | None = None, n_jobs: int | None = None, boxsize: Any = None):
         self.eps = eps
         self.min_samples = min_samples
         self.metric = metric
@@ -68,6 +72,7 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         self.leaf_size = leaf_size
         self.p = p
         self.n_jobs = n_jobs
+        self.boxsize = boxsize
 
     def _check_params(self) -> None:
         if not _real(self.eps) or not self.eps > 0 or not np.isfinite(self.eps):
@@ -106,8 +111,10 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         core = np.zeros(n, dtype=np.uint8)
         counts = DbscanCounts()
         opts = options(threads_from_n_jobs(self.n_jobs, None))
-        _clib.call(_clib.lib.grove_dbscan, points_view(x), C.byref(_clib.defaults(IndexParams)), C.byref(params),
-                   address(labels), address(core), C.byref(counts), opts)
+        index, box = index_params(boxsize=self.boxsize)
+        _clib.call(_clib.lib.grove_dbscan, points_view(x), C.byref(index), C.byref(params), address(labels),
+                   address(core), C.byref(counts), opts)
+        del box  # the index params point into it until here
         self.labels_ = labels
         self.core_sample_indices_ = np.flatnonzero(core)
         self.components_ = x[self.core_sample_indices_].copy()

@@ -160,3 +160,34 @@ def test_works_without_scikit_learn():
             raise AssertionError("NaN accepted")
     """)
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def minimum_image_distances(x, box):
+    t = np.abs(x[:, None, :] - x[None, :, :])
+    t = np.where(t > box / 2, box - t, t)
+    return np.sqrt((t ** 2).sum(axis=2))
+
+
+@pytest.mark.parametrize("kind", ["uniform", "lattice"])
+def test_periodic_box_equals_minimum_image_distances(kind):
+    """boxsize: scikit-learn on the precomputed minimum-image distances
+    (exact for the lattice, whose wrapped pairs decide the clusters)."""
+    d = 2
+    x = points(kind, 600, d, seed=12)
+    box = np.full(d, 1.0 if kind == "uniform" else float(x.max() + 1))
+    dist = minimum_image_distances(x, box)
+    eps = radius(x, kind, 6)
+    if kind == "uniform":  # half-way between two wrapped pair distances
+        u = np.unique(dist)
+        k = np.searchsorted(u, eps)
+        eps = float((u[k - 1] + u[k]) / 2)
+    differ = 0
+    for min_samples in (2, 6, 9):
+        ours = grove.DBSCAN(eps=eps, min_samples=min_samples, boxsize=box).fit(x)
+        theirs = sk_cluster.DBSCAN(eps=eps, min_samples=min_samples, metric="precomputed").fit(dist)
+        assert np.array_equal(ours.labels_, theirs.labels_)
+        assert np.array_equal(ours.core_sample_indices_, theirs.core_sample_indices_)
+        differ += not np.array_equal(grove.DBSCAN(eps=eps, min_samples=min_samples).fit(x).labels_, ours.labels_)
+    assert differ  # the box matters here
+    with pytest.raises(grove.InvalidArgumentError, match="outside the periodic box"):
+        grove.DBSCAN(eps=eps, boxsize=box / 2).fit(x)
