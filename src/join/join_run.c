@@ -214,32 +214,8 @@ static grove_status join_sink_put(join_sink *s, const uint32_t *rows, const doub
 #define JOIN_KERNEL
 #endif
 
-#define JOIN_PERIODIC 0
-#define T float
-#define FN(name) name##_f32
-#include "join_t.h"
-#undef T
-#undef FN
-#define T double
-#define FN(name) name##_f64
-#include "join_t.h"
-#undef T
-#undef FN
-#undef JOIN_PERIODIC
-/* Minimum-image twins for a periodic box, so the plain kernels keep no
- * test for it. */
-#define JOIN_PERIODIC 1
-#define T float
-#define FN(name) name##_f32p
-#include "join_t.h"
-#undef T
-#undef FN
-#define T double
-#define FN(name) name##_f64p
-#include "join_t.h"
-#undef T
-#undef FN
-#undef JOIN_PERIODIC
+#define JOIN_TEMPLATE "join_t.h"
+#include "instances.h"
 
 /* One instance of the group kernels (dtype x metric). */
 typedef struct join_kernels {

@@ -8,31 +8,8 @@
  * level of a tree at most 64 deep, plus two). */
 #define KNN_SCRATCH(k) ((k) + 2 * 64 + 2)
 
-#define JOIN_PERIODIC 0
-#define T float
-#define FN(name) name##_f32
-#include "knn_t.h"
-#undef T
-#undef FN
-#define T double
-#define FN(name) name##_f64
-#include "knn_t.h"
-#undef T
-#undef FN
-#undef JOIN_PERIODIC
-/* Minimum-image twins for a periodic box (dist_t.h). */
-#define JOIN_PERIODIC 1
-#define T float
-#define FN(name) name##_f32p
-#include "knn_t.h"
-#undef T
-#undef FN
-#define T double
-#define FN(name) name##_f64p
-#include "knn_t.h"
-#undef T
-#undef FN
-#undef JOIN_PERIODIC
+#define JOIN_TEMPLATE "knn_t.h"
+#include "instances.h"
 
 typedef void (*knn_group_fn)(const grove_index *, const grove_index *, size_t, size_t, int, int64_t *, double *,
                              void *, uint32_t *);
