@@ -18,6 +18,8 @@ typedef struct fof_case {
     bool periodic;
     size_t min_members;
     bool f32, masses, velocities;
+    double spread;      /* the blobs' standard deviation (0: 0.015) */
+    bool no_background; /* blobs and duplicates only */
     uint64_t seed;
 } fof_case;
 
@@ -28,7 +30,7 @@ static double *clumpy(const fof_case *c)
 {
     grove_rng rng;
     grove_rng_seed(&rng, c->seed);
-    double step = c->f32 ? 0x1p-10 : 0x1p-20;
+    double step = c->f32 ? 0x1p-10 : 0x1p-20, spread = c->spread > 0 ? c->spread : 0.015;
     double *x = malloc((c->n * c->d + 1) * sizeof *x), centre[6][3];
     for (int k = 0; k < 6; k++)
         for (size_t j = 0; j < c->d; j++) centre[k][j] = k == 0 ? 0 : grove_rng_uniform(&rng);
@@ -42,7 +44,7 @@ static double *clumpy(const fof_case *c)
         int k = (int)grove_rng_below(&rng, 6);
         for (size_t j = 0; j < c->d; j++) {
             double L = c->periodic && c->box[j] > 0 ? c->box[j] : 1;
-            double v = kind < 4 ? grove_rng_uniform(&rng) : centre[k][j] + 0.015 * grove_rng_normal(&rng);
+            double v = kind < 4 && !c->no_background ? grove_rng_uniform(&rng) : centre[k][j] + spread * grove_rng_normal(&rng);
             v = L * (v - floor(v)); /* into [0, L): blobs at the edge wrap */
             v = floor(v / step) * step;
             x[i * c->d + j] = v < L ? v : 0;
@@ -288,6 +290,36 @@ TEST(fof_brute_force)
 TEST(fof_brute_force_periodic)
 {
     run_cases(true);
+}
+
+/* Blobs far denser than the linking length: whole leaf groups lie within
+ * it of each other and of themselves, so the join's group shortcuts (one
+ * union per pair of groups, settled groups skipped) do most of the
+ * linking (with the tighter spread and no background, all of it inside
+ * a blob), and the groups must still be brute force's. */
+TEST(fof_brute_force_dense_clumps)
+{
+    for (int periodic = 0; periodic < 2; periodic++)
+        for (int f32 = 0; f32 < 2; f32++)
+            for (size_t k = 0; k < 4; k++) {
+                size_t d = 2 + k % 2;
+                fof_case c;
+                memset(&c, 0, sizeof c);
+                c.n = 4000;
+                c.d = d;
+                c.f32 = f32;
+                c.periodic = periodic;
+                c.seed = 77 + (uint64_t)(periodic * 8 + f32 * 4) + k;
+                for (size_t j = 0; j < 3; j++) c.box[j] = 1;
+                c.spread = k < 2 ? 0.004 : 0.0005;
+                c.no_background = k >= 2;
+                c.link = f32 ? 13 * 0x1p-10 : 0.0123;
+                c.min_members = 2;
+                c.masses = true;
+                c.velocities = f32;
+                run_case(&c);
+                if (test_failed_now()) return;
+            }
 }
 
 /* Linking length 0 links exact duplicates only; min_members above n

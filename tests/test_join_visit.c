@@ -1,6 +1,7 @@
 /* The join's pair visitor (src/join/visit.c) against the brute-force join:
- * the once mode gives each unordered pair exactly once, the every-pair
- * mode every (query, neighbour) pair of the queries asked for, with each
+ * the once mode gives each unordered pair exactly once (also when whole
+ * pairs of groups come through the block shortcut), the every-pair mode
+ * every (query, neighbour) pair of the queries asked for, with each
  * query's pairs in the same order for any thread count. */
 #include "test.h"
 
@@ -18,7 +19,20 @@ typedef struct collected {
     uint64_t *hash;
     long stop_after; /* > 0: stop the pass at this callback */
     long calls;
+    long blocks;     /* block shortcuts taken */
 } collected;
+
+static void collect_pairs(collected *c, uint32_t row, const uint32_t *nb, size_t k)
+{
+#pragma omp critical(visit_test)
+    {
+        if (c->count + k > c->cap) {
+            c->cap = 2 * (c->count + k);
+            c->pair = realloc(c->pair, c->cap * sizeof *c->pair);
+        }
+        for (size_t t = 0; t < k; t++) c->pair[c->count++] = (uint64_t)row << 32 | nb[t];
+    }
+}
 
 static int collect(void *user, uint32_t row, const uint32_t *nb, size_t k)
 {
@@ -30,14 +44,19 @@ static int collect(void *user, uint32_t row, const uint32_t *nb, size_t k)
     uint64_t h = c->hash[row];
     for (size_t t = 0; t < k; t++) h = h * 1000003u + nb[t] + 1;
     c->hash[row] = h;
-#pragma omp critical(visit_test)
-    {
-        if (c->count + k > c->cap) {
-            c->cap = 2 * (c->count + k);
-            c->pair = realloc(c->pair, c->cap * sizeof *c->pair);
-        }
-        for (size_t t = 0; t < k; t++) c->pair[c->count++] = (uint64_t)row << 32 | nb[t];
-    }
+    collect_pairs(c, row, nb, k);
+    return 0;
+}
+
+/* The block shortcut, spelt out as the pairs it stands for. */
+static int collect_block(void *user, const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
+{
+    collected *c = user;
+#pragma omp atomic update
+    c->blocks++;
+    for (size_t i = 0; i < na; i++)
+        if (b == a) collect_pairs(c, a[i], a + i + 1, na - i - 1);
+        else collect_pairs(c, a[i], b, nb);
     return 0;
 }
 
@@ -50,7 +69,7 @@ static int u64_cmp(const void *a, const void *b)
 /* Run one visit; the pairs come back sorted (unordered pairs as
  * (smaller, larger) when `once`). */
 static grove_status run_visit(const grove_index *ix, double eps, int once, const uint8_t *queries, int threads,
-                              collected *c)
+                              int blocks, collected *c)
 {
     size_t n = grove_index_n(ix);
     memset(c, 0, sizeof *c);
@@ -58,7 +77,7 @@ static grove_status run_visit(const grove_index *ix, double eps, int once, const
     grove_options opt;
     grove_options_init(&opt);
     opt.threads = threads;
-    grove__join_visitor v = {eps, once, queries, collect, c};
+    grove__join_visitor v = {eps, once, queries, collect, c, blocks ? collect_block : NULL, NULL};
     grove_status s = grove__join_visit(ix, &v, &opt);
     for (size_t i = 0; once && i < c->count; i++) {
         uint64_t a = c->pair[i] >> 32, b = c->pair[i] & UINT32_MAX;
@@ -74,9 +93,10 @@ static void collected_free(collected *c)
     free(c->hash);
 }
 
-/* Both modes against brute force for one set and radius; the every-pair
- * mode on every third row as the queries. */
-static void check_visit(const ref_set *s, double eps, const char *what)
+/* Both modes against brute force for one set and radius, the once mode
+ * also with the block shortcut; the every-pair mode on every third row as
+ * the queries. Adds the blocks taken to *blocks. */
+static void check_visit(const ref_set *s, double eps, const char *what, long *blocks)
 {
     grove_index *ix = NULL;
     REQUIRE_OK(grove_index_build(join_ref_view(s), NULL, NULL, &ix));
@@ -92,11 +112,15 @@ static void check_visit(const ref_set *s, double eps, const char *what)
             if (asked[i]) want_all[m_all++] = (uint64_t)i << 32 | j;
         }
     collected c;
-    CHECK_OK(run_visit(ix, eps, 1, NULL, 2, &c));
-    CHECK_MSG(c.count == m_once && (m_once == 0 || memcmp(c.pair, want_once, m_once * sizeof *want_once) == 0),
-              "%s: once mode gave %zu pairs, brute force %zu (or different ones)", what, c.count, m_once);
-    collected_free(&c);
-    CHECK_OK(run_visit(ix, eps, 0, asked, 2, &c));
+    for (int with_blocks = 0; with_blocks < 2; with_blocks++) {
+        CHECK_OK(run_visit(ix, eps, 1, NULL, 2, with_blocks, &c));
+        CHECK_MSG(c.count == m_once && (m_once == 0 || memcmp(c.pair, want_once, m_once * sizeof *want_once) == 0),
+                  "%s%s: once mode gave %zu pairs, brute force %zu (or different ones)", what,
+                  with_blocks ? " with blocks" : "", c.count, m_once);
+        *blocks += c.blocks;
+        collected_free(&c);
+    }
+    CHECK_OK(run_visit(ix, eps, 0, asked, 2, 0, &c));
     CHECK_MSG(c.count == m_all && (m_all == 0 || memcmp(c.pair, want_all, m_all * sizeof *want_all) == 0),
               "%s: every-pair mode gave %zu pairs, brute force %zu (or different ones)", what, c.count, m_all);
     collected_free(&c);
@@ -110,6 +134,7 @@ TEST(join_visit_against_brute_force)
 {
     static const size_t dims[] = {1, 2, 3, 8, 18, 64, 784};
     uint64_t seed = 11;
+    long blocks[2] = {0, 0}; /* up to SOA_MAX dimensions, above */
     for (size_t di = 0; di < sizeof dims / sizeof *dims; di++) {
         size_t d = dims[di], n = d >= 64 ? 120 : 300;
         for (int kind = 0; kind < TEST_KINDS; kind++) {
@@ -125,11 +150,14 @@ TEST(join_visit_against_brute_force)
                 if (kind >= TEST_LATTICE) eps = sqrt(floor(eps * eps * 64) / 64);
                 char what[160];
                 snprintf(what, sizeof what, "%s d=%zu %s eps=%g", test_kind_name[kind], d, f32 ? "f32" : "f64", eps);
-                check_visit(s, eps, what);
+                check_visit(s, eps, what, &blocks[d > 16]);
             }
             join_ref_free(s);
         }
     }
+    /* The largest radius takes every pair: whole groups must go at once. */
+    CHECK_MSG(blocks[0] > 0 && blocks[1] == 0, "block shortcuts taken: %ld up to 16 dimensions, %ld above", blocks[0],
+              blocks[1]);
 }
 
 /* On enough points for two threads: the pair sets of 1 and 2 threads are
@@ -161,13 +189,13 @@ TEST(join_visit_threads_agree_with_join)
         CHECK(r.pairs > (int64_t)(4 * n));
         collected c[2];
         for (int t = 0; t < 2; t++) {
-            CHECK_OK(run_visit(ix, eps, 1, NULL, t + 1, &c[t]));
+            CHECK_OK(run_visit(ix, eps, 1, NULL, t + 1, 0, &c[t]));
             CHECK_MSG(c[t].count == m_once && memcmp(c[t].pair, want_once, m_once * sizeof *want_once) == 0,
                       "d=%zu threads=%d: once mode gave %zu pairs, the join %zu", d, t + 1, c[t].count, m_once);
             collected_free(&c[t]);
         }
         for (int t = 0; t < 2; t++) {
-            CHECK_OK(run_visit(ix, eps, 0, NULL, t + 1, &c[t]));
+            CHECK_OK(run_visit(ix, eps, 0, NULL, t + 1, 0, &c[t]));
             CHECK_MSG(c[t].count == (size_t)r.pairs &&
                           memcmp(c[t].pair, want_all, (size_t)r.pairs * sizeof *want_all) == 0,
                       "d=%zu threads=%d: every-pair mode gave %zu pairs, the join %lld", d, t + 1, c[t].count,
@@ -200,7 +228,7 @@ TEST(join_visit_stops_and_refuses)
     memset(&c, 0, sizeof c);
     c.hash = calloc(s->n, sizeof *c.hash);
     c.stop_after = 5;
-    grove__join_visitor v = {0.01, 1, NULL, collect, &c};
+    grove__join_visitor v = {0.01, 1, NULL, collect, &c, NULL, NULL};
     CHECK_FAILS(grove__join_visit(ix, &v, NULL), GROVE_CANCELLED, "pair callback stopped");
     /* The cancel flag, raised by the first progress report. */
     int flag = 0;
@@ -216,6 +244,11 @@ TEST(join_visit_stops_and_refuses)
     v.eps = -1;
     CHECK_FAILS(grove__join_visit(ix, &v, NULL), GROVE_INVALID_ARGUMENT, "eps = -1");
     v.eps = 1;
+    v.once = 0;
+    v.block = collect_block;
+    CHECK_FAILS(grove__join_visit(ix, &v, NULL), GROVE_INVALID_ARGUMENT, "group shortcuts need the once mode");
+    v.once = 1;
+    v.block = NULL;
     uint8_t one = 1;
     v.queries = &one;
     CHECK_FAILS(grove__join_visit(ix, &v, NULL), GROVE_INVALID_ARGUMENT, "every-pair mode");

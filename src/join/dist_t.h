@@ -106,6 +106,29 @@ static inline T FN(box_far2)(const T *b, const T *a, size_t m, const T *per, siz
     return s;
 }
 
+/* The largest squared distance between a point of box a and a point of
+ * box b (lo[m], hi[m]): per dimension the wider of hi_a - lo_b and
+ * hi_b - lo_a, in a periodic dimension at most half the box (stride as in
+ * FN(box_far2)). Over every dimension, a pair of those points summed in
+ * the same order (the by-dimension join kernel) never comes out larger:
+ * each rounded difference, wrap, square and partial sum is monotone in
+ * its operands. */
+static inline T FN(box_span2)(const T *a, const T *b, size_t m, const T *per, size_t stride)
+{
+    T s = 0;
+    for (size_t j = 0; j < m; j++) {
+        T up = a[m + j] - b[j], down = b[m + j] - a[j];
+        T t = up > down ? up : down;
+#if JOIN_PERIODIC
+        t = t < per[stride + j] ? t : per[stride + j];
+#endif
+        s += t * t;
+    }
+    (void)per;
+    (void)stride;
+    return s;
+}
+
 /* Squared distance between two rows of d > SOA_MAX coordinates, summed in
  * eight fixed lanes (so it vectorises and rounds the same everywhere); stops
  * after any 32-dimension block once the partial sum exceeds eps2, which

@@ -63,10 +63,42 @@ static int link_pairs(void *user, uint32_t row, const uint32_t *neighbours, size
     return 0;
 }
 
+/* Join every row of a and b (b == a: a group with itself) into one
+ * component: two groups whose every pair is within the linking length. */
+static int link_groups(void *user, const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
+{
+    grove__uf *uf = user;
+    uint32_t root = grove__uf_find(uf, a[0]);
+    for (int side = 0; side < (b == a ? 1 : 2); side++) {
+        const uint32_t *rows = side ? b : a;
+        size_t count = side ? nb : na;
+        for (size_t t = 0; t < count; t++)
+            if (grove__uf_find(uf, rows[t]) != root) {
+                grove__uf_union(uf, root, rows[t]);
+                root = grove__uf_find(uf, root);
+            }
+    }
+    return 0;
+}
+
+/* Whether every row of a and b is in one component already: then no pair
+ * between them can change the groups (components only ever merge, so the
+ * answer stays true). In the merging cores most candidate groups are. */
+static int groups_settled(void *user, const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
+{
+    grove__uf *uf = user;
+    uint32_t root = grove__uf_find(uf, a[0]);
+    for (size_t t = 0; t < nb; t++)
+        if (grove__uf_find(uf, b[t]) != root) return 0;
+    for (size_t t = 0; b != a && t < na; t++)
+        if (grove__uf_find(uf, a[t]) != root) return 0;
+    return 1;
+}
+
 static grove_status fof_link(const grove_index *index, double linking_length, grove__uf *uf,
                              const grove_options *options)
 {
-    grove__join_visitor v = {linking_length, 1, NULL, link_pairs, uf};
+    grove__join_visitor v = {linking_length, 1, NULL, link_pairs, uf, link_groups, groups_settled};
     return grove__join_visit(index, &v, options);
 }
 

@@ -417,3 +417,15 @@ double grove__join_prune2(const grove_index *D, const grove_index *Q, double eps
 {
     return grove__join_prune2_sq(D, Q, grove__join_eps2(D, eps));
 }
+
+double grove__join_link2(const grove_index *index, double eps)
+{
+    if (index->dims != index->d || index->axes || !index->xs) return -1;
+    /* FN(box_span2) bounds the pair kernel exactly (dist_t.h); the margin
+     * of prune2's size, taken off instead of added, keeps the shortcut
+     * safe should the two ever sum in different orders. */
+    double u = index->dtype == GROVE_FLOAT32 ? 0x1p-24 : 0x1p-53;
+    double r = sqrt(grove__join_eps2(index, eps));
+    if (index->boxsize) r -= 8 * u * index->period_max * sqrt((double)index->d);
+    return r > 0 ? r * r * (1 - 4 * (double)(index->d + 2) * u) : -1;
+}

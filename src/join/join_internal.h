@@ -101,5 +101,10 @@ double grove__join_eps2(const grove_index *index, double eps);
 double grove__join_prune2(const grove_index *D, const grove_index *Q, double eps);
 /* The same for a squared radius r2 in the dtype (kNN bounds). */
 double grove__join_prune2_sq(const grove_index *D, const grove_index *Q, double r2);
+/* The other way round: a squared radius such that two groups whose boxes
+ * are within it (FN(box_span2)) have every pair within eps as the pair
+ * kernels compute it; -1 where the boxes do not cover every dimension
+ * (above SOA_MAX dimensions or with projected keys). */
+double grove__join_link2(const grove_index *index, double eps);
 
 #endif

@@ -42,6 +42,15 @@ typedef struct join_work {
     uint32_t stack[JOIN_STACK];
 } join_work;
 
+/* A once-mode visit's query group for the group shortcuts (see
+ * grove__join_visitor): its rows and the pass's link2. */
+typedef struct join_shortcut {
+    const grove__join_visitor *visit;
+    const uint32_t *rows;
+    size_t count;
+    double link2;
+} join_shortcut;
+
 static void join_work_free(join_work *w)
 {
     grove__free(w->keys);

@@ -37,6 +37,8 @@ typedef struct join_pass {
     join_hits *hits;         /* or NULL: kept by the count, used by the fill */
     const grove__join_visitor *visit; /* or NULL; set: hits go to visit->fn
                                          instead of counts or slices */
+    double link2;            /* visit->block fires where two groups' boxes
+                                are within this (grove__join_link2; < 0: never) */
 } join_pass;
 
 /* Run a pass of index D against the query grouping Q (Q == D for a

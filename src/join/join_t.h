@@ -11,12 +11,28 @@
 
 #include "dist_t.h"
 
+/* The group shortcuts for data group k (box kbox) and the query group of
+ * box qbox (see join_shortcut): 1 when the visitor took the pair of groups
+ * (block) or needs none of its pairs (settled), 0 when they go to the
+ * refinement, -1 when block stopped the pass. */
+static int FN(shortcut)(const grove_index *D, uint32_t k, const T *kbox, const T *qbox, const join_shortcut *cut)
+{
+    const grove__join_visitor *v = cut->visit;
+    const grove__node *nd = &D->node[k];
+    const uint32_t *rows = D->rows + nd->begin;
+    size_t count = nd->end - nd->begin;
+    if (v->block && (double)FN(box_span2)(qbox, kbox, D->dims, D->period, D->d) <= cut->link2)
+        return v->block(v->user, cut->rows, cut->count, rows, count) ? -1 : 1;
+    return v->settled && v->settled(v->user, cut->rows, cut->count, rows, count);
+}
+
 /* Candidates of the query box qbox: (row << 32 | position) of every data
  * point in a group (with node number >= first) whose box is within the
- * pruning radius and which is itself within it of qbox. Returns the count
+ * pruning radius and which is itself within it of qbox, less the groups
+ * that the shortcuts take (cut, or NULL for none). Returns the count
  * (grows w->keys). */
 static grove_status FN(gather_keys)(const grove_index *D, const T *qbox, double prune2, join_work *w, size_t *count,
-                                    uint32_t first)
+                                    uint32_t first, const join_shortcut *cut)
 {
     size_t m = D->dims, ks = D->kstride, top = 0, c = 0;
     const T *box = D->box, *kx = D->keys, *per = D->period;
@@ -33,6 +49,11 @@ static grove_status FN(gather_keys)(const grove_index *D, const T *qbox, double 
             continue;
         }
         if (k < first) continue;
+        if (cut) {
+            int taken = FN(shortcut)(D, k, box + (size_t)k * 2 * m, qbox, cut);
+            if (taken < 0) return GROVE_CANCELLED;
+            if (taken) continue;
+        }
         if (join_reserve(w, c + (nd->end - nd->begin)) != GROVE_OK) return GROVE_OUT_OF_MEMORY;
         uint64_t *restrict keys = w->keys;
         const uint32_t *rows = D->rows;
@@ -250,7 +271,7 @@ static grove_status FN(join_group)(const grove_index *D, const grove_index *Q, s
     }
     const T *qbox = (const T *)Q->box + (size_t)Q->leaves[leaf] * 2 * Q->dims;
     size_t count = 0;
-    grove_status s = FN(gather_keys)(D, qbox, pass->prune2, w, &count, 0);
+    grove_status s = FN(gather_keys)(D, qbox, pass->prune2, w, &count, 0, NULL);
     if (s != GROVE_OK) return s;
     if (pass->fill) join_sort_keys(w, count, D->n);
     FN(gather_candidates)(D, w, count);
@@ -268,7 +289,7 @@ static grove_status FN(count_self_group)(const grove_index *D, size_t leaf, join
     const grove__node *nd = &D->node[self];
     const T *qbox = (const T *)D->box + (size_t)self * 2 * D->dims;
     size_t count = 0;
-    grove_status s = FN(gather_keys)(D, qbox, pass->prune2, w, &count, self);
+    grove_status s = FN(gather_keys)(D, qbox, pass->prune2, w, &count, self, NULL);
     if (s != GROVE_OK) return s;
     FN(gather_candidates)(D, w, count);
     memset(w->colcnt, 0, count * sizeof *w->colcnt);
@@ -317,7 +338,7 @@ static grove_status FN(mirror_self_group)(const grove_index *D, size_t leaf, joi
     const grove__node *nd = &D->node[self];
     const T *qbox = (const T *)D->box + (size_t)self * 2 * D->dims;
     size_t count = 0, d = D->d;
-    grove_status s = FN(gather_keys)(D, qbox, pass->prune2, w, &count, self);
+    grove_status s = FN(gather_keys)(D, qbox, pass->prune2, w, &count, self, NULL);
     if (s != GROVE_OK) return s;
     FN(gather_candidates)(D, w, count);
     T eps2 = (T)pass->eps2, acc[JOIN_CHUNK];
@@ -344,7 +365,8 @@ static grove_status FN(mirror_self_group)(const grove_index *D, size_t leaf, joi
  * candidates only from this group and later ones, as in
  * FN(count_self_group); a pair inside the group is handed over from its
  * earlier end only, so each unordered pair comes once. Candidates go in
- * chunks, each met by every query of the group while in cache. */
+ * chunks, each met by every query of the group while in cache. Groups the
+ * visitor's shortcuts take (this one included) bring no candidates. */
 JOIN_KERNEL static grove_status FN(visit_self_group)(const grove_index *D, size_t leaf, join_work *w,
                                                     const join_pass *pass)
 {
@@ -352,10 +374,12 @@ JOIN_KERNEL static grove_status FN(visit_self_group)(const grove_index *D, size_
     const grove__node *nd = &D->node[self];
     const T *qbox = (const T *)D->box + (size_t)self * 2 * D->dims;
     size_t count = 0, d = D->d;
-    grove_status s = FN(gather_keys)(D, qbox, pass->prune2, w, &count, self);
+    const grove__join_visitor *visit = pass->visit;
+    join_shortcut cut = {visit, D->rows + nd->begin, nd->end - nd->begin, pass->link2};
+    int shortcuts = visit->block || visit->settled;
+    grove_status s = FN(gather_keys)(D, qbox, pass->prune2, w, &count, self, shortcuts ? &cut : NULL);
     if (s != GROVE_OK) return s;
     FN(gather_candidates)(D, w, count);
-    const grove__join_visitor *visit = pass->visit;
     T eps2 = (T)pass->eps2, acc[JOIN_CHUNK];
     for (size_t c0 = 0; c0 < count; c0 += JOIN_CHUNK)
         for (size_t a = nd->begin; a < nd->end; a++) {

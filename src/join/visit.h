@@ -15,6 +15,18 @@
  * GROVE_CANCELLED). */
 typedef int (*grove__join_pair_fn)(void *user, uint32_t row, const uint32_t *neighbours, size_t count);
 
+/* Group shortcuts of the once mode, for two leaf groups of the index
+ * (rows a[0 .. na) and b[0 .. nb); b == a for a group with itself).
+ * block: every pair of a row of a and a row of b (for b == a, every pair
+ * within a) is within eps as the join computes it; those pairs are not
+ * handed to fn. Return 0 to go on, nonzero to stop the pass.
+ * settled: return 1 when the caller no longer needs the pairs between a
+ * and b (their distance tests are then skipped), 0 to have them come
+ * through fn; an answer of 1 must stay true for the rest of the pass
+ * (as "already one component" does for a union-find). Called from the
+ * worker threads like fn. */
+typedef int (*grove__join_group_fn)(void *user, const uint32_t *a, size_t na, const uint32_t *b, size_t nb);
+
 typedef struct grove__join_visitor {
     double eps;          /* pairs at distance <= eps, as grove_join finds them */
     /* 1: each unordered pair {i, j}, i != j, exactly once, in one
@@ -31,6 +43,12 @@ typedef struct grove__join_visitor {
     const uint8_t *queries;
     grove__join_pair_fn fn;
     void *user;
+    /* Optional (NULL: every pair through fn), once mode only. block fires
+     * where the boxes of the two groups lie within eps with room for
+     * rounding, which needs boxes over every dimension (up to
+     * GROVE__JOIN_SOA_MAX dimensions, no projected keys); elsewhere it is
+     * never called. settled is asked of every other candidate group. */
+    grove__join_group_fn block, settled;
 } grove__join_visitor;
 
 /* Run the visitor over the self-join of `index` with the options' threads,
