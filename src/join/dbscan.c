@@ -7,7 +7,8 @@
  *     index fixes, so the sums have the same bits for any thread count);
  *  2. clusters: the connected components of core points under the
  *     eps-pairs, by a concurrent union-find inside the search (visitor,
- *     each pair once). Roots are each component's smallest row, and
+ *     each pair once; two leaf groups within eps of each other are linked
+ *     at once, and groups with nothing left to link are skipped). Roots are each component's smallest row, and
  *     scikit-learn numbers clusters in the order of their lowest-index core
  *     point, so cluster k is the k-th root in row order;
  *  3. border points: scikit-learn expands clusters one after another, so a
@@ -81,6 +82,52 @@ static int link_core(void *user, uint32_t row, const uint32_t *nb, size_t count)
     return 0;
 }
 
+/* The visitor's group shortcuts for step 2. Every pair between groups a
+ * and b (b == a: inside one group) is within eps: their core rows are one
+ * component, and where there is one, their non-core rows are border
+ * points. */
+static int link_core_groups(void *user, const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
+{
+    dbscan_state *st = user;
+    uint32_t first = DBSCAN_NONE;
+    for (int side = 0; side < (b == a ? 1 : 2); side++)
+        for (size_t t = 0; t < (side ? nb : na); t++) {
+            uint32_t row = (side ? b : a)[t];
+            if (!st->core[row]) continue;
+            if (first == DBSCAN_NONE) first = row;
+            else grove__uf_union(&st->uf, first, row);
+        }
+    for (int side = 0; first != DBSCAN_NONE && side < (b == a ? 1 : 2); side++)
+        for (size_t t = 0; t < (side ? nb : na); t++) {
+            uint32_t row = (side ? b : a)[t];
+            if (!st->core[row]) __atomic_store_n(&st->border[row], 1, __ATOMIC_RELAXED);
+        }
+    return 0;
+}
+
+/* Whether no pair between groups a and b can change step 2's result: none
+ * of their rows is core, or their core rows are one component already and
+ * their non-core rows are all marked. Components only merge and marks
+ * only appear, so the answer stays true. */
+static int core_groups_settled(void *user, const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
+{
+    dbscan_state *st = user;
+    uint32_t root = DBSCAN_NONE;
+    int marked = 1;
+    for (int side = 0; side < (b == a ? 1 : 2); side++)
+        for (size_t t = 0; t < (side ? nb : na); t++) {
+            uint32_t row = (side ? b : a)[t];
+            if (!st->core[row]) {
+                marked &= __atomic_load_n(&st->border[row], __ATOMIC_RELAXED);
+                continue;
+            }
+            uint32_t r = grove__uf_find(&st->uf, row);
+            if (root == DBSCAN_NONE) root = r;
+            else if (r != root) return 0;
+        }
+    return root == DBSCAN_NONE || marked;
+}
+
 /* A non-core query: the smallest root among its core neighbours (their
  * parents, flattened). Only this thread writes the query's entry; core
  * entries are only read. */
@@ -128,7 +175,7 @@ static grove_status find_core(const grove_index *ix, const grove_dbscan_params *
     st->sum = grove__calloc(n, sizeof *st->sum, "dbscan neighbourhood weights");
     st->comp = grove__calloc(n, sizeof *st->comp, "dbscan neighbourhood weights");
     grove_status s = st->sum && st->comp ? GROVE_OK : GROVE_OUT_OF_MEMORY;
-    grove__join_visitor v = {params->eps, 0, NULL, weigh_neighbours, st};
+    grove__join_visitor v = {.eps = params->eps, .fn = weigh_neighbours, .user = st};
     if (s == GROVE_OK) s = grove__join_visit(ix, &v, options);
     for (size_t i = 0; s == GROVE_OK && i < n; i++) core[i] = st->sum[i] + st->comp[i] >= (double)params->min_samples;
     grove__free(st->sum);
@@ -146,7 +193,8 @@ static grove_status find_clusters(const grove_index *ix, double eps, dbscan_stat
     for (size_t i = 0; i < n; i++) ncore += core[i];
     st->border = border;
     grove_status s = grove__uf_init(&st->uf, n, grove__options(options).threads);
-    grove__join_visitor link = {eps, 1, NULL, link_core, st};
+    grove__join_visitor link = {
+        .eps = eps, .once = 1, .fn = link_core, .user = st, .block = link_core_groups, .settled = core_groups_settled};
     if (s == GROVE_OK && ncore > 0) s = grove__join_visit(ix, &link, options);
     if (s != GROVE_OK) return s;
     grove__uf_flatten(&st->uf);
@@ -155,7 +203,7 @@ static grove_status find_clusters(const grove_index *ix, double eps, dbscan_stat
         nborder += border[i];
         if (!core[i]) parent[i] = DBSCAN_NONE;
     }
-    grove__join_visitor reach = {eps, 0, border, reach_border, st};
+    grove__join_visitor reach = {.eps = eps, .queries = border, .fn = reach_border, .user = st};
     if (nborder > 0) s = grove__join_visit(ix, &reach, options);
     if (s != GROVE_OK) return s;
     /* Roots in row order are the clusters in scikit-learn's order; every
