@@ -28,8 +28,7 @@ static bool injected_failure(void)
  * and touched all over (the ball tree's), whose faults can cost more than
  * the work in it (the development VM: 56 MB touched in 25 ms with 4 KiB
  * pages, 4.3 ms with huge pages; a ball tree of 2^20 points, repeated
- * calls, 112 -> 87 ms), and for the join's output, which its fill pass
- * touches first. Opt-in, as in other libraries that offer it:
+ * calls, 112 -> 87 ms). Opt-in, as in other libraries that offer it:
  * where free memory is fragmented, the kernel compacts it first, and one
  * call measured 1.8x slower (2^22 points, 918 against 510 ms). At most one
  * partly used huge page per block. */

@@ -225,12 +225,8 @@ grove_status grove_join_stream(const grove_index *index, const grove_points *que
     double *distances = NULL;
     if (s == GROVE_OK) {
         offsets = grove__malloc((max_q + 1) * sizeof *offsets, "join batch offsets");
-        /* Huge pages where asked for (GROVE_HUGE_PAGES=1): the fill is the
-         * first to touch these pages, and with many pairs their faults are
-         * a good part of the join. */
-        indices = grove__malloc_huge((max_pairs ? max_pairs : 1) * sizeof *indices, "join batch indices");
-        distances = want_dist ? grove__malloc_huge((max_pairs ? max_pairs : 1) * sizeof *distances,
-                                                   "join batch distances")
+        indices = grove__malloc((max_pairs ? max_pairs : 1) * sizeof *indices, "join batch indices");
+        distances = want_dist ? grove__malloc((max_pairs ? max_pairs : 1) * sizeof *distances, "join batch distances")
                               : NULL;
         if (!offsets || !indices || (want_dist && !distances)) s = GROVE_OUT_OF_MEMORY;
     }
@@ -313,10 +309,8 @@ grove_status grove_join(grove_points data, const grove_points *queries, const gr
     }
     if (s == GROVE_OK) {
         size_t m = result->pairs ? (size_t)result->pairs : 1;
-        /* Huge pages where asked for, as the stream's batches. */
-        result->indices = grove__malloc_huge(m * sizeof *result->indices, "join indices");
-        result->distances =
-            params->distances ? grove__malloc_huge(m * sizeof *result->distances, "join distances") : NULL;
+        result->indices = grove__malloc(m * sizeof *result->indices, "join indices");
+        result->distances = params->distances ? grove__malloc(m * sizeof *result->distances, "join distances") : NULL;
         if (!result->indices || (params->distances && !result->distances)) s = GROVE_OUT_OF_MEMORY;
     }
     if (s == GROVE_OK)
