@@ -3,18 +3,22 @@
 same points, in the same run.
 
     make && python3 bench/join.py [--workloads uniform,expo,fmnist,building]
-        [--threads 1,2] [--timeout 300] [--n 1000000] [--fmnist-rows 70000]
+        [--threads 1,2] [--timeout 300] [--n 1000000] [--uniform-eps 0.039682]
+        [--fmnist-rows 70000]
         [--fmnist-eps 0,1,2] [--peers all|LIST] [--grove build/grove]
         [--grove-args "--memory-budget 2G"] [--cache DIR] [--tmp /dev/shm]
         [--no-hash] [--no-faiss-check]
 
 Workloads (issue 3):
   uniform   n points uniform on [0, 1)^3, eps 0.039682 at n = 10^6
+            (selectivity about 250; --uniform-eps takes a comma list of
+            eps at n = 10^6, each a table, e.g. 0.0251,0.039682 for
+            selectivities about 65 and 250)
   expo      n points with i.i.d. exponential coordinates (rate 40), d = 3,
             eps 0.0020007 at n = 10^6
-            (--n scales both eps by (10^6 / n)^(1/3), which keeps the
-            selectivity near 250; --n 5000000 gives the paper's 0.023206 and
-            0.001170)
+            (--n scales the uniform and exponential eps by (10^6 / n)^(1/3),
+            which keeps the selectivity; --n 5000000 gives the paper's
+            0.023206 and 0.001170)
   fmnist    Fashion-MNIST (Debian dataset-fashion-mnist), train + test,
             70,000 x 784 raw 0..255 pixels as float64, at eps 844.2638805492,
             1003.7995317791, 1199.2320459361 (--fmnist-eps picks by index;
@@ -512,6 +516,8 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per tool run (default 300)")
     ap.add_argument("--n", type=int, default=1000000, help="points in the d = 3 synthetic sets (default 10^6)")
+    ap.add_argument("--uniform-eps", default="0.039682",
+                    help="eps of the uniform workload at n = 10^6, comma list (default 0.039682)")
     ap.add_argument("--fmnist-rows", type=int, default=None, help="first M rows of Fashion-MNIST only")
     ap.add_argument("--fmnist-eps", default="0,1,2", help="which of the three eps (indices; default all)")
     ap.add_argument("--peers", default="all", help="comma list from: " + ",".join(ALL_PEERS))
@@ -540,7 +546,9 @@ def main():
     scale = (1e6 / a.n) ** (1 / 3)
     for w in a.workloads.split(","):
         if w == "uniform":
-            cases.append(("uniform [0,1)^3", synthetic("uniform", a.n, cache, a.grove), round(0.039682 * scale, 7)))
+            path = synthetic("uniform", a.n, cache, a.grove)
+            for e in a.uniform_eps.split(","):
+                cases.append(("uniform [0,1)^3", path, round(float(e) * scale, 7)))
         elif w == "expo":
             cases.append(("exponential rate 40", synthetic("exponential", a.n, cache, a.grove),
                           round(0.0020007 * scale, 8)))

@@ -64,36 +64,50 @@ static inline void kd_swap(const kd_ctx *c, size_t i, size_t k)
     }
 }
 
-/* On long ranges the pivot is the median of a sample spread over the range
- * (moved to mid), so a partition lands near the median rank and few passes
- * are needed; insertion-sorting the sample in place keeps it cheap. */
+/* On long ranges the pivot is taken from a sample spread over the range:
+ * the sample element whose rank in the sample matches the rank wanted in
+ * the range, so one partition lands near the wanted rank (and the next,
+ * on the side that holds it, nearer still, where the sample's median
+ * would only halve that side). The sample grows with the range (about
+ * sqrt(range) / 4 elements, 31 to 1023), insertion-sorted in place. */
 #define KD_SAMPLE_FROM 4096
-#define KD_SAMPLE 31
+#define KD_SAMPLE_MIN 31
+#define KD_SAMPLE_MAX 1023
 
-static void kd_sample_pivot(const kd_ctx *c, size_t a, size_t lo, size_t hi)
+/* Sample [lo, hi) for rank k and park the pivot at mid and an element
+ * above it at hi - 1 (which stops the partition's upward scan). */
+static void kd_sample_pivot(const kd_ctx *c, size_t a, size_t lo, size_t hi, size_t k)
 {
-    size_t step = (hi - lo) / KD_SAMPLE;
+    size_t m = hi - lo, size = KD_SAMPLE_MIN;
+    while (size < KD_SAMPLE_MAX && (size + 1) * (size + 1) * 16 < m) size = 2 * size + 1;
+    size_t step = m / size;
     /* Gather the sample to the front of the range, then sort it there. */
-    for (size_t s = 0; s < KD_SAMPLE; s++) kd_swap(c, lo + s, lo + s * step);
-    for (size_t i = lo + 1; i < lo + KD_SAMPLE; i++)
+    for (size_t s = 0; s < size; s++) kd_swap(c, lo + s, lo + s * step);
+    for (size_t i = lo + 1; i < lo + size; i++)
         for (size_t j = i; j > lo && kd_less(c, a, j, j - 1); j--) kd_swap(c, j, j - 1);
-    kd_swap(c, lo + KD_SAMPLE / 2, lo + (hi - lo) / 2);
+    size_t pick = (k - lo) * size / m;
+    pick = pick > size - 2 ? size - 2 : pick;
+    kd_swap(c, lo + pick, lo + m / 2);
+    kd_swap(c, lo + size - 1, hi - 1);
 }
 
 /* Rearrange positions [lo, hi) so position k holds the element of rank
- * k - lo on axis a and lower ranks come before it (quickselect,
- * median-of-three pivot, or a sampled one on long ranges). */
+ * k - lo on axis a and lower ranks come before it (quickselect, a sampled
+ * pivot on long ranges, else median-of-three). */
 static void kd_select(const kd_ctx *c, size_t a, size_t lo, size_t hi, size_t k)
 {
     while (hi - lo > 1) {
-        if (hi - lo >= KD_SAMPLE_FROM) kd_sample_pivot(c, a, lo, hi);
         size_t mid = lo + (hi - lo) / 2, last = hi - 1;
-        /* Order lo, mid, last; the median becomes the pivot. */
-        if (kd_less(c, a, mid, lo)) kd_swap(c, mid, lo);
-        if (kd_less(c, a, last, lo)) kd_swap(c, last, lo);
-        if (kd_less(c, a, last, mid)) kd_swap(c, last, mid);
-        if (hi - lo <= 3) return;
-        /* Hoare partition around the median, parked at lo: the order is
+        if (hi - lo >= KD_SAMPLE_FROM) {
+            kd_sample_pivot(c, a, lo, hi, k);
+        } else {
+            /* Order lo, mid, last; the median becomes the pivot. */
+            if (kd_less(c, a, mid, lo)) kd_swap(c, mid, lo);
+            if (kd_less(c, a, last, lo)) kd_swap(c, last, lo);
+            if (kd_less(c, a, last, mid)) kd_swap(c, last, mid);
+            if (hi - lo <= 3) return;
+        }
+        /* Hoare partition around the pivot, parked at lo: the order is
          * strict and total (rows break ties), so the pivot's final
          * position is its exact rank, and last (above the pivot) stops
          * the upward scan. */
@@ -158,16 +172,18 @@ grove_status grove__kdtree_topology(grove_points points, double scale, size_t le
     size_t count = kd_count(n, leaf);
     tree->node = grove__malloc(count * sizeof *tree->node, "kd-tree nodes");
     if (!tree->node) return GROVE_OUT_OF_MEMORY;
-    for (size_t i = 0; i < n; i++) tree->perm[i] = (uint32_t)i;
     kd_ctx c = {points, scale, grove__points_stride(points), leaf, axes, axes ? naxes : points.d, tree->perm, NULL,
                 tree->node};
+    /* Without the packed copy the build is slower, not wrong. */
     if (c.naxes <= KD_PACK_MAX) {
-        /* Without the packed copy the build is slower, not wrong. */
         c.xa = grove__malloc(n * c.naxes * sizeof *c.xa, "kd-tree split coordinates");
-        for (size_t i = 0; c.xa && i < n; i++)
-            for (size_t a = 0; a < c.naxes; a++)
-                c.xa[i * c.naxes + a] = grove__coord(points, c.stride, i, axes ? axes[a] : a) * scale;
         grove__clear_error();
+    }
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t i = 0; i < n; i++) {
+        tree->perm[i] = (uint32_t)i;
+        for (size_t a = 0; c.xa && a < c.naxes; a++)
+            c.xa[i * c.naxes + a] = grove__coord(points, c.stride, i, axes ? axes[a] : a) * scale;
     }
 #pragma omp parallel num_threads(threads)
 #pragma omp single

@@ -79,6 +79,26 @@ static int row_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Up to this many rows a group is insertion-sorted: the default groups
+ * are far below it, where qsort's calls through row_cmp cost more than
+ * the sort. */
+#define ROWS_INSERTION_MAX 64
+
+/* rows[0 .. m) ascending (rows are distinct). */
+static void sort_rows(uint32_t *rows, size_t m)
+{
+    if (m > ROWS_INSERTION_MAX) {
+        qsort(rows, m, sizeof *rows, row_cmp);
+        return;
+    }
+    for (size_t i = 1; i < m; i++) {
+        uint32_t v = rows[i];
+        size_t k = i;
+        for (; k > 0 && rows[k - 1] > v; k--) rows[k] = rows[k - 1];
+        rows[k] = v;
+    }
+}
+
 /* With principal axes: every point's keys (n x m, input order) and the
  * largest distance from the centre, of the points times scale. */
 static double *project_all(grove_points points, double scale, const double *axes, const double *mean, size_t m,
@@ -179,7 +199,7 @@ grove_status grove__index_build(grove_points points, double magnitude, int expon
 #pragma omp parallel for num_threads(threads) schedule(static, 64)
     for (size_t l = 0; l < ix->nleaves; l++) {
         const grove__node *nd = &ix->node[ix->leaves[l]];
-        qsort(ix->rows + nd->begin, nd->end - nd->begin, sizeof *ix->rows, row_cmp);
+        sort_rows(ix->rows + nd->begin, nd->end - nd->begin);
     }
     if (dtype == GROVE_FLOAT32) index_fill_f32(ix, points, scale, keys_in, threads);
     else index_fill_f64(ix, points, scale, keys_in, threads);
