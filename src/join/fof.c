@@ -67,17 +67,8 @@ static int link_pairs(void *user, uint32_t row, const uint32_t *neighbours, size
  * component: two groups whose every pair is within the linking length. */
 static int link_groups(void *user, const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
 {
-    grove__uf *uf = user;
-    uint32_t root = grove__uf_find(uf, a[0]);
-    for (int side = 0; side < (b == a ? 1 : 2); side++) {
-        const uint32_t *rows = side ? b : a;
-        size_t count = side ? nb : na;
-        for (size_t t = 0; t < count; t++)
-            if (grove__uf_find(uf, rows[t]) != root) {
-                grove__uf_union(uf, root, rows[t]);
-                root = grove__uf_find(uf, root);
-            }
-    }
+    link_pairs(user, a[0], a, na);
+    if (b != a) link_pairs(user, a[0], b, nb);
     return 0;
 }
 
