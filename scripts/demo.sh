@@ -26,7 +26,7 @@ $grove gen blobs --n 20000 --dims 16 --centers 10 --seed 4 -o "$work/join16.npy"
 $grove join "$work/join16.npy" --eps 2.5 --exclude-self --count-only --offsets "$work/join16_o.npy"
 $grove knn "$work/join16.npy" -k 10 --exclude-self --indices "$work/knn_i.npy" --distances "$work/knn_d.npy" --verify 20
 echo
-echo "== EMST and HDBSCAN*: 20000 points in 12 Gaussian blobs (2-D)"
+echo "== EMST, HDBSCAN* and DBSCAN: 20000 points in 12 Gaussian blobs (2-D)"
 $grove gen blobs --n 20000 --dims 2 --centers 12 --seed 5 -o "$work/blobs.npy"
 $grove emst "$work/blobs.npy" --edges "$work/edges.npy" --weights "$work/weights.npy"
 $grove emst "$work/blobs.npy" --mutual-reachability 10 --edges "$work/mr_edges.npy" --weights "$work/mr_weights.npy"
@@ -34,6 +34,7 @@ picture=${GROVE_DEMO_OUT:-build}/hdbscan-demo.svg
 $grove hdbscan "$work/blobs.npy" --min-cluster-size 100 --min-samples 10 --labels "$work/labels.npy" \
     --probabilities "$work/probabilities.npy" --outlier-scores "$work/scores.npy" --plot "$picture"
 echo "hdbscan: cluster picture written to $picture (noise in grey)"
+$grove dbscan "$work/blobs.npy" --eps 0.3 --min-samples 10 --labels "$work/dbscan_labels.npy" --core "$work/dbscan_core.npy"
 echo
 echo "== N-body (Bonsai-style tree gravity): a 20000-particle Plummer sphere, 64 leapfrog steps with energy reports"
 render=
