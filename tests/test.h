@@ -76,7 +76,8 @@ const char *test_tmpdir(void);
 const char *test_path(const char *name);
 /* Write bytes to tmpdir/name; returns the path. */
 const char *test_write_file(const char *name, const void *data, size_t len);
-/* The whole file at path (malloc'd, *len bytes), or NULL when it cannot be read. */
+/* The whole file at path (malloc'd, *len bytes and a terminating NUL), or
+ * NULL when it cannot be read. */
 char *test_read_file(const char *path, size_t *len);
 /* Run a shell command, capture stdout+stderr (malloc'd, NUL-terminated)
  * into *output when non-NULL; returns the exit status (-1 if it did not exit). */

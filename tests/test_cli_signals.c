@@ -58,17 +58,6 @@ static bool wait_for_file(pid_t pid, const char *dir, const char *part, off_t mi
     }
 }
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = calloc(1, 1 << 16);
-    size_t got = fread(buf, 1, (1 << 16) - 1, f);
-    buf[got] = '\0';
-    fclose(f);
-    return buf;
-}
-
 /* Lines in text (a last line without '\n' counts). */
 static size_t lines(const char *text)
 {
@@ -94,7 +83,8 @@ static void interrupt_and_check(const char *args, const char *dir, const char *p
     REQUIRE(kill(pid, sig) == 0);
     int status = 0;
     REQUIRE(waitpid(pid, &status, 0) == pid);
-    char *out = read_text(log);
+    size_t len;
+    char *out = test_read_file(log, &len);
     CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 128 + sig, "%s after signal %d: %s %d; output: %s",
               command, sig, WIFEXITED(status) ? "exit" : "killed by", WIFEXITED(status) ? WEXITSTATUS(status)
               : WTERMSIG(status), out ? out : "");

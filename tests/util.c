@@ -54,15 +54,16 @@ char *test_read_file(const char *path, size_t *len)
     if (!f) return NULL;
     size_t cap = 1 << 16, got = 0;
     char *buf = malloc(cap);
-    for (size_t r; buf && (r = fread(buf + got, 1, cap - got, f)) > 0;) {
+    for (size_t r; buf && (r = fread(buf + got, 1, cap - 1 - got, f)) > 0;) {
         got += r;
-        if (got == cap) {
+        if (got == cap - 1) {
             char *grown = realloc(buf, cap *= 2);
             if (!grown) free(buf);
             buf = grown;
         }
     }
     fclose(f);
+    if (buf) buf[got] = '\0';
     *len = got;
     return buf;
 }
