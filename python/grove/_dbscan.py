@@ -117,7 +117,7 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         del box  # the index params point into it until here
         self.labels_ = labels
         self.core_sample_indices_ = np.flatnonzero(core)
-        self.components_ = x[self.core_sample_indices_].copy()
+        self.components_ = x[self.core_sample_indices_]  # indexing by an array copies
         return self
 
     def fit_predict(self, X: Any, y: Any = None, sample_weight: Any = None) -> np.ndarray:

@@ -6,17 +6,17 @@
  *     visitor (every-pair mode: a query's neighbours come in an order the
  *     index fixes, so the sums have the same bits for any thread count);
  *  2. clusters: the connected components of core points under the
- *     eps-pairs, by a concurrent union-find inside the search (visitor,
- *     each pair once; two leaf groups within eps of each other are linked
- *     at once, and groups with nothing left to link are skipped). Roots are each component's smallest row, and
- *     scikit-learn numbers clusters in the order of their lowest-index core
- *     point, so cluster k is the k-th root in row order;
+ *     eps-pairs, by the join's components pass (a concurrent union-find
+ *     inside the search, which skips the pairs already joined). Roots are
+ *     each component's smallest row, and scikit-learn numbers clusters in
+ *     the order of their lowest-index core point, so cluster k is the k-th
+ *     root in row order;
  *  3. border points: scikit-learn expands clusters one after another, so a
  *     non-core point within eps of core points keeps the first cluster
  *     that reaches it, the smallest number among its core neighbours'
- *     clusters, i.e. the smallest root: a third pass visits the border
- *     points' neighbourhoods only (every-pair mode with a query subset;
- *     step 2 marks them), so noise costs nothing there.
+ *     clusters, i.e. the smallest root: a third pass visits the non-core
+ *     points' neighbourhoods (fewer than min_samples points each), and one
+ *     with no core neighbour is noise.
  * Every step is independent of the order in which pairs are found. */
 #include "visit.h"
 
@@ -40,7 +40,6 @@ typedef struct dbscan_state {
     const double *weight;
     double *sum, *comp;   /* neighbourhood weights (Neumaier: sum + comp) */
     const uint8_t *core;
-    uint8_t *border;      /* non-core points within eps of a core point */
     grove__uf uf;         /* core rows: components; non-core rows after
                              the unions: the smallest root reaching them */
 } dbscan_state;
@@ -61,76 +60,9 @@ static int weigh_neighbours(void *user, uint32_t row, const uint32_t *nb, size_t
     return 0;
 }
 
-/* Union core pairs; mark the non-core end of a core / non-core pair as a
- * border point (the only non-core points step 3 needs to visit). Marks
- * come from any thread: atomic byte stores of the same value. */
-static int link_core(void *user, uint32_t row, const uint32_t *nb, size_t count)
-{
-    dbscan_state *st = user;
-    const uint8_t *core = st->core;
-    int row_core = core[row], row_border = 0;
-    for (size_t t = 0; t < count; t++) {
-        uint32_t v = nb[t];
-        if (core[v]) {
-            if (row_core) grove__uf_union(&st->uf, row, v);
-            else row_border = 1;
-        } else if (row_core) {
-            __atomic_store_n(&st->border[v], 1, __ATOMIC_RELAXED);
-        }
-    }
-    if (row_border) __atomic_store_n(&st->border[row], 1, __ATOMIC_RELAXED);
-    return 0;
-}
-
-/* The visitor's group shortcuts for step 2. Every pair between groups a
- * and b (b == a: inside one group) is within eps: their core rows are one
- * component, and where there is one, their non-core rows are border
- * points. */
-static int link_core_groups(void *user, const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
-{
-    dbscan_state *st = user;
-    uint32_t first = DBSCAN_NONE;
-    for (int side = 0; side < (b == a ? 1 : 2); side++)
-        for (size_t t = 0; t < (side ? nb : na); t++) {
-            uint32_t row = (side ? b : a)[t];
-            if (!st->core[row]) continue;
-            if (first == DBSCAN_NONE) first = row;
-            else grove__uf_union(&st->uf, first, row);
-        }
-    for (int side = 0; first != DBSCAN_NONE && side < (b == a ? 1 : 2); side++)
-        for (size_t t = 0; t < (side ? nb : na); t++) {
-            uint32_t row = (side ? b : a)[t];
-            if (!st->core[row]) __atomic_store_n(&st->border[row], 1, __ATOMIC_RELAXED);
-        }
-    return 0;
-}
-
-/* Whether no pair between groups a and b can change step 2's result: none
- * of their rows is core, or their core rows are one component already and
- * their non-core rows are all marked. Components only merge and marks
- * only appear, so the answer stays true. */
-static int core_groups_settled(void *user, const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
-{
-    dbscan_state *st = user;
-    uint32_t root = DBSCAN_NONE;
-    int marked = 1;
-    for (int side = 0; side < (b == a ? 1 : 2); side++)
-        for (size_t t = 0; t < (side ? nb : na); t++) {
-            uint32_t row = (side ? b : a)[t];
-            if (!st->core[row]) {
-                marked &= __atomic_load_n(&st->border[row], __ATOMIC_RELAXED);
-                continue;
-            }
-            uint32_t r = grove__uf_find(&st->uf, row);
-            if (root == DBSCAN_NONE) root = r;
-            else if (r != root) return 0;
-        }
-    return root == DBSCAN_NONE || marked;
-}
-
 /* A non-core query: the smallest root among its core neighbours (their
- * parents, flattened). Only this thread writes the query's entry; core
- * entries are only read. */
+ * parents, flattened; none: noise). Only this thread writes the query's
+ * entry; core entries are only read. */
 static int reach_border(void *user, uint32_t row, const uint32_t *nb, size_t count)
 {
     dbscan_state *st = user;
@@ -184,27 +116,24 @@ static grove_status find_core(const grove_index *ix, const grove_dbscan_params *
     return s;
 }
 
-/* Steps 2 and 3, then the labels. `border` is n zero bytes. */
-static grove_status find_clusters(const grove_index *ix, double eps, dbscan_state *st, uint8_t *border,
+/* Steps 2 and 3, then the labels. `visit` is n scratch bytes. */
+static grove_status find_clusters(const grove_index *ix, double eps, dbscan_state *st, uint8_t *visit,
                                   int64_t *labels, grove_dbscan_counts *counts, const grove_options *options)
 {
-    size_t n = ix->n, ncore = 0, nborder = 0;
+    size_t n = ix->n, ncore = 0;
     const uint8_t *core = st->core;
     for (size_t i = 0; i < n; i++) ncore += core[i];
-    st->border = border;
     grove_status s = grove__uf_init(&st->uf, n, grove__options(options).threads);
-    grove__join_visitor link = {
-        .eps = eps, .once = 1, .fn = link_core, .user = st, .block = link_core_groups, .settled = core_groups_settled};
-    if (s == GROVE_OK && ncore > 0) s = grove__join_visit(ix, &link, options);
+    if (s == GROVE_OK && ncore > 0) s = grove__join_connect(ix, eps, core, &st->uf, options);
     if (s != GROVE_OK) return s;
     grove__uf_flatten(&st->uf);
     uint32_t *parent = st->uf.parent;
     for (size_t i = 0; i < n; i++) {
-        nborder += border[i];
+        visit[i] = !core[i];
         if (!core[i]) parent[i] = DBSCAN_NONE;
     }
-    grove__join_visitor reach = {.eps = eps, .queries = border, .fn = reach_border, .user = st};
-    if (nborder > 0) s = grove__join_visit(ix, &reach, options);
+    grove__join_visitor reach = {.eps = eps, .queries = visit, .fn = reach_border, .user = st};
+    if (ncore > 0 && ncore < n) s = grove__join_visit(ix, &reach, options);
     if (s != GROVE_OK) return s;
     /* Roots in row order are the clusters in scikit-learn's order; every
      * parent is at most its row, so it is labelled first. */
@@ -230,7 +159,7 @@ grove_status grove_dbscan(grove_points data, const grove_index_params *index_par
     if (s == GROVE_OK && data.n == 0) return grove__points_check_shape(data);
     /* Working memory beside the index, the same for every eps: the count
      * pass's tallies (8 bytes a point; the counts go into labels) or the
-     * weight sums (16), then the union-find and border queries (5), and
+     * weight sums (16), then the union-find and the non-core queries (5), and
      * the core flags unless the caller's (1). */
     size_t budget = options ? options->memory_budget : 0, need = 0;
     size_t per_point = (s == GROVE_OK && params->sample_weight ? 16 : 8) + (core ? 0 : 1);
@@ -244,17 +173,17 @@ grove_status grove_dbscan(grove_points data, const grove_index_params *index_par
     if (s != GROVE_OK) return s;
     size_t n = data.n;
     uint8_t *flags = core ? core : grove__malloc(n, "dbscan core flags");
-    uint8_t *border = NULL;
+    uint8_t *visit = NULL;
     dbscan_state st;
     memset(&st, 0, sizeof st);
     st.core = flags;
     s = flags ? GROVE_OK : GROVE_OUT_OF_MEMORY;
     /* The labels hold the counts until the labelling overwrites them. */
     if (s == GROVE_OK) s = find_core(ix, params, &st, flags, labels, options);
-    if (s == GROVE_OK) s = (border = grove__calloc(n, 1, "dbscan border flags")) ? GROVE_OK : GROVE_OUT_OF_MEMORY;
-    if (s == GROVE_OK) s = find_clusters(ix, params->eps, &st, border, labels, counts, options);
+    if (s == GROVE_OK) s = (visit = grove__malloc(n, "dbscan queries")) ? GROVE_OK : GROVE_OUT_OF_MEMORY;
+    if (s == GROVE_OK) s = find_clusters(ix, params->eps, &st, visit, labels, counts, options);
     grove__uf_free(&st.uf);
-    grove__free(border);
+    grove__free(visit);
     if (flags != core) grove__free(flags);
     grove_index_free(ix);
     if (s != GROVE_OK && counts) memset(counts, 0, sizeof *counts);

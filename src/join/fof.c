@@ -1,7 +1,7 @@
-/* grove_fof: friends-of-friends groups. The self-join's search on a
- * grove_index hands each pair within the linking length straight to a
- * concurrent union-find (no pair is stored), whose roots are the
- * components' smallest members; grove__fof_number ranks the components
+/* grove_fof: friends-of-friends groups. The self-join's components pass on
+ * a grove_index joins the pairs within the linking length in a concurrent
+ * union-find (no pair is stored), whose roots are the components'
+ * smallest members; grove__fof_number ranks the components
  * and grove__fof_catalogue describes them. */
 #include "fof_internal.h"
 #include "join_internal.h"
@@ -45,54 +45,6 @@ static grove_status check_particles(size_t n, size_t d, const double *mass, cons
     return GROVE_OK;
 }
 
-/* Union-find inside the search: each pair the self-join finds, handed
- * over once per unordered pair, joins its two components; the unions are
- * lock-free, and the roots do not depend on their order. */
-static int link_pairs(void *user, uint32_t row, const uint32_t *neighbours, size_t count)
-{
-    grove__uf *uf = user;
-    /* In a dense region most neighbours already share the row's root:
-     * one find each settles them. A stale root (another thread linked it
-     * meanwhile) is still an ancestor, so the test stays sound. */
-    uint32_t root = grove__uf_find(uf, row);
-    for (size_t t = 0; t < count; t++)
-        if (grove__uf_find(uf, neighbours[t]) != root) {
-            grove__uf_union(uf, root, neighbours[t]);
-            root = grove__uf_find(uf, root);
-        }
-    return 0;
-}
-
-/* Join every row of a and b (b == a: a group with itself) into one
- * component: two groups whose every pair is within the linking length. */
-static int link_groups(void *user, const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
-{
-    link_pairs(user, a[0], a, na);
-    if (b != a) link_pairs(user, a[0], b, nb);
-    return 0;
-}
-
-/* Whether every row of a and b is in one component already: then no pair
- * between them can change the groups (components only ever merge, so the
- * answer stays true). In the merging cores most candidate groups are. */
-static int groups_settled(void *user, const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
-{
-    grove__uf *uf = user;
-    uint32_t root = grove__uf_find(uf, a[0]);
-    for (size_t t = 0; t < nb; t++)
-        if (grove__uf_find(uf, b[t]) != root) return 0;
-    for (size_t t = 0; b != a && t < na; t++)
-        if (grove__uf_find(uf, a[t]) != root) return 0;
-    return 1;
-}
-
-static grove_status fof_link(const grove_index *index, double linking_length, grove__uf *uf,
-                             const grove_options *options)
-{
-    grove__join_visitor v = {linking_length, 1, NULL, link_pairs, uf, link_groups, groups_settled};
-    return grove__join_visit(index, &v, options);
-}
-
 grove_status grove_fof(grove_points points, const double *mass, const double *velocity,
                        const grove_fof_params *params, int64_t *group, size_t *groups,
                        grove_fof_catalogue *catalogue, const grove_options *options)
@@ -119,7 +71,7 @@ grove_status grove_fof(grove_points points, const double *mass, const double *ve
             else grove_index_boxsize(index, box);
         }
         if (s == GROVE_OK) s = grove__uf_init(&uf, n, grove__threads_for(threads, n));
-        if (s == GROVE_OK) s = fof_link(index, params->linking_length, &uf, options);
+        if (s == GROVE_OK) s = grove__join_connect(index, params->linking_length, NULL, &uf, options);
         if (s == GROVE_OK) {
             grove__uf_flatten(&uf);
             s = grove__fof_number(uf.parent, n, params->min_members, grove__threads_for(threads, n), group,

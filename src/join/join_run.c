@@ -37,19 +37,75 @@ typedef struct join_work {
     size_t limit;
     join_sink *sinks;    /* per query of a group (fill) */
     int64_t *hits;       /* per query of a group (count) */
+    uint32_t *forest;    /* per query of a group (components: see
+                            join_forest_find) */
     uint32_t hit_row[JOIN_CHUNK];
     double hit_d2[JOIN_CHUNK];
     uint32_t stack[JOIN_STACK];
 } join_work;
 
-/* A once-mode visit's query group for the group shortcuts (see
- * grove__join_visitor): its rows and the pass's link2. */
+/* A components pass's query group for the group shortcuts: its rows and
+ * the pass's link2. */
 typedef struct join_shortcut {
-    const grove__join_visitor *visit;
+    const join_connect *connect;
     const uint32_t *rows;
     size_t count;
     double link2;
 } join_shortcut;
+
+/* No root: a group whose members are not one component (yet). */
+#define JOIN_NO_ROOT UINT32_MAX
+
+/* Whether the members among rows[0 .. count) are one component with
+ * those seen before, whose root is *root (JOIN_NO_ROOT: none yet; set to
+ * the first member's). Stays true once true, as components only merge; a
+ * stale root of another thread's union is still an ancestor, so the
+ * answer is sound. */
+static int join_members_one(const join_connect *cn, const uint32_t *rows, size_t count, uint32_t *root)
+{
+    for (size_t t = 0; t < count; t++) {
+        if (cn->members && !cn->members[rows[t]]) continue;
+        uint32_t r = grove__uf_find(cn->uf, rows[t]);
+        if (*root == JOIN_NO_ROOT) *root = r;
+        else if (r != *root) return 0;
+    }
+    return 1;
+}
+
+/* Join the members among the query group's rows and rows[0 .. count):
+ * every pair between the two groups is within eps. */
+static void join_connect_all(const join_shortcut *cut, const uint32_t *rows, size_t count)
+{
+    const join_connect *cn = cut->connect;
+    uint32_t first = JOIN_NO_ROOT;
+    for (int side = 0; side < 2; side++)
+        for (size_t t = 0; t < (side ? count : cut->count); t++) {
+            uint32_t row = (side ? rows : cut->rows)[t];
+            if (cn->members && !cn->members[row]) continue;
+            if (first == JOIN_NO_ROOT) first = row;
+            else grove__uf_union(cn->uf, first, row);
+        }
+}
+
+/* A forest over one group's positions (parent up[i] <= i): the root of i,
+ * halving the path. */
+static uint32_t join_forest_find(uint32_t *up, uint32_t i)
+{
+    while (up[i] != i) {
+        up[i] = up[up[i]];
+        i = up[i];
+    }
+    return i;
+}
+
+/* Join the trees of i and j, the larger root under the smaller. */
+static void join_forest_union(uint32_t *up, uint32_t i, uint32_t j)
+{
+    i = join_forest_find(up, i);
+    j = join_forest_find(up, j);
+    if (i < j) up[j] = i;
+    else up[i] = j;
+}
 
 static void join_work_free(join_work *w)
 {
@@ -60,6 +116,7 @@ static void join_work_free(join_work *w)
     grove__free(w->cx);
     grove__free(w->sinks);
     grove__free(w->hits);
+    grove__free(w->forest);
     grove__free(w->kept);
 }
 
@@ -107,7 +164,8 @@ static grove_status join_work_init(join_work *w, const grove_index *D, const gro
     w->soa = D->xs != NULL;
     w->sinks = grove__malloc(Q->leaf * sizeof *w->sinks, "join query state");
     w->hits = grove__malloc(Q->leaf * sizeof *w->hits, "join query state");
-    if (w->sinks && w->hits) return GROVE_OK;
+    w->forest = grove__malloc(Q->leaf * sizeof *w->forest, "join query state");
+    if (w->sinks && w->hits && w->forest) return GROVE_OK;
     join_work_free(w);
     memset(w, 0, sizeof *w);
     return GROVE_OUT_OF_MEMORY;
@@ -225,20 +283,22 @@ static grove_status join_sink_put(join_sink *s, const uint32_t *rows, const doub
 
 #define JOIN_TEMPLATE "join_t.h"
 #include "instances.h"
+#define JOIN_TEMPLATE "connect_t.h"
+#include "instances.h"
 
 /* One instance of the group kernels (dtype x metric). */
 typedef struct join_kernels {
     grove_status (*count_self)(const grove_index *, size_t, join_work *, const join_pass *, int64_t *);
     grove_status (*mirror_self)(const grove_index *, size_t, join_work *, const join_pass *, int64_t *);
     grove_status (*group)(const grove_index *, const grove_index *, size_t, join_work *, const join_pass *);
-    grove_status (*visit_self)(const grove_index *, size_t, join_work *, const join_pass *);
+    grove_status (*connect_self)(const grove_index *, size_t, join_work *, const join_pass *);
 } join_kernels;
 
 static const join_kernels JOIN_KERNELS[2][2] = {
-    {{count_self_group_f64, mirror_self_group_f64, join_group_f64, visit_self_group_f64},
-     {count_self_group_f64p, mirror_self_group_f64p, join_group_f64p, visit_self_group_f64p}},
-    {{count_self_group_f32, mirror_self_group_f32, join_group_f32, visit_self_group_f32},
-     {count_self_group_f32p, mirror_self_group_f32p, join_group_f32p, visit_self_group_f32p}},
+    {{count_self_group_f64, mirror_self_group_f64, join_group_f64, connect_self_group_f64},
+     {count_self_group_f64p, mirror_self_group_f64p, join_group_f64p, connect_self_group_f64p}},
+    {{count_self_group_f32, mirror_self_group_f32, join_group_f32, connect_self_group_f32},
+     {count_self_group_f32p, mirror_self_group_f32p, join_group_f32p, connect_self_group_f32p}},
 };
 
 static int row_dist_cmp(const void *a, const void *b)
@@ -326,8 +386,8 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
      * tallies per candidate); above SOA_MAX dimensions a whole self-join
      * count or fill does too, putting each hit at both ends (mirrored, then
      * sorted). cpos holds counts, or fill cursors, by tree position. */
-    int whole_self = !pass->visit && Q == D && pass->row0 == 0 && pass->row1 == D->n;
-    int visit_once = pass->visit && pass->visit->once;
+    int whole_self = !pass->visit && !pass->connect && Q == D && pass->row0 == 0 && pass->row1 == D->n;
+    int connect = pass->connect != NULL;
     int mirrored = whole_self && !D->xs, symmetric = whole_self && !pass->fill && !mirrored;
     int64_t *cpos = symmetric || mirrored ? grove__calloc(D->n, sizeof *cpos, "join counts by position") : NULL;
     if ((symmetric || mirrored) && !cpos) return GROVE_OUT_OF_MEMORY;
@@ -365,7 +425,7 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
                     if (status == GROVE_OK) status = GROVE_CANCELLED;
                     continue;
                 }
-                grove_status s = visit_once ? kernels->visit_self(D, g, &w, pass)
+                grove_status s = connect      ? kernels->connect_self(D, g, &w, pass)
                                  : symmetric  ? kernels->count_self(D, g, &w, pass, cpos)
                                  : mirrored   ? kernels->mirror_self(D, g, &w, pass, cpos)
                                               : kernels->group(D, Q, g, &w, pass);

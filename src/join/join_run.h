@@ -24,6 +24,13 @@ typedef struct join_hits {
 
 void grove__join_hits_free(join_hits *hits);
 
+/* A components pass (grove__join_connect): the union-find to join member
+ * pairs in, and which rows are members (NULL: every row). */
+typedef struct join_connect {
+    grove__uf *uf;
+    const uint8_t *members;
+} join_connect;
+
 typedef struct join_pass {
     double eps2, prune2;     /* see grove__join_eps2 / grove__join_prune2 */
     int exclude_self;
@@ -37,8 +44,10 @@ typedef struct join_pass {
     join_hits *hits;         /* or NULL: kept by the count, used by the fill */
     const grove__join_visitor *visit; /* or NULL; set: hits go to visit->fn
                                          instead of counts or slices */
-    double link2;            /* visit->block fires where two groups' boxes
-                                are within this (grove__join_link2; < 0: never) */
+    const join_connect *connect; /* or NULL; set: a components pass */
+    double link2;            /* a components pass joins two whole groups
+                                whose boxes are within this
+                                (grove__join_link2; < 0: never) */
 } join_pass;
 
 /* Run a pass of index D against the query grouping Q (Q == D for a

@@ -11,19 +11,18 @@
 
 #include "dist_t.h"
 
-/* The group shortcuts for data group k (box kbox) and the query group of
- * box qbox (see join_shortcut): 1 when the visitor took the pair of groups
- * (block) or needs none of its pairs (settled), 0 when they go to the
- * refinement, -1 when block stopped the pass. */
+/* The components pass's group shortcut for data group k (box kbox) and
+ * the query group of box qbox (see join_shortcut): 1 when every pair
+ * between them is within eps (their members are joined at once), 0 when
+ * they go to the distances. */
 static int FN(shortcut)(const grove_index *D, uint32_t k, const T *kbox, const T *qbox, const join_shortcut *cut)
 {
-    const grove__join_visitor *v = cut->visit;
     const grove__node *nd = &D->node[k];
     const uint32_t *rows = D->rows + nd->begin;
     size_t count = nd->end - nd->begin;
-    if (v->block && (double)FN(box_span2)(qbox, kbox, D->dims, D->period, D->d) <= cut->link2)
-        return v->block(v->user, cut->rows, cut->count, rows, count) ? -1 : 1;
-    return v->settled && v->settled(v->user, cut->rows, cut->count, rows, count);
+    if ((double)FN(box_span2)(qbox, kbox, D->dims, D->period, D->d) > cut->link2) return 0;
+    join_connect_all(cut, rows, count);
+    return 1;
 }
 
 /* Candidates of the query box qbox: (row << 32 | position) of every data
@@ -49,11 +48,7 @@ static grove_status FN(gather_keys)(const grove_index *D, const T *qbox, double 
             continue;
         }
         if (k < first) continue;
-        if (cut) {
-            int taken = FN(shortcut)(D, k, box + (size_t)k * 2 * m, qbox, cut);
-            if (taken < 0) return GROVE_CANCELLED;
-            if (taken) continue;
-        }
+        if (cut && FN(shortcut)(D, k, box + (size_t)k * 2 * m, qbox, cut)) continue;
         if (join_reserve(w, c + (nd->end - nd->begin)) != GROVE_OK) return GROVE_OUT_OF_MEMORY;
         uint64_t *restrict keys = w->keys;
         const uint32_t *rows = D->rows;
@@ -359,39 +354,4 @@ static grove_status FN(mirror_self_group)(const grove_index *D, size_t leaf, joi
             }
         }
     return ok ? GROVE_OK : GROVE_INVALID_ARGUMENT;
-}
-
-/* Visitor in the once mode for group `leaf` (see grove__join_visitor):
- * candidates only from this group and later ones, as in
- * FN(count_self_group); a pair inside the group is handed over from its
- * earlier end only, so each unordered pair comes once. Candidates go in
- * chunks, each met by every query of the group while in cache. Groups the
- * visitor's shortcuts take (this one included) bring no candidates. */
-JOIN_KERNEL static grove_status FN(visit_self_group)(const grove_index *D, size_t leaf, join_work *w,
-                                                    const join_pass *pass)
-{
-    uint32_t self = D->leaves[leaf];
-    const grove__node *nd = &D->node[self];
-    const T *qbox = (const T *)D->box + (size_t)self * 2 * D->dims;
-    size_t count = 0, d = D->d;
-    const grove__join_visitor *visit = pass->visit;
-    join_shortcut cut = {visit, D->rows + nd->begin, nd->end - nd->begin, pass->link2};
-    int shortcuts = visit->block || visit->settled;
-    grove_status s = FN(gather_keys)(D, qbox, pass->prune2, w, &count, self, shortcuts ? &cut : NULL);
-    if (s != GROVE_OK) return s;
-    FN(gather_candidates)(D, w, count);
-    T eps2 = (T)pass->eps2, acc[JOIN_CHUNK];
-    for (size_t c0 = 0; c0 < count; c0 += JOIN_CHUNK)
-        for (size_t a = nd->begin; a < nd->end; a++) {
-            const T *q = (const T *)D->x + a * d, *qk = (const T *)D->keys + a * D->kstride;
-            FN(chunk_d2)(D, w, c0, count, q, qk, eps2, pass->prune2, acc);
-            size_t len = count - c0 < JOIN_CHUNK ? count - c0 : JOIN_CHUNK, k = 0;
-            /* Later groups' positions all exceed a. */
-            for (size_t c = 0; c < len; c++) {
-                w->hit_row[k] = w->crow[c0 + c];
-                k += acc[c] <= eps2 && (uint32_t)w->keys[c0 + c] > a;
-            }
-            if (k && visit->fn(visit->user, D->rows[a], w->hit_row, k)) return GROVE_CANCELLED;
-        }
-    return GROVE_OK;
 }
