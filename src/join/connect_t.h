@@ -22,27 +22,7 @@ static inline GROVE__ALWAYS_INLINE void FN(column_d2)(const grove_index *D, size
     size_t d = D->d, n = D->n;
     const T *x = D->x, *per = D->period;
     if (D->xs) {
-        const T *xs = D->xs, *q = x + p * d;
-        for (size_t c = 0; c < len; c++) acc[c] = 0;
-        for (size_t j = 0; j < d; j++) {
-            T qj = q[j];
-            const T *col = xs + j * n + a0;
-#if JOIN_PERIODIC
-            T box = per[j], half = per[d + j];
-            for (size_t c = 0; c < len; c++) {
-                T t = qj - col[c];
-                t = t < 0 ? -t : t;
-                t = t > half ? box - t : t;
-                acc[c] += t * t;
-            }
-#else
-            (void)per;
-            for (size_t c = 0; c < len; c++) {
-                T t = qj - col[c];
-                acc[c] += t * t;
-            }
-#endif
-        }
+        FN(span_soa)(D->xs, n, a0, len, x + p * d, d, per, acc);
         return;
     }
 #if JOIN_PERIODIC

@@ -82,32 +82,40 @@ static void FN(gather_candidates)(const grove_index *D, join_work *w, size_t cou
     }
 }
 
-/* Squared distances from q to candidates [c0, c0 + CHUNK) of the
- * by-dimension block (dimensions summed in order; minimum images in the
- * periodic instance, see dist_t.h). */
-static inline GROVE__ALWAYS_INLINE void FN(chunk_soa)(const T *cx, size_t cap, size_t c0, const T *q, size_t d,
-                                                      const T *per, T *acc)
+/* Squared distances from q to entries [c0, c0 + len) of a by-dimension
+ * block (dimension j at cx + j * cap; dimensions summed in order; minimum
+ * images in the periodic instance, see dist_t.h). */
+static inline GROVE__ALWAYS_INLINE void FN(span_soa)(const T *cx, size_t cap, size_t c0, size_t len, const T *q,
+                                                     size_t d, const T *per, T *acc)
 {
-    for (size_t c = 0; c < JOIN_CHUNK; c++) acc[c] = 0;
+    for (size_t c = 0; c < len; c++) acc[c] = 0;
     for (size_t j = 0; j < d; j++) {
         T qj = q[j];
         const T *col = cx + j * cap + c0;
 #if JOIN_PERIODIC
-        T len = per[j], half = per[d + j];
-        for (size_t c = 0; c < JOIN_CHUNK; c++) {
+        T len_j = per[j], half = per[d + j];
+        for (size_t c = 0; c < len; c++) {
             T t = qj - col[c];
             t = t < 0 ? -t : t;
-            t = t > half ? len - t : t;
+            t = t > half ? len_j - t : t;
             acc[c] += t * t;
         }
 #else
         (void)per;
-        for (size_t c = 0; c < JOIN_CHUNK; c++) {
+        for (size_t c = 0; c < len; c++) {
             T t = qj - col[c];
             acc[c] += t * t;
         }
 #endif
     }
+}
+
+/* The same for candidates [c0, c0 + JOIN_CHUNK) of the by-dimension
+ * candidate block (a fixed trip count the compiler unrolls). */
+static inline GROVE__ALWAYS_INLINE void FN(chunk_soa)(const T *cx, size_t cap, size_t c0, const T *q, size_t d,
+                                                      const T *per, T *acc)
+{
+    FN(span_soa)(cx, cap, c0, JOIN_CHUNK, q, d, per, acc);
 }
 
 /* Squared distances from q (keys qk) to candidates [c0, c0 + JOIN_CHUNK)
