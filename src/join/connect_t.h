@@ -2,8 +2,8 @@
  * coordinate type after join_t.h: include with T, FN(name) and
  * JOIN_PERIODIC defined (join_run.c).
  *
- * Group A (a leaf of the index) takes candidates from itself and later
- * groups, as the symmetric count does, so each pair of groups meets once.
+ * Group A (a leaf of the index) joins the pairs inside it, then takes
+ * candidates from later groups only, so each pair of groups meets once.
  * The pass needs every member pair within eps in one component, not the
  * pairs themselves: once A's members are one component, a candidate
  * already in it needs no distance at all, and one that is not needs only
@@ -40,20 +40,21 @@ static inline GROVE__ALWAYS_INLINE void FN(column_d2)(const grove_index *D, size
 #endif
 }
 
-/* Join the member at position p with the members at positions [a0, a1)
- * within eps: with each of them while A is not one component (root
- * JOIN_NO_ROOT), else with the first, and with none when p is in A's
- * component already (root: a member row of A). */
+/* Join the member at position p with the members of group A at
+ * positions [a0, a1) within eps: with each of them while A's members are
+ * not one component (*root == JOIN_NO_ROOT), else with the first, and with
+ * none when p is in A's component already (*root: its root as last seen,
+ * refreshed here). */
 static void FN(connect_point)(const grove_index *D, const join_pass *pass, size_t a0, size_t a1, size_t p,
-                              uint32_t *rootp)
+                              uint32_t *root)
 {
     const join_connect *cn = pass->connect;
-    uint32_t row = D->rows[p], root = rootp ? *rootp : JOIN_NO_ROOT;
-    if (root != JOIN_NO_ROOT) {
+    uint32_t row = D->rows[p];
+    if (*root != JOIN_NO_ROOT) {
         /* A root found earlier may have been joined under a smaller one
          * since: look again before computing anything. */
         uint32_t r = grove__uf_find(cn->uf, row);
-        if (r == root || r == (*rootp = root = grove__uf_find(cn->uf, root))) return;
+        if (r == *root || r == (*root = grove__uf_find(cn->uf, *root))) return;
     }
     T eps2 = (T)pass->eps2, acc[JOIN_CHUNK];
     for (size_t b = a0; b < a1; b += JOIN_CHUNK) {
@@ -61,9 +62,9 @@ static void FN(connect_point)(const grove_index *D, const join_pass *pass, size_
         FN(column_d2)(D, p, b, len, pass->prune2, eps2, acc);
         for (size_t c = 0; c < len; c++) {
             uint32_t r = D->rows[b + c];
-            if (!(acc[c] <= eps2) || (cn->members && !cn->members[r])) continue;
+            if (!(acc[c] <= eps2) || !join_member(cn, r)) continue;
             grove__uf_union(cn->uf, r, row);
-            if (root != JOIN_NO_ROOT) return;
+            if (*root != JOIN_NO_ROOT) return;
         }
     }
 }
@@ -80,12 +81,12 @@ static void FN(connect_inside)(const grove_index *D, const join_pass *pass, join
     T eps2 = (T)pass->eps2, acc[JOIN_CHUNK];
     for (size_t i = 0; i < a1 - a0; i++) up[i] = (uint32_t)i;
     for (size_t p = a0 + 1; p < a1; p++) {
-        if (cn->members && !cn->members[rows[p]]) continue;
+        if (!join_member(cn, rows[p])) continue;
         for (size_t b = a0; b < p; b += JOIN_CHUNK) {
             size_t len = p - b < JOIN_CHUNK ? p - b : JOIN_CHUNK;
             FN(column_d2)(D, p, b, len, pass->prune2, eps2, acc);
             for (size_t c = 0; c < len; c++)
-                if (acc[c] <= eps2 && (!cn->members || cn->members[rows[b + c]]))
+                if (acc[c] <= eps2 && join_member(cn, rows[b + c]))
                     join_forest_union(up, (uint32_t)(b + c - a0), (uint32_t)(p - a0));
         }
     }
@@ -102,27 +103,27 @@ static grove_status FN(connect_self_group)(const grove_index *D, size_t leaf, jo
     const join_connect *cn = pass->connect;
     uint32_t self = D->leaves[leaf];
     const grove__node *nd = &D->node[self];
-    size_t a0 = nd->begin, a1 = nd->end;
-    size_t a = a0;
-    while (a < a1 && cn->members && !cn->members[D->rows[a]]) a++;
+    size_t a0 = nd->begin, a1 = nd->end, a = a0;
+    while (a < a1 && !join_member(cn, D->rows[a])) a++;
     if (a == a1) return GROVE_OK; /* no member: nothing to join */
-    const T *qbox = (const T *)D->box + (size_t)self * 2 * D->dims;
-    join_shortcut cut = {cn, D->rows + a0, a1 - a0, pass->link2};
-    size_t count = 0;
-    grove_status s = FN(gather_keys)(D, qbox, pass->prune2, w, &count, self, &cut);
-    if (s != GROVE_OK) return s;
     /* Pairs inside A first, unless earlier groups made A's members one
-     * component already; then the others. */
+     * component already. */
     uint32_t root = JOIN_NO_ROOT;
     if (!join_members_one(cn, D->rows + a0, a1 - a0, &root)) {
         FN(connect_inside)(D, pass, w, a0, a1);
         root = JOIN_NO_ROOT;
         if (!join_members_one(cn, D->rows + a0, a1 - a0, &root)) root = JOIN_NO_ROOT;
     }
+    /* Then the later groups' candidates (nodes after A: A itself brings
+     * none). */
+    const T *qbox = (const T *)D->box + (size_t)self * 2 * D->dims;
+    join_shortcut cut = {cn, D->rows + a0, a1 - a0, pass->link2};
+    size_t count = 0;
+    grove_status s = FN(gather_keys)(D, qbox, pass->prune2, w, &count, self + 1, &cut);
+    if (s != GROVE_OK) return s;
     for (size_t c = 0; c < count; c++) {
         size_t p = (uint32_t)w->keys[c];
-        if ((p < a0 || p >= a1) && (!cn->members || cn->members[D->rows[p]]))
-            FN(connect_point)(D, pass, a0, a1, p, &root);
+        if (join_member(cn, D->rows[p])) FN(connect_point)(D, pass, a0, a1, p, &root);
     }
     return GROVE_OK;
 }

@@ -56,6 +56,12 @@ typedef struct join_shortcut {
 /* No root: a group whose members are not one component (yet). */
 #define JOIN_NO_ROOT UINT32_MAX
 
+/* Whether row takes part in the components pass. */
+static inline int join_member(const join_connect *cn, uint32_t row)
+{
+    return !cn->members || cn->members[row];
+}
+
 /* Whether the members among rows[0 .. count) are one component with
  * those seen before, whose root is *root (JOIN_NO_ROOT: none yet; set to
  * the first member's). Stays true once true, as components only merge; a
@@ -64,7 +70,7 @@ typedef struct join_shortcut {
 static int join_members_one(const join_connect *cn, const uint32_t *rows, size_t count, uint32_t *root)
 {
     for (size_t t = 0; t < count; t++) {
-        if (cn->members && !cn->members[rows[t]]) continue;
+        if (!join_member(cn, rows[t])) continue;
         uint32_t r = grove__uf_find(cn->uf, rows[t]);
         if (*root == JOIN_NO_ROOT) *root = r;
         else if (r != *root) return 0;
@@ -81,7 +87,7 @@ static void join_connect_all(const join_shortcut *cut, const uint32_t *rows, siz
     for (int side = 0; side < 2; side++)
         for (size_t t = 0; t < (side ? count : cut->count); t++) {
             uint32_t row = (side ? rows : cut->rows)[t];
-            if (cn->members && !cn->members[row]) continue;
+            if (!join_member(cn, row)) continue;
             if (first == JOIN_NO_ROOT) first = row;
             else grove__uf_union(cn->uf, first, row);
         }
