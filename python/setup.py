@@ -1,11 +1,17 @@
 """Build the grove Python package: compile libgrove and the grove command
-from this repository's own sources with its Makefile (no second copy of the
-C code) and ship both inside the package: libgrove.so, which grove/_clib.py
-loads with ctypes, and the CLI binary grove/grove, which the `grove`
-console script (grove/_cli.py) runs.
+with the repository's Makefile and ship both inside the package:
+libgrove.so, which grove/_clib.py loads with ctypes, and the CLI binary
+grove/grove, which the `grove` console script (grove/_cli.py) runs.
 
-    pip install ./python          (from the repository root; needs a C
-                                   compiler with OpenMP, make and NumPy)
+    pip install ./python          (from the repository root)
+    python -m build python        (an sdist and a wheel, into python/dist)
+    pip install grove-X.Y.Z.tar.gz
+
+The C sources are the repository's (the folder above this one) in a
+checkout; an sdist carries a copy of the ones the build needs under
+csrc/ (SdistWithSources), so it builds anywhere with a C compiler, OpenMP
+and make. The build is portable (no -march=native): vector code is chosen
+at run time, so one wheel runs at full speed on AVX2 and AVX-512 machines.
 """
 import os
 import re
@@ -15,8 +21,28 @@ from pathlib import Path
 
 from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
+from setuptools.command.sdist import sdist
 
-ROOT = Path(__file__).resolve().parent.parent
+try:  # setuptools >= 70 has its own; before that the wheel package did
+    from setuptools.command.bdist_wheel import bdist_wheel
+except ImportError:
+    try:
+        from wheel.bdist_wheel import bdist_wheel
+    except ImportError:  # no wheel can be built here; sdists and installs still can
+        bdist_wheel = None
+
+HERE = Path(__file__).resolve().parent
+# What `make libgrove.so grove` reads: copied into an sdist's csrc/.
+C_SOURCES = ("Makefile", "grove.pc.in", "include", "src", "cli")
+
+
+def c_root() -> Path:
+    """The sources to build: an sdist's csrc/ copy, else the checkout."""
+    packed = HERE / "csrc"
+    return packed if (packed / "Makefile").exists() else HERE.parent
+
+
+ROOT = c_root()
 
 
 def version() -> str:
@@ -32,7 +58,7 @@ class BuildWithLibrary(build_py):
         super().run()
         if not (ROOT / "Makefile").exists() or not (ROOT / "src").is_dir():
             raise RuntimeError(f"grove: the C sources are not at {ROOT}; build from the grove repository "
-                               "(pip install ./python) so the package compiles them")
+                               "(pip install ./python) or from an sdist, which carries them")
         build = Path(self.get_finalized_command("build").build_temp).resolve() / "libgrove"
         jobs = str(os.cpu_count() or 1)
         shipped = ("libgrove.so", "grove")
@@ -42,6 +68,22 @@ class BuildWithLibrary(build_py):
         package.mkdir(parents=True, exist_ok=True)
         for f in shipped:
             shutil.copy(build / f, package / f)  # with its mode: the binary stays executable
+            if shutil.which("strip"):  # the debug info would triple the wheel
+                subprocess.run(["strip", "--strip-debug", str(package / f)], check=True)
+
+
+class SdistWithSources(sdist):
+    """sdist, with the C sources the build needs copied under csrc/."""
+
+    def make_release_tree(self, base_dir: str, files: list) -> None:
+        super().make_release_tree(base_dir, files)
+        for name in C_SOURCES:
+            source, target = ROOT / name, Path(base_dir) / "csrc" / name
+            if source.is_dir():
+                shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.o", "*.d"))
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
 
 
 class BinaryDistribution(Distribution):
@@ -51,4 +93,16 @@ class BinaryDistribution(Distribution):
         return True
 
 
-setup(version=version(), cmdclass={"build_py": BuildWithLibrary}, distclass=BinaryDistribution)
+commands = {"build_py": BuildWithLibrary, "sdist": SdistWithSources}
+if bdist_wheel is not None:
+
+    class PlatformWheel(bdist_wheel):
+        """The package is Python over a C library it loads with ctypes (no
+        extension module): one wheel serves every Python 3 on the platform."""
+
+        def get_tag(self) -> tuple:
+            return ("py3", "none", super().get_tag()[2])
+
+    commands["bdist_wheel"] = PlatformWheel
+
+setup(version=version(), cmdclass=commands, distclass=BinaryDistribution)
