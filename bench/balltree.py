@@ -57,7 +57,7 @@ class Grove:
         L.grove_balltree_layout.argtypes = [C.c_size_t, C.POINTER(Params), C.POINTER(C.c_size_t),
                                             C.POINTER(C.c_size_t)]
         L.grove_balltree_build.argtypes = [Points, C.POINTER(Params), C.c_void_p, C.c_void_p, C.POINTER(Options)]
-        L.grove_workspace_new.restype = C.c_void_p
+        L.grove_workspace_create.restype = C.c_void_p
         # One workspace for every call, as grove.balltree keeps one per thread:
         # repeated builds reuse their working memory instead of faulting in
         # fresh pages (--fresh-memory turns it off).
@@ -246,7 +246,7 @@ def main():
 
     grove = Grove(os.path.abspath(args.lib))
     if not args.fresh_memory:
-        grove.workspace = grove.lib.grove_workspace_new()
+        grove.workspace = grove.lib.grove_workspace_create()
     machine(grove, standin, args.rounds, args.same_points)
     bench = Bench(grove, erwin, threadpool_limits, 0.1 if args.quick else 0.5)
     rng = np.random.default_rng(args.seed)

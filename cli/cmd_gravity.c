@@ -17,8 +17,8 @@ static const char usage[] =
 static grove_status split_input(const grove_array *in, grove_array *pos, grove_array *mass)
 {
     size_t n = in->shape[0];
-    grove_status s = grove_array_alloc(pos, GROVE_FLOAT64, n, 3);
-    if (s == GROVE_OK) s = grove_array_alloc(mass, GROVE_FLOAT64, n, 0);
+    grove_status s = grove_array_create(pos, GROVE_FLOAT64, n, 3);
+    if (s == GROVE_OK) s = grove_array_create(mass, GROVE_FLOAT64, n, 0);
     if (s != GROVE_OK) return s;
     double *x = pos->data, *m = mass->data;
     for (size_t i = 0; i < n; i++) {
@@ -77,8 +77,8 @@ int cmd_gravity(int argc, char **argv)
     }
     size_t n = in.shape[0];
     s = split_input(&in, &pos, &mass);
-    if (s == GROVE_OK) s = grove_array_alloc(&acc, GROVE_FLOAT64, n, 3);
-    if (s == GROVE_OK && pot_path) s = grove_array_alloc(&pot, GROVE_FLOAT64, n, 0);
+    if (s == GROVE_OK) s = grove_array_create(&acc, GROVE_FLOAT64, n, 3);
+    if (s == GROVE_OK && pot_path) s = grove_array_create(&pot, GROVE_FLOAT64, n, 0);
     grove_gravity_stats stats = {0};
     if (s == GROVE_OK) {
         double start = cli_now();

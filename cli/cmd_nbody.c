@@ -127,7 +127,7 @@ static grove_status write_outputs(const nbody_args *a, const grove_nbody *sim)
     char name[64], path[4096];
     grove_array snap = {0};
     grove_status s = grove_nbody_diagnostics(sim, &d);
-    if (s == GROVE_OK) s = grove_array_alloc(&snap, GROVE_FLOAT64, n, 7);
+    if (s == GROVE_OK) s = grove_array_create(&snap, GROVE_FLOAT64, n, 7);
     if (s != GROVE_OK) return s;
     const double *x = grove_nbody_positions(sim), *v = grove_nbody_velocities(sim), *m = grove_nbody_masses(sim);
     double *row = snap.data;

@@ -127,7 +127,7 @@ typedef void (*grove_progress_fn)(void *user, const char *stage, double fraction
 typedef struct grove_workspace grove_workspace;
 
 /* An empty workspace, or NULL when out of memory. */
-GROVE_API grove_workspace *grove_workspace_new(void);
+GROVE_API grove_workspace *grove_workspace_create(void);
 
 /* Free a workspace and the memory it holds; NULL is ignored. */
 GROVE_API void grove_workspace_free(grove_workspace *workspace);
@@ -198,8 +198,8 @@ typedef struct grove_array {
 } grove_array;
 
 /* Allocate a zero-filled array (ndim 1 when cols is 0, else 2). */
-GROVE_API grove_status grove_array_alloc(grove_array *out, grove_dtype dtype,
-                                         size_t rows, size_t cols);
+GROVE_API grove_status grove_array_create(grove_array *out, grove_dtype dtype,
+                                          size_t rows, size_t cols);
 /* Free the data and reset *array; accepts NULL and already-freed arrays. */
 GROVE_API void grove_array_free(grove_array *array);
 /* Number of elements (shape[0] * shape[1] for 2-D). */
@@ -758,8 +758,8 @@ GROVE_API void grove_index_params_init(grove_index_params *params);
 
 /* Build an index over validated points (n >= 1, n <= 2^32 - 2). The points
  * are copied: the caller may free them afterwards. */
-GROVE_API grove_status grove_index_build(grove_points data, const grove_index_params *params,
-                                         const grove_options *options, grove_index **out);
+GROVE_API grove_status grove_index_create(grove_points data, const grove_index_params *params,
+                                          const grove_options *options, grove_index **out);
 GROVE_API void grove_index_free(grove_index *index);
 /* Sizes of the indexed data, and the leaf size and index dimensions used. */
 GROVE_API size_t grove_index_n(const grove_index *index);

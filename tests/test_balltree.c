@@ -1067,7 +1067,7 @@ TEST(balltree_workspace_gives_the_same_trees)
     fill(x, most * d_most, UNIFORM, &rng);
     int64_t *want = malloc(2 * most * sizeof *want), *got = malloc(2 * most * sizeof *got);
     uint8_t *wm = malloc(2 * most), *gm = malloc(2 * most);
-    grove_workspace *w = grove_workspace_new();
+    grove_workspace *w = grove_workspace_create();
     REQUIRE(w != NULL && grove_workspace_bytes(w) == 0);
     static const size_t sizes[] = {70000, 1000, 70000, 5000, 16384};
     static const size_t dims[] = {3, 3, 5, 7, 3};
@@ -1596,7 +1596,7 @@ TEST(balltree_threads_one_off_and_with_workspace)
     CHECK(t == 1);
     REQUIRE_OK(grove_balltree_threads((size_t)1 << 17, &p, &o, &t));
     CHECK(t == 2);
-    o.workspace = grove_workspace_new();
+    o.workspace = grove_workspace_create();
     REQUIRE(o.workspace != NULL);
     REQUIRE_OK(grove_balltree_threads(16384, &p, &o, &t));
     CHECK(t == 2);

@@ -132,7 +132,7 @@ TEST(cancel_join_count_stops_inside_a_block)
     REQUIRE(x && counts);
     for (size_t i = 0; i < n; i++) counts[i] = -1;
     grove_index *ix = NULL;
-    REQUIRE_OK(grove_index_build(grove_points_f64(x, n, d), NULL, NULL, &ix));
+    REQUIRE_OK(grove_index_create(grove_points_f64(x, n, d), NULL, NULL, &ix));
     grove_join_params p;
     grove_join_params_init(&p);
     p.eps = 1.0;

@@ -49,7 +49,7 @@ static void check_join(const ref_set *ds, const ref_set *qs, double eps, bool ex
     grove_options_init(&opt);
     opt.threads = 2;
     grove_index *ix = NULL;
-    grove_status st = grove_index_build(data, ip, &opt, &ix);
+    grove_status st = grove_index_create(data, ip, &opt, &ix);
     CHECK_MSG(st == GROVE_OK, "%s: build: %s", what, grove_last_error());
     if (st != GROVE_OK) return;
     grove_join_params jp;
@@ -345,7 +345,7 @@ TEST(join_errors_name_the_problem)
     double x[12] = {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5}, bad[4] = {0, 0, NAN, 1};
     grove_points p = grove_points_f64(x, 6, 2), q3 = grove_points_f64(x, 4, 3), qbad = grove_points_f64(bad, 2, 2);
     grove_index *ix = NULL;
-    REQUIRE_OK(grove_index_build(p, NULL, NULL, &ix));
+    REQUIRE_OK(grove_index_create(p, NULL, NULL, &ix));
     grove_join_params jp;
     grove_join_params_init(&jp);
     int64_t counts[6], offsets[7] = {0, 1, 2, 3, 4, 5, 6}, idx[64];
@@ -382,7 +382,7 @@ TEST(join_errors_name_the_problem)
     double wide[6 * 20] = {0};
     for (size_t i = 0; i < 6; i++) wide[i * 20 + i % 20] = (double)i;
     grove_index *wide_ix = NULL;
-    REQUIRE_OK(grove_index_build(grove_points_f64(wide, 6, 20), NULL, NULL, &wide_ix));
+    REQUIRE_OK(grove_index_create(grove_points_f64(wide, 6, 20), NULL, NULL, &wide_ix));
     int64_t wide_offsets[7] = {0, 1, 2, 3, 4, 5, 7};
     jp.eps = 1.5; /* rows 0 and 1 are 1 apart, the others farther */
     CHECK_FAILS(grove_join_fill(wide_ix, NULL, &jp, wide_offsets, idx, NULL, NULL), GROVE_INVALID_ARGUMENT,
@@ -392,7 +392,7 @@ TEST(join_errors_name_the_problem)
     grove_index_params_init(&ip);
     ip.index_dims = 3;
     grove_index *bad_ix = NULL;
-    CHECK_FAILS(grove_index_build(p, &ip, NULL, &bad_ix), GROVE_INVALID_ARGUMENT, "index_dims = 3");
+    CHECK_FAILS(grove_index_create(p, &ip, NULL, &bad_ix), GROVE_INVALID_ARGUMENT, "index_dims = 3");
     CHECK(bad_ix == NULL);
     grove_index_free(ix);
 }

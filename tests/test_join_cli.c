@@ -232,7 +232,7 @@ TEST(cli_join_refuses_a_result_the_disk_cannot_hold)
     int64_t pairs = 0;
     grove_index *ix = NULL;
     int64_t *counts = malloc(3000 * sizeof *counts);
-    REQUIRE_OK(grove_index_build(grove_points_f64(data.data, 3000, 3), NULL, NULL, &ix));
+    REQUIRE_OK(grove_index_create(grove_points_f64(data.data, 3000, 3), NULL, NULL, &ix));
     REQUIRE_OK(grove_join_count(ix, NULL, &jp, counts, &pairs, NULL));
     grove_index_free(ix);
     free(counts);

@@ -552,7 +552,7 @@ TEST(gravity_cli_matches_the_library)
 {
     size_t n = 3000;
     grove_array in = {0}, acc = {0}, pot = {0};
-    REQUIRE_OK(grove_array_alloc(&in, GROVE_FLOAT64, n, 4));
+    REQUIRE_OK(grove_array_create(&in, GROVE_FLOAT64, n, 4));
     double *x = malloc(7 * n * sizeof *x), *a = malloc(3 * n * sizeof *a), *phi = malloc(n * sizeof *phi);
     grove_ic_params ic;
     grove_ic_params_init(&ic);
@@ -608,7 +608,7 @@ TEST(gravity_cli_in_other_units)
     p.softening = 0.01;
     REQUIRE_OK(grove_gravity(x, x + 6 * n, n, &p, a, NULL, NULL, NULL));
     grove_array in = {0}, acc = {0};
-    REQUIRE_OK(grove_array_alloc(&in, GROVE_FLOAT64, n, 4));
+    REQUIRE_OK(grove_array_create(&in, GROVE_FLOAT64, n, 4));
     for (size_t i = 0; i < n; i++) {
         for (int k = 0; k < 3; k++) ((double *)in.data)[4 * i + k] = x[3 * i + k] * lambda;
         ((double *)in.data)[4 * i + 3] = x[6 * n + i];
@@ -754,7 +754,7 @@ TEST(nbody_cli_takes_G_and_any_units)
     ic.n = n;
     REQUIRE_OK(grove_ic_generate(&ic, x, x + 3 * n, x + 6 * n));
     grove_array in = {0}, out0 = {0}, out1 = {0};
-    REQUIRE_OK(grove_array_alloc(&in, GROVE_FLOAT64, n, 7));
+    REQUIRE_OK(grove_array_create(&in, GROVE_FLOAT64, n, 7));
     for (int scaled = 0; scaled < 2; scaled++) {
         double f = scaled ? lambda : 1;
         for (size_t i = 0; i < n; i++) {

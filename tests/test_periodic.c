@@ -155,7 +155,7 @@ static void check_pjoin(const pset *ds, const pset *qs, pbox *b, size_t box_coun
     grove_options_init(&opt);
     opt.threads = threads;
     grove_index *ix = NULL;
-    grove_status st = grove_index_build(pview(ds), &ip, &opt, &ix);
+    grove_status st = grove_index_create(pview(ds), &ip, &opt, &ix);
     CHECK_MSG(st == GROVE_OK, "%s: build: %s", what, grove_last_error());
     if (st != GROVE_OK) return;
     grove_index_dim_order(ix, b->order);
@@ -235,7 +235,7 @@ static void check_pknn(const pset *ds, const pset *qs, pbox *b, size_t box_count
 {
     grove_index_params ip = box_params(b, box_count);
     grove_index *ix = NULL;
-    grove_status st = grove_index_build(pview(ds), &ip, NULL, &ix);
+    grove_status st = grove_index_create(pview(ds), &ip, NULL, &ix);
     CHECK_MSG(st == GROVE_OK, "%s: build: %s", what, grove_last_error());
     if (st != GROVE_OK) return;
     grove_index_dim_order(ix, b->order);
@@ -414,7 +414,7 @@ TEST(periodic_threads_give_identical_results)
     CHECK(memcmp(kidx[0], kidx[1], 30000 * 4 * sizeof **kidx) == 0);
     /* A sample of the queries against brute force (the order for it). */
     grove_index *ix = NULL;
-    REQUIRE_OK(grove_index_build(pview(s), &ip, NULL, &ix));
+    REQUIRE_OK(grove_index_create(pview(s), &ip, NULL, &ix));
     grove_index_dim_order(ix, b.order);
     grove_index_free(ix);
     size_t bad = 0;
@@ -483,36 +483,36 @@ TEST(periodic_errors_name_the_problem)
     ip.boxsize = len;
     grove_index *ix = NULL;
     ip.boxsize_count = 3;
-    CHECK_FAILS(grove_index_build(p, &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "boxsize has 3 lengths");
+    CHECK_FAILS(grove_index_create(p, &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "boxsize has 3 lengths");
     CHECK(ix == NULL);
     double neg = -1, inf = INFINITY;
     ip.boxsize = &neg;
     ip.boxsize_count = 1;
-    CHECK_FAILS(grove_index_build(p, &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "boxsize[0] = -1");
+    CHECK_FAILS(grove_index_create(p, &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "boxsize[0] = -1");
     ip.boxsize = &inf;
-    CHECK_FAILS(grove_index_build(p, &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "finite");
+    CHECK_FAILS(grove_index_create(p, &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "finite");
     ip.boxsize = NULL;
-    CHECK_FAILS(grove_index_build(p, &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "boxsize is NULL");
+    CHECK_FAILS(grove_index_create(p, &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "boxsize is NULL");
     /* Outside [0, L): the row and dimension are named. */
     double small = 0.8;
     ip.boxsize = &small;
-    CHECK_FAILS(grove_index_build(p, &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "data: row 2, dimension 1");
+    CHECK_FAILS(grove_index_create(p, &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "data: row 2, dimension 1");
     double edge[2] = {0.5, 1.0}, below[2] = {-0.0, -1e-300};
     ip.boxsize = len;
     ip.boxsize_count = 2;
-    CHECK_FAILS(grove_index_build(grove_points_f64(edge, 1, 2), &ip, NULL, &ix), GROVE_INVALID_ARGUMENT,
+    CHECK_FAILS(grove_index_create(grove_points_f64(edge, 1, 2), &ip, NULL, &ix), GROVE_INVALID_ARGUMENT,
                 "row 0, dimension 1: coordinate 1 is outside the periodic box [0, 1)");
-    CHECK_FAILS(grove_index_build(grove_points_f64(below, 1, 2), &ip, NULL, &ix), GROVE_INVALID_ARGUMENT,
+    CHECK_FAILS(grove_index_create(grove_points_f64(below, 1, 2), &ip, NULL, &ix), GROVE_INVALID_ARGUMENT,
                 "row 0, dimension 1");
     /* An unbounded dimension (0) takes any coordinate. */
     double half[2] = {1, 0};
     ip.boxsize = half;
-    REQUIRE_OK(grove_index_build(grove_points_f64(edge, 1, 2), &ip, NULL, &ix));
+    REQUIRE_OK(grove_index_create(grove_points_f64(edge, 1, 2), &ip, NULL, &ix));
     double got[2];
     CHECK(grove_index_boxsize(ix, got) == 1 && got[0] == 1 && got[1] == 0);
     grove_index_free(ix);
     ip.boxsize = len;
-    REQUIRE_OK(grove_index_build(p, &ip, NULL, &ix));
+    REQUIRE_OK(grove_index_create(p, &ip, NULL, &ix));
     double qx[4] = {0.5, 0.5, 0.5, 1.25};
     grove_points q = grove_points_f64(qx, 2, 2);
     grove_join_params jp;
@@ -528,7 +528,7 @@ TEST(periodic_errors_name_the_problem)
     CHECK_FAILS(grove_knn(p, &q, &ip, 1, 0, kn, NULL, NULL), GROVE_INVALID_ARGUMENT, "queries: row 1");
     grove_index_free(ix);
     /* Without a box, the getter says so. */
-    REQUIRE_OK(grove_index_build(p, NULL, NULL, &ix));
+    REQUIRE_OK(grove_index_create(p, NULL, NULL, &ix));
     got[0] = got[1] = 7;
     CHECK(grove_index_boxsize(ix, got) == 0 && got[0] == 0 && got[1] == 0);
     grove_index_free(ix);

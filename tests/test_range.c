@@ -568,7 +568,7 @@ TEST(range_queries_beyond_the_index)
     cloud far = times(&data, 700);
     grove_points q = view(&far);
     grove_index *ix = NULL;
-    REQUIRE_OK(grove_index_build(view(&data), NULL, NULL, &ix));
+    REQUIRE_OK(grove_index_create(view(&data), NULL, NULL, &ix));
     grove_join_params jp;
     grove_join_params_init(&jp);
     jp.eps = ldexp(4.5, 700); /* the queries with |q| <= 4, where 2^700 q is the far one */

@@ -19,7 +19,7 @@ class _Workspace:
     so repeated builds do not fault in fresh pages each time."""
 
     def __init__(self) -> None:
-        self.ptr = _clib.lib.grove_workspace_new()
+        self.ptr = _clib.lib.grove_workspace_create()
         if not self.ptr:
             raise MemoryError("grove: out of memory creating a workspace")
 

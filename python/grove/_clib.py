@@ -40,7 +40,7 @@ PROTOTYPES = {
     "grove_build_info": (_s, []),
     "grove_options_init": (None, [_P(S.Options)]),
     "grove_options_threads": (_i, [_P(S.Options)]),
-    "grove_workspace_new": (_vp, []),
+    "grove_workspace_create": (_vp, []),
     "grove_workspace_free": (None, [_vp]),
     "grove_workspace_bytes": (_sz, [_vp]),
     "grove_gen_params_init": (None, [_P(S.GenParams)]),
@@ -86,7 +86,7 @@ PROTOTYPES = {
     "grove_hdbscan_all_points_membership_vectors": (_i, [_vp, _vp, _P(S.Options)]),
     # range join and kNN
     "grove_index_params_init": (None, [_P(S.IndexParams)]),
-    "grove_index_build": (_i, [S.Points, _P(S.IndexParams), _P(S.Options), _P(_vp)]),
+    "grove_index_create": (_i, [S.Points, _P(S.IndexParams), _P(S.Options), _P(_vp)]),
     "grove_index_free": (None, [_vp]),
     "grove_index_n": (_sz, [_vp]),
     "grove_index_d": (_sz, [_vp]),

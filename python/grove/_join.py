@@ -70,12 +70,12 @@ class Index(Handle):
 
     def __init__(self, points: Any, *, leaf_size: int = 0, index_dims: int = 0, boxsize: Any = None,
                  threads: int | None = None):
-        _clib.require("grove_index_build")
+        _clib.require("grove_index_create")
         super().__init__()
         x = points_array(points)
         params, _keep = index_params(leaf_size, index_dims, boxsize)
         opts = options(threads)
-        _clib.call(_clib.lib.grove_index_build, points_view(x), C.byref(params), opts, C.byref(self._handle))
+        _clib.call(_clib.lib.grove_index_create, points_view(x), C.byref(params), opts, C.byref(self._handle))
 
     def _get(self, getter: str) -> int:
         with self._use() as h:

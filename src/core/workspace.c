@@ -9,7 +9,7 @@ struct grove_workspace {
     size_t bytes[GROVE__WORK_SLOTS];
 };
 
-grove_workspace *grove_workspace_new(void) { return grove__calloc(1, sizeof(grove_workspace), "workspace"); }
+grove_workspace *grove_workspace_create(void) { return grove__calloc(1, sizeof(grove_workspace), "workspace"); }
 
 void grove_workspace_free(grove_workspace *workspace)
 {

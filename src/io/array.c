@@ -1,7 +1,7 @@
 /* grove_array: owned 1-D/2-D arrays and their point views. */
 #include "io_internal.h"
 
-grove_status grove_array_alloc(grove_array *out, grove_dtype dtype, size_t rows, size_t cols)
+grove_status grove_array_create(grove_array *out, grove_dtype dtype, size_t rows, size_t cols)
 {
     grove__clear_error();
     if (!out) return grove__fail(GROVE_INVALID_ARGUMENT, "array_alloc: out is NULL");

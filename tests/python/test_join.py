@@ -114,7 +114,7 @@ def test_threads_do_not_change_results(rng, spy):
 
 def test_points_reach_the_index_without_copy(rng, spy):
     x = rng.random((100, 3)).astype(np.float32)
-    calls = spy("grove_index_build")
+    calls = spy("grove_index_create")
     grove.Index(x).close()
     assert calls[0][0].data == x.ctypes.data
 
