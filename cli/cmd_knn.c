@@ -86,8 +86,9 @@ int cmd_knn(int argc, char **argv)
     if (s == GROVE_OK) {
         double start = cli_now();
         grove_index *ix = NULL;
+        grove_knn_params kp = {k, exclude_self};
         s = grove_index_create(pts, &ip, &options, &ix);
-        if (s == GROVE_OK) s = grove_knn_search(ix, qp, k, exclude_self, indices.data, distances.data, &options);
+        if (s == GROVE_OK) s = grove_knn_search(ix, qp, &kp, indices.data, distances.data, &options);
         grove_index_free(ix);
         seconds = cli_now() - start;
     }

@@ -116,7 +116,7 @@ TEST(cancel_knn_stops_inside_a_block)
     for (size_t i = 0; i < n * k; i++) idx[i] = -1;
     canceller c;
     grove_options o = canceller_start(&c);
-    grove_status s = grove_knn(grove_points_f64(x, n, d), NULL, NULL, k, 0, idx, NULL, &o);
+    grove_status s = grove_knn(grove_points_f64(x, n, d), NULL, NULL, &(grove_knn_params){k, 0}, idx, NULL, &o);
     canceller_join(&c);
     CHECK_MSG(s == GROVE_CANCELLED, "grove_knn -> %s, wanted cancelled", grove_status_str(s));
     CHECK_MSG(untouched_i64(idx, n * k) > 0, "every query was answered before the call returned");

@@ -57,7 +57,8 @@ PROTOTYPES = {
     # EMST and HDBSCAN*
     "grove_emst_params_init": (None, [_P(S.EmstParams)]),
     "grove_emst": (_i, [S.Points, _P(S.EmstParams), _vp, _vp, _P(S.Options)]),
-    "grove_core_distances": (_i, [S.Points, _sz, _vp, _P(S.Options)]),
+    "grove_knn_params_init": (None, [_P(S.KnnParams)]),
+    "grove_core_distances": (_i, [S.Points, _P(S.KnnParams), _vp, _P(S.Options)]),
     "grove_hdbscan_params_init": (None, [_P(S.HdbscanParams)]),
     "grove_hdbscan": (_i, [S.Points, _P(S.HdbscanParams), _vp, _vp, _vp, _P(_sz), _P(S.Options)]),
     "grove_hdbscan_model_create": (_i, [S.Points, _P(S.HdbscanParams), _P(S.Options), _P(_vp)]),
@@ -98,8 +99,10 @@ PROTOTYPES = {
     "grove_join_count": (_i, [_vp, _P(S.Points), _P(S.JoinParams), _vp, _P(_i64), _P(S.Options)]),
     "grove_join_fill": (_i, [_vp, _P(S.Points), _P(S.JoinParams), _vp, _vp, _vp, _P(S.Options)]),
     "grove_join_stream": (_i, [_vp, _P(S.Points), _P(S.JoinParams), S.JOIN_BATCH_FN, _vp, _P(S.Options)]),
-    "grove_knn_search": (_i, [_vp, _P(S.Points), _sz, _i, _vp, _vp, _P(S.Options)]),
-    "grove_knn": (_i, [S.Points, _P(S.Points), _P(S.IndexParams), _sz, _i, _vp, _vp, _P(S.Options)]),
+    "grove_join_search": (_i, [_vp, _P(S.Points), _P(S.JoinParams), _P(S.JoinResult), _P(S.Options)]),
+    "grove_join_result_free": (None, [_P(S.JoinResult)]),
+    "grove_knn_search": (_i, [_vp, _P(S.Points), _P(S.KnnParams), _vp, _vp, _P(S.Options)]),
+    "grove_knn": (_i, [S.Points, _P(S.Points), _P(S.IndexParams), _P(S.KnnParams), _vp, _vp, _P(S.Options)]),
     # gravity and N-body
     "grove_gravity_params_init": (None, [_P(S.GravityParams)]),
     "grove_gravity": (_i, [_vp, _vp, _sz, _P(S.GravityParams), _vp, _vp, _P(S.GravityStats), _P(S.Options)]),
