@@ -82,7 +82,8 @@ int cmd_gravity(int argc, char **argv)
     grove_gravity_stats stats = {0};
     if (s == GROVE_OK) {
         double start = cli_now();
-        s = grove_gravity(pos.data, mass.data, n, &params, acc.data, pot_path ? pot.data : NULL, &stats, &options);
+        s = grove_gravity(grove_points_f64(pos.data, n, 3), mass.data, &params, acc.data, pot_path ? pot.data : NULL,
+                          &stats, &options);
         seconds = cli_now() - start;
     }
     if (s == GROVE_OK) {

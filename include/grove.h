@@ -1009,13 +1009,17 @@ typedef struct grove_gravity_stats {
                                      (23 per particle pair, 65 per cell pair) */
 } grove_gravity_stats;
 
-/* Accelerations (and optionally potentials) of n particles on each other:
- * pos is n x 3 row-major, mass n values >= 0 (all finite); acc receives
- * n x 3, pot n values or NULL; stats may be NULL. n <= 2^32 - 2.
- * Peak memory: about 150 bytes per particle plus per-thread lists. */
-GROVE_API grove_status grove_gravity(const double *pos, const double *mass, size_t n,
-                                     const grove_gravity_params *params, double *acc, double *pot,
-                                     grove_gravity_stats *stats, const grove_options *options);
+/* Accelerations (and optionally potentials) of n = positions.n particles
+ * on each other: positions a view of n points in d = 3 (float32 or
+ * float64, any stride; anything but packed float64 rows is converted to
+ * them once, 24 bytes per particle), mass n float64 values >= 0 (all
+ * finite); acc receives n x 3, pot n values or NULL; stats may be NULL.
+ * n <= 2^32 - 2. Masses are a plain array, as grove_fof's are: a
+ * grove_points view is a set of coordinates. Peak memory: about 150
+ * bytes per particle plus per-thread lists. */
+GROVE_API grove_status grove_gravity(grove_points positions, const double *mass, const grove_gravity_params *params,
+                                     double *acc, double *pot, grove_gravity_stats *stats,
+                                     const grove_options *options);
 
 /* Simulation: kick-drift-kick leapfrog on the tree forces.
  *
@@ -1052,10 +1056,11 @@ typedef struct grove_nbody_diag {
     double mass;                       /* total mass */
 } grove_nbody_diag;
 
-/* A simulation of n particles (positions and velocities n x 3, masses n),
- * copied in; the first force evaluation happens here. Free with
- * grove_nbody_free. One thread at a time per handle. */
-GROVE_API grove_status grove_nbody_create(size_t n, const double *pos, const double *vel, const double *mass,
+/* A simulation of n = positions.n particles (positions as grove_gravity
+ * takes them; velocities n x 3 and masses n, float64), copied in; the
+ * first force evaluation happens here. Free with grove_nbody_free. One
+ * thread at a time per handle. */
+GROVE_API grove_status grove_nbody_create(grove_points positions, const double *vel, const double *mass,
                                           const grove_nbody_params *params, const grove_options *options,
                                           grove_nbody **out);
 GROVE_API void grove_nbody_free(grove_nbody *sim);
@@ -1158,7 +1163,8 @@ typedef struct grove_render_params {
 } grove_render_params;
 
 GROVE_API void grove_render_params_init(grove_render_params *params);
-GROVE_API grove_status grove_render_png(const double *pos, const double *mass, size_t n,
+/* positions and mass as grove_gravity takes them. */
+GROVE_API grove_status grove_render_png(grove_points positions, const double *mass,
                                         const grove_render_params *params, const char *path);
 
 /* ------------------------------------------------------------------------ */

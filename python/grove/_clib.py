@@ -105,9 +105,9 @@ PROTOTYPES = {
     "grove_knn": (_i, [S.Points, _P(S.Points), _P(S.IndexParams), _P(S.KnnParams), _vp, _vp, _P(S.Options)]),
     # gravity and N-body
     "grove_gravity_params_init": (None, [_P(S.GravityParams)]),
-    "grove_gravity": (_i, [_vp, _vp, _sz, _P(S.GravityParams), _vp, _vp, _P(S.GravityStats), _P(S.Options)]),
+    "grove_gravity": (_i, [S.Points, _vp, _P(S.GravityParams), _vp, _vp, _P(S.GravityStats), _P(S.Options)]),
     "grove_nbody_params_init": (None, [_P(S.NbodyParams)]),
-    "grove_nbody_create": (_i, [_sz, _vp, _vp, _vp, _P(S.NbodyParams), _P(S.Options), _P(_vp)]),
+    "grove_nbody_create": (_i, [S.Points, _vp, _vp, _P(S.NbodyParams), _P(S.Options), _P(_vp)]),
     "grove_nbody_free": (None, [_vp]),
     "grove_nbody_step": (_i, [_vp, _u64, _P(S.Options)]),
     "grove_nbody_diagnostics": (_i, [_vp, _P(S.NbodyDiag)]),
@@ -127,7 +127,7 @@ PROTOTYPES = {
     "grove_tipsy_read": (_i, [_s, _P(S.Snapshot)]),
     "grove_tipsy_write": (_i, [_s, _sz, _d, _vp, _vp, _vp, _d, _i]),
     "grove_render_params_init": (None, [_P(S.RenderParams)]),
-    "grove_render_png": (_i, [_vp, _vp, _sz, _P(S.RenderParams), _s]),
+    "grove_render_png": (_i, [S.Points, _vp, _P(S.RenderParams), _s]),
     # friends-of-friends
     "grove_fof_params_init": (None, [_P(S.FofParams)]),
     "grove_fof": (_i, [S.Points, _vp, _vp, _P(S.FofParams), _vp, _P(_sz), _P(S.FofCatalogue), _P(S.Options)]),
