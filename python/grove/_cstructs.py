@@ -127,9 +127,9 @@ class RenderParams(C.Structure):
 # C name of each mirror, for the layout test.
 C_NAMES = {Points: "grove_points", Options: "grove_options", GenParams: "grove_gen_params",
            BalltreeParams: "grove_balltree_params", BalltreeBatch: "grove_balltree_batch",
-           EmstParams: "grove_emst_params", KnnParams: "grove_knn_params", HdbscanParams: "grove_hdbscan_params", IndexParams: "grove_index_params",
-           JoinParams: "grove_join_params", JoinBatch: "grove_join_batch", JoinResult: "grove_join_result", DbscanParams: "grove_dbscan_params",
-           DbscanCounts: "grove_dbscan_counts", GravityParams: "grove_gravity_params",
+           EmstParams: "grove_emst_params", KnnParams: "grove_knn_params", HdbscanParams: "grove_hdbscan_params",
+           IndexParams: "grove_index_params", JoinParams: "grove_join_params", JoinBatch: "grove_join_batch",
+           JoinResult: "grove_join_result", DbscanParams: "grove_dbscan_params", DbscanCounts: "grove_dbscan_counts", GravityParams: "grove_gravity_params",
            GravityStats: "grove_gravity_stats", NbodyParams: "grove_nbody_params", NbodyDiag: "grove_nbody_diag",
            IcParams: "grove_ic_params", Snapshot: "grove_snapshot", RenderParams: "grove_render_params",
            FofParams: "grove_fof_params", FofCatalogue: "grove_fof_catalogue"}

@@ -44,9 +44,6 @@ grove_status grove__gravity_params(const grove_gravity_params *in, grove_gravity
 /* Check positions (finite) and masses (finite, >= 0). */
 static grove_status check_input(const double *pos, const double *mass, size_t n)
 {
-    if (n > GROVE__OCT_MAX_N)
-        return grove__fail(GROVE_TOO_LARGE, "gravity: n = %zu particles; at most %zu are supported", n,
-                           GROVE__OCT_MAX_N);
     if (n && (!pos || !mass))
         return grove__fail(GROVE_INVALID_ARGUMENT, "gravity: %s is NULL", pos ? "mass" : "pos");
     for (size_t i = 0; i < n; i++) {
@@ -66,6 +63,9 @@ grove_status grove__gravity_input(grove_points pos, const double *mass, const do
     *xyz = pos.data;
     *copy = NULL;
     size_t n = pos.n;
+    if (n > GROVE__OCT_MAX_N)
+        return grove__fail(GROVE_TOO_LARGE, "gravity: n = %zu particles; at most %zu are supported", n,
+                           GROVE__OCT_MAX_N);
     /* No data: check_input names the missing array. */
     grove_status s = n && !pos.data ? GROVE_OK : grove__points_check_shape(pos);
     if (s == GROVE_OK && n && pos.d != 3)
