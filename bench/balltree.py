@@ -35,12 +35,12 @@ class Points(C.Structure):
 
 
 class Params(C.Structure):
-    _fields_ = [("batch", C.c_void_p), ("levels", C.c_int), ("rotation", C.c_void_p)]
+    _fields_ = [("batch", C.c_void_p), ("levels", C.c_int), ("rotation", C.c_void_p), ("workspace", C.c_void_p)]
 
 
 class Options(C.Structure):
     _fields_ = [("threads", C.c_int), ("progress", C.c_void_p), ("progress_user", C.c_void_p),
-                ("memory_budget", C.c_size_t), ("cancel", C.c_void_p), ("workspace", C.c_void_p)]
+                ("memory_budget", C.c_size_t), ("cancel", C.c_void_p)]
 
 
 GROVE_FLOAT64 = 2
@@ -57,7 +57,7 @@ class Grove:
         L.grove_balltree_layout.argtypes = [C.c_size_t, C.POINTER(Params), C.POINTER(C.c_size_t),
                                             C.POINTER(C.c_size_t)]
         L.grove_balltree_build.argtypes = [Points, C.POINTER(Params), C.c_void_p, C.c_void_p, C.POINTER(Options)]
-        L.grove_workspace_new.restype = C.c_void_p
+        L.grove_workspace_create.restype = C.c_void_p
         # One workspace for every call, as grove.balltree keeps one per thread:
         # repeated builds reuse their working memory instead of faulting in
         # fresh pages (--fresh-memory turns it off).
@@ -70,13 +70,13 @@ class Grove:
     def build(self, x, batch, threads):
         """(indices, mask) for x (n, d) float64 C-contiguous, batch int64 or None."""
         n, d = x.shape
-        params = Params(batch.ctypes.data if batch is not None else None, GROVE_BALLTREE_FULL, None)
+        params = Params(batch.ctypes.data if batch is not None else None, GROVE_BALLTREE_FULL, None, self.workspace)
         slots, nb = C.c_size_t(), C.c_size_t()
         self.check(self.lib.grove_balltree_layout(n, C.byref(params), C.byref(slots), C.byref(nb)))
         idx = np.empty(slots.value, dtype=np.int64)
         mask = np.empty(slots.value, dtype=np.uint8)
         pts = Points(x.ctypes.data, n, d, GROVE_FLOAT64, 0)
-        opts = Options(threads, None, None, 0, None, self.workspace)
+        opts = Options(threads, None, None, 0, None)
         self.check(self.lib.grove_balltree_build(pts, C.byref(params), idx.ctypes.data, mask.ctypes.data,
                                                  C.byref(opts)))
         return idx, mask.view(bool)
@@ -246,7 +246,7 @@ def main():
 
     grove = Grove(os.path.abspath(args.lib))
     if not args.fresh_memory:
-        grove.workspace = grove.lib.grove_workspace_new()
+        grove.workspace = grove.lib.grove_workspace_create()
     machine(grove, standin, args.rounds, args.same_points)
     bench = Bench(grove, erwin, threadpool_limits, 0.1 if args.quick else 0.5)
     rng = np.random.default_rng(args.seed)

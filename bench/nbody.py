@@ -28,6 +28,19 @@ from machine import cpu_model
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+class Points(C.Structure):
+    _fields_ = [("data", C.c_void_p), ("n", C.c_size_t), ("d", C.c_size_t), ("dtype", C.c_int),
+                ("stride", C.c_size_t)]
+
+
+GROVE_FLOAT64 = 2
+
+
+def points(x):
+    """The grove_points view of packed (n, 3) float64 positions."""
+    return Points(ptr(x), len(x), 3, GROVE_FLOAT64, 0)
+
+
 class GravityParams(C.Structure):
     _fields_ = [("theta", C.c_double), ("softening", C.c_double), ("G", C.c_double), ("leaf_size", C.c_size_t),
                 ("group_size", C.c_size_t)]
@@ -40,7 +53,7 @@ class GravityStats(C.Structure):
 
 class Options(C.Structure):
     _fields_ = [("threads", C.c_int), ("progress", C.c_void_p), ("progress_user", C.c_void_p),
-                ("memory_budget", C.c_size_t), ("cancel", C.c_void_p), ("workspace", C.c_void_p)]
+                ("memory_budget", C.c_size_t), ("cancel", C.c_void_p)]
 
 
 class IcParams(C.Structure):
@@ -106,7 +119,7 @@ def grove_once(lib, x, m, theta, eps, threads):
     st = GravityStats()
     o = Options(threads, None, None, 0, None)
     t = time.perf_counter()
-    if lib.grove_gravity(ptr(x), ptr(m), C.c_size_t(n), C.byref(p), ptr(acc), None, C.byref(st), C.byref(o)) != 0:
+    if lib.grove_gravity(points(x), ptr(m), C.byref(p), ptr(acc), None, C.byref(st), C.byref(o)) != 0:
         raise RuntimeError(lib.grove_last_error().decode())
     return time.perf_counter() - t, acc, st
 
@@ -141,7 +154,7 @@ def energy_run(lib, n, steps, dt, theta, eps, threads):
     p = NbodyParams(GravityParams(theta, eps, 1.0, 16, 64), dt, 0.0)
     sim = C.c_void_p()
     o = Options(threads, None, None, 0, None)
-    lib.grove_nbody_create(C.c_size_t(n), ptr(x), ptr(v), ptr(m), C.byref(p), C.byref(o), C.byref(sim))
+    lib.grove_nbody_create(points(x), ptr(v), ptr(m), C.byref(p), C.byref(o), C.byref(sim))
     d0, d = Diag(), Diag()
     lib.grove_nbody_diagnostics(sim, C.byref(d0))
     worst, t = 0.0, time.perf_counter()

@@ -109,7 +109,7 @@ def overhead_rows(budget):
             if _clib.has("grove_knn"):
                 cases += [("knn k=8", lambda: grove.knn(x, min(8, n), threads=1), ["grove_knn"], None),
                           ("join", lambda: grove.join(x, 0.5, threads=1),
-                           ["grove_index_build", "grove_join_count", "grove_join_fill", "grove_index_free"], None)]
+                           ["grove_index_create", "grove_join_count", "grove_join_fill", "grove_index_free"], None)]
             for name, call, c_functions, args in cases:
                 whole, inside = split_time(call, c_functions, budget)
                 row = [name, n, f"{whole * 1e3:.3f}", f"{inside * 1e3:.3f}", f"{(whole - inside) * 1e6:.1f}"]

@@ -41,7 +41,7 @@ static int load_batch(const char *path, size_t n, grove_array *out)
     }
     if (out->dtype == GROVE_INT32) {
         grove_array wide = {0};
-        s = grove_array_alloc(&wide, GROVE_INT64, n, 0);
+        s = grove_array_create(&wide, GROVE_INT64, n, 0);
         if (s != GROVE_OK) return cli_fail("balltree", s);
         for (size_t i = 0; i < n; i++) ((int64_t *)wide.data)[i] = ((const int32_t *)out->data)[i];
         grove_array_free(out);
@@ -177,19 +177,19 @@ int cmd_balltree(int argc, char **argv)
     size_t slots = 0, batches = 0, balls = 0;
     double seconds = 0;
     if (a.have_rotate) {
-        s = grove_array_alloc(&r.rotation, GROVE_FLOAT64, pts.d, pts.d);
+        s = grove_array_create(&r.rotation, GROVE_FLOAT64, pts.d, pts.d);
         if (s == GROVE_OK) s = grove_rotation_random(pts.d, a.rotate_seed, r.rotation.data);
     }
     params.rotation = r.rotation.data;
     if (s == GROVE_OK) s = grove_balltree_layout(pts.n, &params, &slots, &batches);
     /* The threads the build itself uses (a small one-off build uses one). */
     if (s == GROVE_OK) s = grove_balltree_threads(pts.n, &params, &options, &threads);
-    if (s == GROVE_OK) s = grove_array_alloc(&r.indices, GROVE_INT64, slots, 0);
-    if (s == GROVE_OK) s = grove_array_alloc(&r.mask, GROVE_BOOL, slots, 0);
+    if (s == GROVE_OK) s = grove_array_create(&r.indices, GROVE_INT64, slots, 0);
+    if (s == GROVE_OK) s = grove_array_create(&r.mask, GROVE_BOOL, slots, 0);
     if (s == GROVE_OK && a.have_level) {
         s = grove_balltree_ball_count(pts.n, &params, a.level, &balls);
-        if (s == GROVE_OK) s = grove_array_alloc(&r.centers, GROVE_FLOAT64, balls, pts.d);
-        if (s == GROVE_OK) s = grove_array_alloc(&r.radii, GROVE_FLOAT64, balls, 0);
+        if (s == GROVE_OK) s = grove_array_create(&r.centers, GROVE_FLOAT64, balls, pts.d);
+        if (s == GROVE_OK) s = grove_array_create(&r.radii, GROVE_FLOAT64, balls, 0);
     }
     if (s == GROVE_OK) {
         double start = cli_now();

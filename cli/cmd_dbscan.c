@@ -47,7 +47,7 @@ static bool check_args(const dbscan_args *a, const char *data)
 /* The core points' rows, ascending, from the flags. */
 static grove_status core_rows(const uint8_t *flags, size_t n, size_t count, grove_array *out)
 {
-    grove_status s = grove_array_alloc(out, GROVE_INT64, count, 0);
+    grove_status s = grove_array_create(out, GROVE_INT64, count, 0);
     int64_t *rows = out->data;
     for (size_t i = 0, k = 0; s == GROVE_OK && i < n; i++)
         if (flags[i]) rows[k++] = (int64_t)i;
@@ -95,8 +95,8 @@ int cmd_dbscan(int argc, char **argv)
         return s != GROVE_OK ? cli_fail("dbscan", s) : CLI_EXIT_USAGE;
     }
     double io_seconds = cli_now() - t0, seconds = 0;
-    s = grove_array_alloc(&labels, GROVE_INT64, pts.n, 0);
-    if (s == GROVE_OK) s = grove_array_alloc(&flags, GROVE_BOOL, pts.n, 0);
+    s = grove_array_create(&labels, GROVE_INT64, pts.n, 0);
+    if (s == GROVE_OK) s = grove_array_create(&flags, GROVE_BOOL, pts.n, 0);
     grove_dbscan_counts counts = {0, 0, 0};
     if (s == GROVE_OK) {
         double start = cli_now();

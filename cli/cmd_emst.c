@@ -52,8 +52,8 @@ int cmd_emst(int argc, char **argv)
     }
     double io_seconds = cli_now() - t0, seconds = 0;
     size_t m = pts.n > 1 ? pts.n - 1 : 0;
-    s = grove_array_alloc(&edges, GROVE_INT64, m, 2);
-    if (s == GROVE_OK) s = grove_array_alloc(&weights, GROVE_FLOAT64, m, 0);
+    s = grove_array_create(&edges, GROVE_INT64, m, 2);
+    if (s == GROVE_OK) s = grove_array_create(&weights, GROVE_FLOAT64, m, 0);
     if (s == GROVE_OK) {
         grove_emst_params params;
         grove_emst_params_init(&params);

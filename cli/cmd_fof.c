@@ -130,7 +130,7 @@ static grove_status catalogue_table(const grove_fof_catalogue *c, grove_array *t
 {
     bool vel = c->velocity != NULL;
     size_t cols = vel ? 12 : 8;
-    grove_status s = grove_array_alloc(t, GROVE_FLOAT64, c->groups, cols);
+    grove_status s = grove_array_create(t, GROVE_FLOAT64, c->groups, cols);
     if (s != GROVE_OK) return s;
     double *row = t->data;
     for (size_t g = 0; g < c->groups; g++, row += cols) {
@@ -229,7 +229,7 @@ int cmd_fof(int argc, char **argv)
     grove_array groups = {0};
     grove_fof_catalogue cat;
     memset(&cat, 0, sizeof cat);
-    if (s == GROVE_OK) s = grove_array_alloc(&groups, GROVE_INT64, n, 0);
+    if (s == GROVE_OK) s = grove_array_create(&groups, GROVE_INT64, n, 0);
     if (s == GROVE_OK) {
         double start = cli_now();
         a.params.linking_length = a.linking_length;

@@ -63,14 +63,14 @@ int cmd_gen(int argc, char **argv)
     if (!cli_check_paths("gen", paths, 1)) return CLI_EXIT_USAGE;
     grove_options options = cli_options(&common);
     grove_array data = {0};
-    grove_status s = grove_array_alloc(&data, GROVE_FLOAT64, p.n, p.d);
+    grove_status s = grove_array_create(&data, GROVE_FLOAT64, p.n, p.d);
     if (s != GROVE_OK) return cli_fail("gen", s);
     double t0 = cli_now();
     s = grove_gen(&p, data.data, &options);
     double seconds = cli_now() - t0;
     if (s == GROVE_OK && as_float32) {
         grove_array narrow = {0};
-        s = grove_array_alloc(&narrow, GROVE_FLOAT32, p.n, p.d);
+        s = grove_array_create(&narrow, GROVE_FLOAT32, p.n, p.d);
         if (s == GROVE_OK) {
             const double *src = data.data;
             float *dst = narrow.data;

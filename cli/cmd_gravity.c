@@ -17,8 +17,8 @@ static const char usage[] =
 static grove_status split_input(const grove_array *in, grove_array *pos, grove_array *mass)
 {
     size_t n = in->shape[0];
-    grove_status s = grove_array_alloc(pos, GROVE_FLOAT64, n, 3);
-    if (s == GROVE_OK) s = grove_array_alloc(mass, GROVE_FLOAT64, n, 0);
+    grove_status s = grove_array_create(pos, GROVE_FLOAT64, n, 3);
+    if (s == GROVE_OK) s = grove_array_create(mass, GROVE_FLOAT64, n, 0);
     if (s != GROVE_OK) return s;
     double *x = pos->data, *m = mass->data;
     for (size_t i = 0; i < n; i++) {
@@ -77,12 +77,13 @@ int cmd_gravity(int argc, char **argv)
     }
     size_t n = in.shape[0];
     s = split_input(&in, &pos, &mass);
-    if (s == GROVE_OK) s = grove_array_alloc(&acc, GROVE_FLOAT64, n, 3);
-    if (s == GROVE_OK && pot_path) s = grove_array_alloc(&pot, GROVE_FLOAT64, n, 0);
+    if (s == GROVE_OK) s = grove_array_create(&acc, GROVE_FLOAT64, n, 3);
+    if (s == GROVE_OK && pot_path) s = grove_array_create(&pot, GROVE_FLOAT64, n, 0);
     grove_gravity_stats stats = {0};
     if (s == GROVE_OK) {
         double start = cli_now();
-        s = grove_gravity(pos.data, mass.data, n, &params, acc.data, pot_path ? pot.data : NULL, &stats, &options);
+        s = grove_gravity(grove_points_f64(pos.data, n, 3), mass.data, &params, acc.data, pot_path ? pot.data : NULL,
+                          &stats, &options);
         seconds = cli_now() - start;
     }
     if (s == GROVE_OK) {

@@ -234,11 +234,11 @@ int cmd_hdbscan(int argc, char **argv)
     }
     double io_seconds = cli_now() - t0, seconds = 0;
     size_t nq = o.queries.data ? o.queries.shape[0] : 0;
-    s = grove_array_alloc(&o.labels, GROVE_INT64, pts.n, 0);
-    if (s == GROVE_OK) s = grove_array_alloc(&o.probs, GROVE_FLOAT64, pts.n, 0);
-    if (s == GROVE_OK) s = grove_array_alloc(&o.scores, GROVE_FLOAT64, pts.n, 0);
-    if (s == GROVE_OK && a.predict) s = grove_array_alloc(&o.predicted, GROVE_INT64, nq, 0);
-    if (s == GROVE_OK && a.predict) s = grove_array_alloc(&o.predicted_probs, GROVE_FLOAT64, nq, 0);
+    s = grove_array_create(&o.labels, GROVE_INT64, pts.n, 0);
+    if (s == GROVE_OK) s = grove_array_create(&o.probs, GROVE_FLOAT64, pts.n, 0);
+    if (s == GROVE_OK) s = grove_array_create(&o.scores, GROVE_FLOAT64, pts.n, 0);
+    if (s == GROVE_OK && a.predict) s = grove_array_create(&o.predicted, GROVE_INT64, nq, 0);
+    if (s == GROVE_OK && a.predict) s = grove_array_create(&o.predicted_probs, GROVE_FLOAT64, nq, 0);
     size_t clusters = 0;
     if (s == GROVE_OK) s = compute(&params, pts, &o, &options, &clusters, &seconds);
     size_t noise = s == GROVE_OK ? count_noise(&o.labels) : 0;

@@ -160,7 +160,7 @@ static grove_status count_only(const grove_index *ix, const grove_points *qp, co
                                int64_t *pairs, const grove_options *options, double *io_seconds)
 {
     grove_array offsets = {0};
-    grove_status s = grove_array_alloc(&offsets, GROVE_INT64, nq + 1, 0);
+    grove_status s = grove_array_create(&offsets, GROVE_INT64, nq + 1, 0);
     int64_t *o = offsets.data;
     if (s == GROVE_OK) s = grove_join_count(ix, qp, &a->params, o ? o + 1 : NULL, pairs, options);
     if (s == GROVE_OK && a->offsets) {
@@ -264,7 +264,7 @@ int cmd_join(int argc, char **argv)
     const grove_points *qp = a.queries ? &qpts : NULL;
     size_t nq = a.queries ? qpts.n : pts.n;
     grove_index *ix = NULL;
-    s = grove_index_build(pts, &a.index, &options, &ix);
+    s = grove_index_create(pts, &a.index, &options, &ix);
     double index_seconds = cli_now() - start;
     join_sink sink;
     memset(&sink, 0, sizeof sink);

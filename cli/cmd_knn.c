@@ -81,13 +81,14 @@ int cmd_knn(int argc, char **argv)
     double io_seconds = cli_now() - t0, seconds = 0;
     const grove_points *qp = queries_path ? &qpts : NULL;
     size_t nq = queries_path ? qpts.n : pts.n;
-    if (s == GROVE_OK) s = grove_array_alloc(&indices, GROVE_INT64, nq, k);
-    if (s == GROVE_OK) s = grove_array_alloc(&distances, GROVE_FLOAT64, nq, k);
+    if (s == GROVE_OK) s = grove_array_create(&indices, GROVE_INT64, nq, k);
+    if (s == GROVE_OK) s = grove_array_create(&distances, GROVE_FLOAT64, nq, k);
     if (s == GROVE_OK) {
         double start = cli_now();
         grove_index *ix = NULL;
-        s = grove_index_build(pts, &ip, &options, &ix);
-        if (s == GROVE_OK) s = grove_knn_search(ix, qp, k, exclude_self, indices.data, distances.data, &options);
+        grove_knn_params kp = {k, exclude_self};
+        s = grove_index_create(pts, &ip, &options, &ix);
+        if (s == GROVE_OK) s = grove_knn_search(ix, qp, &kp, indices.data, distances.data, &options);
         grove_index_free(ix);
         seconds = cli_now() - start;
     }

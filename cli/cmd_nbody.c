@@ -99,7 +99,8 @@ static grove_status start(const nbody_args *a, const grove_options *o, grove_nbo
     if (a->input) {
         grove_snapshot snap = {0};
         grove_status s = load_snapshot(a->input, &snap);
-        if (s == GROVE_OK) s = grove_nbody_create(snap.n, snap.pos, snap.vel, snap.mass, &a->params, o, sim);
+        if (s == GROVE_OK) s = grove_nbody_create(grove_points_f64(snap.pos, snap.n, 3), snap.vel, snap.mass,
+                                                  &a->params, o, sim);
         /* .npy snapshots are malloc'd here, tipsy ones by the library. */
         if (is_npy(a->input)) free(snap.pos);
         else grove_snapshot_free(&snap);
@@ -114,7 +115,8 @@ static grove_status start(const nbody_args *a, const grove_options *o, grove_nbo
     double *buf = malloc((7 * a->n + 1) * sizeof *buf);
     if (!buf) return GROVE_OUT_OF_MEMORY;
     grove_status s = grove_ic_generate(&ic, buf, buf + 3 * a->n, buf + 6 * a->n);
-    if (s == GROVE_OK) s = grove_nbody_create(a->n, buf, buf + 3 * a->n, buf + 6 * a->n, &a->params, o, sim);
+    if (s == GROVE_OK) s = grove_nbody_create(grove_points_f64(buf, a->n, 3), buf + 3 * a->n, buf + 6 * a->n,
+                                              &a->params, o, sim);
     free(buf);
     return s;
 }
@@ -127,7 +129,7 @@ static grove_status write_outputs(const nbody_args *a, const grove_nbody *sim)
     char name[64], path[4096];
     grove_array snap = {0};
     grove_status s = grove_nbody_diagnostics(sim, &d);
-    if (s == GROVE_OK) s = grove_array_alloc(&snap, GROVE_FLOAT64, n, 7);
+    if (s == GROVE_OK) s = grove_array_create(&snap, GROVE_FLOAT64, n, 7);
     if (s != GROVE_OK) return s;
     const double *x = grove_nbody_positions(sim), *v = grove_nbody_velocities(sim), *m = grove_nbody_masses(sim);
     double *row = snap.data;
@@ -151,7 +153,7 @@ static grove_status write_outputs(const nbody_args *a, const grove_nbody *sim)
         rp.extent = a->render_extent;
         for (int k = 0; k < 3; k++) rp.center[k] = d.com[k];
         snprintf(name, sizeof name, "snap_%06llu.png", (unsigned long long)d.step);
-        s = grove_render_png(x, m, n, &rp, out_path(a, path, sizeof path, name));
+        s = grove_render_png(grove_points_f64(x, n, 3), m, &rp, out_path(a, path, sizeof path, name));
     }
     if (s == GROVE_OK && !cli_interrupted())
         s = grove_nbody_checkpoint_write(sim, out_path(a, path, sizeof path, "checkpoint.grove"));

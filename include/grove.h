@@ -118,23 +118,6 @@ GROVE_API grove_status grove_points_validate(grove_points points);
  * [0, 1]. Called from the calling thread only, between units of work. */
 typedef void (*grove_progress_fn)(void *user, const char *stage, double fraction);
 
-/* Working memory kept between calls. A call given one in its options
- * takes its working memory from it, growing it when it is too small, and
- * leaves it there for the next call, so repeated calls do not fault in
- * fresh pages every time. Used by grove_balltree_build; other calls
- * ignore it. One call at a time per workspace: concurrent calls need
- * their own. */
-typedef struct grove_workspace grove_workspace;
-
-/* An empty workspace, or NULL when out of memory. */
-GROVE_API grove_workspace *grove_workspace_new(void);
-
-/* Free a workspace and the memory it holds; NULL is ignored. */
-GROVE_API void grove_workspace_free(grove_workspace *workspace);
-
-/* Bytes the workspace holds now (0 for NULL). */
-GROVE_API size_t grove_workspace_bytes(const grove_workspace *workspace);
-
 typedef struct grove_options {
     int threads;                 /* 0 = all available (OpenMP default) */
     grove_progress_fn progress;  /* NULL = none */
@@ -146,11 +129,9 @@ typedef struct grove_options {
                                     the long loops read it once per chunk of
                                     work (index and tree builds do not); the
                                     outputs are then unspecified */
-    grove_workspace *workspace;  /* NULL = working memory allocated per call */
 } grove_options;
 
-/* Defaults: threads 0, no progress, no budget, no cancel flag, no
- * workspace. */
+/* Defaults: threads 0, no progress, no budget, no cancel flag. */
 GROVE_API void grove_options_init(grove_options *options);
 
 /* The number of threads a computation with these options would use. */
@@ -198,8 +179,8 @@ typedef struct grove_array {
 } grove_array;
 
 /* Allocate a zero-filled array (ndim 1 when cols is 0, else 2). */
-GROVE_API grove_status grove_array_alloc(grove_array *out, grove_dtype dtype,
-                                         size_t rows, size_t cols);
+GROVE_API grove_status grove_array_create(grove_array *out, grove_dtype dtype,
+                                          size_t rows, size_t cols);
 /* Free the data and reset *array; accepts NULL and already-freed arrays. */
 GROVE_API void grove_array_free(grove_array *array);
 /* Number of elements (shape[0] * shape[1] for 2-D). */
@@ -330,12 +311,29 @@ GROVE_API grove_status grove_gen(const grove_gen_params *params, double *out,
  * tasks); deterministic for any thread count.
  */
 
+/* The ball tree's working memory kept between builds. A build given one
+ * in its params takes its working memory from it, growing it when it is
+ * too small, and leaves it there for the next build, so repeated builds
+ * do not fault in fresh pages every time. One build at a time per
+ * workspace: concurrent builds need their own. */
+typedef struct grove_workspace grove_workspace;
+
+/* An empty workspace, or NULL when out of memory. */
+GROVE_API grove_workspace *grove_workspace_create(void);
+
+/* Free a workspace and the memory it holds; NULL is ignored. */
+GROVE_API void grove_workspace_free(grove_workspace *workspace);
+
+/* Bytes the workspace holds now (0 for NULL). */
+GROVE_API size_t grove_workspace_bytes(const grove_workspace *workspace);
+
 #define GROVE_BALLTREE_FULL (-1)
 
 typedef struct grove_balltree_params {
-    const int64_t *batch;   /* NULL (one batch) or n ids >= 0, any order */
-    int levels;             /* GROVE_BALLTREE_FULL or partition levels >= 0 */
-    const double *rotation; /* NULL or d x d row-major matrix */
+    const int64_t *batch;       /* NULL (one batch) or n ids >= 0, any order */
+    int levels;                 /* GROVE_BALLTREE_FULL or partition levels >= 0 */
+    const double *rotation;     /* NULL or d x d row-major matrix */
+    grove_workspace *workspace; /* NULL = working memory allocated per build */
 } grove_balltree_params;
 
 GROVE_API void grove_balltree_params_init(grove_balltree_params *params);
@@ -366,7 +364,7 @@ GROVE_API grove_status grove_balltree_build(grove_points points,
 /* The number of threads grove_balltree_build would use for n points with
  * these params and options: the useful ones (a batch or a few thousand
  * points each) out of options->threads; and a one-off call (no workspace
- * in its options) on fewer than 2^17 points uses one, since starting a
+ * in its params) on fewer than 2^17 points uses one, since starting a
  * thread team would cost about as much as the build. */
 GROVE_API grove_status grove_balltree_threads(size_t n, const grove_balltree_params *params,
                                               const grove_options *options, int *threads);
@@ -459,9 +457,22 @@ GROVE_API void grove_emst_params_init(grove_emst_params *params);
 GROVE_API grove_status grove_emst(grove_points points, const grove_emst_params *params, int64_t *edges,
                                   double *weights, const grove_options *options);
 
-/* Core distances: core[row] = distance to the K-th nearest neighbour of
- * row counting itself (K = 1 gives 0), 1 <= K <= n. */
-GROVE_API grove_status grove_core_distances(grove_points points, size_t min_samples, double *core,
+/* What a kNN query asks for (grove_knn_search, grove_knn,
+ * grove_core_distances). */
+typedef struct grove_knn_params {
+    size_t k;         /* neighbours per query, >= 1 (default 1) */
+    int exclude_self; /* self-queries only: the query point itself is not
+                         one of its neighbours (default 0) */
+} grove_knn_params;
+
+GROVE_API void grove_knn_params_init(grove_knn_params *params);
+
+/* Core distances: core[row] = distance to the k-th nearest neighbour of
+ * row counting itself (k = 1 gives 0), 1 <= k <= n, or with exclude_self
+ * to the k-th nearest other row (the (k + 1)-th counting itself),
+ * 1 <= k <= n - 1. K = k (+ 1 with exclude_self) is the EMST's and
+ * HDBSCAN*'s min_samples. */
+GROVE_API grove_status grove_core_distances(grove_points points, const grove_knn_params *params, double *core,
                                             const grove_options *options);
 
 typedef enum grove_hdbscan_selection {
@@ -758,8 +769,8 @@ GROVE_API void grove_index_params_init(grove_index_params *params);
 
 /* Build an index over validated points (n >= 1, n <= 2^32 - 2). The points
  * are copied: the caller may free them afterwards. */
-GROVE_API grove_status grove_index_build(grove_points data, const grove_index_params *params,
-                                         const grove_options *options, grove_index **out);
+GROVE_API grove_status grove_index_create(grove_points data, const grove_index_params *params,
+                                          const grove_options *options, grove_index **out);
 GROVE_API void grove_index_free(grove_index *index);
 /* Sizes of the indexed data, and the leaf size and index dimensions used. */
 GROVE_API size_t grove_index_n(const grove_index *index);
@@ -846,27 +857,41 @@ typedef struct grove_join_result {
     double *distances;  /* pairs, or NULL unless params->distances */
 } grove_join_result;
 
+/* The whole result on an index in one call: the same CSR, byte for byte,
+ * as grove_join_count followed by grove_join_fill, in memory allocated by
+ * grove (result is zeroed first and on failure). Above 16 dimensions a
+ * self-join's count keeps its hits (up to 1 GiB of them, 16 bytes each,
+ * or a quarter of options->memory_budget) so the fill does not search
+ * again. Refused with GROVE_OVER_BUDGET (stating the size) when
+ * options->memory_budget is set and the result would exceed it: use
+ * grove_join_stream then. */
+GROVE_API grove_status grove_join_search(const grove_index *index, const grove_points *queries,
+                                         const grove_join_params *params, grove_join_result *result,
+                                         const grove_options *options);
+
 /* Build an index on data (index_params, e.g. a periodic box; NULL =
- * defaults), count, and fill one result. Refused with GROVE_OVER_BUDGET
- * (stating the size) when options->memory_budget is set and the result
- * would exceed it: use grove_join_stream then. */
+ * defaults) and grove_join_search it. The index is built for the data and
+ * the queries together, so queries beyond the range of an index built on
+ * the data alone are answered too. */
 GROVE_API grove_status grove_join(grove_points data, const grove_points *queries,
                                   const grove_index_params *index_params, const grove_join_params *params,
                                   grove_join_result *result, const grove_options *options);
 GROVE_API void grove_join_result_free(grove_join_result *result);
 
-/* Exact k nearest neighbours of each query among the indexed points:
- * indices[q k + r] (input rows) and distances[q k + r] (Euclidean, may be
- * NULL), r-th nearest first, ties broken by the smaller row. Self-queries
- * (queries NULL) include the point itself unless exclude_self; k must be
- * between 1 and the number of candidates (n, or n - 1 when excluding). */
-GROVE_API grove_status grove_knn_search(const grove_index *index, const grove_points *queries, size_t k,
-                                        int exclude_self, int64_t *indices, double *distances,
+/* Exact k nearest neighbours of each query among the indexed points, k =
+ * params->k: indices[q k + r] (input rows) and distances[q k + r]
+ * (Euclidean, may be NULL), r-th nearest first, ties broken by the smaller
+ * row. Self-queries (queries NULL) include the point itself unless
+ * params->exclude_self (refused for other queries); k must be between 1
+ * and the number of candidates (n, or n - 1 when excluding). The
+ * grove_knn_params struct is defined with grove_core_distances above. */
+GROVE_API grove_status grove_knn_search(const grove_index *index, const grove_points *queries,
+                                        const grove_knn_params *params, int64_t *indices, double *distances,
                                         const grove_options *options);
 /* The same, building (and freeing) an index with index_params (NULL =
  * defaults). */
 GROVE_API grove_status grove_knn(grove_points data, const grove_points *queries,
-                                 const grove_index_params *index_params, size_t k, int exclude_self,
+                                 const grove_index_params *index_params, const grove_knn_params *params,
                                  int64_t *indices, double *distances, const grove_options *options);
 
 /* ------------------------------------------------------------------------ */
@@ -984,13 +1009,17 @@ typedef struct grove_gravity_stats {
                                      (23 per particle pair, 65 per cell pair) */
 } grove_gravity_stats;
 
-/* Accelerations (and optionally potentials) of n particles on each other:
- * pos is n x 3 row-major, mass n values >= 0 (all finite); acc receives
- * n x 3, pot n values or NULL; stats may be NULL. n <= 2^32 - 2.
- * Peak memory: about 150 bytes per particle plus per-thread lists. */
-GROVE_API grove_status grove_gravity(const double *pos, const double *mass, size_t n,
-                                     const grove_gravity_params *params, double *acc, double *pot,
-                                     grove_gravity_stats *stats, const grove_options *options);
+/* Accelerations (and optionally potentials) of n = positions.n particles
+ * on each other: positions a view of n points in d = 3 (float32 or
+ * float64, any stride; anything but packed float64 rows is converted to
+ * them once, 24 bytes per particle), mass n float64 values >= 0 (all
+ * finite); acc receives n x 3, pot n values or NULL; stats may be NULL.
+ * n <= 2^32 - 2. Masses are a plain array, as grove_fof's are: a
+ * grove_points view is a set of coordinates. Peak memory: about 150
+ * bytes per particle plus per-thread lists. */
+GROVE_API grove_status grove_gravity(grove_points positions, const double *mass, const grove_gravity_params *params,
+                                     double *acc, double *pot, grove_gravity_stats *stats,
+                                     const grove_options *options);
 
 /* Simulation: kick-drift-kick leapfrog on the tree forces.
  *
@@ -1027,10 +1056,11 @@ typedef struct grove_nbody_diag {
     double mass;                       /* total mass */
 } grove_nbody_diag;
 
-/* A simulation of n particles (positions and velocities n x 3, masses n),
- * copied in; the first force evaluation happens here. Free with
- * grove_nbody_free. One thread at a time per handle. */
-GROVE_API grove_status grove_nbody_create(size_t n, const double *pos, const double *vel, const double *mass,
+/* A simulation of n = positions.n particles (positions as grove_gravity
+ * takes them; velocities n x 3 and masses n, float64), copied in; the
+ * first force evaluation happens here. Free with grove_nbody_free. One
+ * thread at a time per handle. */
+GROVE_API grove_status grove_nbody_create(grove_points positions, const double *vel, const double *mass,
                                           const grove_nbody_params *params, const grove_options *options,
                                           grove_nbody **out);
 GROVE_API void grove_nbody_free(grove_nbody *sim);
@@ -1133,7 +1163,8 @@ typedef struct grove_render_params {
 } grove_render_params;
 
 GROVE_API void grove_render_params_init(grove_render_params *params);
-GROVE_API grove_status grove_render_png(const double *pos, const double *mass, size_t n,
+/* positions and mass as grove_gravity takes them. */
+GROVE_API grove_status grove_render_png(grove_points positions, const double *mass,
                                         const grove_render_params *params, const char *path);
 
 /* ------------------------------------------------------------------------ */

@@ -64,7 +64,7 @@ void join_ref_free(ref_set *s)
 void join_ref_take_order(ref_set *ds, ref_set *qs)
 {
     grove_index *ix = NULL;
-    if (grove_index_build(join_ref_view(ds), NULL, NULL, &ix) != GROVE_OK) return;
+    if (grove_index_create(join_ref_view(ds), NULL, NULL, &ix) != GROVE_OK) return;
     grove_index_dim_order(ix, ds->order);
     if (qs) memcpy(qs->order, ds->order, sizeof ds->order);
     grove_index_free(ix);

@@ -1067,7 +1067,7 @@ TEST(balltree_workspace_gives_the_same_trees)
     fill(x, most * d_most, UNIFORM, &rng);
     int64_t *want = malloc(2 * most * sizeof *want), *got = malloc(2 * most * sizeof *got);
     uint8_t *wm = malloc(2 * most), *gm = malloc(2 * most);
-    grove_workspace *w = grove_workspace_new();
+    grove_workspace *w = grove_workspace_create();
     REQUIRE(w != NULL && grove_workspace_bytes(w) == 0);
     static const size_t sizes[] = {70000, 1000, 70000, 5000, 16384};
     static const size_t dims[] = {3, 3, 5, 7, 3};
@@ -1085,7 +1085,7 @@ TEST(balltree_workspace_gives_the_same_trees)
             REQUIRE_OK(grove_balltree_layout(sizes[c], &p, &slots, &nb));
             grove_options o = threads(t);
             REQUIRE_OK(grove_balltree_build(pts, &p, want, wm, &o));
-            o.workspace = w;
+            p.workspace = w;
             REQUIRE_OK(grove_balltree_build(pts, &p, got, gm, &o));
             CHECK_MSG(!memcmp(want, got, slots * sizeof *got) && !memcmp(wm, gm, slots), "case %zu, %d threads", c, t);
             CHECK(grove_workspace_bytes(w) >= held); /* grows, never shrinks */
@@ -1095,11 +1095,11 @@ TEST(balltree_workspace_gives_the_same_trees)
     /* every allocation of a call that must grow the workspace failing in
      * turn: out of memory, and the workspace still serves after */
     grove_options o = threads(1);
-    o.workspace = w;
     grove_balltree_params p;
     grove_balltree_params_init(&p);
     grove_points wide = grove_points_f64(x, most, d_most); /* more than the workspace holds */
     REQUIRE_OK(grove_balltree_build(grove_points_f64(x, 1000, 3), &p, want, wm, NULL));
+    p.workspace = w;
     int failures = 0;
     for (long k = 1; k < 30; k++) {
         grove__alloc_fail_after(k);
@@ -1596,12 +1596,12 @@ TEST(balltree_threads_one_off_and_with_workspace)
     CHECK(t == 1);
     REQUIRE_OK(grove_balltree_threads((size_t)1 << 17, &p, &o, &t));
     CHECK(t == 2);
-    o.workspace = grove_workspace_new();
-    REQUIRE(o.workspace != NULL);
+    p.workspace = grove_workspace_create();
+    REQUIRE(p.workspace != NULL);
     REQUIRE_OK(grove_balltree_threads(16384, &p, &o, &t));
     CHECK(t == 2);
     REQUIRE_OK(grove_balltree_threads(2048, &p, &o, &t));
     CHECK(t == 1);
-    grove_workspace_free(o.workspace);
+    grove_workspace_free(p.workspace);
     CHECK(grove_balltree_threads(16, &p, &o, NULL) == GROVE_INVALID_ARGUMENT);
 }

@@ -116,7 +116,7 @@ TEST(cancel_knn_stops_inside_a_block)
     for (size_t i = 0; i < n * k; i++) idx[i] = -1;
     canceller c;
     grove_options o = canceller_start(&c);
-    grove_status s = grove_knn(grove_points_f64(x, n, d), NULL, NULL, k, 0, idx, NULL, &o);
+    grove_status s = grove_knn(grove_points_f64(x, n, d), NULL, NULL, &(grove_knn_params){k, 0}, idx, NULL, &o);
     canceller_join(&c);
     CHECK_MSG(s == GROVE_CANCELLED, "grove_knn -> %s, wanted cancelled", grove_status_str(s));
     CHECK_MSG(untouched_i64(idx, n * k) > 0, "every query was answered before the call returned");
@@ -132,7 +132,7 @@ TEST(cancel_join_count_stops_inside_a_block)
     REQUIRE(x && counts);
     for (size_t i = 0; i < n; i++) counts[i] = -1;
     grove_index *ix = NULL;
-    REQUIRE_OK(grove_index_build(grove_points_f64(x, n, d), NULL, NULL, &ix));
+    REQUIRE_OK(grove_index_create(grove_points_f64(x, n, d), NULL, NULL, &ix));
     grove_join_params p;
     grove_join_params_init(&p);
     p.eps = 1.0;
@@ -172,7 +172,7 @@ TEST(cancel_gravity_stops_inside_the_walk)
         p.theta = cases[i].theta;
         canceller c;
         grove_options o = canceller_start(&c);
-        grove_status s = grove_gravity(pos, mass, n, &p, acc, NULL, NULL, &o);
+        grove_status s = grove_gravity(grove_points_f64(pos, n, 3), mass, &p, acc, NULL, NULL, &o);
         canceller_join(&c);
         CHECK_MSG(s == GROVE_CANCELLED, "grove_gravity (n = %zu, theta = %g) -> %s, wanted cancelled", n, p.theta,
                   grove_status_str(s));
@@ -192,7 +192,7 @@ TEST(cancel_nbody_step_stops_inside_the_step_and_keeps_the_state)
     grove_nbody_params_init(&p);
     p.gravity.theta = 0.2;
     grove_nbody *sim = NULL;
-    REQUIRE_OK(grove_nbody_create(n, pos, vel, mass, &p, NULL, &sim));
+    REQUIRE_OK(grove_nbody_create(grove_points_f64(pos, n, 3), vel, mass, &p, NULL, &sim));
     double *before = malloc(7 * n * sizeof *before);
     REQUIRE(before);
     memcpy(before, grove_nbody_positions(sim), 3 * n * sizeof *before);

@@ -132,7 +132,7 @@ TEST(cli_balltree_batches_threads_and_stats)
     REQUIRE(test_grove(args, NULL) == 0);
     /* Three batches of unequal size given out of order, as int32. */
     grove_array batch = {0};
-    REQUIRE_OK(grove_array_alloc(&batch, GROVE_INT32, 3000, 0));
+    REQUIRE_OK(grove_array_create(&batch, GROVE_INT32, 3000, 0));
     for (int i = 0; i < 3000; i++) ((int32_t *)batch.data)[i] = (i * 7) % 3 == 0 ? 5 : (i % 5 == 0 ? 0 : 2);
     REQUIRE_OK(grove_npy_write(test_path("batch.npy"), &batch));
     grove_array_free(&batch);
@@ -209,7 +209,7 @@ TEST(cli_bad_input_leaves_no_output)
     CHECK(!exists(mask));
     /* A batch file of the wrong length. */
     grove_array batch = {0};
-    REQUIRE_OK(grove_array_alloc(&batch, GROVE_INT64, 3, 0));
+    REQUIRE_OK(grove_array_create(&batch, GROVE_INT64, 3, 0));
     REQUIRE_OK(grove_npy_write(test_path("short_batch.npy"), &batch));
     grove_array_free(&batch);
     snprintf(args, sizeof args, "balltree %s --dims 2 --batch %s --indices %s", good, test_path("short_batch.npy"),

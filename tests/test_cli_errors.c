@@ -43,7 +43,7 @@ static void expect_failure(const char *args, int status, const char *const *want
 static const char *write_particles(const char *name, size_t n, size_t bad)
 {
     grove_array a = {0};
-    CHECK_OK(grove_array_alloc(&a, GROVE_FLOAT64, n, 4));
+    CHECK_OK(grove_array_create(&a, GROVE_FLOAT64, n, 4));
     double *x = a.data;
     for (size_t i = 0; i < 4 * n; i++) x[i] = (double)(i % 7) + 0.25 * (double)(i % 5);
     for (size_t i = 0; i < n; i++) x[4 * i + 3] = 1;

@@ -411,9 +411,29 @@ TEST(emst_core_distances)
 {
     double x[] = {0, 1, 3, 7, 7};
     double core[5];
-    CHECK_OK(grove_core_distances(grove_points_f64(x, 5, 1), 2, core, NULL));
+    CHECK_OK(grove_core_distances(grove_points_f64(x, 5, 1), &(grove_knn_params){2, 0}, core, NULL));
     CHECK(core[0] == 1 && core[1] == 1 && core[2] == 2 && core[3] == 0 && core[4] == 0);
-    CHECK_OK(grove_core_distances(grove_points_f64(x, 5, 1), 1, core, NULL));
+    CHECK_OK(grove_core_distances(grove_points_f64(x, 5, 1), &(grove_knn_params){1, 0}, core, NULL));
     CHECK(core[2] == 0);
-    CHECK_FAILS(grove_core_distances(grove_points_f64(x, 5, 1), 6, core, NULL), GROVE_INVALID_ARGUMENT, "exceeds");
+    CHECK_FAILS(grove_core_distances(grove_points_f64(x, 5, 1), &(grove_knn_params){6, 0}, core, NULL),
+                GROVE_INVALID_ARGUMENT, "exceeds");
+}
+
+/* exclude_self: the k-th nearest other row, the (k + 1)-th counting the
+ * row itself, duplicates included. */
+TEST(emst_core_distances_exclude_self)
+{
+    double x[] = {0, 1, 3, 7, 7};
+    double core[5], want[5];
+    for (size_t k = 1; k <= 4; k++) {
+        CHECK_OK(grove_core_distances(grove_points_f64(x, 5, 1), &(grove_knn_params){k, 1}, core, NULL));
+        CHECK_OK(grove_core_distances(grove_points_f64(x, 5, 1), &(grove_knn_params){k + 1, 0}, want, NULL));
+        CHECK_MSG(!memcmp(core, want, sizeof core), "k = %zu", k);
+    }
+    CHECK_FAILS(grove_core_distances(grove_points_f64(x, 5, 1), &(grove_knn_params){5, 1}, core, NULL),
+                GROVE_INVALID_ARGUMENT, "exceeds");
+    CHECK_FAILS(grove_core_distances(grove_points_f64(x, 5, 1), &(grove_knn_params){0, 1}, core, NULL),
+                GROVE_INVALID_ARGUMENT, "at least 1");
+    CHECK_FAILS(grove_core_distances(grove_points_f64(x, 5, 1), NULL, core, NULL), GROVE_INVALID_ARGUMENT,
+                "params is NULL");
 }

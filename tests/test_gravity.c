@@ -125,7 +125,7 @@ static errors tree_errors(const cloud *c, double theta, double eps, size_t sampl
     p.theta = theta;
     p.softening = eps;
     errors r = {1, 1, 1, 1};
-    if (grove_gravity(c->pos, c->mass, c->n, &p, acc, pot, NULL, NULL) == GROVE_OK)
+    if (grove_gravity(grove_points_f64(c->pos, c->n, 3), c->mass, &p, acc, pot, NULL, NULL) == GROVE_OK)
         r = measure(c, acc, pot, eps, 1, samples);
     free(acc);
     free(pot);
@@ -205,8 +205,8 @@ TEST(gravity_bit_identical_for_any_thread_count)
     o1.threads = 1;
     o2.threads = 2;
     grove_gravity_stats s1, s2;
-    CHECK_OK(grove_gravity(c.pos, c.mass, n, &p, a1, p1, &s1, &o1));
-    CHECK_OK(grove_gravity(c.pos, c.mass, n, &p, a2, p2, &s2, &o2));
+    CHECK_OK(grove_gravity(grove_points_f64(c.pos, n, 3), c.mass, &p, a1, p1, &s1, &o1));
+    CHECK_OK(grove_gravity(grove_points_f64(c.pos, n, 3), c.mass, &p, a2, p2, &s2, &o2));
     CHECK(memcmp(a1, a2, 3 * n * sizeof *a1) == 0);
     CHECK(memcmp(p1, p2, n * sizeof *p1) == 0);
     CHECK(s1.particle_interactions == s2.particle_interactions && s1.cell_interactions == s2.cell_interactions);
@@ -266,7 +266,7 @@ TEST(gravity_degenerate_inputs)
 {
     /* n = 1: no force, no potential. */
     double x[12] = {1, 2, 3}, m[4] = {2}, a[12], phi[4];
-    CHECK_OK(grove_gravity(x, m, 1, NULL, a, phi, NULL, NULL));
+    CHECK_OK(grove_gravity(grove_points_f64(x, 1, 3), m, NULL, a, phi, NULL, NULL));
     CHECK(a[0] == 0 && a[1] == 0 && a[2] == 0 && phi[0] == 0);
     /* Two particles: Newton with G = 2, eps = 0; exact with theta = 0 (the
      * double direct sum), to float rounding (relative 1e-6) through the
@@ -278,7 +278,7 @@ TEST(gravity_degenerate_inputs)
     for (int k = 0; k < 2; k++) {
         p.theta = k == 0 ? 0 : 0.75;
         double tol = k == 0 ? 1e-15 : 1e-6;
-        CHECK_OK(grove_gravity(y, mm, 2, &p, a, phi, NULL, NULL));
+        CHECK_OK(grove_gravity(grove_points_f64(y, 2, 3), mm, &p, a, phi, NULL, NULL));
         CHECK(fabs(a[0] - 2 * 3 / 4.0) < tol * 1.5 && fabs(a[3] + 2 * 1 / 4.0) < tol * 0.5);
         CHECK(fabs(phi[0] + 2 * 3 / 2.0) < tol * 3 && fabs(phi[1] + 2 * 1 / 2.0) < tol);
     }
@@ -287,7 +287,7 @@ TEST(gravity_degenerate_inputs)
     p.G = 1;
     p.softening = 1e-6;
     mm[1] = 1;
-    CHECK_OK(grove_gravity(y, mm, 2, &p, a, phi, NULL, NULL));
+    CHECK_OK(grove_gravity(grove_points_f64(y, 2, 3), mm, &p, a, phi, NULL, NULL));
     CHECK_MSG(fabs(phi[0] + 0.5) < 1e-6 && fabs(phi[1] + 0.5) < 1e-6, "phi %.9g %.9g", phi[0], phi[1]);
     p.softening = 0;
     /* All particles at one point (one deepest-level leaf), without softening:
@@ -296,23 +296,23 @@ TEST(gravity_degenerate_inputs)
     double *z = calloc(3 * n, sizeof *z), *w = malloc(n * sizeof *w), *acc = malloc(3 * n * sizeof *acc),
            *pot = malloc(n * sizeof *pot);
     for (size_t i = 0; i < n; i++) w[i] = 1;
-    CHECK_OK(grove_gravity(z, w, n, NULL, acc, pot, NULL, NULL));
+    CHECK_OK(grove_gravity(grove_points_f64(z, n, 3), w, NULL, acc, pot, NULL, NULL));
     for (size_t i = 0; i < 3 * n; i++) CHECK(acc[i] == 0);
     p.softening = 0.5;
-    CHECK_OK(grove_gravity(z, w, n, &p, acc, pot, NULL, NULL));
+    CHECK_OK(grove_gravity(grove_points_f64(z, n, 3), w, &p, acc, pot, NULL, NULL));
     CHECK(fabs(pot[7] + (double)(n - 1) / 0.5) < 1e-9);
     /* The same far from the origin with a softening far below what double
      * resolves there: the potentials -(n - 1) m / eps are finite. */
     for (size_t i = 0; i < 3 * n; i++) z[i] = 1e300;
     p.softening = 1e-300;
-    CHECK_OK(grove_gravity(z, w, n, &p, acc, pot, NULL, NULL));
+    CHECK_OK(grove_gravity(grove_points_f64(z, n, 3), w, &p, acc, pot, NULL, NULL));
     CHECK_MSG(fabs(pot[7] / ((double)(n - 1) * -1e300) - 1) < 1e-12 && acc[0] == 0, "pot %g, acc %g", pot[7], acc[0]);
     p.softening = 0.5;
     /* Zero masses are fine; n = 0 writes nothing. */
     for (size_t i = 0; i < n; i++) w[i] = 0;
-    CHECK_OK(grove_gravity(z, w, n, &p, acc, NULL, NULL, NULL));
+    CHECK_OK(grove_gravity(grove_points_f64(z, n, 3), w, &p, acc, NULL, NULL, NULL));
     for (size_t i = 0; i < 3 * n; i++) CHECK(acc[i] == 0);
-    CHECK_OK(grove_gravity(NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL));
+    CHECK_OK(grove_gravity(grove_points_f64(NULL, 0, 3), NULL, NULL, NULL, NULL, NULL, NULL));
     free(z), free(w), free(acc), free(pot);
 }
 
@@ -322,20 +322,71 @@ TEST(gravity_rejects_bad_arguments)
     grove_gravity_params p;
     grove_gravity_params_init(&p);
     p.theta = 1.5;
-    CHECK_FAILS(grove_gravity(x, m, 2, &p, a, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT, "theta");
+    CHECK_FAILS(grove_gravity(grove_points_f64(x, 2, 3), m, &p, a, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT, "theta");
     grove_gravity_params_init(&p);
     p.softening = -1;
-    CHECK_FAILS(grove_gravity(x, m, 2, &p, a, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT, "softening");
+    CHECK_FAILS(grove_gravity(grove_points_f64(x, 2, 3), m, &p, a, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT,
+                "softening");
     grove_gravity_params_init(&p);
     p.leaf_size = 0;
-    CHECK_FAILS(grove_gravity(x, m, 2, &p, a, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT, "leaf_size");
+    CHECK_FAILS(grove_gravity(grove_points_f64(x, 2, 3), m, &p, a, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT,
+                "leaf_size");
     x[4] = NAN;
-    CHECK_FAILS(grove_gravity(x, m, 2, NULL, a, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT, "particle 1, coordinate 1");
+    CHECK_FAILS(grove_gravity(grove_points_f64(x, 2, 3), m, NULL, a, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT,
+                "particle 1, coordinate 1");
     x[4] = 0;
     m[0] = -1;
-    CHECK_FAILS(grove_gravity(x, m, 2, NULL, a, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT, "particle 0 has mass");
+    CHECK_FAILS(grove_gravity(grove_points_f64(x, 2, 3), m, NULL, a, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT,
+                "particle 0 has mass");
     m[0] = 1;
-    CHECK_FAILS(grove_gravity(x, m, 2, NULL, NULL, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT, "acc is NULL");
+    CHECK_FAILS(grove_gravity(grove_points_f64(x, 2, 3), m, NULL, NULL, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT,
+                "acc is NULL");
+}
+
+/* Positions as any grove_points view (strided float64, float32) give the
+ * forces of the same values as packed float64 rows, bit for bit; the
+ * N-body handle and the picture take them too. Other d are refused. */
+TEST(gravity_positions_in_any_layout)
+{
+    cloud c = make_ic(GROVE_IC_PLUMMER, 700, 5);
+    size_t n = c.n;
+    float *f = malloc(3 * n * sizeof *f);
+    double *packed = malloc(3 * n * sizeof *packed), *wide = malloc(4 * n * sizeof *wide);
+    double *want = malloc(3 * n * sizeof *want), *got = malloc(3 * n * sizeof *got);
+    for (size_t i = 0; i < 3 * n; i++) {
+        f[i] = (float)c.pos[i];
+        packed[i] = f[i];
+        wide[i / 3 * 4 + i % 3] = f[i];
+    }
+    grove_gravity_params p;
+    grove_gravity_params_init(&p);
+    p.softening = 0.01;
+    REQUIRE_OK(grove_gravity(grove_points_f64(packed, n, 3), c.mass, &p, want, NULL, NULL, NULL));
+    grove_points strided = grove_points_f64(wide, n, 3);
+    strided.stride = 4 * sizeof *wide;
+    CHECK_OK(grove_gravity(strided, c.mass, &p, got, NULL, NULL, NULL));
+    CHECK(!memcmp(got, want, 3 * n * sizeof *got));
+    CHECK_OK(grove_gravity(grove_points_f32(f, n, 3), c.mass, &p, got, NULL, NULL, NULL));
+    CHECK(!memcmp(got, want, 3 * n * sizeof *got));
+    grove_nbody_params np;
+    grove_nbody_params_init(&np);
+    np.gravity = p;
+    np.conserve_momentum = 0;
+    grove_nbody *sim = NULL;
+    REQUIRE_OK(grove_nbody_create(grove_points_f32(f, n, 3), c.vel, c.mass, &np, NULL, &sim));
+    CHECK(!memcmp(grove_nbody_positions(sim), packed, 3 * n * sizeof *packed));
+    CHECK(!memcmp(grove_nbody_accelerations(sim), want, 3 * n * sizeof *want));
+    grove_nbody_free(sim);
+    CHECK_FAILS(grove_gravity(grove_points_f64(packed, n, 2), c.mass, &p, got, NULL, NULL, NULL),
+                GROVE_INVALID_ARGUMENT, "d = 3");
+    CHECK_FAILS(grove_nbody_create(grove_points_f64(packed, n, 4), c.vel, c.mass, &np, NULL, &sim),
+                GROVE_INVALID_ARGUMENT, "d = 3");
+    grove_render_params rp;
+    grove_render_params_init(&rp);
+    CHECK_FAILS(grove_render_png(grove_points_f64(packed, n, 1), c.mass, &rp, "unused.png"), GROVE_INVALID_ARGUMENT,
+                "d = 3");
+    free(f), free(packed), free(wide), free(want), free(got);
+    cloud_free(&c);
 }
 
 TEST(gravity_stats_count_interactions)
@@ -346,12 +397,12 @@ TEST(gravity_stats_count_interactions)
     grove_gravity_params_init(&p);
     p.theta = 0;
     grove_gravity_stats s;
-    CHECK_OK(grove_gravity(c.pos, c.mass, c.n, &p, a, NULL, &s, NULL));
+    CHECK_OK(grove_gravity(grove_points_f64(c.pos, c.n, 3), c.mass, &p, a, NULL, &s, NULL));
     /* Direct summation: every particle meets every particle, itself included. */
     CHECK(s.particle_interactions == (double)c.n * (double)c.n && s.cell_interactions == 0);
     CHECK(s.leaves > 0 && s.leaves < s.cells && s.groups >= c.n / 64);
     p.theta = 0.75;
-    CHECK_OK(grove_gravity(c.pos, c.mass, c.n, &p, a, NULL, &s, NULL));
+    CHECK_OK(grove_gravity(grove_points_f64(c.pos, c.n, 3), c.mass, &p, a, NULL, &s, NULL));
     CHECK(s.cell_interactions > 0 && s.particle_interactions + s.cell_interactions < 0.5 * (double)c.n * (double)c.n);
     free(a);
     cloud_free(&c);
@@ -395,7 +446,7 @@ TEST(gravity_results_do_not_depend_on_the_units)
         grove_gravity_params_init(&p);
         p.theta = thetas[t];
         p.softening = eps;
-        REQUIRE_OK(grove_gravity(c.pos, c.mass, n, &p, acc0, pot0, NULL, NULL));
+        REQUIRE_OK(grove_gravity(grove_points_f64(c.pos, n, 3), c.mass, &p, acc0, pot0, NULL, NULL));
         errors e0 = measure(&c, acc0, pot0, eps, 1, n);
         double tol = thetas[t] == 0 ? 1e-13 : 1e-5;
         for (size_t k = 0; k < test_unit_changes_count; k++) {
@@ -403,7 +454,7 @@ TEST(gravity_results_do_not_depend_on_the_units)
             cloud s = {n, test_scaled_copy(c.pos, 3 * n, u.lambda), NULL, test_scaled_copy(c.mass, n, u.mu)};
             p.softening = eps * u.lambda;
             p.G = u.lambda * u.lambda * u.lambda / u.mu;
-            CHECK_OK(grove_gravity(s.pos, s.mass, n, &p, acc, pot, NULL, NULL));
+            CHECK_OK(grove_gravity(grove_points_f64(s.pos, n, 3), s.mass, &p, acc, pot, NULL, NULL));
             bool same_a, same_p;
             double da = scaled_difference(acc, acc0, n, 3, u.lambda, &same_a);
             double dp = scaled_difference(pot, pot0, n, 1, u.lambda * u.lambda, &same_p);
@@ -437,10 +488,10 @@ TEST(gravity_results_do_not_depend_on_the_units)
     grove_gravity_params p;
     grove_gravity_params_init(&p);
     p.softening = eps;
-    REQUIRE_OK(grove_gravity(c.pos, c.mass, m, &p, acc0, pot0, NULL, NULL));
+    REQUIRE_OK(grove_gravity(grove_points_f64(c.pos, m, 3), c.mass, &p, acc0, pot0, NULL, NULL));
     p.softening = eps * lambda;
     p.G = G;
-    CHECK_OK(grove_gravity(s.pos, s.mass, m, &p, acc, pot, NULL, NULL));
+    CHECK_OK(grove_gravity(grove_points_f64(s.pos, m, 3), s.mass, &p, acc, pot, NULL, NULL));
     bool same;
     double da = scaled_difference(acc, acc0, m, 3, G * mu / (lambda * lambda), &same);
     double dp = scaled_difference(pot, pot0, m, 1, G * mu / lambda, &same);
@@ -457,11 +508,12 @@ TEST(gravity_results_do_not_depend_on_the_units)
 TEST(gravity_refuses_results_beyond_the_double_range)
 {
     double x[6] = {0, 0, 0, 1e-10, 0, 0}, m[2] = {1e300, 1e300}, a[6], phi[2];
-    CHECK_FAILS(grove_gravity(x, m, 2, NULL, a, phi, NULL, NULL), GROVE_INVALID_ARGUMENT, "beyond the largest double");
+    CHECK_FAILS(grove_gravity(grove_points_f64(x, 2, 3), m, NULL, a, phi, NULL, NULL), GROVE_INVALID_ARGUMENT,
+                "beyond the largest double");
     size_t n = 100;
     double *pos = test_points(TEST_UNIFORM, n, 3, 5), *mass = malloc(n * sizeof *mass), *acc = malloc(3 * n * sizeof *acc);
     for (size_t i = 0; i < n; i++) mass[i] = 1e300;
-    CHECK_OK(grove_gravity(pos, mass, n, NULL, acc, NULL, NULL, NULL));
+    CHECK_OK(grove_gravity(grove_points_f64(pos, n, 3), mass, NULL, acc, NULL, NULL, NULL));
     for (size_t i = 0; i < 3 * n; i++) CHECK(isfinite(acc[i]));
     /* particles 56 and 57 1e-5 apart (resolved by the float kernels too):
      * G m / r^2 = 1e310 */
@@ -470,7 +522,8 @@ TEST(gravity_refuses_results_beyond_the_double_range)
         grove_gravity_params p;
         grove_gravity_params_init(&p);
         p.theta = theta ? 0.75 : 0;
-        CHECK_FAILS(grove_gravity(pos, mass, n, &p, acc, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT, "particle 56's");
+        CHECK_FAILS(grove_gravity(grove_points_f64(pos, n, 3), mass, &p, acc, NULL, NULL, NULL),
+                    GROVE_INVALID_ARGUMENT, "particle 56's");
     }
     free(pos), free(mass), free(acc);
 }

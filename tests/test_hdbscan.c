@@ -183,7 +183,7 @@ TEST(hdbscan_cli_emst_and_hdbscan)
     const size_t n = 1500;
     double *x = blobs(n, 8);
     grove_array a = {0};
-    REQUIRE_OK(grove_array_alloc(&a, GROVE_FLOAT64, n, 2));
+    REQUIRE_OK(grove_array_create(&a, GROVE_FLOAT64, n, 2));
     memcpy(a.data, x, 2 * n * sizeof *x);
     char data[512]; /* test_path's buffers rotate */
     snprintf(data, sizeof data, "%s", test_path("blobs.npy"));
@@ -256,7 +256,7 @@ TEST(hdbscan_cli_emst_and_hdbscan)
 static void write_npy_f64(const char *path, const double *x, size_t n, size_t d)
 {
     grove_array a = {0};
-    if (grove_array_alloc(&a, GROVE_FLOAT64, n, d) != GROVE_OK) return;
+    if (grove_array_create(&a, GROVE_FLOAT64, n, d) != GROVE_OK) return;
     memcpy(a.data, x, n * d * sizeof *x);
     grove_npy_write(path, &a);
     grove_array_free(&a);

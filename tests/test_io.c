@@ -9,7 +9,7 @@
 TEST(io_array_alloc_count_points)
 {
     grove_array a;
-    REQUIRE_OK(grove_array_alloc(&a, GROVE_FLOAT32, 4, 3));
+    REQUIRE_OK(grove_array_create(&a, GROVE_FLOAT32, 4, 3));
     CHECK(a.ndim == 2 && a.shape[0] == 4 && a.shape[1] == 3 && grove_array_count(&a) == 12);
     CHECK(((float *)a.data)[11] == 0.0f);
     grove_points p;
@@ -19,17 +19,17 @@ TEST(io_array_alloc_count_points)
     CHECK(a.data == NULL && grove_array_count(&a) == 0);
     grove_array_free(&a);
     grove_array_free(NULL);
-    REQUIRE_OK(grove_array_alloc(&a, GROVE_FLOAT64, 5, 0));
+    REQUIRE_OK(grove_array_create(&a, GROVE_FLOAT64, 5, 0));
     CHECK(a.ndim == 1 && a.shape[1] == 1 && grove_array_count(&a) == 5);
     REQUIRE_OK(grove_array_points(&a, &p));
     CHECK(p.n == 5 && p.d == 1);
     grove_array_free(&a);
-    REQUIRE_OK(grove_array_alloc(&a, GROVE_INT64, 2, 2));
+    REQUIRE_OK(grove_array_create(&a, GROVE_INT64, 2, 2));
     CHECK_FAILS(grove_array_points(&a, &p), GROVE_INVALID_ARGUMENT, "dtype int64 is not a point type");
     grove_array_free(&a);
-    CHECK_FAILS(grove_array_alloc(&a, GROVE_FLOAT64, SIZE_MAX / 4, 3), GROVE_TOO_LARGE, "overflow");
-    CHECK_FAILS(grove_array_alloc(&a, (grove_dtype)0, 1, 1), GROVE_INVALID_ARGUMENT, "unknown dtype");
-    CHECK_FAILS(grove_array_alloc(NULL, GROVE_FLOAT64, 1, 1), GROVE_INVALID_ARGUMENT, "out is NULL");
+    CHECK_FAILS(grove_array_create(&a, GROVE_FLOAT64, SIZE_MAX / 4, 3), GROVE_TOO_LARGE, "overflow");
+    CHECK_FAILS(grove_array_create(&a, (grove_dtype)0, 1, 1), GROVE_INVALID_ARGUMENT, "unknown dtype");
+    CHECK_FAILS(grove_array_create(NULL, GROVE_FLOAT64, 1, 1), GROVE_INVALID_ARGUMENT, "out is NULL");
     CHECK(grove_array_count(NULL) == 0);
 }
 
@@ -66,7 +66,7 @@ TEST(io_raw_read)
 static const char *npy_file(const char *name, grove_dtype dtype, size_t rows, size_t cols, const double *values)
 {
     grove_array a;
-    if (grove_array_alloc(&a, dtype, rows, cols) != GROVE_OK) return NULL;
+    if (grove_array_create(&a, dtype, rows, cols) != GROVE_OK) return NULL;
     for (size_t i = 0; i < grove_array_count(&a); i++) {
         switch (dtype) {
         case GROVE_FLOAT32: ((float *)a.data)[i] = (float)values[i]; break;
@@ -127,7 +127,7 @@ TEST(io_points_load_dispatches_by_extension)
 TEST(io_points_load_refuses_bad_values_and_shapes)
 {
     grove_array a, w;
-    REQUIRE_OK(grove_array_alloc(&w, GROVE_FLOAT64, 3, 2));
+    REQUIRE_OK(grove_array_create(&w, GROVE_FLOAT64, 3, 2));
     ((double *)w.data)[5] = NAN;
     REQUIRE_OK(grove_npy_write(test_path("nan.npy"), &w));
     CHECK_FAILS(grove_points_load(test_path("nan.npy"), 0, GROVE_FLOAT64, &a), GROVE_INVALID_ARGUMENT,
@@ -138,7 +138,7 @@ TEST(io_points_load_refuses_bad_values_and_shapes)
     CHECK_FAILS(grove_points_load(test_path("inf.npy"), 0, GROVE_FLOAT64, &a), GROVE_INVALID_ARGUMENT,
                 "inf.npy: points: row 2, column 1 is infinite");
     grove_array_free(&w);
-    REQUIRE_OK(grove_array_alloc(&w, GROVE_FLOAT64, 3, 1));
+    REQUIRE_OK(grove_array_create(&w, GROVE_FLOAT64, 3, 1));
     w.shape[1] = 0; /* (3, 0): no columns */
     REQUIRE_OK(grove_npy_write(test_path("nocols.npy"), &w));
     grove_array_free(&w);
@@ -172,7 +172,7 @@ TEST(io_points_load_refuses_bad_values_and_shapes)
 TEST(io_allocation_failures_are_clean)
 {
     grove_array a, w;
-    REQUIRE_OK(grove_array_alloc(&w, GROVE_FLOAT64, 40, 3));
+    REQUIRE_OK(grove_array_create(&w, GROVE_FLOAT64, 40, 3));
     const char *path = test_path("sweep.npy");
     REQUIRE_OK(grove_npy_write(path, &w));
     grove_array_free(&w);
@@ -190,7 +190,7 @@ TEST(io_allocation_failures_are_clean)
     path = test_write_file("sweep_f.npy", file, len);
     ALLOC_SWEEP(grove_npy_read(path, &a), a);
     /* The writer allocates only the temporary name. */
-    REQUIRE_OK(grove_array_alloc(&w, GROVE_FLOAT64, 2, 2));
+    REQUIRE_OK(grove_array_create(&w, GROVE_FLOAT64, 2, 2));
     grove__alloc_fail_after(1);
     CHECK_FAILS(grove_npy_write(test_path("sweep_w.npy"), &w), GROVE_OUT_OF_MEMORY, "sweep_w.npy: out of memory");
     grove__alloc_fail_after(0);

@@ -86,7 +86,7 @@ TEST(io_npy_round_trip_every_dtype_and_shape)
     for (size_t t = 0; t < 5; t++)
         for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
             grove_array a, b, c;
-            REQUIRE_OK(grove_array_alloc(&a, dtypes[t], shapes[k][0], shapes[k][1]));
+            REQUIRE_OK(grove_array_create(&a, dtypes[t], shapes[k][0], shapes[k][1]));
             fill_pattern(&a);
             const char *path = test_path("round.npy");
             REQUIRE_OK(grove_npy_write(path, &a));
@@ -111,7 +111,7 @@ TEST(io_npy_round_trip_every_dtype_and_shape)
 TEST(io_npy_write_matches_numpy_header)
 {
     grove_array a;
-    REQUIRE_OK(grove_array_alloc(&a, GROVE_FLOAT64, 3, 4));
+    REQUIRE_OK(grove_array_create(&a, GROVE_FLOAT64, 3, 4));
     REQUIRE_OK(grove_npy_write(test_path("h.npy"), &a));
     unsigned char file[NPY_CAP];
     size_t len;
@@ -122,7 +122,7 @@ TEST(io_npy_write_matches_numpy_header)
     if (file[11] == '<') CHECK(memcmp(file + 10, dict, strlen(dict)) == 0);
     CHECK(file[10 + strlen(dict)] == ' ' && file[127] == '\n');
     grove_array_free(&a);
-    REQUIRE_OK(grove_array_alloc(&a, GROVE_BOOL, 5, 0));
+    REQUIRE_OK(grove_array_create(&a, GROVE_BOOL, 5, 0));
     REQUIRE_OK(grove_npy_write(test_path("h.npy"), &a));
     REQUIRE(slurp(test_path("h.npy"), file, sizeof file, &len));
     CHECK(len == 128 + 5);
@@ -244,7 +244,7 @@ TEST(io_npy_bool_values_must_be_0_or_1)
 TEST(io_npy_truncated_or_padded_files_fail_cleanly)
 {
     grove_array a;
-    REQUIRE_OK(grove_array_alloc(&a, GROVE_FLOAT32, 3, 2));
+    REQUIRE_OK(grove_array_create(&a, GROVE_FLOAT32, 3, 2));
     fill_pattern(&a);
     REQUIRE_OK(grove_npy_write(test_path("t.npy"), &a));
     grove_array_free(&a);
@@ -390,7 +390,7 @@ static int count_entries(const char *dir)
 TEST(io_npy_write_is_atomic_and_reports_failures)
 {
     grove_array a;
-    REQUIRE_OK(grove_array_alloc(&a, GROVE_FLOAT64, 2, 2));
+    REQUIRE_OK(grove_array_create(&a, GROVE_FLOAT64, 2, 2));
     CHECK_FAILS(grove_npy_write(test_path("no/such/dir/x.npy"), &a), GROVE_IO_ERROR,
                 "no/such/dir/x.npy: cannot write: No such file or directory");
     /* Renaming over a folder fails after the temporary file was written:
@@ -432,7 +432,7 @@ TEST(io_npy_write_is_atomic_and_reports_failures)
 TEST(io_npy_keeps_nan)
 {
     grove_array a, b;
-    REQUIRE_OK(grove_array_alloc(&a, GROVE_FLOAT64, 2, 0));
+    REQUIRE_OK(grove_array_create(&a, GROVE_FLOAT64, 2, 0));
     ((double *)a.data)[1] = NAN;
     REQUIRE_OK(grove_npy_write(test_path("nan.npy"), &a));
     REQUIRE_OK(grove_npy_read(test_path("nan.npy"), &b));

@@ -49,7 +49,7 @@ static void check_join(const ref_set *ds, const ref_set *qs, double eps, bool ex
     grove_options_init(&opt);
     opt.threads = 2;
     grove_index *ix = NULL;
-    grove_status st = grove_index_build(data, ip, &opt, &ix);
+    grove_status st = grove_index_create(data, ip, &opt, &ix);
     CHECK_MSG(st == GROVE_OK, "%s: build: %s", what, grove_last_error());
     if (st != GROVE_OK) return;
     grove_join_params jp;
@@ -112,6 +112,13 @@ static void check_join(const ref_set *ds, const ref_set *qs, double eps, bool ex
         CHECK(r.pairs == 0 || (memcmp(r.indices, want, m * sizeof *want) == 0 &&
                                memcmp(r.distances, want_d, m * sizeof *want_d) == 0));
         CHECK(memcmp(r.offsets, offsets, (nq + 1) * sizeof *offsets) == 0);
+        grove_join_result_free(&r);
+        /* On the same index in one call: the count and fill's CSR, byte for byte. */
+        CHECK_OK(grove_join_search(ix, self ? NULL : &qv, &jp, &r, &opt));
+        CHECK_MSG(r.nq == nq && r.pairs == (int64_t)m && memcmp(r.offsets, offsets, (nq + 1) * sizeof *offsets) == 0 &&
+                      (m == 0 || (memcmp(r.indices, got, m * sizeof *got) == 0 &&
+                                  memcmp(r.distances, got_d, m * sizeof *got_d) == 0)),
+                  "%s: grove_join_search differs from count and fill", what);
         grove_join_result_free(&r);
     }
     free(counts);
@@ -216,7 +223,8 @@ static void check_knn(const ref_set *ds, const ref_set *qs, size_t k, bool exclu
     grove_options opt;
     grove_options_init(&opt);
     opt.threads = 2;
-    grove_status st = grove_knn(join_ref_view(ds), self ? NULL : &qv, NULL, k, exclude, idx, dist, &opt);
+    grove_status st = grove_knn(join_ref_view(ds), self ? NULL : &qv, NULL, &(grove_knn_params){k, exclude},
+                                idx, dist, &opt);
     CHECK_MSG(st == GROVE_OK, "%s: %s", what, grove_last_error());
     for (size_t q = 0; st == GROVE_OK && q < nq; q++) {
         size_t m = 0;
@@ -326,7 +334,7 @@ TEST(join_threads_give_identical_results)
         opt.threads = t + 1;
         CHECK_OK(grove_join(join_ref_view(s), NULL, NULL, &jp, &r[t], &opt));
         kidx[t] = malloc(40000 * 4 * sizeof **kidx);
-        CHECK_OK(grove_knn(join_ref_view(s), NULL, NULL, 4, 1, kidx[t], NULL, &opt));
+        CHECK_OK(grove_knn(join_ref_view(s), NULL, NULL, &(grove_knn_params){4, 1}, kidx[t], NULL, &opt));
     }
     CHECK(r[0].pairs > 40000 && r[0].pairs == r[1].pairs);
     CHECK(r[0].pairs != r[1].pairs ||
@@ -345,7 +353,7 @@ TEST(join_errors_name_the_problem)
     double x[12] = {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5}, bad[4] = {0, 0, NAN, 1};
     grove_points p = grove_points_f64(x, 6, 2), q3 = grove_points_f64(x, 4, 3), qbad = grove_points_f64(bad, 2, 2);
     grove_index *ix = NULL;
-    REQUIRE_OK(grove_index_build(p, NULL, NULL, &ix));
+    REQUIRE_OK(grove_index_create(p, NULL, NULL, &ix));
     grove_join_params jp;
     grove_join_params_init(&jp);
     int64_t counts[6], offsets[7] = {0, 1, 2, 3, 4, 5, 6}, idx[64];
@@ -374,15 +382,15 @@ TEST(join_errors_name_the_problem)
     small.memory_budget = 6 * 8 + 30; /* the counts, and less than query 0 needs */
     CHECK_FAILS(grove_join_stream(ix, NULL, &jp, on_batch, NULL, &small), GROVE_OVER_BUDGET, "query 0 alone");
     int64_t kn[12];
-    CHECK_FAILS(grove_knn_search(ix, NULL, 7, 0, kn, NULL, NULL), GROVE_INVALID_ARGUMENT, "k = 7");
-    CHECK_FAILS(grove_knn_search(ix, NULL, 6, 1, kn, NULL, NULL), GROVE_INVALID_ARGUMENT, "k = 6");
-    CHECK_FAILS(grove_knn_search(ix, NULL, 0, 0, kn, NULL, NULL), GROVE_INVALID_ARGUMENT, "k = 0");
+    CHECK_FAILS(grove_knn_search(ix, NULL, &(grove_knn_params){7, 0}, kn, NULL, NULL), GROVE_INVALID_ARGUMENT, "k = 7");
+    CHECK_FAILS(grove_knn_search(ix, NULL, &(grove_knn_params){6, 1}, kn, NULL, NULL), GROVE_INVALID_ARGUMENT, "k = 6");
+    CHECK_FAILS(grove_knn_search(ix, NULL, &(grove_knn_params){0, 0}, kn, NULL, NULL), GROVE_INVALID_ARGUMENT, "k = 0");
     /* The same above 16 dimensions, where a self-join fill writes both
      * ends of each pair (the query named is the first whose count is off). */
     double wide[6 * 20] = {0};
     for (size_t i = 0; i < 6; i++) wide[i * 20 + i % 20] = (double)i;
     grove_index *wide_ix = NULL;
-    REQUIRE_OK(grove_index_build(grove_points_f64(wide, 6, 20), NULL, NULL, &wide_ix));
+    REQUIRE_OK(grove_index_create(grove_points_f64(wide, 6, 20), NULL, NULL, &wide_ix));
     int64_t wide_offsets[7] = {0, 1, 2, 3, 4, 5, 7};
     jp.eps = 1.5; /* rows 0 and 1 are 1 apart, the others farther */
     CHECK_FAILS(grove_join_fill(wide_ix, NULL, &jp, wide_offsets, idx, NULL, NULL), GROVE_INVALID_ARGUMENT,
@@ -392,8 +400,38 @@ TEST(join_errors_name_the_problem)
     grove_index_params_init(&ip);
     ip.index_dims = 3;
     grove_index *bad_ix = NULL;
-    CHECK_FAILS(grove_index_build(p, &ip, NULL, &bad_ix), GROVE_INVALID_ARGUMENT, "index_dims = 3");
+    CHECK_FAILS(grove_index_create(p, &ip, NULL, &bad_ix), GROVE_INVALID_ARGUMENT, "index_dims = 3");
     CHECK(bad_ix == NULL);
+    grove_index_free(ix);
+}
+
+/* grove_join_search refuses what count and fill refuse, plus a NULL
+ * result or a result over the memory budget, and leaves the result empty. */
+TEST(join_search_refusals)
+{
+    double x[6] = {0, 1, 2, 3, 4, 5};
+    grove_points p = grove_points_f64(x, 6, 1);
+    grove_index *ix = NULL;
+    REQUIRE_OK(grove_index_create(p, NULL, NULL, &ix));
+    grove_join_params jp;
+    grove_join_params_init(&jp);
+    jp.eps = 1.5;
+    grove_join_result r;
+    CHECK_FAILS(grove_join_search(NULL, NULL, &jp, &r, NULL), GROVE_INVALID_ARGUMENT, "index is NULL");
+    CHECK(r.offsets == NULL && r.indices == NULL);
+    CHECK_FAILS(grove_join_search(ix, NULL, NULL, &r, NULL), GROVE_INVALID_ARGUMENT, "params is NULL");
+    CHECK_FAILS(grove_join_search(ix, NULL, &jp, NULL, NULL), GROVE_INVALID_ARGUMENT, "result is NULL");
+    jp.exclude_self = 1;
+    CHECK_FAILS(grove_join_search(ix, &p, &jp, &r, NULL), GROVE_INVALID_ARGUMENT, "self-joins only");
+    grove_options small;
+    grove_options_init(&small);
+    small.memory_budget = 20;
+    CHECK_FAILS(grove_join_search(ix, NULL, &jp, &r, &small), GROVE_OVER_BUDGET, "memory budget");
+    CHECK(r.offsets == NULL && r.indices == NULL && r.pairs == 0);
+    /* The first and last point have one neighbour each, the others two. */
+    CHECK_OK(grove_join_search(ix, NULL, &jp, &r, NULL));
+    CHECK(r.nq == 6 && r.pairs == 10 && r.distances == NULL && r.offsets[1] == 1 && r.indices[0] == 1);
+    grove_join_result_free(&r);
     grove_index_free(ix);
 }
 
@@ -441,7 +479,7 @@ static void check_allocation_failures(size_t d)
         else CHECK(r.offsets == NULL && r.indices == NULL && r.distances == NULL);
         grove_join_result_free(&r);
         grove__alloc_fail_after(k);
-        st = grove_knn(join_ref_view(s), NULL, NULL, 3, 0, kn, NULL, &opt);
+        st = grove_knn(join_ref_view(s), NULL, NULL, &(grove_knn_params){3, 0}, kn, NULL, &opt);
         grove__alloc_fail_after(0);
         CHECK(st == GROVE_OK || st == GROVE_OUT_OF_MEMORY);
     }

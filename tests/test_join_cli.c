@@ -114,7 +114,7 @@ TEST(cli_join_semi_join_and_knn)
     int64_t *want = malloc(nq * k * sizeof *want);
     double *want_d = malloc(nq * k * sizeof *want_d);
     grove_points qp = grove_points_f64(q, nq, 3);
-    CHECK_OK(grove_knn(grove_points_f64(x, n, 3), &qp, NULL, k, 0, want, want_d, NULL));
+    CHECK_OK(grove_knn(grove_points_f64(x, n, 3), &qp, NULL, &(grove_knn_params){k, 0}, want, want_d, NULL));
     grove_array ki = load(test_path("ki.npy")), kd = load(test_path("kd.npy"));
     CHECK(ki.ndim == 2 && ki.shape[0] == nq && ki.shape[1] == k && memcmp(ki.data, want, nq * k * 8) == 0);
     CHECK(kd.ndim == 2 && memcmp(kd.data, want_d, nq * k * 8) == 0);
@@ -232,7 +232,7 @@ TEST(cli_join_refuses_a_result_the_disk_cannot_hold)
     int64_t pairs = 0;
     grove_index *ix = NULL;
     int64_t *counts = malloc(3000 * sizeof *counts);
-    REQUIRE_OK(grove_index_build(grove_points_f64(data.data, 3000, 3), NULL, NULL, &ix));
+    REQUIRE_OK(grove_index_create(grove_points_f64(data.data, 3000, 3), NULL, NULL, &ix));
     REQUIRE_OK(grove_join_count(ix, NULL, &jp, counts, &pairs, NULL));
     grove_index_free(ix);
     free(counts);

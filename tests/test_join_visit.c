@@ -118,7 +118,7 @@ static void check_connect(const grove_index *ix, double eps, const uint8_t *memb
 static void check_visit(const ref_set *s, double eps, const char *what)
 {
     grove_index *ix = NULL;
-    REQUIRE_OK(grove_index_build(join_ref_view(s), NULL, NULL, &ix));
+    REQUIRE_OK(grove_index_create(join_ref_view(s), NULL, NULL, &ix));
     double eps2 = s->f32 ? (double)(float)(eps * eps) : eps * eps;
     size_t n = s->n, m_all = 0;
     uint64_t *want_all = malloc((n * n + 1) * sizeof *want_all);
@@ -194,7 +194,7 @@ TEST(join_visit_threads_agree_with_join)
         ref_set *s = join_ref_make(d == 3 ? TEST_UNIFORM : TEST_CLUSTERED, n, d, di == 1, 5 + di);
         double eps = d == 3 ? 0.05 : 0.045;
         grove_index *ix = NULL;
-        REQUIRE_OK(grove_index_build(join_ref_view(s), NULL, NULL, &ix));
+        REQUIRE_OK(grove_index_create(join_ref_view(s), NULL, NULL, &ix));
         grove_join_params jp;
         grove_join_params_init(&jp);
         jp.eps = eps;
@@ -243,7 +243,7 @@ TEST(join_visit_stops_and_refuses)
 {
     ref_set *s = join_ref_make(TEST_UNIFORM, 200000, 2, false, 3);
     grove_index *ix = NULL;
-    REQUIRE_OK(grove_index_build(join_ref_view(s), NULL, NULL, &ix));
+    REQUIRE_OK(grove_index_create(join_ref_view(s), NULL, NULL, &ix));
     collected c;
     memset(&c, 0, sizeof c);
     c.hash = calloc(s->n, sizeof *c.hash);

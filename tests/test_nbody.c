@@ -31,7 +31,7 @@ static grove_nbody *plummer_sim_with(size_t n, uint64_t seed, double theta, doub
     p.dt = dt;
     p.conserve_momentum = conserve_momentum;
     if (grove_ic_generate(&ic, x, x + 3 * n, x + 6 * n) != GROVE_OK ||
-        grove_nbody_create(n, x, x + 3 * n, x + 6 * n, &p, NULL, &sim) != GROVE_OK)
+        grove_nbody_create(grove_points_f64(x, n, 3), x + 3 * n, x + 6 * n, &p, NULL, &sim) != GROVE_OK)
         sim = NULL;
     free(x);
     return sim;
@@ -99,7 +99,7 @@ TEST(nbody_net_force_removal_is_a_uniform_shift)
     REQUIRE(sim);
     const double *x = grove_nbody_positions(sim), *m = grove_nbody_masses(sim), *a = grove_nbody_accelerations(sim);
     double *raw = malloc(3 * n * sizeof *raw);
-    CHECK_OK(grove_gravity(x, m, n, &grove_nbody_get_params(sim)->gravity, raw, NULL, NULL, NULL));
+    CHECK_OK(grove_gravity(grove_points_f64(x, n, 3), m, &grove_nbody_get_params(sim)->gravity, raw, NULL, NULL, NULL));
     long double f[3] = {0, 0, 0}, mass = 0;
     for (size_t i = 0; i < n; i++) {
         mass += m[i];
@@ -257,7 +257,7 @@ TEST(nbody_initial_conditions)
     grove_gravity_params_init(&p);
     p.theta = 0.5;
     p.softening = 1e-4;
-    REQUIRE_OK(grove_gravity(x, m, n, &p, acc, pot, NULL, NULL));
+    REQUIRE_OK(grove_gravity(grove_points_f64(x, n, 3), m, &p, acc, pot, NULL, NULL));
     double T = 0, W = 0, M = 0, com[3] = {0, 0, 0};
     for (size_t i = 0; i < n; i++) {
         T += 0.5 * m[i] * (v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]);
@@ -300,14 +300,15 @@ TEST(nbody_adaptive_step_and_arguments)
     grove_nbody_params p;
     grove_nbody_params_init(&p);
     p.dt = 0;
-    CHECK_FAILS(grove_nbody_create(1, x, x + 3, x + 6, &p, NULL, &sim), GROVE_INVALID_ARGUMENT, "dt");
+    CHECK_FAILS(grove_nbody_create(grove_points_f64(x, 1, 3), x + 3, x + 6, &p, NULL, &sim), GROVE_INVALID_ARGUMENT,
+                "dt");
     /* A close pair: the adaptive step shrinks below dt. */
     double pos[6] = {0, 0, 0, 0.01, 0, 0}, vel[6] = {0}, m[2] = {1, 1};
     grove_nbody_params_init(&p);
     p.dt = 0.1;
     p.eta = 0.1;
     p.gravity.softening = 0.001;
-    REQUIRE_OK(grove_nbody_create(2, pos, vel, m, &p, NULL, &sim));
+    REQUIRE_OK(grove_nbody_create(grove_points_f64(pos, 2, 3), vel, m, &p, NULL, &sim));
     CHECK_OK(grove_nbody_step(sim, 3, NULL));
     grove_nbody_diag d;
     CHECK_OK(grove_nbody_diagnostics(sim, &d));
@@ -343,7 +344,7 @@ static unit_run run_in_units(size_t n, double theta, double eps, double eta, tes
         p.gravity.G = u.lambda * u.lambda * u.lambda / u.mu;
         p.dt = 1.0 / 128;
         p.eta = eta;
-        if (grove_nbody_create(n, x, x + 3 * n, x + 6 * n, &p, NULL, &sim) == GROVE_OK &&
+        if (grove_nbody_create(grove_points_f64(x, n, 3), x + 3 * n, x + 6 * n, &p, NULL, &sim) == GROVE_OK &&
             grove_nbody_diagnostics(sim, &r.start) == GROVE_OK && grove_nbody_step(sim, steps, NULL) == GROVE_OK &&
             grove_nbody_diagnostics(sim, &r.end) == GROVE_OK) {
             r.pos = malloc(3 * n * sizeof *r.pos);
@@ -552,7 +553,7 @@ TEST(gravity_cli_matches_the_library)
 {
     size_t n = 3000;
     grove_array in = {0}, acc = {0}, pot = {0};
-    REQUIRE_OK(grove_array_alloc(&in, GROVE_FLOAT64, n, 4));
+    REQUIRE_OK(grove_array_create(&in, GROVE_FLOAT64, n, 4));
     double *x = malloc(7 * n * sizeof *x), *a = malloc(3 * n * sizeof *a), *phi = malloc(n * sizeof *phi);
     grove_ic_params ic;
     grove_ic_params_init(&ic);
@@ -574,7 +575,7 @@ TEST(gravity_cli_matches_the_library)
     grove_gravity_params_init(&p);
     p.theta = 0.5;
     p.softening = 0.01;
-    REQUIRE_OK(grove_gravity(x, x + 6 * n, n, &p, a, phi, NULL, NULL));
+    REQUIRE_OK(grove_gravity(grove_points_f64(x, n, 3), x + 6 * n, &p, a, phi, NULL, NULL));
     REQUIRE_OK(grove_npy_read(test_path("grav_a.npy"), &acc));
     REQUIRE_OK(grove_npy_read(test_path("grav_p.npy"), &pot));
     CHECK(acc.shape[0] == n && acc.shape[1] == 3 && pot.ndim == 1 && pot.shape[0] == n);
@@ -606,9 +607,9 @@ TEST(gravity_cli_in_other_units)
     grove_gravity_params p;
     grove_gravity_params_init(&p);
     p.softening = 0.01;
-    REQUIRE_OK(grove_gravity(x, x + 6 * n, n, &p, a, NULL, NULL, NULL));
+    REQUIRE_OK(grove_gravity(grove_points_f64(x, n, 3), x + 6 * n, &p, a, NULL, NULL, NULL));
     grove_array in = {0}, acc = {0};
-    REQUIRE_OK(grove_array_alloc(&in, GROVE_FLOAT64, n, 4));
+    REQUIRE_OK(grove_array_create(&in, GROVE_FLOAT64, n, 4));
     for (size_t i = 0; i < n; i++) {
         for (int k = 0; k < 3; k++) ((double *)in.data)[4 * i + k] = x[3 * i + k] * lambda;
         ((double *)in.data)[4 * i + 3] = x[6 * n + i];
@@ -724,13 +725,13 @@ TEST(nbody_render_does_not_depend_on_the_units)
         grove_render_params_init(&rp);
         rp.width = kind ? 16 : 512;
         rp.center[0] = 0.25;
-        CHECK_OK(grove_render_png(x, x + 6 * n, n, &rp, test_path("henon.png")));
+        CHECK_OK(grove_render_png(grove_points_f64(x, n, 3), x + 6 * n, &rp, test_path("henon.png")));
         double lambda = kind ? 1 : 0x1p-1018;
         double *pos = test_scaled_copy(x, 3 * n, lambda), *mass = test_scaled_copy(x + 6 * n, n, kind ? 0x1p1000 : 1);
         for (size_t i = 0; i < n && kind; i++) mass[i] *= 0x1p30;
         rp.extent *= lambda;
         rp.center[0] *= lambda;
-        CHECK_OK(grove_render_png(pos, mass, n, &rp, test_path("scaled.png")));
+        CHECK_OK(grove_render_png(grove_points_f64(pos, n, 3), mass, &rp, test_path("scaled.png")));
         char a[600], b[600];
         snprintf(a, sizeof a, "%s", test_path("henon.png"));
         snprintf(b, sizeof b, "%s", test_path("scaled.png"));
@@ -754,7 +755,7 @@ TEST(nbody_cli_takes_G_and_any_units)
     ic.n = n;
     REQUIRE_OK(grove_ic_generate(&ic, x, x + 3 * n, x + 6 * n));
     grove_array in = {0}, out0 = {0}, out1 = {0};
-    REQUIRE_OK(grove_array_alloc(&in, GROVE_FLOAT64, n, 7));
+    REQUIRE_OK(grove_array_create(&in, GROVE_FLOAT64, n, 7));
     for (int scaled = 0; scaled < 2; scaled++) {
         double f = scaled ? lambda : 1;
         for (size_t i = 0; i < n; i++) {

@@ -155,7 +155,7 @@ static void check_pjoin(const pset *ds, const pset *qs, pbox *b, size_t box_coun
     grove_options_init(&opt);
     opt.threads = threads;
     grove_index *ix = NULL;
-    grove_status st = grove_index_build(pview(ds), &ip, &opt, &ix);
+    grove_status st = grove_index_create(pview(ds), &ip, &opt, &ix);
     CHECK_MSG(st == GROVE_OK, "%s: build: %s", what, grove_last_error());
     if (st != GROVE_OK) return;
     grove_index_dim_order(ix, b->order);
@@ -235,7 +235,7 @@ static void check_pknn(const pset *ds, const pset *qs, pbox *b, size_t box_count
 {
     grove_index_params ip = box_params(b, box_count);
     grove_index *ix = NULL;
-    grove_status st = grove_index_build(pview(ds), &ip, NULL, &ix);
+    grove_status st = grove_index_create(pview(ds), &ip, NULL, &ix);
     CHECK_MSG(st == GROVE_OK, "%s: build: %s", what, grove_last_error());
     if (st != GROVE_OK) return;
     grove_index_dim_order(ix, b->order);
@@ -246,10 +246,10 @@ static void check_pknn(const pset *ds, const pset *qs, pbox *b, size_t box_count
     double *dist = malloc((nq * k + 1) * sizeof *dist), *dist2 = malloc((nq * k + 1) * sizeof *dist2);
     double *d2 = malloc(ds->n * sizeof *d2);
     size_t *rank = malloc(ds->n * sizeof *rank);
-    st = grove_knn_search(ix, qs ? &qv : NULL, k, exclude, idx, dist, NULL);
+    st = grove_knn_search(ix, qs ? &qv : NULL, &(grove_knn_params){k, exclude}, idx, dist, NULL);
     CHECK_MSG(st == GROVE_OK, "%s: %s", what, grove_last_error());
     if (st == GROVE_OK) {
-        CHECK_OK(grove_knn(pview(ds), qs ? &qv : NULL, &ip, k, exclude, idx2, dist2, NULL));
+        CHECK_OK(grove_knn(pview(ds), qs ? &qv : NULL, &ip, &(grove_knn_params){k, exclude}, idx2, dist2, NULL));
         CHECK_MSG(memcmp(idx, idx2, nq * k * 8) == 0 && memcmp(dist, dist2, nq * k * 8) == 0,
                   "%s: grove_knn differs from grove_knn_search", what);
     }
@@ -383,7 +383,7 @@ TEST(periodic_pair_counted_once_at_its_minimum_image)
     double y[2] = {0.05, 0.95}, q[1] = {0.99}, dist[2];
     int64_t idx[2];
     grove_points qp = grove_points_f64(q, 1, 1);
-    REQUIRE_OK(grove_knn(grove_points_f64(y, 2, 1), &qp, &ip, 2, 0, idx, dist, NULL));
+    REQUIRE_OK(grove_knn(grove_points_f64(y, 2, 1), &qp, &ip, &(grove_knn_params){2, 0}, idx, dist, NULL));
     CHECK(idx[0] == 1 && idx[1] == 0);
     CHECK(dist[0] == 0.99 - 0.95 && dist[1] == 1 - (0.99 - 0.05));
 }
@@ -406,7 +406,7 @@ TEST(periodic_threads_give_identical_results)
         opt.threads = t + 1;
         CHECK_OK(grove_join(pview(s), NULL, &ip, &jp, &r[t], &opt));
         kidx[t] = malloc(30000 * 4 * sizeof **kidx);
-        CHECK_OK(grove_knn(pview(s), NULL, &ip, 4, 1, kidx[t], NULL, &opt));
+        CHECK_OK(grove_knn(pview(s), NULL, &ip, &(grove_knn_params){4, 1}, kidx[t], NULL, &opt));
     }
     CHECK(r[0].pairs > 30000 * 5 && r[0].pairs == r[1].pairs);
     CHECK(r[0].pairs != r[1].pairs || (memcmp(r[0].indices, r[1].indices, (size_t)r[0].pairs * 8) == 0 &&
@@ -414,7 +414,7 @@ TEST(periodic_threads_give_identical_results)
     CHECK(memcmp(kidx[0], kidx[1], 30000 * 4 * sizeof **kidx) == 0);
     /* A sample of the queries against brute force (the order for it). */
     grove_index *ix = NULL;
-    REQUIRE_OK(grove_index_build(pview(s), &ip, NULL, &ix));
+    REQUIRE_OK(grove_index_create(pview(s), &ip, NULL, &ix));
     grove_index_dim_order(ix, b.order);
     grove_index_free(ix);
     size_t bad = 0;
@@ -448,7 +448,7 @@ TEST(periodic_box_scales_with_the_range)
     REQUIRE_OK(grove_join(pview(s), NULL, &ip, &jp, &base, NULL));
     int64_t kbase[400 * 5], kidx[400 * 5];
     double dbase[400 * 5], dist[400 * 5];
-    REQUIRE_OK(grove_knn(pview(s), NULL, &ip, 5, 0, kbase, dbase, NULL));
+    REQUIRE_OK(grove_knn(pview(s), NULL, &ip, &(grove_knn_params){5, 0}, kbase, dbase, NULL));
     const int shifts[] = {600, -600};
     for (size_t t = 0; t < 2; t++) {
         double f = ldexp(1, shifts[t]);
@@ -464,7 +464,7 @@ TEST(periodic_box_scales_with_the_range)
         for (int64_t i = 0; same && i < r.pairs; i++) same = r.distances[i] == base.distances[i] * f;
         CHECK_MSG(same, "join at 2^%d differs from the unscaled one", shifts[t]);
         grove_join_result_free(&r);
-        CHECK_OK(grove_knn(grove_points_f64(x, 400, 3), NULL, &sp, 5, 0, kidx, dist, NULL));
+        CHECK_OK(grove_knn(grove_points_f64(x, 400, 3), NULL, &sp, &(grove_knn_params){5, 0}, kidx, dist, NULL));
         same = memcmp(kidx, kbase, sizeof kidx) == 0;
         for (size_t i = 0; same && i < 400 * 5; i++) same = dist[i] == dbase[i] * f;
         CHECK_MSG(same, "kNN at 2^%d differs from the unscaled one", shifts[t]);
@@ -483,36 +483,36 @@ TEST(periodic_errors_name_the_problem)
     ip.boxsize = len;
     grove_index *ix = NULL;
     ip.boxsize_count = 3;
-    CHECK_FAILS(grove_index_build(p, &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "boxsize has 3 lengths");
+    CHECK_FAILS(grove_index_create(p, &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "boxsize has 3 lengths");
     CHECK(ix == NULL);
     double neg = -1, inf = INFINITY;
     ip.boxsize = &neg;
     ip.boxsize_count = 1;
-    CHECK_FAILS(grove_index_build(p, &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "boxsize[0] = -1");
+    CHECK_FAILS(grove_index_create(p, &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "boxsize[0] = -1");
     ip.boxsize = &inf;
-    CHECK_FAILS(grove_index_build(p, &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "finite");
+    CHECK_FAILS(grove_index_create(p, &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "finite");
     ip.boxsize = NULL;
-    CHECK_FAILS(grove_index_build(p, &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "boxsize is NULL");
+    CHECK_FAILS(grove_index_create(p, &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "boxsize is NULL");
     /* Outside [0, L): the row and dimension are named. */
     double small = 0.8;
     ip.boxsize = &small;
-    CHECK_FAILS(grove_index_build(p, &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "data: row 2, dimension 1");
+    CHECK_FAILS(grove_index_create(p, &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "data: row 2, dimension 1");
     double edge[2] = {0.5, 1.0}, below[2] = {-0.0, -1e-300};
     ip.boxsize = len;
     ip.boxsize_count = 2;
-    CHECK_FAILS(grove_index_build(grove_points_f64(edge, 1, 2), &ip, NULL, &ix), GROVE_INVALID_ARGUMENT,
+    CHECK_FAILS(grove_index_create(grove_points_f64(edge, 1, 2), &ip, NULL, &ix), GROVE_INVALID_ARGUMENT,
                 "row 0, dimension 1: coordinate 1 is outside the periodic box [0, 1)");
-    CHECK_FAILS(grove_index_build(grove_points_f64(below, 1, 2), &ip, NULL, &ix), GROVE_INVALID_ARGUMENT,
+    CHECK_FAILS(grove_index_create(grove_points_f64(below, 1, 2), &ip, NULL, &ix), GROVE_INVALID_ARGUMENT,
                 "row 0, dimension 1");
     /* An unbounded dimension (0) takes any coordinate. */
     double half[2] = {1, 0};
     ip.boxsize = half;
-    REQUIRE_OK(grove_index_build(grove_points_f64(edge, 1, 2), &ip, NULL, &ix));
+    REQUIRE_OK(grove_index_create(grove_points_f64(edge, 1, 2), &ip, NULL, &ix));
     double got[2];
     CHECK(grove_index_boxsize(ix, got) == 1 && got[0] == 1 && got[1] == 0);
     grove_index_free(ix);
     ip.boxsize = len;
-    REQUIRE_OK(grove_index_build(p, &ip, NULL, &ix));
+    REQUIRE_OK(grove_index_create(p, &ip, NULL, &ix));
     double qx[4] = {0.5, 0.5, 0.5, 1.25};
     grove_points q = grove_points_f64(qx, 2, 2);
     grove_join_params jp;
@@ -521,14 +521,16 @@ TEST(periodic_errors_name_the_problem)
     int64_t counts[2], kn[4];
     CHECK_FAILS(grove_join_count(ix, &q, &jp, counts, NULL, NULL), GROVE_INVALID_ARGUMENT,
                 "queries: row 1, dimension 1: coordinate 1.25");
-    CHECK_FAILS(grove_knn_search(ix, &q, 1, 0, kn, NULL, NULL), GROVE_INVALID_ARGUMENT, "queries: row 1");
+    CHECK_FAILS(grove_knn_search(ix, &q, &(grove_knn_params){1, 0}, kn, NULL, NULL), GROVE_INVALID_ARGUMENT,
+                "queries: row 1");
     grove_join_result r;
     CHECK_FAILS(grove_join(p, &q, &ip, &jp, &r, NULL), GROVE_INVALID_ARGUMENT, "queries: row 1, dimension 1");
     CHECK(r.offsets == NULL);
-    CHECK_FAILS(grove_knn(p, &q, &ip, 1, 0, kn, NULL, NULL), GROVE_INVALID_ARGUMENT, "queries: row 1");
+    CHECK_FAILS(grove_knn(p, &q, &ip, &(grove_knn_params){1, 0}, kn, NULL, NULL), GROVE_INVALID_ARGUMENT,
+                "queries: row 1");
     grove_index_free(ix);
     /* Without a box, the getter says so. */
-    REQUIRE_OK(grove_index_build(p, NULL, NULL, &ix));
+    REQUIRE_OK(grove_index_create(p, NULL, NULL, &ix));
     got[0] = got[1] = 7;
     CHECK(grove_index_boxsize(ix, got) == 0 && got[0] == 0 && got[1] == 0);
     grove_index_free(ix);

@@ -247,8 +247,8 @@ static void run_all(const cloud *c, int k, const char *what, results *r)
 
     r->knn_idx = calloc(n * RANGE_K, sizeof *r->knn_idx);
     r->knn_dist = calloc(n * RANGE_K, sizeof *r->knn_dist);
-    CHECK_MSG(grove_knn(p, NULL, NULL, RANGE_K, 0, r->knn_idx, r->knn_dist, &o) == GROVE_OK, "%s: kNN: %s", what,
-              grove_last_error());
+    CHECK_MSG(grove_knn(p, NULL, NULL, &(grove_knn_params){RANGE_K, 0}, r->knn_idx, r->knn_dist, &o) == GROVE_OK,
+              "%s: kNN: %s", what, grove_last_error());
 
     size_t batches;
     REQUIRE(grove_balltree_layout(n, NULL, &r->slots, &batches) == GROVE_OK);
@@ -264,8 +264,8 @@ static void run_all(const cloud *c, int k, const char *what, results *r)
               "%s: ball statistics: %s", what, grove_last_error());
 
     r->core = calloc(n, sizeof *r->core);
-    CHECK_MSG(grove_core_distances(p, RANGE_K, r->core, &o) == GROVE_OK, "%s: core distances: %s", what,
-              grove_last_error());
+    CHECK_MSG(grove_core_distances(p, &(grove_knn_params){RANGE_K, 0}, r->core, &o) == GROVE_OK,
+              "%s: core distances: %s", what, grove_last_error());
 
     grove_emst_params ep;
     grove_emst_params_init(&ep);
@@ -541,13 +541,15 @@ TEST(range_unrepresentable_answers_are_refused)
     int64_t edges[4], idx[6], labels[3];
     double w[2], core[3], dist[6];
     CHECK_FAILS(grove_emst(p, NULL, edges, w, NULL), GROVE_INVALID_ARGUMENT, "longer than the largest double");
-    CHECK_FAILS(grove_core_distances(p, 3, core, NULL), GROVE_INVALID_ARGUMENT, "exceeds the largest double");
-    CHECK_FAILS(grove_knn(p, NULL, NULL, 2, 0, idx, dist, NULL), GROVE_INVALID_ARGUMENT, "exceeds the largest double");
+    CHECK_FAILS(grove_core_distances(p, &(grove_knn_params){3, 0}, core, NULL), GROVE_INVALID_ARGUMENT,
+                "exceeds the largest double");
+    CHECK_FAILS(grove_knn(p, NULL, NULL, &(grove_knn_params){2, 0}, idx, dist, NULL), GROVE_INVALID_ARGUMENT,
+                "exceeds the largest double");
     /* Indices alone, the core distance within reach, and HDBSCAN (no
      * distances out) are fine. */
-    CHECK_OK(grove_knn(p, NULL, NULL, 2, 0, idx, NULL, NULL));
+    CHECK_OK(grove_knn(p, NULL, NULL, &(grove_knn_params){2, 0}, idx, NULL, NULL));
     CHECK(idx[0] == 0 && idx[1] == 2 && idx[2] == 1 && idx[3] == 2 && idx[4] == 2 && idx[5] == 1);
-    CHECK_OK(grove_core_distances(grove_points_f64(x + 1, 2, 1), 2, core, NULL));
+    CHECK_OK(grove_core_distances(grove_points_f64(x + 1, 2, 1), &(grove_knn_params){2, 0}, core, NULL));
     CHECK(core[0] == 1.5e308 - 1.4e308 && core[1] == core[0]);
     grove_hdbscan_params hp;
     grove_hdbscan_params_init(&hp);
@@ -568,14 +570,15 @@ TEST(range_queries_beyond_the_index)
     cloud far = times(&data, 700);
     grove_points q = view(&far);
     grove_index *ix = NULL;
-    REQUIRE_OK(grove_index_build(view(&data), NULL, NULL, &ix));
+    REQUIRE_OK(grove_index_create(view(&data), NULL, NULL, &ix));
     grove_join_params jp;
     grove_join_params_init(&jp);
     jp.eps = ldexp(4.5, 700); /* the queries with |q| <= 4, where 2^700 q is the far one */
     int64_t counts[50], pairs = -1, idx[50 * 3];
     double dist[50 * 3];
     CHECK_FAILS(grove_join_count(ix, &q, &jp, counts, &pairs, NULL), GROVE_INVALID_ARGUMENT, "beyond the range");
-    CHECK_FAILS(grove_knn_search(ix, &q, 3, 0, idx, dist, NULL), GROVE_INVALID_ARGUMENT, "beyond the range");
+    CHECK_FAILS(grove_knn_search(ix, &q, &(grove_knn_params){3, 0}, idx, dist, NULL), GROVE_INVALID_ARGUMENT,
+                "beyond the range");
     grove_index_free(ix);
     /* Both sets at once: brute force on the union. */
     cloud both = cloud_alloc(100, 3, false);
@@ -591,7 +594,7 @@ TEST(range_queries_beyond_the_index)
         for (size_t b = 50; b < 100; b++) want += dist2(&both, a, b) <= (long double)jp.eps * jp.eps;
     CHECK_MSG(jr.pairs == want, "semi-join found %lld pairs, brute force %lld", (long long)jr.pairs, (long long)want);
     grove_join_result_free(&jr);
-    CHECK_OK(grove_knn(view(&data), &q, NULL, 3, 0, idx, dist, NULL));
+    CHECK_OK(grove_knn(view(&data), &q, NULL, &(grove_knn_params){3, 0}, idx, dist, NULL));
     size_t bad = 0;
     for (size_t a = 0; a < 50; a++) {
         /* Rank rows 50.. of `both` (the data) from query a. */

@@ -19,7 +19,7 @@ class _Workspace:
     so repeated builds do not fault in fresh pages each time."""
 
     def __init__(self) -> None:
-        self.ptr = _clib.lib.grove_workspace_new()
+        self.ptr = _clib.lib.grove_workspace_create()
         if not self.ptr:
             raise MemoryError("grove: out of memory creating a workspace")
 
@@ -153,7 +153,7 @@ def balltree(points: Any, batch: Any = None, levels: int | None = None, rotate: 
     _clib.check(_clib.lib.grove_balltree_layout(n, C.byref(params), C.byref(slots), C.byref(nb)))
     indices = np.empty(slots.value, dtype=np.int64)
     mask = np.empty(slots.value, dtype=np.bool_)
+    params.workspace = _workspace()
     opts = options(threads)
-    opts.workspace = _workspace()
     _clib.call(_clib.lib.grove_balltree_build, points_view(x), C.byref(params), address(indices), address(mask), opts)
     return BallTree(indices, mask, x, ids, mode, rotation)

@@ -16,7 +16,7 @@ class Points(C.Structure):
 
 class Options(C.Structure):
     _fields_ = [("threads", C.c_int), ("progress", PROGRESS_FN), ("progress_user", C.c_void_p),
-                ("memory_budget", C.c_size_t), ("cancel", C.POINTER(C.c_int)), ("workspace", C.c_void_p)]
+                ("memory_budget", C.c_size_t), ("cancel", C.POINTER(C.c_int))]
 
 
 class GenParams(C.Structure):
@@ -25,7 +25,8 @@ class GenParams(C.Structure):
 
 
 class BalltreeParams(C.Structure):
-    _fields_ = [("batch", C.POINTER(C.c_int64)), ("levels", C.c_int), ("rotation", C.POINTER(C.c_double))]
+    _fields_ = [("batch", C.POINTER(C.c_int64)), ("levels", C.c_int), ("rotation", C.POINTER(C.c_double)),
+                ("workspace", C.c_void_p)]
 
 
 class BalltreeBatch(C.Structure):
@@ -35,6 +36,10 @@ class BalltreeBatch(C.Structure):
 
 class EmstParams(C.Structure):
     _fields_ = [("min_samples", C.c_size_t)]
+
+
+class KnnParams(C.Structure):
+    _fields_ = [("k", C.c_size_t), ("exclude_self", C.c_int)]
 
 
 class HdbscanParams(C.Structure):
@@ -57,6 +62,11 @@ class JoinBatch(C.Structure):
     _fields_ = [("query_begin", C.c_size_t), ("query_end", C.c_size_t), ("offsets", C.POINTER(C.c_int64)),
                 ("indices", C.POINTER(C.c_int64)), ("distances", C.POINTER(C.c_double)),
                 ("pairs_before", C.c_int64), ("pairs_total", C.c_int64)]
+
+
+class JoinResult(C.Structure):
+    _fields_ = [("nq", C.c_size_t), ("pairs", C.c_int64), ("offsets", C.POINTER(C.c_int64)),
+                ("indices", C.POINTER(C.c_int64)), ("distances", C.POINTER(C.c_double))]
 
 
 JOIN_BATCH_FN = C.CFUNCTYPE(C.c_int, C.c_void_p, C.POINTER(JoinBatch))
@@ -117,9 +127,9 @@ class RenderParams(C.Structure):
 # C name of each mirror, for the layout test.
 C_NAMES = {Points: "grove_points", Options: "grove_options", GenParams: "grove_gen_params",
            BalltreeParams: "grove_balltree_params", BalltreeBatch: "grove_balltree_batch",
-           EmstParams: "grove_emst_params", HdbscanParams: "grove_hdbscan_params", IndexParams: "grove_index_params",
-           JoinParams: "grove_join_params", JoinBatch: "grove_join_batch", DbscanParams: "grove_dbscan_params",
-           DbscanCounts: "grove_dbscan_counts", GravityParams: "grove_gravity_params",
+           EmstParams: "grove_emst_params", KnnParams: "grove_knn_params", HdbscanParams: "grove_hdbscan_params",
+           IndexParams: "grove_index_params", JoinParams: "grove_join_params", JoinBatch: "grove_join_batch",
+           JoinResult: "grove_join_result", DbscanParams: "grove_dbscan_params", DbscanCounts: "grove_dbscan_counts", GravityParams: "grove_gravity_params",
            GravityStats: "grove_gravity_stats", NbodyParams: "grove_nbody_params", NbodyDiag: "grove_nbody_diag",
            IcParams: "grove_ic_params", Snapshot: "grove_snapshot", RenderParams: "grove_render_params",
            FofParams: "grove_fof_params", FofCatalogue: "grove_fof_catalogue"}

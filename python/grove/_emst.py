@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _clib
 from ._arrays import address, count, options, points_array, points_view
-from ._cstructs import EmstParams
+from ._cstructs import EmstParams, KnnParams
 
 
 def emst(points: Any, mutual_reachability: int = 1, *, threads: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -37,8 +37,9 @@ def core_distances(points: Any, min_samples: int, *, threads: int | None = None)
     """Distance from each point to its min_samples-th nearest neighbour
     counting itself (min_samples = 1 gives zeros), (n,) float64."""
     x = points_array(points)
+    params = _clib.defaults(KnnParams)
+    params.k = count(min_samples, "min_samples", 1)
     out = np.empty(x.shape[0])
     opts = options(threads)
-    _clib.call(_clib.lib.grove_core_distances, points_view(x), count(min_samples, "min_samples", 1), address(out),
-               opts)
+    _clib.call(_clib.lib.grove_core_distances, points_view(x), C.byref(params), address(out), opts)
     return out

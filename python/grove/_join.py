@@ -12,9 +12,17 @@ import numpy as np
 
 from . import _clib
 from ._arrays import address, as_numpy, count, from_c, options, points_array, points_view
-from ._cstructs import JOIN_BATCH_FN, IndexParams, JoinParams, Points
+from ._cstructs import JOIN_BATCH_FN, IndexParams, JoinParams, JoinResult, KnnParams, Points
 from ._errors import InvalidArgumentError
 from ._handle import Handle
+
+
+def knn_params(k: int, exclude_self: bool = False) -> KnnParams:
+    """``grove_knn_params``: k neighbours, and whether a self-query leaves
+    out the query point itself."""
+    params = _clib.defaults(KnnParams)
+    params.k, params.exclude_self = count(k, "k", 1), bool(exclude_self)
+    return params
 
 
 def index_params(leaf_size: int = 0, index_dims: int = 0, boxsize: Any = None) -> tuple[IndexParams, Any]:
@@ -35,6 +43,34 @@ def index_params(leaf_size: int = 0, index_dims: int = 0, boxsize: Any = None) -
         params.boxsize = box.ctypes.data_as(C.POINTER(C.c_double))
         params.boxsize_count = box.size
     return params, box
+
+
+class _JoinResult:
+    """Owns a grove_join_result: the arrays Index.join returns view its
+    memory, without a copy (a join's result can be most of the memory),
+    and keep it alive until the last of them is gone."""
+
+    def __init__(self) -> None:
+        self.c = JoinResult()
+
+    def __del__(self) -> None:
+        lib = getattr(_clib, "lib", None) if _clib is not None else None  # None late in shutdown
+        if lib is not None:
+            lib.grove_join_result_free(C.byref(self.c))
+
+    def array(self, ptr: Any, size: int, dtype: type) -> np.ndarray:
+        if not size:
+            return np.empty(0, dtype=dtype)
+        return np.asarray(_ResultView(self, C.cast(ptr, C.c_void_p).value, size, np.dtype(dtype).str))
+
+
+class _ResultView:
+    """size values at address, for np.asarray; the array's base, so it
+    holds the owner."""
+
+    def __init__(self, owner: _JoinResult, address: int, size: int, typestr: str) -> None:
+        self.owner = owner
+        self.__array_interface__ = {"shape": (size,), "typestr": typestr, "data": (address, False), "version": 3}
 
 
 class JoinBatch(NamedTuple):
@@ -70,12 +106,12 @@ class Index(Handle):
 
     def __init__(self, points: Any, *, leaf_size: int = 0, index_dims: int = 0, boxsize: Any = None,
                  threads: int | None = None):
-        _clib.require("grove_index_build")
+        _clib.require("grove_index_create")
         super().__init__()
         x = points_array(points)
         params, _keep = index_params(leaf_size, index_dims, boxsize)
         opts = options(threads)
-        _clib.call(_clib.lib.grove_index_build, points_view(x), C.byref(params), opts, C.byref(self._handle))
+        _clib.call(_clib.lib.grove_index_create, points_view(x), C.byref(params), opts, C.byref(self._handle))
 
     def _get(self, getter: str) -> int:
         with self._use() as h:
@@ -131,21 +167,21 @@ class Index(Handle):
              threads: int | None = None) -> tuple[np.ndarray, ...]:
         """All pairs within eps: ``(offsets, indices)`` in CSR form, plus
         ``distances`` when asked. Query q's neighbours are
-        ``indices[offsets[q]:offsets[q + 1]]``, ascending. Count pass, then
-        a fill pass straight into the returned arrays."""
+        ``indices[offsets[q]:offsets[q + 1]]``, ascending. One C call
+        (``grove_join_search``: count and fill, the fill reusing what the
+        count found above 16 dimensions); the arrays are the C result's
+        memory, not copies."""
         _keep, qv, nq = self._queries(queries)
         params, opts = self._params(eps, exclude_self, distances), options(threads)
-        offsets = np.empty(nq + 1, dtype=np.int64)
-        offsets[0] = 0
-        pairs = C.c_int64()
+        result = _JoinResult()
         with self._use() as h:
-            _clib.call(_clib.lib.grove_join_count, h, qv, C.byref(params), address(offsets[1:]), C.byref(pairs), opts)
-            np.cumsum(offsets[1:], out=offsets[1:])
-            indices = np.empty(pairs.value, dtype=np.int64)
-            dist = np.empty(pairs.value) if distances else None
-            _clib.call(_clib.lib.grove_join_fill, h, qv, C.byref(params), address(offsets), address(indices),
-                       address(dist), opts)
-        return (offsets, indices, dist) if distances else (offsets, indices)
+            _clib.call(_clib.lib.grove_join_search, h, qv, C.byref(params), C.byref(result.c), opts)
+        r = result.c
+        offsets = result.array(r.offsets, r.nq + 1, np.int64)
+        indices = result.array(r.indices, r.pairs, np.int64)
+        if not distances:
+            return offsets, indices
+        return offsets, indices, result.array(r.distances, r.pairs, np.float64)
 
     def join_batches(self, eps: float, queries: Any = None, *, exclude_self: bool = False,
                      distances: bool = False, memory_budget: int = 0,
@@ -221,12 +257,11 @@ class Index(Handle):
         Self-queries (queries None) include the point itself unless
         exclude_self."""
         _keep, qv, nq = self._queries(queries)
-        k = count(k, "k", 1)
-        indices, dist = np.empty((nq, k), dtype=np.int64), np.empty((nq, k))
+        kp = knn_params(k, exclude_self)
+        indices, dist = np.empty((nq, kp.k), dtype=np.int64), np.empty((nq, kp.k))
         opts = options(threads)
         with self._use() as h:
-            _clib.call(_clib.lib.grove_knn_search, h, qv, k, bool(exclude_self), address(indices), address(dist),
-                       opts)
+            _clib.call(_clib.lib.grove_knn_search, h, qv, C.byref(kp), address(indices), address(dist), opts)
         return indices, dist
 
 
@@ -281,12 +316,12 @@ def knn(points: Any, k: int, queries: Any = None, exclude_self: bool = False, *,
     _clib.require("grove_knn")
     x = points_array(points)
     q = None if queries is None else points_array(queries, "queries")
-    k = count(k, "k", 1)
+    kp = knn_params(k, exclude_self)
     nq = x.shape[0] if q is None else q.shape[0]
-    indices, dist = np.empty((nq, k), dtype=np.int64), np.empty((nq, k))
+    indices, dist = np.empty((nq, kp.k), dtype=np.int64), np.empty((nq, kp.k))
     opts = options(threads)
     qv = None if q is None else points_view(q)
     params, _keep = index_params(boxsize=boxsize)
-    _clib.call(_clib.lib.grove_knn, points_view(x), qv, C.byref(params), k, bool(exclude_self), address(indices),
+    _clib.call(_clib.lib.grove_knn, points_view(x), qv, C.byref(params), C.byref(kp), address(indices),
                address(dist), opts)
     return indices, dist

@@ -10,7 +10,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from . import _clib
-from ._arrays import address, count, fixed, from_c, options
+from ._arrays import address, count, fixed, from_c, options, points_view
 from ._cstructs import GravityParams, GravityStats as _CStats, IcParams, NbodyDiag, NbodyParams, RenderParams
 from ._cstructs import Snapshot as _CSnapshot
 from ._errors import InvalidArgumentError
@@ -99,7 +99,7 @@ def gravity(positions: Any, masses: Any, theta: float | None = None, softening: 
     pot = np.empty(n) if potentials else None
     st = _CStats()
     opts = options(threads)
-    _clib.call(_clib.lib.grove_gravity, address(pos), address(mass), n, C.byref(params), address(acc), address(pot),
+    _clib.call(_clib.lib.grove_gravity, points_view(pos), address(mass), C.byref(params), address(acc), address(pot),
                C.byref(st), opts)
     extra = ([pot] if potentials else []) + ([GravityStats._from_c(st)] if stats else [])
     return tuple([acc, *extra]) if extra else acc
@@ -168,7 +168,7 @@ class NBody(Handle):
             params.conserve_momentum = int(bool(conserve_momentum))
         self.threads = threads
         opts = options(threads)
-        _clib.call(_clib.lib.grove_nbody_create, n, address(pos), address(vel), address(mass), C.byref(params), opts,
+        _clib.call(_clib.lib.grove_nbody_create, points_view(pos), address(vel), address(mass), C.byref(params), opts,
                    C.byref(self._handle))
 
     @classmethod
@@ -287,5 +287,4 @@ class NBody(Handle):
         if decades is not None:
             params.decades = float(decades)
         pos, mass = self.positions, self.masses
-        _clib.check(_clib.lib.grove_render_png(address(pos), address(mass), pos.shape[0], C.byref(params),
-                                               os.fsencode(path)))
+        _clib.check(_clib.lib.grove_render_png(points_view(pos), address(mass), C.byref(params), os.fsencode(path)))

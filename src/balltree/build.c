@@ -51,7 +51,8 @@
 #define BT_SORT_SMALL 16
 
 typedef struct bt_ctx {
-    const grove_options *options; /* the caller's: its workspace holds the working memory */
+    const grove_options *options; /* the caller's: cancel flag and progress */
+    grove_workspace *workspace;   /* the params': NULL or where the working memory is kept */
     size_t n, d;       /* points, dimensions */
     size_t lists;      /* id lists per buffer: d, plus one in id order in partition mode */
     const char *base;  /* rows of coordinates, `stride` bytes apart: the input, */
@@ -518,7 +519,7 @@ static bt_batch *plan_batches(const grove__bt_groups *g, int levels)
 #define BT_SLOT_ROTATED 5
 static void *bt_take(const bt_ctx *c, int slot, size_t bytes, const char *what)
 {
-    return grove__work_take(c->options, slot, bytes, what);
+    return grove__work_take(c->workspace, slot, bytes, what);
 }
 
 /* Working memory of the packed builder, in bytes: 16 N lists records (two
@@ -617,7 +618,7 @@ static void free_work(bt_ctx *c, bt_input *in)
 {
     void *blocks[] = {c->x,   c->list[0], c->id,      c->flag[0],  c->scratch,  c->rec,
                       c->val, c->perm,    c->skey[0], c->sid[0],   c->leaf_work, in->rotated};
-    for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++) grove__work_release(c->options, blocks[i]);
+    for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++) grove__work_release(c->workspace, blocks[i]);
 }
 
 /* GROVE_BALLTREE_PORTABLE in the environment (read by every call): "1",
@@ -729,10 +730,10 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
 
     bt_input in = {points, grove__points_stride(points), p.rotation, NULL};
     bool partition = p.levels != GROVE_BALLTREE_FULL;
-    int threads = grove__bt_threads(g.count, points.n, o.threads, !o.workspace), stopped = 0;
-    bt_ctx c = {.options = options, .n = points.n, .d = points.d, .lists = points.d + partition, .base = points.data,
-                .stride = in.stride, .order = g.order, .indices = indices, .mask = mask, .partition = partition,
-                .spawn = threads > 1, .stopped = &stopped};
+    int threads = grove__bt_threads(g.count, points.n, o.threads, !p.workspace), stopped = 0;
+    bt_ctx c = {.options = options, .workspace = p.workspace, .n = points.n, .d = points.d,
+                .lists = points.d + partition, .base = points.data, .stride = in.stride, .order = g.order,
+                .indices = indices, .mask = mask, .partition = partition, .spawn = threads > 1, .stopped = &stopped};
     bt_batch *batches = plan_batches(&g, p.levels);
     size_t *run_end = batches ? grove__calloc(g.count, sizeof *run_end, "batch runs") : NULL;
     for (size_t b = 0; batches && b < g.count; b++)

@@ -9,6 +9,7 @@ void grove_balltree_params_init(grove_balltree_params *params)
     params->batch = NULL;
     params->levels = GROVE_BALLTREE_FULL;
     params->rotation = NULL;
+    params->workspace = NULL;
 }
 
 grove_status grove__bt_params(const grove_balltree_params *params, grove_balltree_params *out)

@@ -1,7 +1,7 @@
 /* How many threads a ball tree build uses. */
 #include "balltree_internal.h"
 
-/* A one-off call (no workspace in its options) on fewer points than this
+/* A one-off call (no workspace in its params) on fewer points than this
  * builds on one thread: such a call is typically a process's only one, and
  * starting a thread team there (waking an idle core, on a virtual machine
  * through the hypervisor) costs about as much as the whole build up to this
@@ -29,6 +29,6 @@ grove_status grove_balltree_threads(size_t n, const grove_balltree_params *param
     grove_status s = grove_balltree_layout(n, params, &slots, &batches);
     if (s != GROVE_OK) return s;
     grove_options o = grove__options(options);
-    *threads = grove__bt_threads(batches, n, o.threads, !o.workspace);
+    *threads = grove__bt_threads(batches, n, o.threads, !(params && params->workspace));
     return GROVE_OK;
 }

@@ -35,12 +35,12 @@ void *grove__malloc(size_t size, const char *what);
 void *grove__malloc_huge(size_t size, const char *what);
 void *grove__calloc(size_t count, size_t size, const char *what);
 /* Working memory of `bytes` for one call (grove__malloc_huge's kind):
- * block `slot` (< GROVE__WORK_SLOTS) of the options' workspace, grown if
- * needed, when there is one, else a fresh block. Give it back with
+ * block `slot` (< GROVE__WORK_SLOTS) of workspace w, grown if needed,
+ * when there is one (w non-NULL), else a fresh block. Give it back with
  * grove__work_release. */
 #define GROVE__WORK_SLOTS 8
-void *grove__work_take(const grove_options *options, int slot, size_t bytes, const char *what);
-void grove__work_release(const grove_options *options, void *block);
+void *grove__work_take(grove_workspace *w, int slot, size_t bytes, const char *what);
+void grove__work_release(grove_workspace *w, void *block);
 void *grove__realloc(void *ptr, size_t size, const char *what);
 void grove__free(void *ptr);
 /* Test hook: make the k-th allocation from now (1-based) fail; 0 disables.

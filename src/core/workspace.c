@@ -9,7 +9,7 @@ struct grove_workspace {
     size_t bytes[GROVE__WORK_SLOTS];
 };
 
-grove_workspace *grove_workspace_new(void) { return grove__calloc(1, sizeof(grove_workspace), "workspace"); }
+grove_workspace *grove_workspace_create(void) { return grove__calloc(1, sizeof(grove_workspace), "workspace"); }
 
 void grove_workspace_free(grove_workspace *workspace)
 {
@@ -25,9 +25,8 @@ size_t grove_workspace_bytes(const grove_workspace *workspace)
     return total;
 }
 
-void *grove__work_take(const grove_options *options, int slot, size_t bytes, const char *what)
+void *grove__work_take(grove_workspace *w, int slot, size_t bytes, const char *what)
 {
-    grove_workspace *w = options ? options->workspace : NULL;
     if (!w) return grove__malloc_huge(bytes, what);
     if (w->block[slot] && w->bytes[slot] >= bytes) return w->block[slot];
     /* Grow: the old contents are not needed, so no copy. */
@@ -37,7 +36,7 @@ void *grove__work_take(const grove_options *options, int slot, size_t bytes, con
     return w->block[slot];
 }
 
-void grove__work_release(const grove_options *options, void *block)
+void grove__work_release(grove_workspace *w, void *block)
 {
-    if (!options || !options->workspace) grove__free(block);
+    if (!w) grove__free(block);
 }

@@ -35,10 +35,15 @@ static grove_status range_tree(grove_points points, double magnitude, int thread
     return grove__tree_build(points, grove__range_exponent(magnitude, points.d, points.dtype), threads, t);
 }
 
-grove_status grove_core_distances(grove_points points, size_t min_samples, double *core,
+grove_status grove_core_distances(grove_points points, const grove_knn_params *params, double *core,
                                   const grove_options *options)
 {
     grove__clear_error();
+    if (!params) return grove__fail(GROVE_INVALID_ARGUMENT, "core distances: params is NULL");
+    if (params->k < 1) return grove__fail(GROVE_INVALID_ARGUMENT, "core distances: k must be at least 1, got 0");
+    /* The k-th nearest other row is the (k + 1)-th counting the row itself:
+     * the rest of the row's distances are the same with or without it. */
+    size_t min_samples = params->k + (params->exclude_self != 0);
     int threads = grove__threads_for(grove__options(options).threads, points.n);
     double magnitude;
     grove_status s = check_input(points, min_samples, "core distances", threads, &magnitude);

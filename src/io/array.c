@@ -1,16 +1,16 @@
 /* grove_array: owned 1-D/2-D arrays and their point views. */
 #include "io_internal.h"
 
-grove_status grove_array_alloc(grove_array *out, grove_dtype dtype, size_t rows, size_t cols)
+grove_status grove_array_create(grove_array *out, grove_dtype dtype, size_t rows, size_t cols)
 {
     grove__clear_error();
-    if (!out) return grove__fail(GROVE_INVALID_ARGUMENT, "array_alloc: out is NULL");
+    if (!out) return grove__fail(GROVE_INVALID_ARGUMENT, "array_create: out is NULL");
     memset(out, 0, sizeof *out);
     size_t width = grove_dtype_size(dtype);
-    if (width == 0) return grove__fail(GROVE_INVALID_ARGUMENT, "array_alloc: unknown dtype %d", (int)dtype);
+    if (width == 0) return grove__fail(GROVE_INVALID_ARGUMENT, "array_create: unknown dtype %d", (int)dtype);
     size_t ncols = cols ? cols : 1, count, bytes;
     if (!grove__mul_size(rows, ncols, &count) || !grove__mul_size(count, width, &bytes))
-        return grove__fail(GROVE_TOO_LARGE, "array_alloc: %zu x %zu %s elements overflow the address space", rows,
+        return grove__fail(GROVE_TOO_LARGE, "array_create: %zu x %zu %s elements overflow the address space", rows,
                            ncols, grove_dtype_name(dtype));
     void *data = grove__calloc(count, width, "array");
     if (!data) return GROVE_OUT_OF_MEMORY;

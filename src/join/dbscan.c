@@ -169,7 +169,7 @@ grove_status grove_dbscan(grove_points data, const grove_index_params *index_par
                         "budget of %zu bytes",
                         data.n, need, budget);
     grove_index *ix = NULL;
-    if (s == GROVE_OK) s = grove_index_build(data, index_params, options, &ix);
+    if (s == GROVE_OK) s = grove_index_create(data, index_params, options, &ix);
     if (s != GROVE_OK) return s;
     size_t n = data.n;
     uint8_t *flags = core ? core : grove__malloc(n, "dbscan core flags");

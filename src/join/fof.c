@@ -63,7 +63,7 @@ grove_status grove_fof(grove_points points, const double *mass, const double *ve
     grove__uf uf = {NULL, 0};
     double *box = NULL;
     if (n > 0) {
-        s = grove_index_build(points, &params->index, options, &index);
+        s = grove_index_create(points, &params->index, options, &index);
         /* The catalogue's box: the index's lengths by input dimension. */
         if (s == GROVE_OK && catalogue && index->boxsize) {
             box = grove__malloc(points.d * sizeof *box, "fof box");

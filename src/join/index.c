@@ -308,8 +308,8 @@ static grove_status queries_magnitude(const grove_points *queries, int threads, 
     return s;
 }
 
-grove_status grove_index_build(grove_points data, const grove_index_params *params, const grove_options *options,
-                               grove_index **out)
+grove_status grove_index_create(grove_points data, const grove_index_params *params, const grove_options *options,
+                                grove_index **out)
 {
     grove__clear_error();
     return grove__index_build_for(data, NULL, params, options, out);

@@ -1,5 +1,5 @@
 /* The public join calls: count, fill, stream (batches under the memory
- * budget) and the allocating convenience call. */
+ * budget) and the allocating ones, on an index (search) or building it. */
 #include "join_run.h"
 
 #include <math.h>
@@ -15,7 +15,7 @@ void grove_join_params_init(grove_join_params *params)
 }
 
 /* The checks that need no index, so grove_join makes them before it
- * builds one. */
+ * builds one (and grove_join_search again, on the index). */
 static grove_status check_join_params(const grove_join_params *params)
 {
     if (!params) return grove__fail(GROVE_INVALID_ARGUMENT, "join: params is NULL");
@@ -271,15 +271,13 @@ void grove_join_result_free(grove_join_result *result)
     memset(result, 0, sizeof *result);
 }
 
-grove_status grove_join(grove_points data, const grove_points *queries, const grove_index_params *index_params,
-                        const grove_join_params *params, grove_join_result *result, const grove_options *options)
+grove_status grove_join_search(const grove_index *index, const grove_points *queries, const grove_join_params *params,
+                               grove_join_result *result, const grove_options *options)
 {
     grove__clear_error();
     if (!result) return grove__fail(GROVE_INVALID_ARGUMENT, "join: result is NULL");
     memset(result, 0, sizeof *result);
-    grove_index *index = NULL;
-    grove_status s = check_join_params(params);
-    if (s == GROVE_OK) s = grove__index_build_for(data, queries, index_params, options, &index);
+    grove_status s = check_params(index, params);
     const grove_index *Q = NULL;
     if (s == GROVE_OK)
         s = grove__queries_prepare(index, queries, params->exclude_self, grove__options(options).threads, &Q);
@@ -318,7 +316,20 @@ grove_status grove_join(grove_points data, const grove_points *queries, const gr
                       options);
     grove__join_hits_free(&hits);
     grove__queries_release(index, Q);
-    grove_index_free(index);
     if (s != GROVE_OK) grove_join_result_free(result);
+    return s;
+}
+
+grove_status grove_join(grove_points data, const grove_points *queries, const grove_index_params *index_params,
+                        const grove_join_params *params, grove_join_result *result, const grove_options *options)
+{
+    grove__clear_error();
+    if (!result) return grove__fail(GROVE_INVALID_ARGUMENT, "join: result is NULL");
+    memset(result, 0, sizeof *result);
+    grove_index *index = NULL;
+    grove_status s = check_join_params(params);
+    if (s == GROVE_OK) s = grove__index_build_for(data, queries, index_params, options, &index);
+    if (s == GROVE_OK) s = grove_join_search(index, queries, params, result, options);
+    grove_index_free(index);
     return s;
 }

@@ -7,7 +7,7 @@
 
 /* Hits kept by a whole self-join count above SOA_MAX dimensions, where a
  * hit costs hundreds of operations to find and 16 bytes to keep: the fill
- * that follows in the same call (grove_join, grove_join_stream) then only
+ * that follows in the same call (grove_join_search, grove_join_stream) then only
  * writes them out. Each hit is one entry of a slice: the query's tree
  * position, the neighbour's row, their squared distance. */
 typedef struct join_hit {

@@ -16,10 +16,20 @@ typedef void (*knn_group_fn)(const grove_index *, const grove_index *, size_t, s
 /* By dtype (float32 first) and metric (periodic second). */
 static const knn_group_fn KNN_GROUP[2][2] = {{knn_group_f64, knn_group_f64p}, {knn_group_f32, knn_group_f32p}};
 
+void grove_knn_params_init(grove_knn_params *params)
+{
+    if (!params) return;
+    params->k = 1;
+    params->exclude_self = 0;
+}
+
 /* k against the n indexed points (one fewer when a self-join excludes
  * the query itself). */
-static grove_status check_k(size_t n, size_t k, int exclude_self, const grove_points *queries)
+static grove_status check_k(size_t n, const grove_knn_params *params, const grove_points *queries)
 {
+    if (!params) return grove__fail(GROVE_INVALID_ARGUMENT, "kNN: params is NULL");
+    size_t k = params->k;
+    int exclude_self = params->exclude_self;
     size_t candidates = n - (exclude_self && !queries && n > 0 ? 1 : 0);
     if (k < 1 || k > candidates)
         return grove__fail(GROVE_INVALID_ARGUMENT, "kNN: k = %zu must be between 1 and %zu (the points%s)", k,
@@ -27,13 +37,15 @@ static grove_status check_k(size_t n, size_t k, int exclude_self, const grove_po
     return GROVE_OK;
 }
 
-grove_status grove_knn_search(const grove_index *index, const grove_points *queries, size_t k, int exclude_self,
+grove_status grove_knn_search(const grove_index *index, const grove_points *queries, const grove_knn_params *params,
                               int64_t *indices, double *distances, const grove_options *options)
 {
     grove__clear_error();
     if (!index) return grove__fail(GROVE_INVALID_ARGUMENT, "kNN: index is NULL");
-    grove_status checked = check_k(index->n, k, exclude_self, queries);
+    grove_status checked = check_k(index->n, params, queries);
     if (checked != GROVE_OK) return checked;
+    size_t k = params->k;
+    int exclude_self = params->exclude_self;
     int threads = grove__options(options).threads;
     const grove_index *Q = NULL;
     grove_status s = grove__queries_prepare(index, queries, exclude_self, threads, &Q);
@@ -79,13 +91,14 @@ grove_status grove_knn_search(const grove_index *index, const grove_points *quer
 }
 
 grove_status grove_knn(grove_points data, const grove_points *queries, const grove_index_params *index_params,
-                       size_t k, int exclude_self, int64_t *indices, double *distances, const grove_options *options)
+                       const grove_knn_params *params, int64_t *indices, double *distances,
+                       const grove_options *options)
 {
     grove__clear_error();
     grove_index *index = NULL;
-    grove_status s = check_k(data.n, k, exclude_self, queries);
+    grove_status s = check_k(data.n, params, queries);
     if (s == GROVE_OK) s = grove__index_build_for(data, queries, index_params, options, &index);
-    if (s == GROVE_OK) s = grove_knn_search(index, queries, k, exclude_self, indices, distances, options);
+    if (s == GROVE_OK) s = grove_knn_search(index, queries, params, indices, distances, options);
     grove_index_free(index);
     return s;
 }

@@ -41,11 +41,9 @@ grove_status grove__gravity_params(const grove_gravity_params *in, grove_gravity
     return GROVE_OK;
 }
 
-grove_status grove__gravity_check_input(const double *pos, const double *mass, size_t n)
+/* Check positions (finite) and masses (finite, >= 0). */
+static grove_status check_input(const double *pos, const double *mass, size_t n)
 {
-    if (n > GROVE__OCT_MAX_N)
-        return grove__fail(GROVE_TOO_LARGE, "gravity: n = %zu particles; at most %zu are supported", n,
-                           GROVE__OCT_MAX_N);
     if (n && (!pos || !mass))
         return grove__fail(GROVE_INVALID_ARGUMENT, "gravity: %s is NULL", pos ? "mass" : "pos");
     for (size_t i = 0; i < n; i++) {
@@ -58,6 +56,39 @@ grove_status grove__gravity_check_input(const double *pos, const double *mass, s
                                i, mass[i]);
     }
     return GROVE_OK;
+}
+
+grove_status grove__gravity_input(grove_points pos, const double *mass, const double **xyz, double **copy)
+{
+    *xyz = pos.data;
+    *copy = NULL;
+    size_t n = pos.n;
+    if (n > GROVE__OCT_MAX_N)
+        return grove__fail(GROVE_TOO_LARGE, "gravity: n = %zu particles; at most %zu are supported", n,
+                           GROVE__OCT_MAX_N);
+    /* No data: check_input names the missing array. */
+    grove_status s = n && !pos.data ? GROVE_OK : grove__points_check_shape(pos);
+    if (s == GROVE_OK && n && pos.d != 3)
+        s = grove__fail(GROVE_INVALID_ARGUMENT, "gravity: positions must have d = 3, got %zu", pos.d);
+    size_t stride = grove__points_stride(pos);
+    if (s == GROVE_OK && n && pos.data && (pos.dtype != GROVE_FLOAT64 || stride != 3 * sizeof(double))) {
+        /* The engine reads packed float64 rows: other views are converted
+         * once (exactly, for float32). */
+        *copy = grove__malloc(3 * n * sizeof **copy, "gravity positions");
+        if (!*copy) return GROVE_OUT_OF_MEMORY;
+        for (size_t i = 0; i < n; i++) {
+            const char *row = (const char *)pos.data + i * stride;
+            for (int a = 0; a < 3; a++)
+                (*copy)[3 * i + a] = pos.dtype == GROVE_FLOAT64 ? ((const double *)row)[a] : ((const float *)row)[a];
+        }
+        *xyz = *copy;
+    }
+    if (s == GROVE_OK) s = check_input(*xyz, mass, n);
+    if (s != GROVE_OK) {
+        grove__free(*copy);
+        *copy = NULL;
+    }
+    return s;
 }
 
 /* Make room for n particles and the tree's cells. */
@@ -247,22 +278,27 @@ void grove__gravity_free(grove__gravity *g)
     memset(g, 0, sizeof *g);
 }
 
-grove_status grove_gravity(const double *pos, const double *mass, size_t n, const grove_gravity_params *params,
+grove_status grove_gravity(grove_points positions, const double *mass, const grove_gravity_params *params,
                            double *acc, double *pot, grove_gravity_stats *stats, const grove_options *options)
 {
     grove__clear_error();
     grove_gravity_params p;
+    const double *pos = NULL;
+    double *copy = NULL;
+    size_t n = positions.n;
     grove_status s = grove__gravity_params(params, &p);
-    if (s == GROVE_OK) s = grove__gravity_check_input(pos, mass, n);
+    if (s == GROVE_OK) s = grove__gravity_input(positions, mass, &pos, &copy);
     if (s != GROVE_OK) return s;
     if (stats) memset(stats, 0, sizeof *stats);
-    if (n == 0) return GROVE_OK;
-    if (!acc) return grove__fail(GROVE_INVALID_ARGUMENT, "gravity: acc is NULL");
-    if (grove__cancelled(options)) return grove__fail(GROVE_CANCELLED, "gravity: cancelled");
-    grove__gravity g;
-    memset(&g, 0, sizeof g);
-    g.options = options;
-    s = grove__gravity_eval(&g, pos, mass, n, &p, acc, pot, stats, grove__options(options).threads);
-    grove__gravity_free(&g);
+    if (n > 0 && !acc) s = grove__fail(GROVE_INVALID_ARGUMENT, "gravity: acc is NULL");
+    else if (n > 0 && grove__cancelled(options)) s = grove__fail(GROVE_CANCELLED, "gravity: cancelled");
+    else if (n > 0) {
+        grove__gravity g;
+        memset(&g, 0, sizeof g);
+        g.options = options;
+        s = grove__gravity_eval(&g, pos, mass, n, &p, acc, pot, stats, grove__options(options).threads);
+        grove__gravity_free(&g);
+    }
+    grove__free(copy);
     return s;
 }

@@ -81,8 +81,12 @@ grove_status grove__nb_choose_units(const double *pos, const double *mass, size_
 
 /* Validated parameters: NULL -> defaults, ranges checked. */
 grove_status grove__gravity_params(const grove_gravity_params *in, grove_gravity_params *out);
-/* Check positions (finite) and masses (finite, >= 0). */
-grove_status grove__gravity_check_input(const double *pos, const double *mass, size_t n);
+/* Check positions (a view of n x 3 finite float32 or float64 values) and
+ * masses (n finite values >= 0), and give the positions as packed n x 3
+ * doubles in *xyz: the caller's memory when the view is that already,
+ * else a converted copy, also in *copy (free it with grove__free; NULL
+ * when there is none, and on failure). */
+grove_status grove__gravity_input(grove_points pos, const double *mass, const double **xyz, double **copy);
 
 /* One force evaluation on validated input (n >= 1): acc n x 3, pot n or
  * NULL, stats or NULL, in input order. Computed in the units of

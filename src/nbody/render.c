@@ -102,7 +102,7 @@ static void project(const double *pos, const double *mass, size_t n, const grove
 
 #endif /* GROVE_HAVE_PNG */
 
-grove_status grove_render_png(const double *pos, const double *mass, size_t n, const grove_render_params *params,
+grove_status grove_render_png(grove_points positions, const double *mass, const grove_render_params *params,
                               const char *path)
 {
     grove__clear_error();
@@ -114,11 +114,15 @@ grove_status grove_render_png(const double *pos, const double *mass, size_t n, c
         return grove__fail(GROVE_INVALID_ARGUMENT, "render: width must be 16..8192, got %zu", p.width);
     if (!(p.extent > 0) || !isfinite(p.extent) || !(p.decades > 0) || !isfinite(p.decades))
         return grove__fail(GROVE_INVALID_ARGUMENT, "render: extent and decades must be finite and > 0");
-    grove_status s = grove__gravity_check_input(pos, mass, n);
+    const double *pos = NULL;
+    double *copy = NULL;
+    grove_status s = grove__gravity_input(positions, mass, &pos, &copy);
     if (s != GROVE_OK) return s;
 #ifndef GROVE_HAVE_PNG
+    grove__free(copy);
     return grove__fail(GROVE_UNSUPPORTED, "render: grove was built without libpng, so it cannot write %s", path);
 #else
+    size_t n = positions.n;
     size_t w = p.width;
     double *grid = grove__calloc(w * w, sizeof *grid, "render grid");
     unsigned char *rgb = grove__malloc(3 * w * w, "render image");
@@ -135,6 +139,7 @@ grove_status grove_render_png(const double *pos, const double *mass, size_t n, c
     grove__free(grid);
     grove__free(rgb);
     grove__free(m.data);
+    grove__free(copy);
     return s;
 #endif
 }

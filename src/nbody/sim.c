@@ -106,27 +106,33 @@ grove_status grove__nbody_forces(grove_nbody *sim, const grove_options *options)
     return s;
 }
 
-grove_status grove_nbody_create(size_t n, const double *pos, const double *vel, const double *mass,
+grove_status grove_nbody_create(grove_points positions, const double *vel, const double *mass,
                                 const grove_nbody_params *params, const grove_options *options, grove_nbody **out)
 {
     grove__clear_error();
     if (!out) return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: out is NULL");
     *out = NULL;
     grove_nbody_params p;
+    const double *pos = NULL;
+    double *copy = NULL;
+    size_t n = positions.n;
     grove_status s = grove__nbody_params(params, &p);
-    if (s == GROVE_OK) s = grove__gravity_check_input(pos, mass, n);
-    if (s != GROVE_OK) return s;
-    if (n && !vel) return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: velocity array is NULL");
-    for (size_t i = 0; i < 3 * n; i++)
-        if (!isfinite(vel[i])) return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: velocity is not finite");
-    grove_nbody *sim;
-    s = grove__nbody_alloc(n, &p, &sim);
-    if (s != GROVE_OK) return s;
+    if (s == GROVE_OK) s = grove__gravity_input(positions, mass, &pos, &copy);
+    if (s == GROVE_OK && n && !vel) s = grove__fail(GROVE_INVALID_ARGUMENT, "nbody: velocity array is NULL");
+    for (size_t i = 0; s == GROVE_OK && i < 3 * n; i++)
+        if (!isfinite(vel[i])) s = grove__fail(GROVE_INVALID_ARGUMENT, "nbody: velocity is not finite");
+    grove_nbody *sim = NULL;
+    if (s == GROVE_OK) s = grove__nbody_alloc(n, &p, &sim);
+    if (s != GROVE_OK) {
+        grove__free(copy);
+        return s;
+    }
     if (n) {
         memcpy(sim->pos, pos, 3 * n * sizeof *pos);
         memcpy(sim->vel, vel, 3 * n * sizeof *vel);
         memcpy(sim->mass, mass, n * sizeof *mass);
     }
+    grove__free(copy);
     s = grove__nbody_forces(sim, options);
     if (s != GROVE_OK) {
         grove_nbody_free(sim);

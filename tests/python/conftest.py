@@ -22,8 +22,8 @@ from grove import _clib  # noqa: E402  (after the path and GROVE_LIB are set)
 
 CLI = Path(os.environ.get("GROVE_CLI", ROOT / "build" / "grove"))
 
-JOIN_MISSING = "" if all(map(_clib.has, ("grove_index_build", "grove_join_fill", "grove_join_stream", "grove_knn"))) \
-    else "the loaded libgrove has no join/kNN yet (grove_index_build/grove_join_*/grove_knn missing): rebuild once " \
+JOIN_MISSING = "" if all(map(_clib.has, ("grove_index_create", "grove_join_fill", "grove_join_stream", "grove_knn"))) \
+    else "the loaded libgrove has no join/kNN yet (grove_index_create/grove_join_*/grove_knn missing): rebuild once " \
          "src/join lands"
 needs_join = pytest.mark.skipif(bool(JOIN_MISSING), reason=JOIN_MISSING)
 

@@ -75,7 +75,7 @@ def _batched(rng, n, size):
 CALLS = {
     "emst": ("grove_emst", lambda rng: (lambda x=rng.random((100_000, 6)): grove.emst(x))),
     "knn": ("grove_knn", lambda rng: (lambda x=rng.random((16_000, 24)): grove.knn(x, 8))),
-    "join": ("grove_join_count", lambda rng: (lambda x=rng.random((16_000, 24)): grove.join(x, 1.0))),
+    "join": ("grove_join_search", lambda rng: (lambda x=rng.random((16_000, 24)): grove.join(x, 1.0))),
     "balltree": ("grove_balltree_build",
                  lambda rng: (lambda xb=_batched(rng, 24_000_000, 4096): grove.balltree(*xb)), 0.05),
     "gravity": ("grove_gravity", lambda rng: (lambda pm=_cloud(rng, 30_000): grove.gravity(*pm, theta=0))),

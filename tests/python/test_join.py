@@ -104,7 +104,7 @@ def test_index_is_reusable_and_reports_its_shape(rng):
 
 def test_threads_do_not_change_results(rng, spy):
     x = rng.random((3000, 3))
-    calls = spy("grove_join_fill")
+    calls = spy("grove_join_search")
     a = grove.join(x, 0.05, threads=1)
     b = grove.join(x, 0.05, threads=2)
     assert [c[-1].threads for c in calls] == [1, 2]
@@ -114,7 +114,7 @@ def test_threads_do_not_change_results(rng, spy):
 
 def test_points_reach_the_index_without_copy(rng, spy):
     x = rng.random((100, 3)).astype(np.float32)
-    calls = spy("grove_index_build")
+    calls = spy("grove_index_create")
     grove.Index(x).close()
     assert calls[0][0].data == x.ctypes.data
 
@@ -149,3 +149,50 @@ def test_join_and_knn_equal_cli(cli, tmp_path, rng, dtype):
     cli("knn", "x.npy", "-k", 6, "--queries", "q.npy", "--indices", "ki.npy", "--distances", "kd.npy")
     indices, dist = grove.knn(x, 6, q)
     assert np.array_equal(indices, np.load(tmp_path / "ki.npy")) and np.array_equal(dist, np.load(tmp_path / "kd.npy"))
+
+
+def count_and_fill(ix, eps, queries, exclude_self):
+    """The CSR of grove_join_count then grove_join_fill on ix (the two
+    passes Index.join made before grove_join_search)."""
+    import ctypes as C
+
+    from grove import _clib
+    from grove._arrays import address, options, points_array, points_view
+
+    q = None if queries is None else points_array(queries, "queries")
+    qv = None if q is None else points_view(q)
+    params = ix._params(eps, exclude_self, True)
+    offsets = np.zeros((ix.n if q is None else q.shape[0]) + 1, dtype=np.int64)
+    pairs = C.c_int64()
+    with ix._use() as h:
+        _clib.call(_clib.lib.grove_join_count, h, qv, C.byref(params), address(offsets[1:]), C.byref(pairs),
+                   options())
+        np.cumsum(offsets[1:], out=offsets[1:])
+        indices, dist = np.empty(pairs.value, dtype=np.int64), np.empty(pairs.value)
+        _clib.call(_clib.lib.grove_join_fill, h, qv, C.byref(params), address(offsets), address(indices),
+                   address(dist), options())
+    return offsets, indices, dist
+
+
+@pytest.mark.parametrize("d", [3, 20])
+def test_index_join_is_one_c_call_with_the_count_and_fill_csr(rng, spy, d):
+    """Index.join makes one grove_join_search call, whose CSR is byte for
+    byte that of count then fill (self-join, with and without exclude_self,
+    and a semi-join), above 16 dimensions too."""
+    x, q = rng.random((1500, d)), rng.random((200, d))
+    eps = 0.15 * np.sqrt(d)
+    searches, counts, fills = spy("grove_join_search"), spy("grove_join_count"), spy("grove_join_fill")
+    with grove.Index(x) as ix:
+        for queries, exclude in ((None, False), (None, True), (q, False)):
+            got = ix.join(eps, queries, exclude_self=exclude, distances=True)
+            assert len(searches) == 1 and not counts and not fills
+            searches.clear()
+            want = count_and_fill(ix, eps, queries, exclude)
+            counts.clear(), fills.clear()
+            assert want[0][-1] > 0
+            for g, w in zip(got, want):
+                assert g.dtype == w.dtype and g.tobytes() == w.tobytes()
+        offsets, indices = ix.join(eps)
+        want = count_and_fill(ix, eps, None, False)[1]
+    del offsets  # the arrays share one C result, which outlives the index: the other keeps it alive
+    assert indices.tobytes() == want.tobytes()

@@ -35,7 +35,7 @@ def test_gravity_threads_and_conversions(rng, spy):
     a1 = grove.gravity(pos, mass, threads=1)
     a2 = grove.gravity(np.asfortranarray(pos).astype(np.float32), mass.tolist(), threads=2)
     assert np.array_equal(a1, a2)
-    assert calls[0][0] == pos.ctypes.data and calls[0][1] == mass.ctypes.data  # no copy
+    assert calls[0][0].data == pos.ctypes.data and calls[0][1] == mass.ctypes.data  # no copy
     assert [c[-1].threads for c in calls] == [1, 2]
 
 
