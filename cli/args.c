@@ -101,6 +101,12 @@ static bool store(const cli_opt *opt, const char *value)
         return true;
     }
     case OPT_BYTES: return parse_bytes(value, (size_t *)opt->dest);
+    case OPT_POINTS:
+    case OPT_INPUT:
+    case OPT_NPY:
+    case OPT_SVG:
+    case OPT_TABLE: ((cli_file *)opt->dest)->path = value; return true;
+    case OPT_BOX: ((cli_box *)opt->dest)->text = value; return true;
     }
     return false;
 }
@@ -148,8 +154,7 @@ static void expected_text(const cli_opt *opt, char *buf, size_t cap)
     else snprintf(buf, cap, "%s in %g..%g", what, r->lo, r->hi);
 }
 
-bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, size_t nopts,
-               const char **positional, size_t max_positional, size_t *npositional, cli_common *common)
+bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, size_t nopts, cli_common *common)
 {
     common->threads = 0;
     common->json = false;
@@ -167,16 +172,17 @@ bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, 
         {"--dims", OPT_SIZE, &common->dims, NULL, CLI_ANY},
         {"--dtype", OPT_STRING, &common->dtype, NULL, CLI_ANY},
     };
-    *npositional = 0;
+    size_t next_positional = 0;
     bool only_positional = false;
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
         if (only_positional || arg[0] != '-' || arg[1] == '\0') {
-            if (*npositional == max_positional) {
+            while (next_positional < nopts && opts[next_positional].name[0] == '-') next_positional++;
+            if (next_positional == nopts) {
                 cli_error(command, "unexpected argument '%s'", arg);
                 return false;
             }
-            positional[(*npositional)++] = arg;
+            store(&opts[next_positional++], arg);
             continue;
         }
         if (strcmp(arg, "--") == 0) {

@@ -1,6 +1,6 @@
 /* Run-time services for commands: library options with a progress bar
  * and the cancel flag signals raise, the one line of a failed run, clocks,
- * peak memory and loading points. */
+ * peak memory. */
 #include "cli.h"
 
 #include <signal.h>
@@ -130,10 +130,4 @@ size_t cli_peak_rss(void)
     struct rusage usage;
     if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
     return (size_t)usage.ru_maxrss * 1024; /* Linux reports kilobytes */
-}
-
-grove_status cli_load_points(const char *path, const cli_common *common, grove_array *out, grove_load_info *info)
-{
-    grove_dtype raw = strcmp(common->dtype, "float32") == 0 ? GROVE_FLOAT32 : GROVE_FLOAT64;
-    return grove_points_load_info(path, common->dims, raw, out, info);
 }
