@@ -1,6 +1,7 @@
-/* Shared pieces of the grove command line: option parsing, loading points,
- * staged outputs, timing, the --json summary and the progress bar. Commands
- * (cmd_*.c) use only this header and grove.h. */
+/* Shared pieces of the grove command line: option parsing, file checks,
+ * staged outputs, timing, the --json summary and the progress bar, which
+ * the command skeleton (command.h) puts together. Commands (cmd_*.c) use
+ * command.h, this header and grove.h. */
 #ifndef GROVE_CLI_H
 #define GROVE_CLI_H
 
@@ -46,8 +47,8 @@ typedef struct cli_range {
 #define CLI_ABOVE(x) {true, true, (x), HUGE_VAL}
 #define CLI_BETWEEN(lo, hi) {true, false, (lo), (hi)}
 
-/* A file a command names: the path given (NULL: none) and, for points or
- * a .npy output, the array read or to be written (freed by the skeleton). */
+/* A file a command names: the path given (NULL: none) and the array read
+ * from it or to be written to it (freed by the skeleton). */
 typedef struct cli_file {
     const char *path;
     grove_array array;

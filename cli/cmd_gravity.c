@@ -37,6 +37,7 @@ typedef struct gravity_args {
     grove_gravity_params params;
     grove_gravity_stats stats;
     size_t n;
+    double per, rate, gflops; /* interactions per particle, particles/s, Gflop/s */
 } gravity_args;
 
 static bool check(void *state)
@@ -46,6 +47,8 @@ static bool check(void *state)
     cli_error("gravity", "IN.npy and --acc are required (see --help)");
     return false;
 }
+
+static double per_particle(const gravity_args *a, double count) { return a->n ? count / (double)a->n : 0; }
 
 static grove_status run(void *state, cli_run *run)
 {
@@ -76,18 +79,11 @@ static grove_status run(void *state, cli_run *run)
     }
     grove_array_free(&pos);
     grove_array_free(&mass);
-    return s == GROVE_OK ? cli_run_stage(run) : s;
-}
-
-/* Interactions per particle, particles per second and Gflop/s. */
-static double per_particle(const gravity_args *a, double count) { return a->n ? count / (double)a->n : 0; }
-static double rate(const gravity_args *a, const cli_run *run)
-{
-    return run->seconds > 0 ? (double)a->n / run->seconds : 0;
-}
-static double gflops(const gravity_args *a, const cli_run *run)
-{
-    return run->seconds > 0 ? a->stats.flops / run->seconds * 1e-9 : 0;
+    if (s != GROVE_OK) return s;
+    a->per = per_particle(a, a->stats.particle_interactions + a->stats.cell_interactions);
+    a->rate = run->seconds > 0 ? (double)a->n / run->seconds : 0;
+    a->gflops = run->seconds > 0 ? a->stats.flops / run->seconds * 1e-9 : 0;
+    return cli_run_stage(run);
 }
 
 static void summary(void *state, const cli_run *run)
@@ -97,27 +93,27 @@ static void summary(void *state, const cli_run *run)
     printf("gravity: %zu particles, theta %g, softening %g -> %.0f interactions per particle "
            "(%.0f particle + %.0f cell), %d-level tree, %zu groups, in %.3f s (%.3g particles/s, %.2f "
            "Gflop/s) on %d thread%s\n",
-           a->n, a->params.theta, a->params.softening,
-           per_particle(a, st->particle_interactions + st->cell_interactions),
-           per_particle(a, st->particle_interactions), per_particle(a, st->cell_interactions), st->depth, st->groups,
-           run->seconds, rate(a, run), gflops(a, run), run->threads, run->threads == 1 ? "" : "s");
+           a->n, a->params.theta, a->params.softening, a->per, per_particle(a, st->particle_interactions),
+           per_particle(a, st->cell_interactions), st->depth, st->groups, run->seconds, a->rate, a->gflops,
+           run->threads, run->threads == 1 ? "" : "s");
 }
 
 static void json(void *state, const cli_run *run, cli_json *j)
 {
+    (void)run;
     const gravity_args *a = state;
     const grove_gravity_stats *st = &a->stats;
     cli_json_int(j, "n", (long long)a->n);
     cli_json_num(j, "theta", a->params.theta);
     cli_json_num(j, "softening", a->params.softening);
-    cli_json_num(j, "interactions_per_particle", per_particle(a, st->particle_interactions + st->cell_interactions));
+    cli_json_num(j, "interactions_per_particle", a->per);
     cli_json_num(j, "particle_interactions", st->particle_interactions);
     cli_json_num(j, "cell_interactions", st->cell_interactions);
     cli_json_int(j, "cells", (long long)st->cells);
     cli_json_int(j, "groups", (long long)st->groups);
     cli_json_int(j, "depth", st->depth);
-    cli_json_num(j, "particles_per_second", rate(a, run));
-    cli_json_num(j, "gflops", gflops(a, run));
+    cli_json_num(j, "particles_per_second", a->rate);
+    cli_json_num(j, "gflops", a->gflops);
 }
 
 int cmd_gravity(int argc, char **argv)

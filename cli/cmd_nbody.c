@@ -45,6 +45,10 @@ typedef struct nbody_args {
     grove_nbody_diag d0, d;
     double e0, setup_seconds;
     char checkpoint[4096];
+    /* What it measured: steps done, particles per second, interactions
+     * per particle, the relative energy error. */
+    uint64_t done;
+    double rate, per, rel;
 } nbody_args;
 
 /* DIR/name into buf. */
@@ -257,47 +261,35 @@ static grove_status run(void *state, cli_run *run)
     if (s == GROVE_OK) s = grove_nbody_diagnostics(a->sim, &a->d0);
     if (s == GROVE_OK)
         s = simulate(a, a->sim, a->resumed, &run->options, &run->common, &run->seconds, &run->io_seconds, &a->e0);
-    if (s == GROVE_OK) grove_nbody_diagnostics(a->sim, &a->d);
-    return s;
-}
-
-/* Particles and steps done, and what they measure. */
-typedef struct nbody_totals {
-    size_t n;
-    uint64_t done;
-    double rate, per, rel;
-} nbody_totals;
-
-static nbody_totals totals(const nbody_args *a, const cli_run *run)
-{
+    if (s != GROVE_OK) return s;
+    grove_nbody_diagnostics(a->sim, &a->d);
     grove_gravity_stats st;
     grove_nbody_stats(a->sim, &st);
-    nbody_totals t;
-    t.n = grove_nbody_count(a->sim);
-    t.done = a->d.step - a->d0.step;
-    t.rate = run->seconds > 0 ? (double)t.n * (double)t.done / run->seconds : 0;
-    t.per = t.n ? (st.particle_interactions + st.cell_interactions) / (double)t.n : 0;
-    t.rel = a->e0 != 0 ? (a->d.energy - a->e0) / fabs(a->e0) : 0;
-    return t;
+    size_t n = grove_nbody_count(a->sim);
+    a->done = a->d.step - a->d0.step;
+    a->rate = run->seconds > 0 ? (double)n * (double)a->done / run->seconds : 0;
+    a->per = n ? (st.particle_interactions + st.cell_interactions) / (double)n : 0;
+    a->rel = a->e0 != 0 ? (a->d.energy - a->e0) / fabs(a->e0) : 0;
+    return GROVE_OK;
 }
 
 static void summary(void *state, const cli_run *run)
 {
     const nbody_args *a = state;
-    nbody_totals t = totals(a, run);
     printf("nbody: %zu particles, %llu step%s%s to t = %.6g, relative energy error %.3e, %.3g particles/s "
            "(%.0f interactions per particle) on %d thread%s\n",
-           t.n, (unsigned long long)t.done, t.done == 1 ? "" : "s", a->resumed ? " (resumed)" : "", a->d.time, t.rel,
-           t.rate, t.per, run->threads, run->threads == 1 ? "" : "s");
+           grove_nbody_count(a->sim), (unsigned long long)a->done, a->done == 1 ? "" : "s",
+           a->resumed ? " (resumed)" : "", a->d.time, a->rel, a->rate, a->per, run->threads,
+           run->threads == 1 ? "" : "s");
 }
 
 static void json(void *state, const cli_run *run, cli_json *j)
 {
+    (void)run;
     const nbody_args *a = state;
-    nbody_totals t = totals(a, run);
     const grove_nbody_params *p = grove_nbody_get_params(a->sim);
-    cli_json_int(j, "n", (long long)t.n);
-    cli_json_int(j, "steps", (long long)t.done);
+    cli_json_int(j, "n", (long long)grove_nbody_count(a->sim));
+    cli_json_int(j, "steps", (long long)a->done);
     cli_json_int(j, "step", (long long)a->d.step);
     cli_json_num(j, "time", a->d.time);
     cli_json_bool(j, "resumed", a->resumed);
@@ -307,11 +299,11 @@ static void json(void *state, const cli_run *run, cli_json *j)
     cli_json_bool(j, "conserve_momentum", p->conserve_momentum != 0);
     cli_json_num(j, "energy_initial", a->e0);
     cli_json_num(j, "energy", a->d.energy);
-    cli_json_num(j, "relative_energy_error", t.rel);
+    cli_json_num(j, "relative_energy_error", a->rel);
     cli_json_num(j, "momentum", norm3(a->d.momentum));
     cli_json_num(j, "angular_momentum", norm3(a->d.angular_momentum));
-    cli_json_num(j, "particles_per_second", t.rate);
-    cli_json_num(j, "interactions_per_particle", t.per);
+    cli_json_num(j, "particles_per_second", a->rate);
+    cli_json_num(j, "interactions_per_particle", a->per);
     cli_json_num(j, "setup_seconds", a->setup_seconds);
 }
 
