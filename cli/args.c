@@ -154,6 +154,19 @@ static void expected_text(const cli_opt *opt, char *buf, size_t cap)
     else snprintf(buf, cap, "%s in %g..%g", what, r->lo, r->hi);
 }
 
+/* Store the value given for opt (spelled `name`), or print the usage error. */
+static bool take(const char *command, const cli_opt *opt, const char *name, const char *value)
+{
+    if (!store(opt, value) || !in_range(opt)) {
+        char expected[96];
+        expected_text(opt, expected, sizeof expected);
+        cli_error(command, "%s: expected %s, got '%s'", name, expected, value);
+        return false;
+    }
+    if (opt->seen) *opt->seen = true;
+    return true;
+}
+
 bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, size_t nopts, cli_common *common)
 {
     common->threads = 0;
@@ -182,7 +195,8 @@ bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, 
                 cli_error(command, "unexpected argument '%s'", arg);
                 return false;
             }
-            store(&opts[next_positional++], arg);
+            if (!take(command, &opts[next_positional], opts[next_positional].name, arg)) return false;
+            next_positional++;
             continue;
         }
         if (strcmp(arg, "--") == 0) {
@@ -219,13 +233,7 @@ bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, 
             cli_error(command, "%s needs a value", name);
             return false;
         }
-        if (!store(opt, value) || !in_range(opt)) {
-            char expected[96];
-            expected_text(opt, expected, sizeof expected);
-            cli_error(command, "%s: expected %s, got '%s'", name, expected, value);
-            return false;
-        }
-        if (opt->seen) *opt->seen = true;
+        if (!take(command, opt, name, value)) return false;
     }
     if (strcmp(common->dtype, "float64") != 0 && strcmp(common->dtype, "float32") != 0) {
         cli_error(command, "--dtype: expected float32 or float64, got '%s'", common->dtype);
