@@ -211,38 +211,38 @@ static bool make_out(const nbody_args *a)
 }
 
 /* Run to the target step, writing snapshots and reports on the way. */
-static grove_status simulate(const nbody_args *a, grove_nbody *sim, bool resumed, const grove_options *o,
-                        const cli_common *common, double *seconds, double *io_seconds, double *e0)
+static grove_status simulate(nbody_args *a, cli_run *run)
 {
+    const grove_options *o = &run->options;
     grove_options quiet = *o;
     quiet.progress = NULL;
     grove_nbody_diag d;
-    grove_status s = grove_nbody_diagnostics(sim, &d);
+    grove_status s = grove_nbody_diagnostics(a->sim, &d);
     if (s != GROVE_OK) return s;
-    *e0 = d.energy;
+    a->e0 = d.energy;
     uint64_t first = d.step, report_every = a->report_every ? a->report_every : (a->steps - first + 9) / 10;
-    bool talk = !common->quiet && !common->json;
-    if (talk) report(&d, *e0);
-    if (!resumed) {
+    bool talk = !run->common.quiet && !run->common.json;
+    if (talk) report(&d, a->e0);
+    if (!a->resumed) {
         double t = cli_now();
-        s = write_outputs(a, sim);
-        *io_seconds += cli_now() - t;
+        s = write_outputs(a, a->sim);
+        run->io_seconds += cli_now() - t;
     }
     while (s == GROVE_OK && d.step < a->steps) {
         double t = cli_now();
-        s = grove_nbody_step(sim, 1, &quiet);
-        *seconds += cli_now() - t;
-        if (s == GROVE_OK) s = grove_nbody_diagnostics(sim, &d);
+        s = grove_nbody_step(a->sim, 1, &quiet);
+        run->seconds += cli_now() - t;
+        if (s == GROVE_OK) s = grove_nbody_diagnostics(a->sim, &d);
         if (s != GROVE_OK) break;
         if (o->progress) o->progress(o->progress_user, "nbody", (double)(d.step - first) / (double)(a->steps - first));
         if (talk && (report_every == 0 || d.step % report_every == 0 || d.step == a->steps)) {
             if (o->progress) fputc('\n', stderr);
-            report(&d, *e0);
+            report(&d, a->e0);
         }
         if ((a->snapshot_every && d.step % a->snapshot_every == 0) || d.step == a->steps) {
             t = cli_now();
-            s = write_outputs(a, sim);
-            *io_seconds += cli_now() - t;
+            s = write_outputs(a, a->sim);
+            run->io_seconds += cli_now() - t;
         }
     }
     return s;
@@ -259,8 +259,7 @@ static grove_status run(void *state, cli_run *run)
     /* Failures name the file the run started from. */
     run->fail_path = a->resumed ? out_path(a, a->checkpoint, sizeof a->checkpoint, "checkpoint.grove") : a->input.path;
     if (s == GROVE_OK) s = grove_nbody_diagnostics(a->sim, &a->d0);
-    if (s == GROVE_OK)
-        s = simulate(a, a->sim, a->resumed, &run->options, &run->common, &run->seconds, &run->io_seconds, &a->e0);
+    if (s == GROVE_OK) s = simulate(a, run);
     if (s != GROVE_OK) return s;
     grove_nbody_diagnostics(a->sim, &a->d);
     grove_gravity_stats st;
