@@ -103,15 +103,11 @@ void cli_note_error(const char *fmt, ...)
     ;
 /* Print the one line of a failed run and return its exit status: after a
  * signal "interrupted by SIGINT" (128 + the signal); otherwise the noted
- * message, or else the library's last error (CLI_EXIT_FAIL). */
-int cli_fail(const char *command, grove_status status);
-/* The same for a computation on the input file `path`: the line names it
- * (unless the message already does). */
-int cli_fail_on(const char *command, const char *path, grove_status status);
-/* The same for a computation on data and queries files (queries NULL:
- * none): the line names the queries file when the library's message is
- * about the queries ("queries: row 3, ..."), else the data file. */
-int cli_fail_on_inputs(const char *command, const char *data, const char *queries, grove_status status);
+ * message, or else the library's last error (CLI_EXIT_FAIL), which is
+ * prefixed with the input file it is about unless it names it: the queries
+ * file when the message is about the queries ("queries: row 3, ..."), else
+ * the data file (either may be NULL: none). */
+int cli_fail(const char *command, const char *data, const char *queries, grove_status status);
 
 /* SIGINT and SIGTERM: the first raises the cancel flag that cli_options
  * hands to the library (which stops between batches or steps), so the

@@ -48,7 +48,7 @@ static int execute(const cli_command *cmd, void *state, cli_run *run)
     run->options = cli_options(&run->common);
     run->threads = grove_options_threads(&run->options);
     grove_status s = load_points(run);
-    if (s != GROVE_OK) return cli_fail(cmd->name, s);
+    if (s != GROVE_OK) return cli_fail(cmd->name, NULL, NULL, s);
     run->fail_path = first_input(run);
     s = cmd->run(state, run);
     double t0 = cli_now();
@@ -56,7 +56,7 @@ static int execute(const cli_command *cmd, void *state, cli_run *run)
     else cli_outputs_abort(&run->outs);
     run->io_seconds += cli_now() - t0;
     if (s != GROVE_OK)
-        return run->usage_error ? CLI_EXIT_USAGE : cli_fail_on_inputs(cmd->name, run->fail_path, run->fail_queries, s);
+        return run->usage_error ? CLI_EXIT_USAGE : cli_fail(cmd->name, run->fail_path, run->fail_queries, s);
     if (cmd->summary && !run->common.quiet && !run->common.json) cmd->summary(state, run);
     if (cmd->verdict && !cmd->verdict(state, run)) return CLI_EXIT_FAIL;
     if (run->common.json) {

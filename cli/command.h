@@ -24,7 +24,7 @@ typedef struct cli_run {
     double seconds;            /* the computation, set by the command */
     double io_seconds;         /* reading and writing files (the skeleton adds its own) */
     cli_outputs outs;          /* staged outputs, committed after a successful run */
-    /* Which inputs a failure of the run step names (cli_fail_on_inputs):
+    /* Which inputs a failure of the run step names (cli_fail):
      * the first positional input unless the command says otherwise. */
     const char *fail_path, *fail_queries;
     bool usage_error;          /* the run step printed a usage error (status 2) */

@@ -62,22 +62,15 @@ void cli_note_error(const char *fmt, ...)
     va_end(args);
 }
 
-int cli_fail_on(const char *command, const char *path, grove_status status)
+int cli_fail(const char *command, const char *data, const char *queries, grove_status status)
 {
     if (signal_received) return report_interrupt(command);
+    const char *path = queries && strncmp(grove_last_error(), "queries", 7) == 0 ? queries : data;
     /* A noted message names its own file. */
     const char *detail = noted[0] ? noted : grove_last_error()[0] ? grove_last_error() : grove_status_str(status);
     if (path && !noted[0] && !strstr(detail, path)) cli_error(command, "%s: %s", path, detail);
     else cli_error(command, "%s", detail);
     return CLI_EXIT_FAIL;
-}
-
-int cli_fail(const char *command, grove_status status) { return cli_fail_on(command, NULL, status); }
-
-int cli_fail_on_inputs(const char *command, const char *data, const char *queries, grove_status status)
-{
-    bool about_queries = queries && strncmp(grove_last_error(), "queries", 7) == 0;
-    return cli_fail_on(command, about_queries ? queries : data, status);
 }
 
 /* Draws "stage [#####.....]  42%" on stderr, redrawn in place. */
