@@ -161,10 +161,9 @@ static grove_status write_outputs(fof_args *a, const grove_fof_catalogue *cat, c
     if (s == GROVE_OK && path && (cli_ends_with(path, ".csv") || cli_ends_with(path, ".CSV"))) {
         FILE *f = NULL;
         s = cli_outputs_text(&run->outs, path, &f);
-        if (f) {
+        if (s == GROVE_OK) {
             write_csv(f, table);
-            grove_status c = cli_file_close(f, path);
-            if (s == GROVE_OK) s = c;
+            s = cli_file_close(f, path);
         }
     } else if (s == GROVE_OK && path) {
         s = cli_outputs_stage(&run->outs, path, table);

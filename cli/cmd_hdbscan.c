@@ -121,12 +121,11 @@ static grove_status write_plot(const hdbscan_args *a, cli_run *run)
     double t0 = cli_now();
     FILE *f = NULL;
     grove_status s = cli_outputs_text(&run->outs, a->plot.path, &f);
-    if (f) {
+    if (s == GROVE_OK) {
         char title[96];
         snprintf(title, sizeof title, "grove hdbscan: %zu points, %zu clusters", a->data.points.n, a->clusters);
         svg_plot_clusters(f, a->data.points, a->labels.array.data, title);
-        grove_status c = cli_file_close(f, a->plot.path);
-        if (s == GROVE_OK) s = c;
+        s = cli_file_close(f, a->plot.path);
     }
     run->io_seconds += cli_now() - t0;
     return s;
