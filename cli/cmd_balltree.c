@@ -111,7 +111,8 @@ static grove_status run(void *state, cli_run *run)
 {
     balltree_args *a = state;
     const grove_points pts = a->data.points;
-    /* A failure to read the batch ids or the rotation names its file. */
+    /* Reading the batch ids or the rotation: its messages name that file,
+     * not the data. */
     const char *data = run->fail_path;
     run->fail_path = NULL;
     double t0 = cli_now();

@@ -54,7 +54,7 @@ static grove_status run(void *state, cli_run *run)
 {
     gravity_args *a = state;
     grove_array *in = &a->in.array, pos = {0}, mass = {0};
-    /* A file that cannot be read names itself. */
+    /* Reading IN: its messages name the file themselves. */
     const char *path = run->fail_path;
     run->fail_path = NULL;
     double t0 = cli_now();
