@@ -101,6 +101,12 @@ static bool store(const cli_opt *opt, const char *value)
         return true;
     }
     case OPT_BYTES: return parse_bytes(value, (size_t *)opt->dest);
+    case OPT_POINTS:
+    case OPT_INPUT:
+    case OPT_NPY:
+    case OPT_SVG:
+    case OPT_TABLE: ((cli_file *)opt->dest)->path = value; return true;
+    case OPT_BOX: ((cli_box *)opt->dest)->text = value; return true;
     }
     return false;
 }
@@ -148,8 +154,20 @@ static void expected_text(const cli_opt *opt, char *buf, size_t cap)
     else snprintf(buf, cap, "%s in %g..%g", what, r->lo, r->hi);
 }
 
-bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, size_t nopts,
-               const char **positional, size_t max_positional, size_t *npositional, cli_common *common)
+/* Store the value given for opt (spelled `name`), or print the usage error. */
+static bool take(const char *command, const cli_opt *opt, const char *name, const char *value)
+{
+    if (!store(opt, value) || !in_range(opt)) {
+        char expected[96];
+        expected_text(opt, expected, sizeof expected);
+        cli_error(command, "%s: expected %s, got '%s'", name, expected, value);
+        return false;
+    }
+    if (opt->seen) *opt->seen = true;
+    return true;
+}
+
+bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, size_t nopts, cli_common *common)
 {
     common->threads = 0;
     common->json = false;
@@ -167,16 +185,18 @@ bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, 
         {"--dims", OPT_SIZE, &common->dims, NULL, CLI_ANY},
         {"--dtype", OPT_STRING, &common->dtype, NULL, CLI_ANY},
     };
-    *npositional = 0;
+    size_t next_positional = 0;
     bool only_positional = false;
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
         if (only_positional || arg[0] != '-' || arg[1] == '\0') {
-            if (*npositional == max_positional) {
+            while (next_positional < nopts && opts[next_positional].name[0] == '-') next_positional++;
+            if (next_positional == nopts) {
                 cli_error(command, "unexpected argument '%s'", arg);
                 return false;
             }
-            positional[(*npositional)++] = arg;
+            if (!take(command, &opts[next_positional], opts[next_positional].name, arg)) return false;
+            next_positional++;
             continue;
         }
         if (strcmp(arg, "--") == 0) {
@@ -213,13 +233,7 @@ bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, 
             cli_error(command, "%s needs a value", name);
             return false;
         }
-        if (!store(opt, value) || !in_range(opt)) {
-            char expected[96];
-            expected_text(opt, expected, sizeof expected);
-            cli_error(command, "%s: expected %s, got '%s'", name, expected, value);
-            return false;
-        }
-        if (opt->seen) *opt->seen = true;
+        if (!take(command, opt, name, value)) return false;
     }
     if (strcmp(common->dtype, "float64") != 0 && strcmp(common->dtype, "float32") != 0) {
         cli_error(command, "--dtype: expected float32 or float64, got '%s'", common->dtype);

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool cli_box_parse(const char *command, const char *text, cli_box *box)
+bool cli_box_parse(const char *command, cli_box *box)
 {
-    memset(box, 0, sizeof *box);
+    const char *text = box->text;
     if (!text) return true;
     size_t count = 1;
     for (const char *c = text; *c; c++) count += *c == ',';

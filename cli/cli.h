@@ -1,6 +1,7 @@
-/* Shared pieces of the grove command line: option parsing, loading points,
- * staged outputs, timing, the --json summary and the progress bar. Commands
- * (cmd_*.c) use only this header and grove.h. */
+/* Shared pieces of the grove command line: option parsing, file checks,
+ * staged outputs, timing, the --json summary and the progress bar, which
+ * the command skeleton (command.h) puts together. Commands (cmd_*.c) use
+ * command.h, this header and grove.h. */
 #ifndef GROVE_CLI_H
 #define GROVE_CLI_H
 
@@ -24,7 +25,15 @@ typedef enum {
     OPT_INT,    /* int, a whole number (may be negative) */
     OPT_U64,    /* uint64_t */
     OPT_DOUBLE, /* finite double */
-    OPT_BYTES   /* size_t with optional K/M/G suffix (powers of 1024) */
+    OPT_BYTES,  /* size_t with optional K/M/G suffix (powers of 1024) */
+    /* Files, each a cli_file (below); the command skeleton (command.h)
+     * checks them before any work by these kinds: */
+    OPT_POINTS, /* input points (.npy, text or raw), loaded by the skeleton */
+    OPT_INPUT,  /* another input file, read by the command */
+    OPT_NPY,    /* a .npy output */
+    OPT_SVG,    /* an .svg output */
+    OPT_TABLE,  /* a table written as .npy or as .csv text, by its suffix */
+    OPT_BOX     /* --box L or Lx,Ly,...: a cli_box, parsed after the file checks */
 } cli_opt_kind;
 
 /* The values a number option accepts besides its kind's: lo..hi
@@ -38,6 +47,18 @@ typedef struct cli_range {
 #define CLI_ABOVE(x) {true, true, (x), HUGE_VAL}
 #define CLI_BETWEEN(lo, hi) {true, false, (lo), (hi)}
 
+/* A file a command names: the path given (NULL: none) and the array read
+ * from it or to be written to it (freed by the skeleton). */
+typedef struct cli_file {
+    const char *path;
+    grove_array array;
+    grove_points points;  /* OPT_POINTS: the loaded points */
+    grove_load_info info; /* OPT_POINTS: the header line of a text file */
+} cli_file;
+
+/* An option, or a positional argument when its name does not start with
+ * '-' ("DATA": its name in messages); positional arguments are taken in
+ * the order of the table. */
 typedef struct cli_opt {
     const char *name;  /* "--levels" (a second spelling may follow after '|': "-o|--output") */
     cli_opt_kind kind;
@@ -57,11 +78,9 @@ typedef struct cli_common {
 } cli_common;
 
 /* Parse argv (after the command name) against opts plus the common flags.
- * Positional arguments are stored in positional[0..max_positional). Prints
- * a usage error naming the command and returns false on any problem. */
-bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, size_t nopts,
-               const char **positional, size_t max_positional, size_t *npositional,
-               cli_common *common);
+ * Prints a usage error naming the command and returns false on any
+ * problem. */
+bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, size_t nopts, cli_common *common);
 
 /* True (after printing usage to stdout) when the first argument asks for
  * help (--help or -h); the command then exits with CLI_EXIT_OK. */
@@ -84,15 +103,11 @@ void cli_note_error(const char *fmt, ...)
     ;
 /* Print the one line of a failed run and return its exit status: after a
  * signal "interrupted by SIGINT" (128 + the signal); otherwise the noted
- * message, or else the library's last error (CLI_EXIT_FAIL). */
-int cli_fail(const char *command, grove_status status);
-/* The same for a computation on the input file `path`: the line names it
- * (unless the message already does). */
-int cli_fail_on(const char *command, const char *path, grove_status status);
-/* The same for a computation on data and queries files (queries NULL:
- * none): the line names the queries file when the library's message is
- * about the queries ("queries: row 3, ..."), else the data file. */
-int cli_fail_on_inputs(const char *command, const char *data, const char *queries, grove_status status);
+ * message, or else the library's last error (CLI_EXIT_FAIL), which is
+ * prefixed with the input file it is about unless it names it: the queries
+ * file when the message is about the queries ("queries: row 3, ..."), else
+ * the data file (either may be NULL: none). */
+int cli_fail(const char *command, const char *data, const char *queries, grove_status status);
 
 /* SIGINT and SIGTERM: the first raises the cancel flag that cli_options
  * hands to the library (which stops between batches or steps), so the
@@ -105,31 +120,29 @@ int cli_interrupted(void);
  * after one (printing the interrupted line if the command did not). */
 int cli_exit_status(const char *command, int rc);
 
-/* Files a command names, checked before any work (cli_check_paths). */
-/* CLI_OUTPUT_TABLE: a table written as .npy or as .csv text, by its suffix. */
-typedef enum { CLI_INPUT, CLI_OUTPUT_NPY, CLI_OUTPUT_SVG, CLI_OUTPUT_TABLE } cli_path_kind;
-typedef struct cli_path {
-    const char *flag; /* "--indices", or "DATA" for a positional argument */
-    const char *path; /* NULL: not given, skipped */
-    cli_path_kind kind;
-} cli_path;
-/* A usage error (printed; false) for an output whose suffix is not the
- * format grove writes there (.npy, .svg, .npy or .csv), two outputs at one file, or an
- * output that is an input: the same file (device and inode) when it
+/* The file options of opts (those given), checked before any work: a
+ * usage error (printed; false) for an output whose suffix is not the format
+ * grove writes there (.npy, .svg, .npy or .csv), two outputs at one file,
+ * or an output that is an input: the same file (device and inode) when it
  * exists, or the same path once "." and ".." and the folder's links are
  * resolved. Both flags are named. */
-bool cli_check_paths(const char *command, const cli_path *paths, size_t count);
+bool cli_check_paths(const char *command, const cli_opt *opts, size_t nopts);
+/* The cli_file of a file option, NULL for other kinds. */
+cli_file *cli_opt_file(const cli_opt *opt);
+/* True when path ends in suffix, letter for letter. */
+bool cli_ends_with(const char *path, const char *suffix);
 
 /* --box L or --box Lx,Ly,...: periodic box lengths (finite, >= 0; 0 =
- * that dimension unbounded). cli_box_parse (text NULL: no box) and
- * cli_box_apply (the count against the points' d, into the index params,
- * which then point into box) print a usage error and return false on a bad
- * value or count. */
+ * that dimension unbounded). cli_box_parse (of box->text, NULL: no box)
+ * and cli_box_apply (the count against the points' d, into the index
+ * params, which then point into box) print a usage error and return false
+ * on a bad value or count. */
 typedef struct cli_box {
+    const char *text; /* as given */
     double *len;
     size_t count;
 } cli_box;
-bool cli_box_parse(const char *command, const char *text, cli_box *box);
+bool cli_box_parse(const char *command, cli_box *box);
 bool cli_box_apply(const char *command, const cli_box *box, size_t d, grove_index_params *params);
 void cli_box_free(cli_box *box);
 
@@ -140,10 +153,6 @@ grove_options cli_options(const cli_common *common);
 double cli_now(void);
 /* Peak resident set size of this process in bytes. */
 size_t cli_peak_rss(void);
-
-/* Load points (npy/csv/raw by extension, see grove_points_load_info);
- * info may be NULL. */
-grove_status cli_load_points(const char *path, const cli_common *common, grove_array *out, grove_load_info *info);
 
 /* Outputs are staged: each array is written to a temporary name next to its
  * destination, and only cli_outputs_commit renames them all into place, so

@@ -1,9 +1,8 @@
 /* grove balltree DATA [--batch B.npy] [--levels K] [--rotate SEED | --rotation R.npy]
  *                --indices I.npy [--mask M.npy] [--centers C.npy --radii R.npy --level J]
  *                [--verify] [--json] */
-#include "cli.h"
+#include "command.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,232 +21,182 @@ static const char usage[] =
     "  --verify          check the result independently (permutation, padding, median splits)\n";
 
 typedef struct balltree_args {
-    const char *data, *batch, *rotation, *indices, *mask, *centers, *radii;
+    cli_file data, batch, rotation, indices, mask, centers, radii;
     int levels, level;
     uint64_t rotate_seed;
     bool have_levels, have_rotate, have_level, verify;
+    size_t slots, batches, balls;
+    int max_levels;
 } balltree_args;
 
+static bool check(void *state)
+{
+    const balltree_args *a = state;
+    const char *problem = NULL;
+    if (!a->data.path || !a->indices.path) problem = "DATA and --indices are required (see --help)";
+    else if (a->have_rotate && a->rotation.path) problem = "give --rotate or --rotation, not both";
+    else if ((a->centers.path || a->radii.path) && !a->have_level) problem = "--centers and --radii need --level J";
+    else if (a->have_level && !a->centers.path && !a->radii.path)
+        problem = "--level J needs --centers and/or --radii to write";
+    if (problem) cli_error("balltree", "%s", problem);
+    return !problem;
+}
+
 /* Batch ids from a 1-D int32/int64 .npy of n entries, as int64. */
-static int load_batch(const char *path, size_t n, grove_array *out)
+static grove_status load_batch(const char *path, size_t n, grove_array *out)
 {
     grove_status s = grove_npy_read(path, out);
-    if (s != GROVE_OK) return cli_fail("balltree", s);
+    if (s != GROVE_OK) return s;
     if ((out->dtype != GROVE_INT64 && out->dtype != GROVE_INT32) || grove_array_count(out) != n ||
         (out->ndim == 2 && out->shape[1] != 1)) {
         cli_note_error("%s: batch ids must be (%zu,) int32 or int64, got %s with %zu entries", path, n,
                        grove_dtype_name(out->dtype), grove_array_count(out));
-        return cli_fail("balltree", GROVE_INVALID_ARGUMENT);
+        return GROVE_INVALID_ARGUMENT;
     }
-    if (out->dtype == GROVE_INT32) {
-        grove_array wide = {0};
-        s = grove_array_create(&wide, GROVE_INT64, n, 0);
-        if (s != GROVE_OK) return cli_fail("balltree", s);
-        for (size_t i = 0; i < n; i++) ((int64_t *)wide.data)[i] = ((const int32_t *)out->data)[i];
-        grove_array_free(out);
-        *out = wide;
-    }
-    /* Checked here too, so the message names this file. */
-    const int64_t *id = out->data;
-    for (size_t i = 0; i < n; i++)
-        if (id[i] < 0) {
-            cli_note_error("%s: batch id %lld at index %zu is negative", path, (long long)id[i], i);
-            return cli_fail("balltree", GROVE_INVALID_ARGUMENT);
-        }
-    return CLI_EXIT_OK;
+    if (out->dtype == GROVE_INT64) return GROVE_OK;
+    grove_array wide = {0};
+    s = grove_array_create(&wide, GROVE_INT64, n, 0);
+    if (s != GROVE_OK) return s;
+    for (size_t i = 0; i < n; i++) ((int64_t *)wide.data)[i] = ((const int32_t *)out->data)[i];
+    grove_array_free(out);
+    *out = wide;
+    return GROVE_OK;
 }
 
-static bool check_args(const balltree_args *a)
+/* The batch ids and the rotation matrix, when given. */
+static grove_status load_inputs(balltree_args *a, size_t d)
 {
-    if (!a->data || !a->indices) {
-        cli_error("balltree", "DATA and --indices are required (see --help)");
-        return false;
+    grove_status s = GROVE_OK;
+    if (a->batch.path) s = load_batch(a->batch.path, a->data.points.n, &a->batch.array);
+    if (s != GROVE_OK || !a->rotation.path) return s;
+    grove_array *r = &a->rotation.array;
+    s = grove_npy_read(a->rotation.path, r);
+    if (s == GROVE_OK && (r->dtype != GROVE_FLOAT64 || r->ndim != 2 || r->shape[0] != d || r->shape[1] != d)) {
+        cli_note_error("%s: rotation must be a (%zu, %zu) float64 matrix", a->rotation.path, d, d);
+        s = GROVE_INVALID_ARGUMENT;
     }
-    if (a->have_rotate && a->rotation) {
-        cli_error("balltree", "give --rotate or --rotation, not both");
-        return false;
-    }
-    if ((a->centers || a->radii) && !a->have_level) {
-        cli_error("balltree", "--centers and --radii need --level J");
-        return false;
-    }
-    if (a->have_level && !a->centers && !a->radii) {
-        cli_error("balltree", "--level J needs --centers and/or --radii to write");
-        return false;
-    }
-    const cli_path paths[] = {
-        {"DATA", a->data, CLI_INPUT},          {"--batch", a->batch, CLI_INPUT},
-        {"--rotation", a->rotation, CLI_INPUT}, {"--indices", a->indices, CLI_OUTPUT_NPY},
-        {"--mask", a->mask, CLI_OUTPUT_NPY},   {"--centers", a->centers, CLI_OUTPUT_NPY},
-        {"--radii", a->radii, CLI_OUTPUT_NPY},
-    };
-    return cli_check_paths("balltree", paths, sizeof paths / sizeof paths[0]);
+    return s;
 }
 
-/* Everything the run holds, freed in one place. */
-typedef struct balltree_run {
-    grove_array points, batch, rotation, indices, mask, centers, radii;
-} balltree_run;
-
-static void run_free(balltree_run *r)
+/* The tree's layout and the arrays it fills. */
+static grove_status allocate(balltree_args *a, const grove_balltree_params *params, cli_run *run)
 {
-    grove_array *all[] = {&r->points, &r->batch, &r->rotation, &r->indices, &r->mask, &r->centers, &r->radii};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) grove_array_free(all[i]);
+    const grove_points *pts = &a->data.points;
+    grove_status s = grove_balltree_layout(pts->n, params, &a->slots, &a->batches);
+    /* The threads the build itself uses (a small one-off build uses one). */
+    if (s == GROVE_OK) s = grove_balltree_threads(pts->n, params, &run->options, &run->threads);
+    if (s == GROVE_OK) s = grove_array_create(&a->indices.array, GROVE_INT64, a->slots, 0);
+    if (s == GROVE_OK) s = grove_array_create(&a->mask.array, GROVE_BOOL, a->slots, 0);
+    if (s == GROVE_OK && a->have_level) {
+        s = grove_balltree_ball_count(pts->n, params, a->level, &a->balls);
+        if (s == GROVE_OK) s = grove_array_create(&a->centers.array, GROVE_FLOAT64, a->balls, pts->d);
+        if (s == GROVE_OK) s = grove_array_create(&a->radii.array, GROVE_FLOAT64, a->balls, 0);
+    }
+    return s;
 }
 
-/* Loads the inputs named by the arguments (points, batch ids, rotation). */
-static int load_inputs(const balltree_args *a, const cli_common *common, balltree_run *r, grove_points *pts,
-                       grove_load_info *info)
+/* The deepest tree of any batch. */
+static int max_levels(size_t n, const grove_balltree_params *params, size_t batches)
 {
-    grove_status s = cli_load_points(a->data, common, &r->points, info);
-    if (s == GROVE_OK) s = grove_array_points(&r->points, pts);
-    if (s != GROVE_OK) return cli_fail("balltree", s);
-    if (a->batch) {
-        int rc = load_batch(a->batch, pts->n, &r->batch);
-        if (rc != CLI_EXIT_OK) return rc;
-    }
-    if (a->rotation) {
-        s = grove_npy_read(a->rotation, &r->rotation);
-        if (s != GROVE_OK) return cli_fail("balltree", s);
-        if (r->rotation.dtype != GROVE_FLOAT64 || r->rotation.ndim != 2 || r->rotation.shape[0] != pts->d ||
-            r->rotation.shape[1] != pts->d) {
-            cli_note_error("%s: rotation must be a (%zu, %zu) float64 matrix", a->rotation, pts->d, pts->d);
-            return cli_fail("balltree", GROVE_INVALID_ARGUMENT);
-        }
-        const double *m = r->rotation.data;
-        for (size_t k = 0; k < pts->d * pts->d; k++)
-            if (!isfinite(m[k])) {
-                cli_note_error("%s: rotation[%zu][%zu] is not finite", a->rotation, k / pts->d, k % pts->d);
-                return cli_fail("balltree", GROVE_INVALID_ARGUMENT);
-            }
-    }
-    return CLI_EXIT_OK;
+    int levels = 0;
+    grove_balltree_batch *info = batches ? malloc(batches * sizeof *info) : NULL;
+    if (info && grove_balltree_batches(n, params, info) == GROVE_OK)
+        for (size_t b = 0; b < batches; b++)
+            if (info[b].levels > levels) levels = info[b].levels;
+    free(info);
+    return levels;
 }
 
-static void print_summary(const balltree_args *a, const grove_points *pts, size_t slots, size_t batches,
-                          int max_levels, double seconds, int threads)
+static grove_status run(void *state, cli_run *run)
 {
+    balltree_args *a = state;
+    const grove_points pts = a->data.points;
+    /* Reading the batch ids or the rotation: its messages name that file,
+     * not the data. */
+    const char *data = run->fail_path;
+    run->fail_path = NULL;
+    double t0 = cli_now();
+    grove_status s = load_inputs(a, pts.d);
+    run->io_seconds += cli_now() - t0;
+    if (s != GROVE_OK) return s;
+    run->fail_path = data;
+
+    grove_balltree_params params;
+    grove_balltree_params_init(&params);
+    params.batch = a->batch.array.data;
+    if (a->have_levels) params.levels = a->levels;
+    if (a->have_rotate) {
+        s = grove_array_create(&a->rotation.array, GROVE_FLOAT64, pts.d, pts.d);
+        if (s == GROVE_OK) s = grove_rotation_random(pts.d, a->rotate_seed, a->rotation.array.data);
+    }
+    params.rotation = a->rotation.array.data;
+    if (s == GROVE_OK) s = allocate(a, &params, run);
+    if (s == GROVE_OK) {
+        double start = cli_now();
+        s = grove_balltree_build(pts, &params, a->indices.array.data, a->mask.array.data, &run->options);
+        if (s == GROVE_OK && a->have_level)
+            s = grove_balltree_ball_stats(pts, &params, a->indices.array.data, a->mask.array.data, a->level,
+                                          a->centers.array.data, a->radii.array.data, &run->options);
+        run->seconds = cli_now() - start;
+    }
+    if (s == GROVE_OK && a->verify)
+        s = grove_balltree_check(pts, &params, a->indices.array.data, a->mask.array.data, &run->options);
+    if (s != GROVE_OK) {
+        /* The library checks the batch ids and the rotation's values; its
+         * message says which, and the line names that file. */
+        const char *why = grove_last_error();
+        if (a->batch.path && strstr(why, "batch id")) run->fail_path = a->batch.path;
+        else if (a->rotation.path && strstr(why, "rotation[")) run->fail_path = a->rotation.path;
+        return s;
+    }
+    a->max_levels = max_levels(pts.n, &params, a->batches);
+    return cli_run_stage(run);
+}
+
+static void summary(void *state, const cli_run *run)
+{
+    const balltree_args *a = state;
+    const grove_points *pts = &a->data.points;
     printf("balltree: %zu points in %zu dims, %zu batch%s -> %zu slots (%s %d level%s) in %.3f ms on %d thread%s\n",
-           pts->n, pts->d, batches, batches == 1 ? "" : "es", slots, a->have_levels ? "partition," : "deepest tree",
-           max_levels, max_levels == 1 ? "" : "s", seconds * 1e3, threads, threads == 1 ? "" : "s");
+           pts->n, pts->d, a->batches, a->batches == 1 ? "" : "es", a->slots,
+           a->have_levels ? "partition," : "deepest tree", a->max_levels, a->max_levels == 1 ? "" : "s",
+           run->seconds * 1e3, run->threads, run->threads == 1 ? "" : "s");
+    if (a->verify) printf("balltree: verified: permutation, padding and every median split hold\n");
+}
+
+static void json(void *state, const cli_run *run, cli_json *j)
+{
+    (void)run;
+    const balltree_args *a = state;
+    cli_json_points(j, &a->data.points);
+    cli_json_header_line(j, "header_line", &a->data.info);
+    cli_json_int(j, "batches", (long long)a->batches);
+    cli_json_int(j, "slots", (long long)a->slots);
+    cli_json_int(j, a->have_levels ? "partition_levels" : "max_levels", a->max_levels);
+    if (a->have_rotate) cli_json_int(j, "rotate_seed", (long long)a->rotate_seed);
+    if (a->have_level) {
+        cli_json_int(j, "level", a->level);
+        cli_json_int(j, "balls", (long long)a->balls);
+    }
+    if (a->verify) cli_json_bool(j, "verified", true);
 }
 
 int cmd_balltree(int argc, char **argv)
 {
-    if (cli_help(argc, argv, usage)) return CLI_EXIT_OK;
+    static const cli_command command = {"balltree", usage, check, run, summary, NULL, json, NULL};
     balltree_args a = {0};
     const cli_opt opts[] = {
-        {"--batch", OPT_STRING, &a.batch, NULL, CLI_ANY},
+        {"DATA", OPT_POINTS, &a.data, NULL, CLI_ANY},
+        {"--batch", OPT_INPUT, &a.batch, NULL, CLI_ANY},
         {"--levels", OPT_INT, &a.levels, &a.have_levels, CLI_AT_LEAST(0)},
         {"--rotate", OPT_U64, &a.rotate_seed, &a.have_rotate, CLI_ANY},
-        {"--rotation", OPT_STRING, &a.rotation, NULL, CLI_ANY},
-        {"--indices", OPT_STRING, &a.indices, NULL, CLI_ANY},
-        {"--mask", OPT_STRING, &a.mask, NULL, CLI_ANY},
-        {"--centers", OPT_STRING, &a.centers, NULL, CLI_ANY},
-        {"--radii", OPT_STRING, &a.radii, NULL, CLI_ANY},
+        {"--rotation", OPT_INPUT, &a.rotation, NULL, CLI_ANY},
+        {"--indices", OPT_NPY, &a.indices, NULL, CLI_ANY},
+        {"--mask", OPT_NPY, &a.mask, NULL, CLI_ANY},
+        {"--centers", OPT_NPY, &a.centers, NULL, CLI_ANY},
+        {"--radii", OPT_NPY, &a.radii, NULL, CLI_ANY},
         {"--level", OPT_INT, &a.level, &a.have_level, CLI_AT_LEAST(0)},
         {"--verify", OPT_FLAG, &a.verify, NULL, CLI_ANY},
     };
-    const char *positional[1];
-    size_t npositional;
-    cli_common common;
-    if (!cli_parse("balltree", argc, argv, opts, sizeof opts / sizeof opts[0], positional, 1, &npositional, &common))
-        return CLI_EXIT_USAGE;
-    a.data = npositional ? positional[0] : NULL;
-    if (!check_args(&a)) return CLI_EXIT_USAGE;
-
-    grove_options options = cli_options(&common);
-    int threads = grove_options_threads(&options);
-    balltree_run r = {0};
-    grove_points pts;
-    double t0 = cli_now();
-    grove_load_info load;
-    int rc = load_inputs(&a, &common, &r, &pts, &load);
-    double io_seconds = cli_now() - t0;
-    if (rc != CLI_EXIT_OK) {
-        run_free(&r);
-        return rc;
-    }
-
-    grove_balltree_params params;
-    grove_balltree_params_init(&params);
-    params.batch = r.batch.data;
-    if (a.have_levels) params.levels = a.levels;
-    grove_status s = GROVE_OK;
-    size_t slots = 0, batches = 0, balls = 0;
-    double seconds = 0;
-    if (a.have_rotate) {
-        s = grove_array_create(&r.rotation, GROVE_FLOAT64, pts.d, pts.d);
-        if (s == GROVE_OK) s = grove_rotation_random(pts.d, a.rotate_seed, r.rotation.data);
-    }
-    params.rotation = r.rotation.data;
-    if (s == GROVE_OK) s = grove_balltree_layout(pts.n, &params, &slots, &batches);
-    /* The threads the build itself uses (a small one-off build uses one). */
-    if (s == GROVE_OK) s = grove_balltree_threads(pts.n, &params, &options, &threads);
-    if (s == GROVE_OK) s = grove_array_create(&r.indices, GROVE_INT64, slots, 0);
-    if (s == GROVE_OK) s = grove_array_create(&r.mask, GROVE_BOOL, slots, 0);
-    if (s == GROVE_OK && a.have_level) {
-        s = grove_balltree_ball_count(pts.n, &params, a.level, &balls);
-        if (s == GROVE_OK) s = grove_array_create(&r.centers, GROVE_FLOAT64, balls, pts.d);
-        if (s == GROVE_OK) s = grove_array_create(&r.radii, GROVE_FLOAT64, balls, 0);
-    }
-    if (s == GROVE_OK) {
-        double start = cli_now();
-        s = grove_balltree_build(pts, &params, r.indices.data, r.mask.data, &options);
-        if (s == GROVE_OK && a.have_level)
-            s = grove_balltree_ball_stats(pts, &params, r.indices.data, r.mask.data, a.level, r.centers.data,
-                                          r.radii.data, &options);
-        seconds = cli_now() - start;
-    }
-    if (s == GROVE_OK && a.verify) s = grove_balltree_check(pts, &params, r.indices.data, r.mask.data, &options);
-    if (s != GROVE_OK) {
-        run_free(&r);
-        return cli_fail_on("balltree", a.data, s);
-    }
-
-    int max_levels = 0;
-    if (batches) {
-        grove_balltree_batch *info = malloc(batches * sizeof *info);
-        if (info && grove_balltree_batches(pts.n, &params, info) == GROVE_OK)
-            for (size_t b = 0; b < batches; b++)
-                if (info[b].levels > max_levels) max_levels = info[b].levels;
-        free(info);
-    }
-
-    double t1 = cli_now();
-    cli_outputs outs = {0};
-    s = cli_outputs_stage(&outs, a.indices, &r.indices);
-    if (s == GROVE_OK && a.mask) s = cli_outputs_stage(&outs, a.mask, &r.mask);
-    if (s == GROVE_OK && a.centers) s = cli_outputs_stage(&outs, a.centers, &r.centers);
-    if (s == GROVE_OK && a.radii) s = cli_outputs_stage(&outs, a.radii, &r.radii);
-    if (s == GROVE_OK) s = cli_outputs_commit(&outs);
-    else cli_outputs_abort(&outs);
-    io_seconds += cli_now() - t1;
-    if (s != GROVE_OK) {
-        run_free(&r);
-        return cli_fail("balltree", s);
-    }
-
-    if (!common.quiet && !common.json) {
-        print_summary(&a, &pts, slots, batches, max_levels, seconds, threads);
-        if (a.verify) printf("balltree: verified: permutation, padding and every median split hold\n");
-    }
-    if (common.json) {
-        cli_json j;
-        cli_json_begin(&j, "balltree");
-        cli_json_points(&j, &pts);
-        cli_json_header_line(&j, "header_line", &load);
-        cli_json_int(&j, "batches", (long long)batches);
-        cli_json_int(&j, "slots", (long long)slots);
-        cli_json_int(&j, a.have_levels ? "partition_levels" : "max_levels", max_levels);
-        if (a.have_rotate) cli_json_int(&j, "rotate_seed", (long long)a.rotate_seed);
-        if (a.have_level) {
-            cli_json_int(&j, "level", a.level);
-            cli_json_int(&j, "balls", (long long)balls);
-        }
-        if (a.verify) cli_json_bool(&j, "verified", true);
-        cli_json_finish(&j, seconds, io_seconds, threads);
-    }
-    run_free(&r);
-    return CLI_EXIT_OK;
+    return cli_command_main(&command, &a, opts, sizeof opts / sizeof opts[0], argc, argv);
 }

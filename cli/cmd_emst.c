@@ -1,5 +1,5 @@
 /* grove emst DATA [--mutual-reachability K] --edges E.npy --weights W.npy [--json] */
-#include "cli.h"
+#include "command.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -12,84 +12,69 @@ static const char usage[] =
     "  --mutual-reachability K   HDBSCAN* metric max(core(a), core(b), |a-b|), core = distance to\n"
     "                            the K-th nearest neighbour counting the point itself (K = 1: plain)\n";
 
-int cmd_emst(int argc, char **argv)
-{
-    if (cli_help(argc, argv, usage)) return CLI_EXIT_OK;
-    const char *edges_path = NULL, *weights_path = NULL;
-    size_t k = 1;
-    const cli_opt opts[] = {
-        {"--mutual-reachability", OPT_SIZE, &k, NULL, CLI_AT_LEAST(1)},
-        {"--edges", OPT_STRING, &edges_path, NULL, CLI_ANY},
-        {"--weights", OPT_STRING, &weights_path, NULL, CLI_ANY},
-    };
-    const char *positional[1];
-    size_t npositional;
-    cli_common common;
-    if (!cli_parse("emst", argc, argv, opts, sizeof opts / sizeof opts[0], positional, 1, &npositional, &common))
-        return CLI_EXIT_USAGE;
-    if (!npositional || !edges_path || !weights_path) {
-        cli_error("emst", "DATA, --edges and --weights are required (see --help)");
-        return CLI_EXIT_USAGE;
-    }
-    const cli_path paths[] = {
-        {"DATA", positional[0], CLI_INPUT},
-        {"--edges", edges_path, CLI_OUTPUT_NPY},
-        {"--weights", weights_path, CLI_OUTPUT_NPY},
-    };
-    if (!cli_check_paths("emst", paths, sizeof paths / sizeof paths[0])) return CLI_EXIT_USAGE;
+typedef struct emst_args {
+    cli_file data, edges, weights;
+    size_t k;
+    double total;
+} emst_args;
 
-    grove_options options = cli_options(&common);
-    int threads = grove_options_threads(&options);
-    grove_array points = {0}, edges = {0}, weights = {0};
-    grove_points pts;
-    double t0 = cli_now();
-    grove_load_info info;
-    grove_status s = cli_load_points(positional[0], &common, &points, &info);
-    if (s == GROVE_OK) s = grove_array_points(&points, &pts);
-    if (s != GROVE_OK) {
-        grove_array_free(&points);
-        return cli_fail("emst", s);
-    }
-    double io_seconds = cli_now() - t0, seconds = 0;
-    size_t m = pts.n > 1 ? pts.n - 1 : 0;
-    s = grove_array_create(&edges, GROVE_INT64, m, 2);
-    if (s == GROVE_OK) s = grove_array_create(&weights, GROVE_FLOAT64, m, 0);
+static bool check(void *state)
+{
+    const emst_args *a = state;
+    if (a->data.path && a->edges.path && a->weights.path) return true;
+    cli_error("emst", "DATA, --edges and --weights are required (see --help)");
+    return false;
+}
+
+static size_t edge_count(const grove_points *pts) { return pts->n > 1 ? pts->n - 1 : 0; }
+
+static grove_status run(void *state, cli_run *run)
+{
+    emst_args *a = state;
+    size_t m = edge_count(&a->data.points);
+    grove_status s = grove_array_create(&a->edges.array, GROVE_INT64, m, 2);
+    if (s == GROVE_OK) s = grove_array_create(&a->weights.array, GROVE_FLOAT64, m, 0);
     if (s == GROVE_OK) {
         grove_emst_params params;
         grove_emst_params_init(&params);
-        params.min_samples = k;
+        params.min_samples = a->k;
         double start = cli_now();
-        s = grove_emst(pts, &params, edges.data, weights.data, &options);
-        seconds = cli_now() - start;
+        s = grove_emst(a->data.points, &params, a->edges.array.data, a->weights.array.data, &run->options);
+        run->seconds = cli_now() - start;
     }
-    double total = 0;
-    for (size_t i = 0; s == GROVE_OK && i < m; i++) total += ((const double *)weights.data)[i];
-    if (s == GROVE_OK) {
-        double t1 = cli_now();
-        cli_outputs outs = {0};
-        s = cli_outputs_stage(&outs, edges_path, &edges);
-        if (s == GROVE_OK) s = cli_outputs_stage(&outs, weights_path, &weights);
-        if (s == GROVE_OK) s = cli_outputs_commit(&outs);
-        else cli_outputs_abort(&outs);
-        io_seconds += cli_now() - t1;
-    }
-    grove_array_free(&edges);
-    grove_array_free(&weights);
-    grove_array_free(&points);
-    if (s != GROVE_OK) return cli_fail_on("emst", positional[0], s);
+    for (size_t i = 0; s == GROVE_OK && i < m; i++) a->total += ((const double *)a->weights.array.data)[i];
+    return s == GROVE_OK ? cli_run_stage(run) : s;
+}
 
-    if (!common.quiet && !common.json)
-        printf("emst: %zu points in %zu dims%s -> %zu edges, total weight %.9g, in %.3f s on %d thread%s\n", pts.n,
-               pts.d, k > 1 ? " (mutual reachability)" : "", m, total, seconds, threads, threads == 1 ? "" : "s");
-    if (common.json) {
-        cli_json j;
-        cli_json_begin(&j, "emst");
-        cli_json_points(&j, &pts);
-        cli_json_header_line(&j, "header_line", &info);
-        cli_json_int(&j, "min_samples", (long long)k);
-        cli_json_int(&j, "edges", (long long)m);
-        cli_json_num(&j, "total_weight", total);
-        cli_json_finish(&j, seconds, io_seconds, threads);
-    }
-    return CLI_EXIT_OK;
+static void summary(void *state, const cli_run *run)
+{
+    const emst_args *a = state;
+    const grove_points *pts = &a->data.points;
+    printf("emst: %zu points in %zu dims%s -> %zu edges, total weight %.9g, in %.3f s on %d thread%s\n", pts->n,
+           pts->d, a->k > 1 ? " (mutual reachability)" : "", edge_count(pts), a->total, run->seconds, run->threads,
+           run->threads == 1 ? "" : "s");
+}
+
+static void json(void *state, const cli_run *run, cli_json *j)
+{
+    (void)run;
+    const emst_args *a = state;
+    cli_json_points(j, &a->data.points);
+    cli_json_header_line(j, "header_line", &a->data.info);
+    cli_json_int(j, "min_samples", (long long)a->k);
+    cli_json_int(j, "edges", (long long)edge_count(&a->data.points));
+    cli_json_num(j, "total_weight", a->total);
+}
+
+int cmd_emst(int argc, char **argv)
+{
+    static const cli_command command = {"emst", usage, check, run, summary, NULL, json, NULL};
+    emst_args a = {.k = 1};
+    const cli_opt opts[] = {
+        {"DATA", OPT_POINTS, &a.data, NULL, CLI_ANY},
+        {"--mutual-reachability", OPT_SIZE, &a.k, NULL, CLI_AT_LEAST(1)},
+        {"--edges", OPT_NPY, &a.edges, NULL, CLI_ANY},
+        {"--weights", OPT_NPY, &a.weights, NULL, CLI_ANY},
+    };
+    return cli_command_main(&command, &a, opts, sizeof opts / sizeof opts[0], argc, argv);
 }

@@ -1,6 +1,6 @@
 /* grove fof SNAP (--linking-length L | --b B) [--box SIZE] [--min-members M] --groups G.npy
  *   [--catalogue H.npy|H.csv] [--json] */
-#include "cli.h"
+#include "command.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -30,31 +30,6 @@ static const char usage[] =
     "                      (sqrt of the mass-weighted mean |v - mean|^2, all 3 components), and\n"
     "                      radius (farthest member from the centre); .csv with a header line\n";
 
-typedef struct fof_args {
-    const char *snap, *groups, *catalogue, *box_text;
-    double linking_length, b;
-    bool have_link, have_b;
-    grove_fof_params params;
-    cli_box box;
-} fof_args;
-
-static bool check_args(fof_args *a)
-{
-    const char *problem = NULL;
-    if (a->have_link == a->have_b) problem = "give one of --linking-length L and --b B";
-    else if (!a->groups) problem = "--groups G.npy is required";
-    if (problem) {
-        cli_error("fof", "%s (see --help)", problem);
-        return false;
-    }
-    const cli_path paths[] = {
-        {"SNAP", a->snap, CLI_INPUT},
-        {"--groups", a->groups, CLI_OUTPUT_NPY},
-        {"--catalogue", a->catalogue, CLI_OUTPUT_TABLE},
-    };
-    return cli_check_paths("fof", paths, sizeof paths / sizeof paths[0]);
-}
-
 /* A loaded snapshot: positions as a view of the file's values, masses and
  * velocities (NULL when the file has none) in float64. */
 typedef struct fof_snap {
@@ -73,12 +48,6 @@ static void snap_free(fof_snap *s)
     }
     grove_array_free(&s->array);
     grove_snapshot_free(&s->tipsy);
-}
-
-static bool ends_npy(const char *path)
-{
-    size_t n = strlen(path);
-    return n >= 4 && strcmp(path + n - 4, ".npy") == 0;
 }
 
 static grove_status load_npy(const char *path, fof_snap *s)
@@ -116,7 +85,7 @@ static grove_status load_npy(const char *path, fof_snap *s)
 static grove_status load_snap(const char *path, fof_snap *s)
 {
     memset(s, 0, sizeof *s);
-    if (ends_npy(path)) return load_npy(path, s);
+    if (cli_ends_with(path, ".npy")) return load_npy(path, s);
     grove_status st = grove_tipsy_read(path, &s->tipsy);
     if (st != GROVE_OK) return st;
     s->points = grove_points_f64(s->tipsy.pos, s->tipsy.n, 3);
@@ -147,12 +116,6 @@ static grove_status catalogue_table(const grove_fof_catalogue *c, grove_array *t
     return GROVE_OK;
 }
 
-static bool ends_csv(const char *path)
-{
-    size_t n = strlen(path);
-    return n >= 4 && (strcmp(path + n - 4, ".csv") == 0 || strcmp(path + n - 4, ".CSV") == 0);
-}
-
 static void write_csv(FILE *f, const grove_array *t)
 {
     size_t cols = t->shape[1];
@@ -163,124 +126,132 @@ static void write_csv(FILE *f, const grove_array *t)
         for (size_t k = 0; k < cols; k++) fprintf(f, k < 3 ? "%.0f%c" : "%.17g%c", row[k], k + 1 < cols ? ',' : '\n');
 }
 
-static grove_status write_outputs(const fof_args *a, const grove_array *groups, const grove_fof_catalogue *cat)
+typedef struct fof_args {
+    cli_file snap, groups, catalogue;
+    cli_box box;
+    double linking_length, b, separation;
+    bool have_link, have_b, masses, velocities;
+    grove_fof_params params;
+    size_t n, ngroups;
+    int64_t grouped, largest;
+} fof_args;
+
+static bool check(void *state)
 {
-    cli_outputs outs = {0};
-    grove_array table = {0};
-    grove_status s = cli_outputs_stage(&outs, a->groups, groups);
-    if (s == GROVE_OK && a->catalogue) s = catalogue_table(cat, &table);
-    if (s == GROVE_OK && a->catalogue && ends_csv(a->catalogue)) {
-        FILE *f = NULL;
-        s = cli_outputs_text(&outs, a->catalogue, &f);
-        if (f) {
-            write_csv(f, &table);
-            grove_status c = cli_file_close(f, a->catalogue);
-            if (s == GROVE_OK) s = c;
-        }
-    } else if (s == GROVE_OK && a->catalogue) {
-        s = cli_outputs_stage(&outs, a->catalogue, &table);
+    const fof_args *a = state;
+    const char *problem = NULL;
+    if (!a->snap.path) {
+        cli_error("fof", "SNAP is required (see --help)");
+        return false;
     }
-    grove_array_free(&table);
-    if (s == GROVE_OK) s = cli_outputs_commit(&outs);
-    else cli_outputs_abort(&outs);
+    if (a->have_link == a->have_b) problem = "give one of --linking-length L and --b B";
+    else if (!a->groups.path) problem = "--groups G.npy is required";
+    if (problem) cli_error("fof", "%s (see --help)", problem);
+    return !problem;
+}
+
+/* The groups, then the catalogue as .csv text or a .npy table. */
+static grove_status write_outputs(fof_args *a, const grove_fof_catalogue *cat, cli_run *run)
+{
+    double t0 = cli_now();
+    grove_array *table = &a->catalogue.array;
+    const char *path = a->catalogue.path;
+    grove_status s = cli_run_stage(run);
+    if (s == GROVE_OK && path) s = catalogue_table(cat, table);
+    if (s == GROVE_OK && path && (cli_ends_with(path, ".csv") || cli_ends_with(path, ".CSV"))) {
+        FILE *f = NULL;
+        s = cli_outputs_text(&run->outs, path, &f);
+        if (s == GROVE_OK) {
+            write_csv(f, table);
+            s = cli_file_close(f, path);
+        }
+    } else if (s == GROVE_OK && path) {
+        s = cli_outputs_stage(&run->outs, path, table);
+    }
+    run->io_seconds += cli_now() - t0;
     return s;
+}
+
+static grove_status run(void *state, cli_run *run)
+{
+    fof_args *a = state;
+    /* Snapshots are 3-D: the box's count is checked against that. */
+    if (!cli_box_apply("fof", &a->box, 3, &a->params.index)) return cli_run_usage(run);
+    double t0 = cli_now();
+    fof_snap snap;
+    grove_status s = load_snap(a->snap.path, &snap);
+    run->io_seconds += cli_now() - t0;
+    a->n = snap.points.n;
+    grove_fof_catalogue cat;
+    memset(&cat, 0, sizeof cat);
+    if (s == GROVE_OK) s = grove_array_create(&a->groups.array, GROVE_INT64, a->n, 0);
+    if (s == GROVE_OK) {
+        double start = cli_now();
+        a->params.linking_length = a->linking_length;
+        if (a->have_b) {
+            s = grove_fof_mean_separation(snap.points, a->box.len, a->box.count, &a->separation);
+            a->params.linking_length = a->b * a->separation;
+        }
+        if (s == GROVE_OK)
+            s = grove_fof(snap.points, snap.mass, snap.velocity, &a->params, a->groups.array.data, &a->ngroups, &cat,
+                          &run->options);
+        run->seconds = cli_now() - start;
+    }
+    a->largest = s == GROVE_OK && a->ngroups ? cat.members[0] : 0;
+    for (size_t g = 0; s == GROVE_OK && g < a->ngroups; g++) a->grouped += cat.members[g];
+    a->masses = snap.mass != NULL;
+    a->velocities = snap.velocity != NULL;
+    if (s == GROVE_OK) s = write_outputs(a, &cat, run);
+    grove_fof_catalogue_free(&cat);
+    snap_free(&snap);
+    return s;
+}
+
+static void summary(void *state, const cli_run *run)
+{
+    const fof_args *a = state;
+    printf("fof: %zu particles, linking length %.6g", a->n, a->params.linking_length);
+    if (a->have_b) printf(" (b = %g of the mean separation %.6g)", a->b, a->separation);
+    printf("%s -> %zu groups of >= %zu members holding %lld particles (largest %lld) in %.3f s on %d thread%s\n",
+           a->box.count ? " in a periodic box" : "", a->ngroups, a->params.min_members, (long long)a->grouped,
+           (long long)a->largest, run->seconds, run->threads, run->threads == 1 ? "" : "s");
+}
+
+static void json(void *state, const cli_run *run, cli_json *j)
+{
+    (void)run;
+    const fof_args *a = state;
+    cli_json_int(j, "n", (long long)a->n);
+    cli_json_int(j, "d", 3);
+    cli_json_num(j, "linking_length", a->params.linking_length);
+    if (a->have_b) {
+        cli_json_num(j, "b", a->b);
+        cli_json_num(j, "mean_separation", a->separation);
+    }
+    cli_json_bool(j, "periodic", a->box.count > 0);
+    cli_json_int(j, "min_members", (long long)a->params.min_members);
+    cli_json_bool(j, "masses", a->masses);
+    cli_json_bool(j, "velocities", a->velocities);
+    cli_json_int(j, "groups", (long long)a->ngroups);
+    cli_json_int(j, "grouped_particles", (long long)a->grouped);
+    cli_json_int(j, "largest", (long long)a->largest);
 }
 
 int cmd_fof(int argc, char **argv)
 {
-    if (cli_help(argc, argv, usage)) return CLI_EXIT_OK;
+    static const cli_command command = {"fof", usage, check, run, summary, NULL, json, NULL};
     fof_args a;
     memset(&a, 0, sizeof a);
     grove_fof_params_init(&a.params);
     const cli_opt opts[] = {
+        {"SNAP", OPT_INPUT, &a.snap, NULL, CLI_ANY},
         {"--linking-length", OPT_DOUBLE, &a.linking_length, &a.have_link, CLI_AT_LEAST(0)},
         {"--b", OPT_DOUBLE, &a.b, &a.have_b, CLI_AT_LEAST(0)},
-        {"--box", OPT_STRING, &a.box_text, NULL, CLI_ANY},
+        {"--box", OPT_BOX, &a.box, NULL, CLI_ANY},
         {"--min-members", OPT_SIZE, &a.params.min_members, NULL, CLI_AT_LEAST(1)},
-        {"--groups", OPT_STRING, &a.groups, NULL, CLI_ANY},
-        {"--catalogue", OPT_STRING, &a.catalogue, NULL, CLI_ANY},
+        {"--groups", OPT_NPY, &a.groups, NULL, CLI_ANY},
+        {"--catalogue", OPT_TABLE, &a.catalogue, NULL, CLI_ANY},
         {"--leaf-size", OPT_SIZE, &a.params.index.leaf_size, NULL, CLI_BETWEEN(0, 4096)},
     };
-    const char *positional[1];
-    size_t npositional;
-    cli_common common;
-    if (!cli_parse("fof", argc, argv, opts, sizeof opts / sizeof opts[0], positional, 1, &npositional, &common))
-        return CLI_EXIT_USAGE;
-    if (!npositional) {
-        cli_error("fof", "SNAP is required (see --help)");
-        return CLI_EXIT_USAGE;
-    }
-    a.snap = positional[0];
-    if (!check_args(&a)) return CLI_EXIT_USAGE;
-    /* Snapshots are 3-D: the box's count is checked against that. */
-    if (!cli_box_parse("fof", a.box_text, &a.box)) return CLI_EXIT_USAGE;
-    if (!cli_box_apply("fof", &a.box, 3, &a.params.index)) {
-        cli_box_free(&a.box);
-        return CLI_EXIT_USAGE;
-    }
-
-    grove_options options = cli_options(&common);
-    int threads = grove_options_threads(&options);
-    double t0 = cli_now();
-    fof_snap snap;
-    grove_status s = load_snap(a.snap, &snap);
-    double io_seconds = cli_now() - t0, seconds = 0, separation = 0;
-    size_t n = snap.points.n, ngroups = 0;
-    grove_array groups = {0};
-    grove_fof_catalogue cat;
-    memset(&cat, 0, sizeof cat);
-    if (s == GROVE_OK) s = grove_array_create(&groups, GROVE_INT64, n, 0);
-    if (s == GROVE_OK) {
-        double start = cli_now();
-        a.params.linking_length = a.linking_length;
-        if (a.have_b) {
-            s = grove_fof_mean_separation(snap.points, a.box.len, a.box.count, &separation);
-            a.params.linking_length = a.b * separation;
-        }
-        if (s == GROVE_OK)
-            s = grove_fof(snap.points, snap.mass, snap.velocity, &a.params, groups.data, &ngroups, &cat, &options);
-        seconds = cli_now() - start;
-    }
-    int64_t grouped = 0, largest = ngroups ? cat.members[0] : 0;
-    for (size_t g = 0; s == GROVE_OK && g < ngroups; g++) grouped += cat.members[g];
-    bool masses = snap.mass != NULL, velocities = snap.velocity != NULL;
-    if (s == GROVE_OK) {
-        double t1 = cli_now();
-        s = write_outputs(&a, &groups, &cat);
-        io_seconds += cli_now() - t1;
-    }
-    grove_fof_catalogue_free(&cat);
-    grove_array_free(&groups);
-    snap_free(&snap);
-    bool periodic = a.box.count > 0;
-    cli_box_free(&a.box);
-    if (s != GROVE_OK) return cli_fail_on("fof", a.snap, s);
-
-    if (!common.quiet && !common.json) {
-        printf("fof: %zu particles, linking length %.6g", n, a.params.linking_length);
-        if (a.have_b) printf(" (b = %g of the mean separation %.6g)", a.b, separation);
-        printf("%s -> %zu groups of >= %zu members holding %lld particles (largest %lld) in %.3f s on %d thread%s\n",
-               periodic ? " in a periodic box" : "", ngroups, a.params.min_members, (long long)grouped,
-               (long long)largest, seconds, threads, threads == 1 ? "" : "s");
-    }
-    if (common.json) {
-        cli_json j;
-        cli_json_begin(&j, "fof");
-        cli_json_int(&j, "n", (long long)n);
-        cli_json_int(&j, "d", 3);
-        cli_json_num(&j, "linking_length", a.params.linking_length);
-        if (a.have_b) {
-            cli_json_num(&j, "b", a.b);
-            cli_json_num(&j, "mean_separation", separation);
-        }
-        cli_json_bool(&j, "periodic", periodic);
-        cli_json_int(&j, "min_members", (long long)a.params.min_members);
-        cli_json_bool(&j, "masses", masses);
-        cli_json_bool(&j, "velocities", velocities);
-        cli_json_int(&j, "groups", (long long)ngroups);
-        cli_json_int(&j, "grouped_particles", (long long)grouped);
-        cli_json_int(&j, "largest", (long long)largest);
-        cli_json_finish(&j, seconds, io_seconds, threads);
-    }
-    return CLI_EXIT_OK;
+    return cli_command_main(&command, &a, opts, sizeof opts / sizeof opts[0], argc, argv);
 }

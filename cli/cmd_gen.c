@@ -1,5 +1,5 @@
 /* grove gen uniform|normal|exponential|blobs --n N --dims D ... -o OUT.npy */
-#include "cli.h"
+#include "command.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -30,80 +30,84 @@ static bool kind_from_name(const char *name, grove_gen_kind *kind)
     return false;
 }
 
-int cmd_gen(int argc, char **argv)
-{
-    if (cli_help(argc, argv, usage)) return CLI_EXIT_OK;
+typedef struct gen_args {
+    const char *distribution;
+    cli_file out;
     grove_gen_params p;
-    grove_gen_params_init(&p);
-    const char *out = NULL;
-    bool as_float32 = false, have_n = false, have_d = false;
-    const cli_opt opts[] = {
-        {"--n", OPT_SIZE, &p.n, &have_n, CLI_ANY},
-        {"--dims|-d", OPT_SIZE, &p.d, &have_d, CLI_AT_LEAST(1)},
-        {"--rate", OPT_DOUBLE, &p.rate, NULL, CLI_ABOVE(0)},
-        {"--centers", OPT_SIZE, &p.centers, NULL, CLI_AT_LEAST(1)},
-        {"--seed", OPT_U64, &p.seed, NULL, CLI_ANY},
-        {"-o|--output", OPT_STRING, &out, NULL, CLI_ANY},
-        {"--float32", OPT_FLAG, &as_float32, NULL, CLI_ANY},
-    };
-    const char *positional[1];
-    size_t npositional;
-    cli_common common;
-    if (!cli_parse("gen", argc, argv, opts, sizeof opts / sizeof opts[0], positional, 1, &npositional, &common))
-        return CLI_EXIT_USAGE;
-    if (npositional != 1 || !kind_from_name(positional[0], &p.kind)) {
+    bool as_float32, have_n, have_d;
+} gen_args;
+
+static bool check(void *state)
+{
+    gen_args *a = state;
+    if (!a->distribution || !kind_from_name(a->distribution, &a->p.kind)) {
         cli_error("gen", "name a distribution: uniform, normal, exponential or blobs");
-        return CLI_EXIT_USAGE;
+        return false;
     }
-    if (!have_n || !have_d || !out) {
+    if (!a->have_n || !a->have_d || !a->out.path) {
         cli_error("gen", "--n, --dims and -o are required");
-        return CLI_EXIT_USAGE;
+        return false;
     }
-    const cli_path paths[] = {{"-o", out, CLI_OUTPUT_NPY}};
-    if (!cli_check_paths("gen", paths, 1)) return CLI_EXIT_USAGE;
-    grove_options options = cli_options(&common);
-    grove_array data = {0};
-    grove_status s = grove_array_create(&data, GROVE_FLOAT64, p.n, p.d);
-    if (s != GROVE_OK) return cli_fail("gen", s);
+    return true;
+}
+
+static grove_status run(void *state, cli_run *run)
+{
+    gen_args *a = state;
+    grove_array *data = &a->out.array;
+    grove_status s = grove_array_create(data, GROVE_FLOAT64, a->p.n, a->p.d);
+    if (s != GROVE_OK) return s;
     double t0 = cli_now();
-    s = grove_gen(&p, data.data, &options);
-    double seconds = cli_now() - t0;
-    if (s == GROVE_OK && as_float32) {
+    s = grove_gen(&a->p, data->data, &run->options);
+    run->seconds = cli_now() - t0;
+    if (s == GROVE_OK && a->as_float32) {
         grove_array narrow = {0};
-        s = grove_array_create(&narrow, GROVE_FLOAT32, p.n, p.d);
+        s = grove_array_create(&narrow, GROVE_FLOAT32, a->p.n, a->p.d);
         if (s == GROVE_OK) {
-            const double *src = data.data;
+            const double *src = data->data;
             float *dst = narrow.data;
-            for (size_t i = 0; i < p.n * p.d; i++) dst[i] = (float)src[i];
-            grove_array_free(&data);
-            data = narrow;
+            for (size_t i = 0; i < a->p.n * a->p.d; i++) dst[i] = (float)src[i];
+            grove_array_free(data);
+            *data = narrow;
         }
     }
-    if (s != GROVE_OK) {
-        grove_array_free(&data);
-        return cli_fail("gen", s);
-    }
-    double t1 = cli_now();
-    cli_outputs outs = {0};
-    s = cli_outputs_stage(&outs, out, &data);
-    if (s == GROVE_OK) s = cli_outputs_commit(&outs);
-    else cli_outputs_abort(&outs);
-    double io_seconds = cli_now() - t1;
-    grove_array_free(&data);
-    if (s != GROVE_OK) return cli_fail("gen", s);
-    if (!common.quiet && !common.json)
-        printf("gen: %zu %s points in %zu dims (seed %llu) -> %s\n", p.n, positional[0], p.d,
-               (unsigned long long)p.seed, out);
-    if (common.json) {
-        cli_json j;
-        cli_json_begin(&j, "gen");
-        cli_json_str(&j, "distribution", positional[0]);
-        cli_json_int(&j, "n", (long long)p.n);
-        cli_json_int(&j, "d", (long long)p.d);
-        cli_json_int(&j, "seed", (long long)p.seed);
-        cli_json_str(&j, "dtype", as_float32 ? "float32" : "float64");
-        cli_json_str(&j, "output", out);
-        cli_json_finish(&j, seconds, io_seconds, grove_options_threads(&options));
-    }
-    return CLI_EXIT_OK;
+    return s == GROVE_OK ? cli_run_stage(run) : s;
+}
+
+static void summary(void *state, const cli_run *run)
+{
+    (void)run;
+    const gen_args *a = state;
+    printf("gen: %zu %s points in %zu dims (seed %llu) -> %s\n", a->p.n, a->distribution, a->p.d,
+           (unsigned long long)a->p.seed, a->out.path);
+}
+
+static void json(void *state, const cli_run *run, cli_json *j)
+{
+    (void)run;
+    const gen_args *a = state;
+    cli_json_str(j, "distribution", a->distribution);
+    cli_json_int(j, "n", (long long)a->p.n);
+    cli_json_int(j, "d", (long long)a->p.d);
+    cli_json_int(j, "seed", (long long)a->p.seed);
+    cli_json_str(j, "dtype", a->as_float32 ? "float32" : "float64");
+    cli_json_str(j, "output", a->out.path);
+}
+
+int cmd_gen(int argc, char **argv)
+{
+    static const cli_command command = {"gen", usage, check, run, summary, NULL, json, NULL};
+    gen_args a = {0};
+    grove_gen_params_init(&a.p);
+    const cli_opt opts[] = {
+        {"DISTRIBUTION", OPT_STRING, &a.distribution, NULL, CLI_ANY},
+        {"--n", OPT_SIZE, &a.p.n, &a.have_n, CLI_ANY},
+        {"--dims|-d", OPT_SIZE, &a.p.d, &a.have_d, CLI_AT_LEAST(1)},
+        {"--rate", OPT_DOUBLE, &a.p.rate, NULL, CLI_ABOVE(0)},
+        {"--centers", OPT_SIZE, &a.p.centers, NULL, CLI_AT_LEAST(1)},
+        {"--seed", OPT_U64, &a.p.seed, NULL, CLI_ANY},
+        {"-o|--output", OPT_NPY, &a.out, NULL, CLI_ANY},
+        {"--float32", OPT_FLAG, &a.as_float32, NULL, CLI_ANY},
+    };
+    return cli_command_main(&command, &a, opts, sizeof opts / sizeof opts[0], argc, argv);
 }

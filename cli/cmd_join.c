@@ -1,8 +1,8 @@
 /* grove join DATA --eps E [--queries Q] [--exclude-self] [--count-only] [--box L[,L...]]
  *   [--memory-budget SIZE] [--offsets O.npy --indices I.npy [--distances D.npy] | --pairs P.npy]
  *   [--leaf-size L] [--index-dims M] [--verify N] [--json] */
-#include "cli.h"
-#include "verify.h"
+#include "command.h"
+#include "check_brute.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,14 +33,6 @@ static const char usage[] =
     "The count pass knows the result's size: outputs that would not fit the free space of their\n"
     "file system are refused before anything is written.\n";
 
-typedef struct join_args {
-    const char *data, *queries, *offsets, *indices, *distances, *pairs, *box_text;
-    grove_join_params params;
-    grove_index_params index;
-    bool count_only, have_budget, exclude_self;
-    size_t budget, verify;
-} join_args;
-
 /* The streaming callback's state: open outputs and the sampled checks. */
 typedef struct join_sink {
     cli_stream offsets, indices, distances, pair_rows;
@@ -49,8 +41,21 @@ typedef struct join_sink {
     double io_seconds;
     size_t nq, batches;
     int64_t pairs;
-    verify_join *check;
+    check_brute *check;
 } join_sink;
+
+typedef struct join_args {
+    cli_file data, queries, offsets, indices, distances, pairs;
+    cli_box box;
+    grove_join_params params;
+    grove_index_params index;
+    bool have_eps, count_only, have_budget, exclude_self;
+    size_t budget, verify, leaf, dims;
+    double index_seconds, selectivity;
+    int64_t pairs_found;
+    join_sink sink;
+    check_brute check;
+} join_args;
 
 /* Before the first batch: the files' final sizes are known from the count. */
 static grove_status check_space(join_sink *s, const grove_join_batch *b)
@@ -115,38 +120,34 @@ static int on_batch(void *user, const grove_join_batch *b)
         return st != GROVE_OK;
     }
     grove_status st = write_batch(s, b);
-    if (st == GROVE_OK && s->check) verify_join_batch(s->check, b);
+    if (st == GROVE_OK && s->check) check_brute_join_batch(s->check, b);
     s->io_seconds += cli_now() - t0;
     s->batches++;
     s->pairs += b->offsets[b->query_end - b->query_begin];
     return st != GROVE_OK;
 }
 
-static bool check_args(const join_args *a, bool have_eps)
+static bool check(void *state)
 {
+    const join_args *a = state;
     const char *problem = NULL;
-    if (!have_eps) problem = "--eps is required";
-    else if ((a->offsets != NULL) != (a->indices != NULL) && !(a->count_only && a->offsets))
-        problem = "--offsets and --indices go together";
-    else if (a->distances && !a->indices) problem = "--distances needs --offsets and --indices";
-    else if (a->pairs && a->indices) problem = "choose --offsets/--indices or --pairs, not both";
-    else if (a->count_only && (a->indices || a->distances || a->pairs))
+    bool offsets = a->offsets.path, indices = a->indices.path;
+    if (!a->data.path) {
+        cli_error("join", "DATA is required (see --help)");
+        return false;
+    }
+    if (!a->have_eps) problem = "--eps is required";
+    else if (offsets != indices && !(a->count_only && offsets)) problem = "--offsets and --indices go together";
+    else if (a->distances.path && !indices) problem = "--distances needs --offsets and --indices";
+    else if (a->pairs.path && indices) problem = "choose --offsets/--indices or --pairs, not both";
+    else if (a->count_only && (indices || a->distances.path || a->pairs.path))
         problem = "--count-only writes no neighbour lists (only --offsets)";
-    else if (a->exclude_self && a->queries) problem = "--exclude-self applies to self-joins (no --queries)";
-    else if (!a->count_only && !a->verify && !a->indices && !a->pairs)
+    else if (a->exclude_self && a->queries.path) problem = "--exclude-self applies to self-joins (no --queries)";
+    else if (!a->count_only && !a->verify && !indices && !a->pairs.path)
         problem = "nothing to write: give --offsets O --indices I or --pairs P, or --count-only to count the "
                   "pairs, or --verify N to check a sample";
     if (problem) cli_error("join", "%s (see --help)", problem);
-    if (problem) return false;
-    const cli_path paths[] = {
-        {"DATA", a->data, CLI_INPUT},
-        {"--queries", a->queries, CLI_INPUT},
-        {"--offsets", a->offsets, CLI_OUTPUT_NPY},
-        {"--indices", a->indices, CLI_OUTPUT_NPY},
-        {"--distances", a->distances, CLI_OUTPUT_NPY},
-        {"--pairs", a->pairs, CLI_OUTPUT_NPY},
-    };
-    return cli_check_paths("join", paths, sizeof paths / sizeof paths[0]);
+    return !problem;
 }
 
 /* Half the physical memory: the default budget for results in memory. */
@@ -156,39 +157,33 @@ static size_t default_budget(void)
     return pages > 0 && size > 0 ? (size_t)pages / 2 * (size_t)size : (size_t)1 << 30;
 }
 
-static grove_status count_only(const grove_index *ix, const grove_points *qp, const join_args *a, size_t nq,
-                               int64_t *pairs, const grove_options *options, double *io_seconds)
+/* Count the pairs; the offsets (the counts' running sum) are the one
+ * output. */
+static grove_status count_only(const grove_index *ix, const grove_points *qp, join_args *a, size_t nq, cli_run *run)
 {
-    grove_array offsets = {0};
-    grove_status s = grove_array_create(&offsets, GROVE_INT64, nq + 1, 0);
-    int64_t *o = offsets.data;
-    if (s == GROVE_OK) s = grove_join_count(ix, qp, &a->params, o ? o + 1 : NULL, pairs, options);
-    if (s == GROVE_OK && a->offsets) {
-        for (size_t q = 0; q < nq; q++) o[q + 1] += o[q];
-        double t0 = cli_now();
-        cli_outputs outs = {0};
-        s = cli_outputs_stage(&outs, a->offsets, &offsets);
-        if (s == GROVE_OK) s = cli_outputs_commit(&outs);
-        else cli_outputs_abort(&outs);
-        *io_seconds += cli_now() - t0;
-    }
-    grove_array_free(&offsets);
-    return s;
+    grove_array *offsets = &a->offsets.array;
+    grove_status s = grove_array_create(offsets, GROVE_INT64, nq + 1, 0);
+    int64_t *o = offsets->data;
+    if (s == GROVE_OK) s = grove_join_count(ix, qp, &a->params, o ? o + 1 : NULL, &a->pairs_found, &run->options);
+    if (s != GROVE_OK) return s;
+    for (size_t q = 0; a->offsets.path && q < nq; q++) o[q + 1] += o[q];
+    return cli_run_stage(run);
 }
 
-static grove_status full_join(const grove_index *ix, const grove_points *qp, const join_args *a, join_sink *sink,
-                              const grove_options *options)
+/* The full join, its lists streamed into the outputs batch by batch. */
+static grove_status full_join(const grove_index *ix, const grove_points *qp, join_args *a, cli_run *run)
 {
-    cli_outputs outs = {0};
+    join_sink *sink = &a->sink;
+    cli_outputs *outs = &run->outs;
     grove_status s = GROVE_OK;
-    if (a->offsets) s = cli_outputs_stream(&outs, a->offsets, GROVE_INT64, 0, &sink->offsets);
-    if (s == GROVE_OK && a->indices) s = cli_outputs_stream(&outs, a->indices, GROVE_INT64, 0, &sink->indices);
-    if (s == GROVE_OK && a->distances)
-        s = cli_outputs_stream(&outs, a->distances, GROVE_FLOAT64, 0, &sink->distances);
-    if (s == GROVE_OK && a->pairs) s = cli_outputs_stream(&outs, a->pairs, GROVE_INT64, 2, &sink->pair_rows);
+    if (a->offsets.path) s = cli_outputs_stream(outs, a->offsets.path, GROVE_INT64, 0, &sink->offsets);
+    if (s == GROVE_OK && a->indices.path) s = cli_outputs_stream(outs, a->indices.path, GROVE_INT64, 0, &sink->indices);
+    if (s == GROVE_OK && a->distances.path)
+        s = cli_outputs_stream(outs, a->distances.path, GROVE_FLOAT64, 0, &sink->distances);
+    if (s == GROVE_OK && a->pairs.path) s = cli_outputs_stream(outs, a->pairs.path, GROVE_INT64, 2, &sink->pair_rows);
     grove_join_params params = a->params;
-    params.distances = a->distances != NULL || sink->check != NULL;
-    if (s == GROVE_OK) s = grove_join_stream(ix, qp, &params, on_batch, sink, options);
+    params.distances = a->distances.path != NULL || sink->check != NULL;
+    if (s == GROVE_OK) s = grove_join_stream(ix, qp, &params, on_batch, sink, &run->options);
     if (s == GROVE_OK && sink->offsets.f) {
         /* The closing offset: the total. */
         int64_t total = sink->pairs;
@@ -199,128 +194,114 @@ static grove_status full_join(const grove_index *ix, const grove_points *qp, con
         grove_status c = cli_stream_close(streams[i]);
         if (s == GROVE_OK) s = c;
     }
-    if (s == GROVE_OK) s = cli_outputs_commit(&outs);
-    else cli_outputs_abort(&outs);
+    a->pairs_found = sink->pairs;
     return s;
+}
+
+static size_t query_count(const join_args *a) { return (a->queries.path ? &a->queries : &a->data)->points.n; }
+
+static grove_status run(void *state, cli_run *run)
+{
+    join_args *a = state;
+    const grove_points pts = a->data.points, *qp = a->queries.path ? &a->queries.points : NULL;
+    size_t nq = query_count(a);
+    run->fail_queries = a->queries.path;
+    a->params.exclude_self = a->exclude_self;
+    run->options.memory_budget = a->have_budget ? a->budget : default_budget();
+    if (!cli_box_apply("join", &a->box, pts.d, &a->index)) return cli_run_usage(run);
+    double start = cli_now();
+    grove_index *ix = NULL;
+    grove_status s = grove_index_create(pts, &a->index, &run->options, &ix);
+    a->index_seconds = cli_now() - start;
+    a->sink.nq = nq;
+    if (s == GROVE_OK && a->verify && !a->count_only) {
+        check_brute_init(&a->check, pts, qp, a->index.boxsize ? &a->box : NULL, a->params.eps, a->exclude_self,
+                         a->verify);
+        a->sink.check = &a->check;
+    }
+    /* Writing the offsets is file I/O, kept out of `seconds` like the
+     * streamed outputs (sink.io_seconds). */
+    double io_before = run->io_seconds;
+    if (s == GROVE_OK && a->count_only) s = count_only(ix, qp, a, nq, run);
+    else if (s == GROVE_OK) s = full_join(ix, qp, a, run);
+    double io = a->sink.io_seconds + run->io_seconds - io_before;
+    run->seconds = cli_now() - start - io;
+    run->io_seconds = io_before + io;
+    a->leaf = grove_index_leaf_size(ix);
+    a->dims = grove_index_dims(ix);
+    grove_index_free(ix);
+    /* Selectivity as RT-HiSS defines it: neighbours per query besides the
+     * query itself. */
+    double self_pairs = !a->queries.path && !a->exclude_self ? (double)nq : 0;
+    a->selectivity = nq ? ((double)a->pairs_found - self_pairs) / (double)nq : 0;
+    return s;
+}
+
+static void summary(void *state, const cli_run *run)
+{
+    const join_args *a = state;
+    printf("join: %zu points in %zu dims, %zu %s, eps %.9g -> %lld pairs (selectivity %.1f) in %.3f s "
+           "(index %.3f s) on %d thread%s%s\n",
+           a->data.points.n, a->data.points.d, query_count(a), a->queries.path ? "queries" : "self-queries",
+           a->params.eps, (long long)a->pairs_found, a->selectivity, run->seconds, a->index_seconds, run->threads,
+           run->threads == 1 ? "" : "s", a->count_only ? ", counted only" : "");
+}
+
+static bool verdict(void *state, const cli_run *run)
+{
+    const join_args *a = state;
+    return !a->sink.check || check_brute_report(&a->check, "join", run->common.quiet || run->common.json);
+}
+
+static void json(void *state, const cli_run *run, cli_json *j)
+{
+    const join_args *a = state;
+    cli_json_points(j, &a->data.points);
+    cli_json_header_line(j, "header_line", &a->data.info);
+    cli_json_int(j, "nq", (long long)query_count(a));
+    cli_json_header_line(j, "queries_header_line", &a->queries.info);
+    cli_json_num(j, "eps", a->params.eps);
+    cli_json_bool(j, "self_join", a->queries.path == NULL);
+    cli_json_bool(j, "exclude_self", a->exclude_self);
+    cli_json_bool(j, "count_only", a->count_only);
+    cli_json_bool(j, "periodic", a->index.boxsize != NULL);
+    cli_json_int(j, "pairs", (long long)a->pairs_found);
+    cli_json_num(j, "selectivity", a->selectivity);
+    cli_json_num(j, "index_seconds", a->index_seconds);
+    cli_json_int(j, "batches", (long long)a->sink.batches);
+    cli_json_int(j, "memory_budget", (long long)run->options.memory_budget);
+    cli_json_int(j, "leaf_size", (long long)a->leaf);
+    cli_json_int(j, "index_dims", (long long)a->dims);
+}
+
+static void release(void *state)
+{
+    join_args *a = state;
+    free(a->sink.scratch);
 }
 
 int cmd_join(int argc, char **argv)
 {
-    if (cli_help(argc, argv, usage)) return CLI_EXIT_OK;
+    static const cli_command command = {"join", usage, check, run, summary, verdict, json, release};
     join_args a;
     memset(&a, 0, sizeof a);
     grove_join_params_init(&a.params);
     grove_index_params_init(&a.index);
-    bool have_eps = false;
     const cli_opt opts[] = {
-        {"--eps", OPT_DOUBLE, &a.params.eps, &have_eps, CLI_AT_LEAST(0)},
-        {"--queries", OPT_STRING, &a.queries, NULL, CLI_ANY},
+        {"DATA", OPT_POINTS, &a.data, NULL, CLI_ANY},
+        {"--eps", OPT_DOUBLE, &a.params.eps, &a.have_eps, CLI_AT_LEAST(0)},
+        {"--queries", OPT_POINTS, &a.queries, NULL, CLI_ANY},
         {"--exclude-self", OPT_FLAG, &a.exclude_self, NULL, CLI_ANY},
         {"--count-only", OPT_FLAG, &a.count_only, NULL, CLI_ANY},
         {"--memory-budget", OPT_BYTES, &a.budget, &a.have_budget, CLI_ANY},
-        {"--offsets", OPT_STRING, &a.offsets, NULL, CLI_ANY},
-        {"--indices", OPT_STRING, &a.indices, NULL, CLI_ANY},
-        {"--distances", OPT_STRING, &a.distances, NULL, CLI_ANY},
-        {"--pairs", OPT_STRING, &a.pairs, NULL, CLI_ANY},
+        {"--offsets", OPT_NPY, &a.offsets, NULL, CLI_ANY},
+        {"--indices", OPT_NPY, &a.indices, NULL, CLI_ANY},
+        {"--distances", OPT_NPY, &a.distances, NULL, CLI_ANY},
+        {"--pairs", OPT_NPY, &a.pairs, NULL, CLI_ANY},
         {"--leaf-size", OPT_SIZE, &a.index.leaf_size, NULL, CLI_BETWEEN(0, 4096)},
         {"--index-dims", OPT_SIZE, &a.index.index_dims, NULL, CLI_ANY},
         {"--verify", OPT_SIZE, &a.verify, NULL, CLI_ANY},
-        {"--box", OPT_STRING, &a.box_text, NULL, CLI_ANY},
+        {"--box", OPT_BOX, &a.box, NULL, CLI_ANY},
     };
-    const char *positional[1];
-    size_t npositional;
-    cli_common common;
-    if (!cli_parse("join", argc, argv, opts, sizeof opts / sizeof opts[0], positional, 1, &npositional, &common))
-        return CLI_EXIT_USAGE;
-    if (!npositional) {
-        cli_error("join", "DATA is required (see --help)");
-        return CLI_EXIT_USAGE;
-    }
-    a.data = positional[0];
-    cli_box box;
-    if (!check_args(&a, have_eps) || !cli_box_parse("join", a.box_text, &box)) return CLI_EXIT_USAGE;
-    a.params.exclude_self = a.exclude_self;
-
-    grove_options options = cli_options(&common);
-    options.memory_budget = a.have_budget ? a.budget : default_budget();
-    int threads = grove_options_threads(&options);
-    grove_array data = {0}, queries = {0};
-    grove_points pts, qpts;
-    double t0 = cli_now();
-    grove_load_info data_info, queries_info = {0, 0};
-    grove_status s = cli_load_points(a.data, &common, &data, &data_info);
-    if (s == GROVE_OK) s = grove_array_points(&data, &pts);
-    if (s == GROVE_OK && a.queries) {
-        s = cli_load_points(a.queries, &common, &queries, &queries_info);
-        if (s == GROVE_OK) s = grove_array_points(&queries, &qpts);
-    }
-    if (s != GROVE_OK || !cli_box_apply("join", &box, pts.d, &a.index)) {
-        grove_array_free(&data);
-        grove_array_free(&queries);
-        cli_box_free(&box);
-        return s != GROVE_OK ? cli_fail("join", s) : CLI_EXIT_USAGE;
-    }
-    double io_seconds = cli_now() - t0, start = cli_now();
-    const grove_points *qp = a.queries ? &qpts : NULL;
-    size_t nq = a.queries ? qpts.n : pts.n;
-    grove_index *ix = NULL;
-    s = grove_index_create(pts, &a.index, &options, &ix);
-    double index_seconds = cli_now() - start;
-    join_sink sink;
-    memset(&sink, 0, sizeof sink);
-    sink.nq = nq;
-    verify_join check;
-    int64_t pairs = 0;
-    if (s == GROVE_OK && a.verify && !a.count_only) {
-        verify_join_init(&check, pts, qp, a.index.boxsize ? &box : NULL, a.params.eps, a.exclude_self, a.verify);
-        sink.check = &check;
-    }
-    /* Writing the offsets is file I/O, kept out of `seconds` like the
-     * streamed outputs (sink.io_seconds). */
-    if (s == GROVE_OK && a.count_only) s = count_only(ix, qp, &a, nq, &pairs, &options, &sink.io_seconds);
-    else if (s == GROVE_OK) s = full_join(ix, qp, &a, &sink, &options);
-    double seconds = cli_now() - start - sink.io_seconds;
-    io_seconds += sink.io_seconds;
-    if (s == GROVE_OK && !a.count_only) pairs = sink.pairs;
-    size_t leaf = grove_index_leaf_size(ix), dims = grove_index_dims(ix);
-    grove_index_free(ix);
-    free(sink.scratch);
-    grove_array_free(&data);
-    grove_array_free(&queries);
-    bool periodic = a.index.boxsize != NULL;
-    cli_box_free(&box);
-    if (s != GROVE_OK) return cli_fail_on_inputs("join", a.data, a.queries, s);
-
-    /* Selectivity as RT-HiSS defines it: neighbours per query besides the
-     * query itself. */
-    double self_pairs = !a.queries && !a.exclude_self ? (double)nq : 0;
-    double selectivity = nq ? ((double)pairs - self_pairs) / (double)nq : 0;
-    if (!common.quiet && !common.json)
-        printf("join: %zu points in %zu dims, %zu %s, eps %.9g -> %lld pairs (selectivity %.1f) in %.3f s "
-               "(index %.3f s) on %d thread%s%s\n",
-               pts.n, pts.d, nq, a.queries ? "queries" : "self-queries", a.params.eps, (long long)pairs, selectivity,
-               seconds, index_seconds, threads, threads == 1 ? "" : "s", a.count_only ? ", counted only" : "");
-    if (sink.check && !verify_join_report(&check, "join", common.quiet || common.json)) return CLI_EXIT_FAIL;
-    if (common.json) {
-        cli_json j;
-        cli_json_begin(&j, "join");
-        cli_json_points(&j, &pts);
-        cli_json_header_line(&j, "header_line", &data_info);
-        cli_json_int(&j, "nq", (long long)nq);
-        cli_json_header_line(&j, "queries_header_line", &queries_info);
-        cli_json_num(&j, "eps", a.params.eps);
-        cli_json_bool(&j, "self_join", a.queries == NULL);
-        cli_json_bool(&j, "exclude_self", a.exclude_self);
-        cli_json_bool(&j, "count_only", a.count_only);
-        cli_json_bool(&j, "periodic", periodic);
-        cli_json_int(&j, "pairs", (long long)pairs);
-        cli_json_num(&j, "selectivity", selectivity);
-        cli_json_num(&j, "index_seconds", index_seconds);
-        cli_json_int(&j, "batches", (long long)sink.batches);
-        cli_json_int(&j, "memory_budget", (long long)options.memory_budget);
-        cli_json_int(&j, "leaf_size", (long long)leaf);
-        cli_json_int(&j, "index_dims", (long long)dims);
-        cli_json_finish(&j, seconds, io_seconds, threads);
-    }
-    return CLI_EXIT_OK;
+    return cli_command_main(&command, &a, opts, sizeof opts / sizeof opts[0], argc, argv);
 }

@@ -1,6 +1,6 @@
 /* grove nbody [--ic plummer|cold|merger --n N --seed S | --input SNAP] --dt DT --steps K
  *             --theta T --softening E [--snapshot-every M] --out DIR [--render] [--resume] */
-#include "cli.h"
+#include "command.h"
 
 #include <errno.h>
 #include <math.h>
@@ -31,12 +31,24 @@ static const char usage[] =
     "checkpoint stays whole, so --resume continues from it.\n";
 
 typedef struct nbody_args {
-    const char *ic, *input, *out;
+    const char *ic, *out;
+    cli_file input;
     size_t n, snapshot_every, report_every;
     uint64_t seed, steps;
     double render_extent;
     bool have_steps, render, resume, tipsy, raw_forces;
     grove_nbody_params params;
+    /* The run: the simulation, whether it resumed, its first and last
+     * diagnostics and energy, the time spent setting up. */
+    grove_nbody *sim;
+    bool resumed;
+    grove_nbody_diag d0, d;
+    double e0, setup_seconds;
+    char checkpoint[4096];
+    /* What it measured: steps done, particles per second, interactions
+     * per particle, the relative energy error. */
+    uint64_t done;
+    double rate, per, rel;
 } nbody_args;
 
 /* DIR/name into buf. */
@@ -46,16 +58,10 @@ static const char *out_path(const nbody_args *a, char *buf, size_t cap, const ch
     return buf;
 }
 
-static bool is_npy(const char *path)
-{
-    size_t len = strlen(path);
-    return len >= 4 && strcmp(path + len - 4, ".npy") == 0;
-}
-
 /* A snapshot file: (n, 7) float64 .npy, or tipsy otherwise. */
 static grove_status load_snapshot(const char *path, grove_snapshot *snap)
 {
-    if (!is_npy(path)) return grove_tipsy_read(path, snap);
+    if (!cli_ends_with(path, ".npy")) return grove_tipsy_read(path, snap);
     grove_array a = {0};
     grove_status s = grove_npy_read(path, &a);
     if (s != GROVE_OK) return s;
@@ -96,13 +102,13 @@ static grove_status start(const nbody_args *a, const grove_options *o, grove_nbo
             return grove_nbody_checkpoint_read(path, o, sim);
         }
     }
-    if (a->input) {
+    if (a->input.path) {
         grove_snapshot snap = {0};
-        grove_status s = load_snapshot(a->input, &snap);
+        grove_status s = load_snapshot(a->input.path, &snap);
         if (s == GROVE_OK) s = grove_nbody_create(grove_points_f64(snap.pos, snap.n, 3), snap.vel, snap.mass,
                                                   &a->params, o, sim);
         /* .npy snapshots are malloc'd here, tipsy ones by the library. */
-        if (is_npy(a->input)) free(snap.pos);
+        if (cli_ends_with(a->input.path, ".npy")) free(snap.pos);
         else grove_snapshot_free(&snap);
         return s;
     }
@@ -169,13 +175,14 @@ static void report(const grove_nbody_diag *d, double e0)
     fflush(stdout);
 }
 
-static bool check_args(nbody_args *a)
+static bool check(void *state)
 {
+    nbody_args *a = state;
     if (!a->out || !a->have_steps) {
         cli_error("nbody", "--out DIR and --steps K are required (see --help)");
         return false;
     }
-    if (a->input && a->ic) {
+    if (a->input.path && a->ic) {
         cli_error("nbody", "give --ic or --input, not both");
         return false;
     }
@@ -184,7 +191,7 @@ static bool check_args(nbody_args *a)
         cli_error("nbody", "--ic: expected plummer, cold or merger, got '%s'", a->ic);
         return false;
     }
-    if (!a->input && a->n == 0 && !a->resume) {
+    if (!a->input.path && a->n == 0 && !a->resume) {
         cli_error("nbody", "--n N (>= 1) is required with --ic");
         return false;
     }
@@ -206,47 +213,112 @@ static bool make_out(const nbody_args *a)
 }
 
 /* Run to the target step, writing snapshots and reports on the way. */
-static grove_status run(const nbody_args *a, grove_nbody *sim, bool resumed, const grove_options *o,
-                        const cli_common *common, double *seconds, double *io_seconds, double *e0)
+static grove_status simulate(nbody_args *a, cli_run *run)
 {
+    const grove_options *o = &run->options;
     grove_options quiet = *o;
     quiet.progress = NULL;
     grove_nbody_diag d;
-    grove_status s = grove_nbody_diagnostics(sim, &d);
+    grove_status s = grove_nbody_diagnostics(a->sim, &d);
     if (s != GROVE_OK) return s;
-    *e0 = d.energy;
+    a->e0 = d.energy;
     uint64_t first = d.step, report_every = a->report_every ? a->report_every : (a->steps - first + 9) / 10;
-    bool talk = !common->quiet && !common->json;
-    if (talk) report(&d, *e0);
-    if (!resumed) {
+    bool talk = !run->common.quiet && !run->common.json;
+    if (talk) report(&d, a->e0);
+    if (!a->resumed) {
         double t = cli_now();
-        s = write_outputs(a, sim);
-        *io_seconds += cli_now() - t;
+        s = write_outputs(a, a->sim);
+        run->io_seconds += cli_now() - t;
     }
     while (s == GROVE_OK && d.step < a->steps) {
         double t = cli_now();
-        s = grove_nbody_step(sim, 1, &quiet);
-        *seconds += cli_now() - t;
-        if (s == GROVE_OK) s = grove_nbody_diagnostics(sim, &d);
+        s = grove_nbody_step(a->sim, 1, &quiet);
+        run->seconds += cli_now() - t;
+        if (s == GROVE_OK) s = grove_nbody_diagnostics(a->sim, &d);
         if (s != GROVE_OK) break;
         if (o->progress) o->progress(o->progress_user, "nbody", (double)(d.step - first) / (double)(a->steps - first));
         if (talk && (report_every == 0 || d.step % report_every == 0 || d.step == a->steps)) {
             if (o->progress) fputc('\n', stderr);
-            report(&d, *e0);
+            report(&d, a->e0);
         }
         if ((a->snapshot_every && d.step % a->snapshot_every == 0) || d.step == a->steps) {
             t = cli_now();
-            s = write_outputs(a, sim);
-            *io_seconds += cli_now() - t;
+            s = write_outputs(a, a->sim);
+            run->io_seconds += cli_now() - t;
         }
     }
     return s;
 }
 
+static grove_status run(void *state, cli_run *run)
+{
+    nbody_args *a = state;
+    a->params.conserve_momentum = !a->raw_forces;
+    double t0 = cli_now();
+    grove_status s = start(a, &run->options, &a->sim, &a->resumed);
+    a->setup_seconds = cli_now() - t0;
+    if (s == GROVE_OK && !make_out(a)) s = GROVE_IO_ERROR;
+    /* Failures name the file the run started from. */
+    run->fail_path = a->resumed ? out_path(a, a->checkpoint, sizeof a->checkpoint, "checkpoint.grove") : a->input.path;
+    if (s == GROVE_OK) s = grove_nbody_diagnostics(a->sim, &a->d0);
+    if (s == GROVE_OK) s = simulate(a, run);
+    if (s != GROVE_OK) return s;
+    grove_nbody_diagnostics(a->sim, &a->d);
+    grove_gravity_stats st;
+    grove_nbody_stats(a->sim, &st);
+    size_t n = grove_nbody_count(a->sim);
+    a->done = a->d.step - a->d0.step;
+    a->rate = run->seconds > 0 ? (double)n * (double)a->done / run->seconds : 0;
+    a->per = n ? (st.particle_interactions + st.cell_interactions) / (double)n : 0;
+    a->rel = a->e0 != 0 ? (a->d.energy - a->e0) / fabs(a->e0) : 0;
+    return GROVE_OK;
+}
+
+static void summary(void *state, const cli_run *run)
+{
+    const nbody_args *a = state;
+    printf("nbody: %zu particles, %llu step%s%s to t = %.6g, relative energy error %.3e, %.3g particles/s "
+           "(%.0f interactions per particle) on %d thread%s\n",
+           grove_nbody_count(a->sim), (unsigned long long)a->done, a->done == 1 ? "" : "s",
+           a->resumed ? " (resumed)" : "", a->d.time, a->rel, a->rate, a->per, run->threads,
+           run->threads == 1 ? "" : "s");
+}
+
+static void json(void *state, const cli_run *run, cli_json *j)
+{
+    (void)run;
+    const nbody_args *a = state;
+    const grove_nbody_params *p = grove_nbody_get_params(a->sim);
+    cli_json_int(j, "n", (long long)grove_nbody_count(a->sim));
+    cli_json_int(j, "steps", (long long)a->done);
+    cli_json_int(j, "step", (long long)a->d.step);
+    cli_json_num(j, "time", a->d.time);
+    cli_json_bool(j, "resumed", a->resumed);
+    cli_json_num(j, "theta", p->gravity.theta);
+    cli_json_num(j, "softening", p->gravity.softening);
+    cli_json_num(j, "dt", p->dt);
+    cli_json_bool(j, "conserve_momentum", p->conserve_momentum != 0);
+    cli_json_num(j, "energy_initial", a->e0);
+    cli_json_num(j, "energy", a->d.energy);
+    cli_json_num(j, "relative_energy_error", a->rel);
+    cli_json_num(j, "momentum", norm3(a->d.momentum));
+    cli_json_num(j, "angular_momentum", norm3(a->d.angular_momentum));
+    cli_json_num(j, "particles_per_second", a->rate);
+    cli_json_num(j, "interactions_per_particle", a->per);
+    cli_json_num(j, "setup_seconds", a->setup_seconds);
+}
+
+static void release(void *state)
+{
+    nbody_args *a = state;
+    grove_nbody_free(a->sim);
+}
+
 int cmd_nbody(int argc, char **argv)
 {
-    if (cli_help(argc, argv, usage)) return CLI_EXIT_OK;
-    nbody_args a = {0};
+    static const cli_command command = {"nbody", usage, check, run, summary, NULL, json, release};
+    nbody_args a;
+    memset(&a, 0, sizeof a);
     grove_nbody_params_init(&a.params);
     a.params.gravity.softening = 0.01;
     a.render_extent = 8;
@@ -254,7 +326,7 @@ int cmd_nbody(int argc, char **argv)
         {"--ic", OPT_STRING, &a.ic, NULL, CLI_ANY},
         {"--n", OPT_SIZE, &a.n, NULL, CLI_ANY},
         {"--seed", OPT_U64, &a.seed, NULL, CLI_ANY},
-        {"--input", OPT_STRING, &a.input, NULL, CLI_ANY},
+        {"--input", OPT_INPUT, &a.input, NULL, CLI_ANY},
         {"--dt", OPT_DOUBLE, &a.params.dt, NULL, CLI_ABOVE(0)},
         {"--eta", OPT_DOUBLE, &a.params.eta, NULL, CLI_AT_LEAST(0)},
         {"--steps", OPT_U64, &a.steps, &a.have_steps, CLI_ANY},
@@ -270,69 +342,5 @@ int cmd_nbody(int argc, char **argv)
         {"--resume", OPT_FLAG, &a.resume, NULL, CLI_ANY},
         {"--raw-forces", OPT_FLAG, &a.raw_forces, NULL, CLI_ANY},
     };
-    size_t npositional;
-    cli_common common;
-    if (!cli_parse("nbody", argc, argv, opts, sizeof opts / sizeof opts[0], NULL, 0, &npositional, &common))
-        return CLI_EXIT_USAGE;
-    if (!check_args(&a)) return CLI_EXIT_USAGE;
-    a.params.conserve_momentum = !a.raw_forces;
-    grove_options options = cli_options(&common);
-    int threads = grove_options_threads(&options);
-    grove_nbody *sim = NULL;
-    bool resumed;
-    double t0 = cli_now();
-    grove_status s = start(&a, &options, &sim, &resumed);
-    double setup = cli_now() - t0, seconds = 0, io_seconds = 0, e0 = 0;
-    if (s == GROVE_OK && !make_out(&a)) s = GROVE_IO_ERROR;
-    /* Failures name the file the run started from. */
-    char checkpoint[4096];
-    const char *from = resumed ? out_path(&a, checkpoint, sizeof checkpoint, "checkpoint.grove") : a.input;
-    if (s != GROVE_OK) {
-        grove_nbody_free(sim);
-        return cli_fail_on("nbody", from, s);
-    }
-    grove_nbody_diag d0, d;
-    s = grove_nbody_diagnostics(sim, &d0);
-    if (s == GROVE_OK) s = run(&a, sim, resumed, &options, &common, &seconds, &io_seconds, &e0);
-    if (s != GROVE_OK) {
-        grove_nbody_free(sim);
-        return cli_fail_on("nbody", from, s);
-    }
-    grove_nbody_diagnostics(sim, &d);
-    grove_gravity_stats st;
-    grove_nbody_stats(sim, &st);
-    size_t n = grove_nbody_count(sim);
-    uint64_t done = d.step - d0.step;
-    double rate = seconds > 0 ? (double)n * (double)done / seconds : 0;
-    double per = n ? (st.particle_interactions + st.cell_interactions) / (double)n : 0;
-    double rel = e0 != 0 ? (d.energy - e0) / fabs(e0) : 0;
-    if (!common.quiet && !common.json)
-        printf("nbody: %zu particles, %llu step%s%s to t = %.6g, relative energy error %.3e, %.3g particles/s "
-               "(%.0f interactions per particle) on %d thread%s\n",
-               n, (unsigned long long)done, done == 1 ? "" : "s", resumed ? " (resumed)" : "", d.time, rel, rate,
-               per, threads, threads == 1 ? "" : "s");
-    if (common.json) {
-        cli_json j;
-        cli_json_begin(&j, "nbody");
-        cli_json_int(&j, "n", (long long)n);
-        cli_json_int(&j, "steps", (long long)done);
-        cli_json_int(&j, "step", (long long)d.step);
-        cli_json_num(&j, "time", d.time);
-        cli_json_bool(&j, "resumed", resumed);
-        cli_json_num(&j, "theta", grove_nbody_get_params(sim)->gravity.theta);
-        cli_json_num(&j, "softening", grove_nbody_get_params(sim)->gravity.softening);
-        cli_json_num(&j, "dt", grove_nbody_get_params(sim)->dt);
-        cli_json_bool(&j, "conserve_momentum", grove_nbody_get_params(sim)->conserve_momentum != 0);
-        cli_json_num(&j, "energy_initial", e0);
-        cli_json_num(&j, "energy", d.energy);
-        cli_json_num(&j, "relative_energy_error", rel);
-        cli_json_num(&j, "momentum", norm3(d.momentum));
-        cli_json_num(&j, "angular_momentum", norm3(d.angular_momentum));
-        cli_json_num(&j, "particles_per_second", rate);
-        cli_json_num(&j, "interactions_per_particle", per);
-        cli_json_num(&j, "setup_seconds", setup);
-        cli_json_finish(&j, seconds, io_seconds, threads);
-    }
-    grove_nbody_free(sim);
-    return CLI_EXIT_OK;
+    return cli_command_main(&command, &a, opts, sizeof opts / sizeof opts[0], argc, argv);
 }

@@ -79,36 +79,55 @@ static bool same_file(const char *a, const char *b)
     return same;
 }
 
-static bool suffix_ok(const char *command, const cli_path *p)
+bool cli_ends_with(const char *path, const char *suffix)
 {
-    if (p->kind == CLI_INPUT) return true;
-    if (p->kind == CLI_OUTPUT_TABLE) {
-        if (has_suffix(p->path, ".npy") || has_suffix(p->path, ".csv")) return true;
-        cli_error(command, "%s %s: grove writes a table there as .npy or .csv; give a name ending in one of them",
-                  p->flag, p->path);
+    size_t n = strlen(path), m = strlen(suffix);
+    return n >= m && strcmp(path + n - m, suffix) == 0;
+}
+
+cli_file *cli_opt_file(const cli_opt *opt)
+{
+    return opt->kind >= OPT_POINTS && opt->kind <= OPT_TABLE ? (cli_file *)opt->dest : NULL;
+}
+
+static bool is_input(const cli_opt *o) { return o->kind == OPT_POINTS || o->kind == OPT_INPUT; }
+static const char *path_of(const cli_opt *o) { return cli_opt_file(o) ? cli_opt_file(o)->path : NULL; }
+/* The option's first spelling ("-o" of "-o|--output"), for messages. */
+static int flag_len(const cli_opt *o) { return (int)strcspn(o->name, "|"); }
+
+static bool suffix_ok(const char *command, const cli_opt *o)
+{
+    const char *path = path_of(o);
+    if (is_input(o)) return true;
+    if (o->kind == OPT_TABLE) {
+        if (has_suffix(path, ".npy") || has_suffix(path, ".csv")) return true;
+        cli_error(command, "%.*s %s: grove writes a table there as .npy or .csv; give a name ending in one of them",
+                  flag_len(o), o->name, path);
         return false;
     }
-    const char *suffix = p->kind == CLI_OUTPUT_NPY ? ".npy" : ".svg";
-    if (has_suffix(p->path, suffix)) return true;
-    cli_error(command, "%s %s: grove writes %s there; give a name ending in %s", p->flag, p->path,
-              p->kind == CLI_OUTPUT_NPY ? ".npy arrays" : "an SVG picture", suffix);
+    const char *suffix = o->kind == OPT_NPY ? ".npy" : ".svg";
+    if (has_suffix(path, suffix)) return true;
+    cli_error(command, "%.*s %s: grove writes %s there; give a name ending in %s", flag_len(o), o->name, path,
+              o->kind == OPT_NPY ? ".npy arrays" : "an SVG picture", suffix);
     return false;
 }
 
-bool cli_check_paths(const char *command, const cli_path *paths, size_t count)
+bool cli_check_paths(const char *command, const cli_opt *opts, size_t nopts)
 {
-    for (size_t i = 0; i < count; i++)
-        if (paths[i].path && !suffix_ok(command, &paths[i])) return false;
-    for (size_t i = 0; i < count; i++) {
-        const cli_path *a = &paths[i];
-        if (!a->path || a->kind == CLI_INPUT) continue;
-        for (size_t k = 0; k < count; k++) {
-            const cli_path *b = &paths[k];
-            if (k == i || !b->path || (b->kind != CLI_INPUT && k < i) || !same_file(a->path, b->path)) continue;
-            if (b->kind == CLI_INPUT)
-                cli_error(command, "%s %s would overwrite the input %s", a->flag, a->path, b->flag);
+    for (size_t i = 0; i < nopts; i++)
+        if (path_of(&opts[i]) && !suffix_ok(command, &opts[i])) return false;
+    for (size_t i = 0; i < nopts; i++) {
+        const cli_opt *a = &opts[i];
+        if (!path_of(a) || is_input(a)) continue;
+        for (size_t k = 0; k < nopts; k++) {
+            const cli_opt *b = &opts[k];
+            if (k == i || !path_of(b) || (!is_input(b) && k < i) || !same_file(path_of(a), path_of(b))) continue;
+            if (is_input(b))
+                cli_error(command, "%.*s %s would overwrite the input %.*s", flag_len(a), a->name, path_of(a),
+                          flag_len(b), b->name);
             else
-                cli_error(command, "%s and %s name the same file %s", a->flag, b->flag, a->path);
+                cli_error(command, "%.*s and %.*s name the same file %s", flag_len(a), a->name, flag_len(b), b->name,
+                          path_of(a));
             return false;
         }
     }

@@ -1,6 +1,6 @@
 /* Run-time services for commands: library options with a progress bar
  * and the cancel flag signals raise, the one line of a failed run, clocks,
- * peak memory and loading points. */
+ * peak memory. */
 #include "cli.h"
 
 #include <signal.h>
@@ -62,22 +62,15 @@ void cli_note_error(const char *fmt, ...)
     va_end(args);
 }
 
-int cli_fail_on(const char *command, const char *path, grove_status status)
+int cli_fail(const char *command, const char *data, const char *queries, grove_status status)
 {
     if (signal_received) return report_interrupt(command);
+    const char *path = queries && strncmp(grove_last_error(), "queries", 7) == 0 ? queries : data;
     /* A noted message names its own file. */
     const char *detail = noted[0] ? noted : grove_last_error()[0] ? grove_last_error() : grove_status_str(status);
     if (path && !noted[0] && !strstr(detail, path)) cli_error(command, "%s: %s", path, detail);
     else cli_error(command, "%s", detail);
     return CLI_EXIT_FAIL;
-}
-
-int cli_fail(const char *command, grove_status status) { return cli_fail_on(command, NULL, status); }
-
-int cli_fail_on_inputs(const char *command, const char *data, const char *queries, grove_status status)
-{
-    bool about_queries = queries && strncmp(grove_last_error(), "queries", 7) == 0;
-    return cli_fail_on(command, about_queries ? queries : data, status);
 }
 
 /* Draws "stage [#####.....]  42%" on stderr, redrawn in place. */
@@ -130,10 +123,4 @@ size_t cli_peak_rss(void)
     struct rusage usage;
     if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
     return (size_t)usage.ru_maxrss * 1024; /* Linux reports kilobytes */
-}
-
-grove_status cli_load_points(const char *path, const cli_common *common, grove_array *out, grove_load_info *info)
-{
-    grove_dtype raw = strcmp(common->dtype, "float32") == 0 ? GROVE_FLOAT32 : GROVE_FLOAT64;
-    return grove_points_load_info(path, common->dims, raw, out, info);
 }

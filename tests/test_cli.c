@@ -3,6 +3,7 @@
  * library's own reader and grove_balltree_check. */
 #include "test.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <unistd.h>
 
@@ -218,6 +219,38 @@ TEST(cli_bad_input_leaves_no_output)
     CHECK(strstr(out, "batch ids must be (2,)") != NULL);
     free(out);
     CHECK(!exists(indices));
+    /* Values the library refuses (a negative batch id, a rotation that is
+     * not finite): the line names the file they came from. (Copies:
+     * test_path's buffers are reused.) */
+    char in[512], out_path[512], neg[512], nan_rot[512];
+    snprintf(in, sizeof in, "%s", good);
+    snprintf(out_path, sizeof out_path, "%s", indices);
+    snprintf(neg, sizeof neg, "%s", test_path("negative_batch.npy"));
+    snprintf(nan_rot, sizeof nan_rot, "%s", test_path("nan_rotation.npy"));
+    REQUIRE_OK(grove_array_alloc(&batch, GROVE_INT64, 2, 0));
+    ((int64_t *)batch.data)[0] = 0;
+    ((int64_t *)batch.data)[1] = -1;
+    REQUIRE_OK(grove_npy_write(neg, &batch));
+    grove_array_free(&batch);
+    snprintf(args, sizeof args, "balltree %s --dims 2 --batch %s --indices %s", in, neg, out_path);
+    CHECK(test_grove(args, &out) == 1);
+    CHECK_MSG(strstr(out, "negative_batch.npy: ") && strstr(out, "batch id -1 at index 1 is negative"),
+              "message was: %s", out);
+    free(out);
+    grove_array rotation = {0};
+    REQUIRE_OK(grove_array_alloc(&rotation, GROVE_FLOAT64, 2, 2));
+    double *r = rotation.data;
+    r[0] = r[3] = 1;
+    r[1] = 0;
+    r[2] = NAN;
+    REQUIRE_OK(grove_npy_write(nan_rot, &rotation));
+    grove_array_free(&rotation);
+    snprintf(args, sizeof args, "balltree %s --dims 2 --rotation %s --indices %s", in, nan_rot, out_path);
+    CHECK(test_grove(args, &out) == 1);
+    CHECK_MSG(strstr(out, "nan_rotation.npy: ") && strstr(out, "rotation[1][0] is not finite"), "message was: %s",
+              out);
+    free(out);
+    CHECK(!exists(out_path));
 }
 
 TEST(cli_progress_bar_can_be_forced)

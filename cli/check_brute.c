@@ -3,7 +3,7 @@
  * in their own order, so a pair within a relative 1e-6 of the radius (or
  * of a kNN tie) may legitimately differ from the library's arithmetic in
  * the input dtype and is not counted against it. */
-#include "verify.h"
+#include "check_brute.h"
 
 #include <float.h>
 #include <math.h>
@@ -22,7 +22,7 @@ static double coord(grove_points p, size_t i, size_t j)
 }
 
 /* |q_j - p_j|, or its minimum image in a periodic box. */
-static double diff(const verify_join *v, size_t q, size_t p, size_t j)
+static double diff(const check_brute *v, size_t q, size_t p, size_t j)
 {
     double t = fabs(coord(v->queries, q, j) - coord(v->data, p, j));
     if (!v->box) return t;
@@ -33,7 +33,7 @@ static double diff(const verify_join *v, size_t q, size_t p, size_t j)
 /* |q - p|, with the differences divided by the largest first (as hypot
  * does), so their squares neither overflow nor underflow whatever the
  * coordinates' range. */
-static double dist(const verify_join *v, size_t q, size_t p)
+static double dist(const check_brute *v, size_t q, size_t p)
 {
     double big = 0;
     for (size_t j = 0; j < v->data.d; j++) big = fmax(big, diff(v, q, p, j));
@@ -51,7 +51,7 @@ static bool near(double a, double b) { return a == b || fabs(a - b) <= SLACK * (
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static void fail(verify_join *v, const char *fmt, ...)
+static void fail(check_brute *v, const char *fmt, ...)
 {
     if (v->failures++ > 0) return;
     va_list ap;
@@ -60,7 +60,7 @@ static void fail(verify_join *v, const char *fmt, ...)
     va_end(ap);
 }
 
-void verify_join_init(verify_join *v, grove_points data, const grove_points *queries, const cli_box *box, double eps,
+void check_brute_init(check_brute *v, grove_points data, const grove_points *queries, const cli_box *box, double eps,
                       bool exclude_self, size_t samples)
 {
     memset(v, 0, sizeof *v);
@@ -74,10 +74,10 @@ void verify_join_init(verify_join *v, grove_points data, const grove_points *que
 }
 
 /* The i-th sampled query. */
-static size_t sample(const verify_join *v, size_t i) { return i * v->nq / v->samples; }
+static size_t sample(const check_brute *v, size_t i) { return i * v->nq / v->samples; }
 
 /* One query's list (rows ascending, with distances) against brute force. */
-static void check_list(verify_join *v, size_t q, const int64_t *rows, const double *dists, size_t m)
+static void check_list(check_brute *v, size_t q, const int64_t *rows, const double *dists, size_t m)
 {
     size_t k = 0;
     for (size_t p = 0; p < v->data.n; p++) {
@@ -97,7 +97,7 @@ static void check_list(verify_join *v, size_t q, const int64_t *rows, const doub
     v->checked++;
 }
 
-void verify_join_batch(verify_join *v, const grove_join_batch *b)
+void check_brute_join_batch(check_brute *v, const grove_join_batch *b)
 {
     for (size_t i = 0; i < v->samples; i++) {
         size_t q = sample(v, i);
@@ -114,7 +114,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-void verify_knn(verify_join *v, size_t k, const int64_t *indices, const double *distances)
+void check_brute_knn(check_brute *v, size_t k, const int64_t *indices, const double *distances)
 {
     double *all = malloc((v->data.n + 1) * sizeof *all);
     if (!all) {
@@ -140,7 +140,7 @@ void verify_knn(verify_join *v, size_t k, const int64_t *indices, const double *
     free(all);
 }
 
-bool verify_join_report(const verify_join *v, const char *command, bool quiet)
+bool check_brute_report(const check_brute *v, const char *command, bool quiet)
 {
     if (v->failures) {
         fprintf(stderr, "grove %s: --verify: %zu problems in %zu sampled queries; first: %s\n", command, v->failures,
