@@ -9,9 +9,7 @@ import numpy as np
 
 from . import _clib
 from ._arrays import address, count, fixed, options, points_array, points_view
-from ._cstructs import BalltreeBatch, BalltreeParams
-
-GROVE_BALLTREE_FULL = -1
+from ._cstructs import GROVE_BALLTREE_FULL, BalltreeBatch, BalltreeParams
 
 
 class _Workspace:

@@ -8,13 +8,14 @@ from typing import Any
 
 import numpy as np
 
+from ._cstructs import GROVE_HDBSCAN_EOM, GROVE_HDBSCAN_LEAF
 from ._errors import InvalidArgumentError
 from ._estimator import threads_from_n_jobs
 from ._hdbscan_base import HDBSCANBase, real, ties_code
 from ._hdbscan_fit import Fit, spread, weighted_centers
 from ._hdbscan_metric import euclidean_scale
 
-_SELECTION = {"eom": 0, "leaf": 1}
+_SELECTION = {"eom": GROVE_HDBSCAN_EOM, "leaf": GROVE_HDBSCAN_LEAF}
 # scikit-learn's labels and probabilities for rows it cannot cluster.
 _INFINITE, _MISSING = -2, -3
 

@@ -12,11 +12,12 @@ import numpy as np
 from . import _clib
 from ._arrays import address, count, fixed, from_c, options
 from ._cstructs import GravityParams, GravityStats as _CStats, IcParams, NbodyDiag, NbodyParams, RenderParams
+from ._cstructs import GROVE_IC_COLD, GROVE_IC_MERGER, GROVE_IC_PLUMMER
 from ._cstructs import Snapshot as _CSnapshot
 from ._errors import InvalidArgumentError
 from ._handle import Handle
 
-_IC_KINDS = {"plummer": 1, "cold": 2, "merger": 3}
+_IC_KINDS = {"plummer": GROVE_IC_PLUMMER, "cold": GROVE_IC_COLD, "merger": GROVE_IC_MERGER}
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from warnings import warn
 
 import numpy as np
 
+from .._cstructs import GROVE_HDBSCAN_EOM, GROVE_HDBSCAN_LEAF
 from .._errors import InvalidArgumentError, UnsupportedError
 from .._hdbscan_base import HDBSCANBase, real, ties_code
 from .._hdbscan_fit import Fit
@@ -150,7 +151,7 @@ class HDBSCAN(HDBSCANBase):
         ms = self.min_cluster_size if self.min_samples is None else self.min_samples
         ms = max(min(n_clean - 1, ms), 1)  # the library's clamp
         return dict(min_cluster_size=self.min_cluster_size, min_samples=min(ms + 1, n_clean),
-                    selection=0 if self.cluster_selection_method == "eom" else 1,
+                    selection=GROVE_HDBSCAN_EOM if self.cluster_selection_method == "eom" else GROVE_HDBSCAN_LEAF,
                     epsilon=float(self.cluster_selection_epsilon), allow_single_cluster=bool(self.allow_single_cluster),
                     max_cluster_size=int(self.max_cluster_size),
                     epsilon_max=float(self.cluster_selection_epsilon_max),
