@@ -24,7 +24,7 @@ import os
 import queue
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from . import _cstructs as S
 from ._errors import UnsupportedError, error_for
@@ -175,7 +175,10 @@ def require(name: str) -> None:
         raise UnsupportedError(f"{name} is not in {library_path()}: this libgrove predates it; rebuild grove")
 
 
-def defaults(cls: type) -> C.Structure:
+_Params = TypeVar("_Params", bound=C.Structure)
+
+
+def defaults(cls: type[_Params]) -> _Params:
     """A parameter struct filled by its C ``<name>_init`` function."""
     params = cls()
     getattr(lib, S.C_NAMES[cls] + "_init")(C.byref(params))
@@ -215,7 +218,8 @@ class Running:
                 a.cancel = C.pointer(self.flag)
         self.fn, self.args = fn, args
         self.done = threading.Event()
-        self.status, self.message, self.error = 0, "", None
+        self.status, self.message = 0, ""
+        self.error: BaseException | None = None
 
     def run(self) -> None:
         try:

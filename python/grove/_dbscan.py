@@ -106,7 +106,7 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         params = _clib.defaults(DbscanParams)
         params.eps, params.min_samples = float(self.eps), int(self.min_samples)
         if weight is not None:
-            params.sample_weight = C.cast(address(weight), C.POINTER(C.c_double))
+            params.sample_weight = weight.ctypes.data_as(C.POINTER(C.c_double))
         labels = np.empty(n, dtype=np.intp)
         core = np.zeros(n, dtype=np.uint8)
         counts = DbscanCounts()

@@ -26,10 +26,11 @@ try:
 except ImportError:
     HAVE_SKLEARN = False
 
-    class NotFittedError(ValueError, AttributeError):
+    # The stand-ins take the names of scikit-learn's classes when it is not installed.
+    class NotFittedError(ValueError, AttributeError):  # type: ignore[no-redef]
         """Raised when a fitted attribute or method is used before fit."""
 
-    class BaseEstimator:
+    class BaseEstimator:  # type: ignore[no-redef]
         """get_params / set_params / repr from the constructor's arguments, as
         scikit-learn's BaseEstimator does."""
 
@@ -54,11 +55,11 @@ except ImportError:
             args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
             return f"{type(self).__name__}({args})"
 
-    class ClusterMixin:
+    class ClusterMixin:  # type: ignore[no-redef]
         _estimator_type = "clusterer"
 
         def fit_predict(self, X: Any, y: Any = None, **kwargs: Any) -> np.ndarray:
-            return self.fit(X, **kwargs).labels_
+            return self.fit(X, **kwargs).labels_  # type: ignore[attr-defined]  # fit is the estimator's
 
     def check_is_fitted(estimator: Any, attributes: Any = None) -> None:
         if not any(k.endswith("_") and not k.startswith("__") for k in vars(estimator)):

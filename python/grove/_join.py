@@ -145,7 +145,7 @@ class Index(Handle):
             dist = np.empty(pairs.value) if distances else None
             _clib.call(_clib.lib.grove_join_fill, h, qv, C.byref(params), address(offsets), address(indices),
                        address(dist), opts)
-        return (offsets, indices, dist) if distances else (offsets, indices)
+        return (offsets, indices) if dist is None else (offsets, indices, dist)
 
     def join_batches(self, eps: float, queries: Any = None, *, exclude_self: bool = False,
                      distances: bool = False, memory_budget: int = 0,

@@ -34,7 +34,7 @@ class GravityStats:
 
     @classmethod
     def _from_c(cls, s: _CStats) -> GravityStats:
-        return cls(*(getattr(s, f) for f, _ in _CStats._fields_))
+        return cls(*(getattr(s, f[0]) for f in _CStats._fields_))
 
 
 @dataclass(frozen=True)
@@ -266,7 +266,7 @@ class NBody(Handle):
             p = _clib.lib.grove_nbody_get_params(h).contents
             g = p.gravity
             return {"dt": p.dt, "eta": p.eta, "conserve_momentum": bool(p.conserve_momentum),
-                    **{f: getattr(g, f) for f, _ in GravityParams._fields_}}
+                    **{f[0]: getattr(g, f[0]) for f in GravityParams._fields_}}
 
     def checkpoint(self, path: str | os.PathLike) -> None:
         """Write the whole state atomically (see from_checkpoint)."""

@@ -64,6 +64,7 @@ class HDBSCAN(HDBSCANBase):
     module doc), plus ``ties`` ("ordered" or "simultaneous")."""
 
     _sparse = True
+    _prediction_data: PredictionData | None
 
     def __init__(self, min_cluster_size: int = 5, min_samples: int | None = None,
                  cluster_selection_epsilon: float = 0.0, cluster_selection_persistence: float = 0.0,
