@@ -6,11 +6,11 @@ with messages of the same kind."""
 from __future__ import annotations
 
 import inspect
-import os
 from typing import Any
 
 import numpy as np
 
+from . import _clib
 from ._arrays import as_numpy
 from ._errors import InvalidArgumentError
 
@@ -110,13 +110,22 @@ def _validate_without_sklearn(estimator: Any, X: Any, reset: bool, name: str) ->
     return a
 
 
-def threads_from_n_jobs(n_jobs: int | None, default: int | None) -> int | None:
-    """grove threads for scikit-learn's n_jobs (None = default; -1 = all
-    cores; below -1, cores + 1 + n_jobs, as joblib counts)."""
+def threads_from_n_jobs(n_jobs: int | None, default: int | None, name: str = "n_jobs") -> int | None:
+    """grove threads for scikit-learn's n_jobs: None = default, a positive
+    count as it is, negative counts from the cores OpenMP gives grove
+    (``grove_options_threads`` of the default options, which follows
+    OMP_NUM_THREADS and the CPU affinity) as joblib counts from its CPUs:
+    cores + 1 + n_jobs, so -1 = all of them and -2 = all but one, at
+    least 1."""
     if n_jobs is None:
         return default
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
-        raise InvalidArgumentError(f"n_jobs: a nonzero integer or None, got {n_jobs!r}")
+        raise InvalidArgumentError(f"{name}: a nonzero integer or None, got {n_jobs!r}")
     if n_jobs > 0:
         return int(n_jobs)
-    return max((os.cpu_count() or 1) + 1 + int(n_jobs), 1)
+    return max(openmp_cores() + 1 + int(n_jobs), 1)
+
+
+def openmp_cores() -> int:
+    """The threads grove uses when told 0 (all cores)."""
+    return int(_clib.lib.grove_options_threads(None))

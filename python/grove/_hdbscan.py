@@ -47,7 +47,9 @@ class HDBSCAN(HDBSCANBase):
     alpha: mutual reachability max(core(a), core(b), |a - b| / alpha).
     algorithm, leaf_size, copy: accepted, no effect (grove's MST is
         exact, and X is never written).
-    n_jobs: threads (scikit-learn's name; -1 = all cores); None = threads.
+    n_jobs: threads (scikit-learn's name): -1 = all cores, -2 = all but
+        one (negative counts as joblib's, from the cores OpenMP gives
+        grove); None = ``threads``.
     cluster_selection_method: "eom" or "leaf".
     allow_single_cluster: the root may be the one cluster.
     store_centers: None, "centroid", "medoid" or "both".
