@@ -80,7 +80,7 @@ def compare(py, ct: CType, h: cheader.Header, what: str) -> list[str]:
 
 def compare_signature(restype, argtypes, sig: cheader.Signature, h: cheader.Header, what: str) -> list[str]:
     problems = compare(restype, sig.returns, h, f"{what} return type")
-    params = ", ".join(f"{p.type} {p.name}" for p in sig.params)
+    params = ", ".join(f"{p.type}{'' if p.type.pointers else ' '}{p.name}" for p in sig.params)
     if len(argtypes) != len(sig.params):
         return problems + [f"{what}: grove.h has {len(sig.params)} parameters ({params}), the binding "
                            f"{len(argtypes)} ({', '.join(map(_name, argtypes))})"]
@@ -153,6 +153,10 @@ def all_problems(path: Path, workdir: Path) -> list[str]:
     return struct_problems(h, numbers) + callback_problems(h) + constant_problems(h, numbers) + prototype_problems(h)
 
 
+def no_problems(problems: list[str]) -> None:
+    assert not problems, "grove.h and the binding disagree:\n" + "\n".join(problems)
+
+
 @pytest.fixture(scope="module")
 def header():
     return cheader.parse(HEADER)
@@ -164,20 +168,32 @@ def numbers(header, tmp_path_factory):
 
 
 def test_structs_match_the_header(header, numbers):
-    assert struct_problems(header, numbers) == []
+    no_problems(struct_problems(header, numbers))
 
 
 def test_callback_types_match_the_header(header):
-    assert callback_problems(header) == []
+    no_problems(callback_problems(header))
     assert len(mirrors(C._CFuncPtr)) == 2
 
 
 def test_constants_match_the_header(header, numbers):
-    assert constant_problems(header, numbers) == []
+    no_problems(constant_problems(header, numbers))
 
 
 def test_prototypes_match_the_header(header):
-    assert prototype_problems(header) == []
+    no_problems(prototype_problems(header))
+
+
+def test_every_c_function_the_package_calls_has_a_prototype():
+    # Calls without argtypes would pass Python ints as C ints: each `lib.grove_x` and "grove_x" (the
+    # names handed to getattr) in the package must be declared, and each declaration used (the _init
+    # functions through defaults()).
+    source = "\n".join(p.read_text() for p in (ROOT / "python" / "grove").rglob("*.py"))
+    called = set(re.findall(r'lib\.(grove_\w+)|"(grove_\w+)"', source))
+    called = {a or b for a, b in called} - set(_cstructs.C_NAMES.values())
+    assert called - set(_clib.PROTOTYPES) == set()
+    declared = {name for name in _clib.PROTOTYPES if not name.endswith("_init")}
+    assert declared - called == set()
 
 
 def test_every_struct_in_the_header_is_mirrored(header):
