@@ -210,8 +210,13 @@ def test_every_callback_type_in_the_header_is_mirrored(header):
 # Typical edits of grove.h, each applied to a copy of it at the first item of
 # the binding's declarations it fits (so they follow renames): each gives the
 # edited text and the items the checks must name, or None where nothing fits.
+
 # The start of a function declaration up to the name (not a mention in a comment).
 DECL = r"GROVE_API [^;(]*?"
+
+
+def _params_of(h: cheader.Header, name: str) -> tuple[cheader.Decl, ...]:
+    return h.functions[name].params if name in h.functions else ()
 
 
 def _edit(text: str, pattern: str, repl, item: str) -> tuple[str, list[str]] | None:
@@ -237,7 +242,7 @@ def inserted_field(text, h):
 
 def added_parameter(text, h):
     return _first(_edit(text, rf"({DECL}\b{name}\([^;]*?)\);", r"\1, int added_);", name)
-                  for name in _clib.PROTOTYPES if h.functions.get(name, cheader.Signature(VOID, ())).params)
+                  for name in _clib.PROTOTYPES if _params_of(h, name))
 
 
 def renamed_function(text, h):
@@ -248,7 +253,7 @@ def changed_array_element(text, h):
     return _first(_edit(text, rf"({DECL}\b{name}\([^;]*?)\bdouble(\s*\*\s*{p.name}\b)", r"\1float\2",
                         f"{name} parameter {i + 1} ({p.name})")
                   for name, (_, argtypes) in _clib.PROTOTYPES.items()
-                  for i, (py, p) in enumerate(zip(argtypes, h.functions.get(name, cheader.Signature(VOID, ())).params))
+                  for i, (py, p) in enumerate(zip(argtypes, _params_of(h, name)))
                   if getattr(py, "element", None) is C.c_double)
 
 
