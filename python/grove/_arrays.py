@@ -23,10 +23,9 @@ from typing import Any
 import numpy as np
 
 from . import _clib
-from ._cstructs import Options, Points
+from ._cstructs import GROVE_FLOAT32, GROVE_FLOAT64, Options, Points
 from ._errors import InvalidArgumentError
 
-GROVE_FLOAT32, GROVE_FLOAT64 = 1, 2
 _DTYPES = {np.dtype(np.float32): GROVE_FLOAT32, np.dtype(np.float64): GROVE_FLOAT64}
 
 

@@ -9,9 +9,7 @@ import numpy as np
 
 from . import _clib
 from ._arrays import address, count, fixed, options, points_array, points_view
-from ._cstructs import BalltreeBatch, BalltreeParams
-
-GROVE_BALLTREE_FULL = -1
+from ._cstructs import GROVE_BALLTREE_FULL, BalltreeBatch, BalltreeParams
 
 
 class _Workspace:
@@ -58,8 +56,10 @@ class BallTree(tuple):
     False on padding slots. The object keeps the (converted) points, batch
     ids and rotation it was built from, for ``balls`` and ``check``."""
 
-    indices: np.ndarray
-    mask: np.ndarray
+    _points: np.ndarray
+    _batch: np.ndarray | None
+    _levels: int
+    _rotation: np.ndarray | None
 
     def __new__(cls, indices: np.ndarray, mask: np.ndarray, points: np.ndarray, batch: np.ndarray | None,
                 levels: int, rotation: np.ndarray | None) -> BallTree:
@@ -67,8 +67,15 @@ class BallTree(tuple):
         self._points, self._batch, self._levels, self._rotation = points, batch, levels, rotation
         return self
 
-    indices = property(lambda self: self[0], doc="int64 input rows in tree order (slots,)")
-    mask = property(lambda self: self[1], doc="bool (slots,): True for real points, False for padding")
+    @property
+    def indices(self) -> np.ndarray:
+        """int64 input rows in tree order (slots,)"""
+        return self[0]
+
+    @property
+    def mask(self) -> np.ndarray:
+        """bool (slots,): True for real points, False for padding"""
+        return self[1]
 
     def _params(self) -> BalltreeParams:
         return _params(self._batch, self._levels, self._rotation)
@@ -145,7 +152,7 @@ def balltree(points: Any, batch: Any = None, levels: int | None = None, rotate: 
     if rotate is None:
         rotation = None
     elif np.isscalar(rotate) and not isinstance(rotate, (str, bytes)):
-        rotation = random_rotation(d, rotate)
+        rotation = random_rotation(d, count(rotate, "rotate (a seed)"))
     else:
         rotation = fixed(rotate, np.float64, (d, d), "rotate")
     params = _params(ids, mode, rotation)

@@ -24,15 +24,17 @@ import os
 import queue
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from . import _cstructs as S
 from ._errors import UnsupportedError, error_for
 
 _vp, _sz, _i, _i64, _u64, _d, _s = C.c_void_p, C.c_size_t, C.c_int, C.c_int64, C.c_uint64, C.c_double, C.c_char_p
 _P = C.POINTER
+# Arrays are passed as addresses: arguments of these types take ndarray.ctypes.data (or None).
+_Ad, _Ai64, _Au8, _Asz = S.array_of(_d), S.array_of(_i64), S.array_of(C.c_uint8), S.array_of(_sz)
 
-# name: (restype, argtypes). Arrays are passed as c_void_p addresses.
+# name: (restype, argtypes); handles (grove_index *, ...) are c_void_p.
 PROTOTYPES = {
     "grove_status_str": (_s, [_i]),
     "grove_last_error": (_s, []),
@@ -44,23 +46,23 @@ PROTOTYPES = {
     "grove_workspace_free": (None, [_vp]),
     "grove_workspace_bytes": (_sz, [_vp]),
     "grove_gen_params_init": (None, [_P(S.GenParams)]),
-    "grove_gen": (_i, [_P(S.GenParams), _vp, _P(S.Options)]),
+    "grove_gen": (_i, [_P(S.GenParams), _Ad, _P(S.Options)]),
     # ball tree
     "grove_balltree_params_init": (None, [_P(S.BalltreeParams)]),
     "grove_balltree_layout": (_i, [_sz, _P(S.BalltreeParams), _P(_sz), _P(_sz)]),
-    "grove_balltree_batches": (_i, [_sz, _P(S.BalltreeParams), _vp]),
-    "grove_balltree_build": (_i, [S.Points, _P(S.BalltreeParams), _vp, _vp, _P(S.Options)]),
+    "grove_balltree_batches": (_i, [_sz, _P(S.BalltreeParams), S.array_of(S.BalltreeBatch)]),
+    "grove_balltree_build": (_i, [S.Points, _P(S.BalltreeParams), _Ai64, _Au8, _P(S.Options)]),
     "grove_balltree_ball_count": (_i, [_sz, _P(S.BalltreeParams), _i, _P(_sz)]),
-    "grove_balltree_ball_stats": (_i, [S.Points, _P(S.BalltreeParams), _vp, _vp, _i, _vp, _vp, _P(S.Options)]),
-    "grove_balltree_check": (_i, [S.Points, _P(S.BalltreeParams), _vp, _vp, _P(S.Options)]),
-    "grove_rotation_random": (_i, [_sz, _u64, _vp]),
+    "grove_balltree_ball_stats": (_i, [S.Points, _P(S.BalltreeParams), _Ai64, _Au8, _i, _Ad, _Ad, _P(S.Options)]),
+    "grove_balltree_check": (_i, [S.Points, _P(S.BalltreeParams), _Ai64, _Au8, _P(S.Options)]),
+    "grove_rotation_random": (_i, [_sz, _u64, _Ad]),
     # EMST and HDBSCAN*
     "grove_emst_params_init": (None, [_P(S.EmstParams)]),
-    "grove_emst": (_i, [S.Points, _P(S.EmstParams), _vp, _vp, _P(S.Options)]),
+    "grove_emst": (_i, [S.Points, _P(S.EmstParams), _Ai64, _Ad, _P(S.Options)]),
     "grove_knn_params_init": (None, [_P(S.KnnParams)]),
-    "grove_core_distances": (_i, [S.Points, _P(S.KnnParams), _vp, _P(S.Options)]),
+    "grove_core_distances": (_i, [S.Points, _P(S.KnnParams), _Ad, _P(S.Options)]),
     "grove_hdbscan_params_init": (None, [_P(S.HdbscanParams)]),
-    "grove_hdbscan": (_i, [S.Points, _P(S.HdbscanParams), _vp, _vp, _vp, _P(_sz), _P(S.Options)]),
+    "grove_hdbscan": (_i, [S.Points, _P(S.HdbscanParams), _Ai64, _Ad, _Ad, _P(_sz), _P(S.Options)]),
     "grove_hdbscan_model_create": (_i, [S.Points, _P(S.HdbscanParams), _P(S.Options), _P(_vp)]),
     "grove_hdbscan_model_free": (None, [_vp]),
     "grove_hdbscan_model_n": (_sz, [_vp]),
@@ -69,22 +71,22 @@ PROTOTYPES = {
     "grove_hdbscan_model_condensed_rows": (_sz, [_vp]),
     "grove_hdbscan_model_exemplar_count": (_sz, [_vp]),
     "grove_hdbscan_model_params": (_i, [_vp, _P(S.HdbscanParams)]),
-    "grove_hdbscan_model_labels": (_i, [_vp, _vp, _vp, _vp]),
-    "grove_hdbscan_model_mst": (_i, [_vp, _vp, _vp]),
-    "grove_hdbscan_model_single_linkage": (_i, [_vp, _vp]),
-    "grove_hdbscan_model_condensed_tree": (_i, [_vp, _vp, _vp, _vp, _vp]),
-    "grove_hdbscan_model_selected_clusters": (_i, [_vp, _vp, _vp]),
-    "grove_hdbscan_model_persistence": (_i, [_vp, _vp]),
-    "grove_hdbscan_model_exemplars": (_i, [_vp, _vp, _vp]),
+    "grove_hdbscan_model_labels": (_i, [_vp, _Ai64, _Ad, _Ad]),
+    "grove_hdbscan_model_mst": (_i, [_vp, _Ai64, _Ad]),
+    "grove_hdbscan_model_single_linkage": (_i, [_vp, _Ad]),
+    "grove_hdbscan_model_condensed_tree": (_i, [_vp, _Ai64, _Ai64, _Ad, _Ai64]),
+    "grove_hdbscan_model_selected_clusters": (_i, [_vp, _Ai64, _Ai64]),
+    "grove_hdbscan_model_persistence": (_i, [_vp, _Ad]),
+    "grove_hdbscan_model_exemplars": (_i, [_vp, _Ai64, _Ai64]),
     "grove_hdbscan_model_relative_validity": (_i, [_vp, _P(_d)]),
-    "grove_hdbscan_model_dbscan": (_i, [_vp, _d, _sz, _vp]),
+    "grove_hdbscan_model_dbscan": (_i, [_vp, _d, _sz, _Ai64]),
     "grove_dbscan_params_init": (None, [_P(S.DbscanParams)]),
-    "grove_dbscan": (_i, [S.Points, _P(S.IndexParams), _P(S.DbscanParams), _vp, _vp, _P(S.DbscanCounts),
+    "grove_dbscan": (_i, [S.Points, _P(S.IndexParams), _P(S.DbscanParams), _Ai64, _Au8, _P(S.DbscanCounts),
                           _P(S.Options)]),
-    "grove_hdbscan_approximate_predict": (_i, [_vp, S.Points, _vp, _vp, _P(S.Options)]),
-    "grove_hdbscan_approximate_predict_scores": (_i, [_vp, S.Points, _vp, _P(S.Options)]),
-    "grove_hdbscan_membership_vector": (_i, [_vp, S.Points, _vp, _P(S.Options)]),
-    "grove_hdbscan_all_points_membership_vectors": (_i, [_vp, _vp, _P(S.Options)]),
+    "grove_hdbscan_approximate_predict": (_i, [_vp, S.Points, _Ai64, _Ad, _P(S.Options)]),
+    "grove_hdbscan_approximate_predict_scores": (_i, [_vp, S.Points, _Ad, _P(S.Options)]),
+    "grove_hdbscan_membership_vector": (_i, [_vp, S.Points, _Ad, _P(S.Options)]),
+    "grove_hdbscan_all_points_membership_vectors": (_i, [_vp, _Ad, _P(S.Options)]),
     # range join and kNN
     "grove_index_params_init": (None, [_P(S.IndexParams)]),
     "grove_index_create": (_i, [S.Points, _P(S.IndexParams), _P(S.Options), _P(_vp)]),
@@ -93,21 +95,21 @@ PROTOTYPES = {
     "grove_index_d": (_sz, [_vp]),
     "grove_index_leaf_size": (_sz, [_vp]),
     "grove_index_dims": (_sz, [_vp]),
-    "grove_index_dim_order": (None, [_vp, _vp]),
-    "grove_index_boxsize": (_i, [_vp, _vp]),
+    "grove_index_dim_order": (None, [_vp, _Asz]),
+    "grove_index_boxsize": (_i, [_vp, _Ad]),
     "grove_join_params_init": (None, [_P(S.JoinParams)]),
-    "grove_join_count": (_i, [_vp, _P(S.Points), _P(S.JoinParams), _vp, _P(_i64), _P(S.Options)]),
-    "grove_join_fill": (_i, [_vp, _P(S.Points), _P(S.JoinParams), _vp, _vp, _vp, _P(S.Options)]),
+    "grove_join_count": (_i, [_vp, _P(S.Points), _P(S.JoinParams), _Ai64, _P(_i64), _P(S.Options)]),
+    "grove_join_fill": (_i, [_vp, _P(S.Points), _P(S.JoinParams), _Ai64, _Ai64, _Ad, _P(S.Options)]),
     "grove_join_stream": (_i, [_vp, _P(S.Points), _P(S.JoinParams), S.JOIN_BATCH_FN, _vp, _P(S.Options)]),
     "grove_join_search": (_i, [_vp, _P(S.Points), _P(S.JoinParams), _P(S.JoinResult), _P(S.Options)]),
     "grove_join_result_free": (None, [_P(S.JoinResult)]),
-    "grove_knn_search": (_i, [_vp, _P(S.Points), _P(S.KnnParams), _vp, _vp, _P(S.Options)]),
-    "grove_knn": (_i, [S.Points, _P(S.Points), _P(S.IndexParams), _P(S.KnnParams), _vp, _vp, _P(S.Options)]),
+    "grove_knn_search": (_i, [_vp, _P(S.Points), _P(S.KnnParams), _Ai64, _Ad, _P(S.Options)]),
+    "grove_knn": (_i, [S.Points, _P(S.Points), _P(S.IndexParams), _P(S.KnnParams), _Ai64, _Ad, _P(S.Options)]),
     # gravity and N-body
     "grove_gravity_params_init": (None, [_P(S.GravityParams)]),
-    "grove_gravity": (_i, [S.Points, _vp, _P(S.GravityParams), _vp, _vp, _P(S.GravityStats), _P(S.Options)]),
+    "grove_gravity": (_i, [S.Points, _Ad, _P(S.GravityParams), _Ad, _Ad, _P(S.GravityStats), _P(S.Options)]),
     "grove_nbody_params_init": (None, [_P(S.NbodyParams)]),
-    "grove_nbody_create": (_i, [S.Points, _vp, _vp, _P(S.NbodyParams), _P(S.Options), _P(_vp)]),
+    "grove_nbody_create": (_i, [S.Points, _Ad, _Ad, _P(S.NbodyParams), _P(S.Options), _P(_vp)]),
     "grove_nbody_free": (None, [_vp]),
     "grove_nbody_step": (_i, [_vp, _u64, _P(S.Options)]),
     "grove_nbody_diagnostics": (_i, [_vp, _P(S.NbodyDiag)]),
@@ -122,15 +124,15 @@ PROTOTYPES = {
     "grove_nbody_checkpoint_write": (_i, [_vp, _s]),
     "grove_nbody_checkpoint_read": (_i, [_s, _P(S.Options), _P(_vp)]),
     "grove_ic_params_init": (None, [_P(S.IcParams)]),
-    "grove_ic_generate": (_i, [_P(S.IcParams), _vp, _vp, _vp]),
+    "grove_ic_generate": (_i, [_P(S.IcParams), _Ad, _Ad, _Ad]),
     "grove_snapshot_free": (None, [_P(S.Snapshot)]),
     "grove_tipsy_read": (_i, [_s, _P(S.Snapshot)]),
-    "grove_tipsy_write": (_i, [_s, _sz, _d, _vp, _vp, _vp, _d, _i]),
+    "grove_tipsy_write": (_i, [_s, _sz, _d, _Ad, _Ad, _Ad, _d, _i]),
     "grove_render_params_init": (None, [_P(S.RenderParams)]),
-    "grove_render_png": (_i, [S.Points, _vp, _P(S.RenderParams), _s]),
+    "grove_render_png": (_i, [S.Points, _Ad, _P(S.RenderParams), _s]),
     # friends-of-friends
     "grove_fof_params_init": (None, [_P(S.FofParams)]),
-    "grove_fof": (_i, [S.Points, _vp, _vp, _P(S.FofParams), _vp, _P(_sz), _P(S.FofCatalogue), _P(S.Options)]),
+    "grove_fof": (_i, [S.Points, _Ad, _Ad, _P(S.FofParams), _Ai64, _P(_sz), _P(S.FofCatalogue), _P(S.Options)]),
     "grove_fof_catalogue_free": (None, [_P(S.FofCatalogue)]),
     "grove_fof_mean_separation": (_i, [S.Points, _P(_d), _sz, _P(_d)]),
 }
@@ -176,7 +178,10 @@ def require(name: str) -> None:
         raise UnsupportedError(f"{name} is not in {library_path()}: this libgrove predates it; rebuild grove")
 
 
-def defaults(cls: type) -> C.Structure:
+_Params = TypeVar("_Params", bound=C.Structure)
+
+
+def defaults(cls: type[_Params]) -> _Params:
     """A parameter struct filled by its C ``<name>_init`` function."""
     params = cls()
     getattr(lib, S.C_NAMES[cls] + "_init")(C.byref(params))
@@ -188,7 +193,7 @@ def check(status: int) -> None:
 
     grove_last_error() is per thread: call this on the thread that made the
     failing call, right after it (every wrapper does)."""
-    if status:
+    if status != S.GROVE_OK:
         raise error_for(status, _last_error())
 
 
@@ -216,7 +221,8 @@ class Running:
                 a.cancel = C.pointer(self.flag)
         self.fn, self.args = fn, args
         self.done = threading.Event()
-        self.status, self.message, self.error = 0, "", None
+        self.status, self.message = 0, ""
+        self.error: BaseException | None = None
 
     def run(self) -> None:
         try:

@@ -1,10 +1,44 @@
-"""ctypes mirrors of the structs in include/grove.h, field by field in the
+"""ctypes mirrors of include/grove.h: its structs field by field in the
 header's order and with the header's C types (``size_t`` is ``c_size_t``,
-enums are ``c_int``). tests/python/test_structs.py compiles a C program that
-prints every struct's size and field offsets and compares them with these."""
+enums are ``c_int``), its callback types, and the enum and ``#define``
+constants the binding uses, under their C names.
+
+tests/python/test_structs.py reads the header through the C compiler
+(tests/python/cheader.py) and checks every mirror here and every prototype
+in _clib.PROTOTYPES against it: field names, order, types, sizes and
+offsets, constant values, argument and return types. A change to grove.h
+that the binding does not follow fails there, naming the item.
+"""
 from __future__ import annotations
 
 import ctypes as C
+import functools
+
+# grove_status
+GROVE_OK, GROVE_INVALID_ARGUMENT, GROVE_OUT_OF_MEMORY, GROVE_IO_ERROR, GROVE_PARSE_ERROR = 0, 1, 2, 3, 4
+GROVE_UNSUPPORTED, GROVE_TOO_LARGE, GROVE_OVER_BUDGET, GROVE_CANCELLED, GROVE_INTERNAL = 5, 6, 7, 8, 9
+# grove_dtype
+GROVE_FLOAT32, GROVE_FLOAT64 = 1, 2
+# grove_gen_kind
+GROVE_GEN_UNIFORM, GROVE_GEN_NORMAL, GROVE_GEN_EXPONENTIAL, GROVE_GEN_BLOBS = 1, 2, 3, 4
+# grove_balltree_params.levels
+GROVE_BALLTREE_FULL = -1
+# grove_hdbscan_selection, grove_hdbscan_ties
+GROVE_HDBSCAN_EOM, GROVE_HDBSCAN_LEAF = 0, 1
+GROVE_HDBSCAN_TIES_ORDERED, GROVE_HDBSCAN_TIES_SIMULTANEOUS = 0, 1
+# grove_ic_kind
+GROVE_IC_PLUMMER, GROVE_IC_COLD, GROVE_IC_MERGER = 1, 2, 3
+
+
+@functools.cache
+def array_of(element: type) -> type:
+    """The argument type for a C pointer to an array of ``element`` that the
+    binding passes as an address (``ndarray.ctypes.data``, or None): a
+    ``c_void_p`` that records its element type, so the prototype check can
+    compare it with the header's pointee."""
+    return type(f"{element.__name__}_array", (C.c_void_p,),
+                {"element": element, "from_param": C.c_void_p.from_param})
+
 
 PROGRESS_FN = C.CFUNCTYPE(None, C.c_void_p, C.c_char_p, C.c_double)
 
@@ -78,6 +112,8 @@ class DbscanParams(C.Structure):
 
 class DbscanCounts(C.Structure):
     _fields_ = [("clusters", C.c_size_t), ("core", C.c_size_t), ("noise", C.c_size_t)]
+
+
 class FofParams(C.Structure):
     _fields_ = [("linking_length", C.c_double), ("min_members", C.c_size_t), ("index", IndexParams)]
 
@@ -124,8 +160,9 @@ class RenderParams(C.Structure):
                 ("decades", C.c_double)]
 
 
-# C name of each mirror, for the layout test.
-C_NAMES = {Points: "grove_points", Options: "grove_options", GenParams: "grove_gen_params",
+# C name of each mirror (structs and callback types), for defaults() and the header check.
+C_NAMES = {PROGRESS_FN: "grove_progress_fn", JOIN_BATCH_FN: "grove_join_batch_fn",
+           Points: "grove_points", Options: "grove_options", GenParams: "grove_gen_params",
            BalltreeParams: "grove_balltree_params", BalltreeBatch: "grove_balltree_batch",
            EmstParams: "grove_emst_params", KnnParams: "grove_knn_params", HdbscanParams: "grove_hdbscan_params",
            IndexParams: "grove_index_params", JoinParams: "grove_join_params", JoinBatch: "grove_join_batch",

@@ -7,10 +7,11 @@ import numpy as np
 
 from . import _clib
 from ._arrays import address, count, options
-from ._cstructs import GenParams
+from . import _cstructs as S
 from ._errors import InvalidArgumentError
 
-_KINDS = {"uniform": 1, "normal": 2, "exponential": 3, "blobs": 4}
+_KINDS = {"uniform": S.GROVE_GEN_UNIFORM, "normal": S.GROVE_GEN_NORMAL, "exponential": S.GROVE_GEN_EXPONENTIAL,
+          "blobs": S.GROVE_GEN_BLOBS}
 
 
 def generate(kind: str, n: int, d: int, *, seed: int = 0, rate: float | None = None, centers: int | None = None,
@@ -21,7 +22,7 @@ def generate(kind: str, n: int, d: int, *, seed: int = 0, rate: float | None = N
     same values on every platform and for any thread count."""
     if kind not in _KINDS:
         raise InvalidArgumentError(f"kind: one of {', '.join(_KINDS)}, got {kind!r}")
-    params = _clib.defaults(GenParams)
+    params = _clib.defaults(S.GenParams)
     params.kind, params.n, params.d, params.seed = _KINDS[kind], count(n, "n"), count(d, "d", 1), count(seed, "seed")
     if rate is not None:
         params.rate = float(rate)

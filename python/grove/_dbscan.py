@@ -49,8 +49,9 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         metric is refused (UnsupportedMetricError, also a ValueError).
     metric_params, algorithm, leaf_size: accepted as scikit-learn's, no
         effect (grove's search is exact whatever the algorithm).
-    n_jobs: threads (-1 = all cores); None = all cores (the labels are the
-        same for any count).
+    n_jobs: threads; None = all cores, -1 = all cores, -2 = all but one
+        (negative counts as joblib's, from the cores OpenMP gives grove);
+        the labels are the same for any count.
     boxsize: a periodic box as SciPy's cKDTree takes it (one length, or
         one per feature, 0 = not periodic): minimum-image distances, every
         coordinate in [0, L) (grove's addition; None = no box).
@@ -106,7 +107,7 @@ class DBSCAN(ClusterMixin, BaseEstimator):
         params = _clib.defaults(DbscanParams)
         params.eps, params.min_samples = float(self.eps), int(self.min_samples)
         if weight is not None:
-            params.sample_weight = C.cast(address(weight), C.POINTER(C.c_double))
+            params.sample_weight = weight.ctypes.data_as(C.POINTER(C.c_double))
         labels = np.empty(n, dtype=np.intp)
         core = np.zeros(n, dtype=np.uint8)
         counts = DbscanCounts()

@@ -8,6 +8,8 @@ Arguments refused by the binding itself, before any C call, raise
 """
 from __future__ import annotations
 
+from . import _cstructs as S
+
 
 class GroveError(Exception):
     """A grove call failed. ``status`` is the C ``grove_status`` value and
@@ -18,23 +20,23 @@ class GroveError(Exception):
 
 
 class InvalidArgumentError(GroveError, ValueError):
-    status, status_name = 1, "invalid argument"
+    status, status_name = S.GROVE_INVALID_ARGUMENT, "invalid argument"
 
 
 class OutOfMemoryError(GroveError, MemoryError):
-    status, status_name = 2, "out of memory"
+    status, status_name = S.GROVE_OUT_OF_MEMORY, "out of memory"
 
 
 class InputOutputError(GroveError, OSError):
-    status, status_name = 3, "input/output error"
+    status, status_name = S.GROVE_IO_ERROR, "input/output error"
 
 
 class ParseError(GroveError, ValueError):
-    status, status_name = 4, "malformed input data"
+    status, status_name = S.GROVE_PARSE_ERROR, "malformed input data"
 
 
 class UnsupportedError(GroveError, NotImplementedError):
-    status, status_name = 5, "unsupported format or feature"
+    status, status_name = S.GROVE_UNSUPPORTED, "unsupported format or feature"
 
 
 class UnsupportedMetricError(UnsupportedError, ValueError):
@@ -44,19 +46,19 @@ class UnsupportedMetricError(UnsupportedError, ValueError):
 
 
 class TooLargeError(GroveError, ValueError):
-    status, status_name = 6, "size too large"
+    status, status_name = S.GROVE_TOO_LARGE, "size too large"
 
 
 class OverBudgetError(GroveError, MemoryError):
-    status, status_name = 7, "result does not fit the memory budget"
+    status, status_name = S.GROVE_OVER_BUDGET, "result does not fit the memory budget"
 
 
 class CancelledError(GroveError, RuntimeError):
-    status, status_name = 8, "cancelled"
+    status, status_name = S.GROVE_CANCELLED, "cancelled"
 
 
 class InternalError(GroveError, RuntimeError):
-    status, status_name = 9, "internal error"
+    status, status_name = S.GROVE_INTERNAL, "internal error"
 
 
 _BY_STATUS = {cls.status: cls for cls in GroveError.__subclasses__()}

@@ -6,11 +6,11 @@ with messages of the same kind."""
 from __future__ import annotations
 
 import inspect
-import os
 from typing import Any
 
 import numpy as np
 
+from . import _clib
 from ._arrays import as_numpy
 from ._errors import InvalidArgumentError
 
@@ -26,10 +26,11 @@ try:
 except ImportError:
     HAVE_SKLEARN = False
 
-    class NotFittedError(ValueError, AttributeError):
+    # The stand-ins take the names of scikit-learn's classes when it is not installed.
+    class NotFittedError(ValueError, AttributeError):  # type: ignore[no-redef]
         """Raised when a fitted attribute or method is used before fit."""
 
-    class BaseEstimator:
+    class BaseEstimator:  # type: ignore[no-redef]
         """get_params / set_params / repr from the constructor's arguments, as
         scikit-learn's BaseEstimator does."""
 
@@ -54,11 +55,11 @@ except ImportError:
             args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
             return f"{type(self).__name__}({args})"
 
-    class ClusterMixin:
+    class ClusterMixin:  # type: ignore[no-redef]
         _estimator_type = "clusterer"
 
         def fit_predict(self, X: Any, y: Any = None, **kwargs: Any) -> np.ndarray:
-            return self.fit(X, **kwargs).labels_
+            return self.fit(X, **kwargs).labels_  # type: ignore[attr-defined]  # fit is the estimator's
 
     def check_is_fitted(estimator: Any, attributes: Any = None) -> None:
         if not any(k.endswith("_") and not k.startswith("__") for k in vars(estimator)):
@@ -109,13 +110,22 @@ def _validate_without_sklearn(estimator: Any, X: Any, reset: bool, name: str) ->
     return a
 
 
-def threads_from_n_jobs(n_jobs: int | None, default: int | None) -> int | None:
-    """grove threads for scikit-learn's n_jobs (None = default; -1 = all
-    cores; below -1, cores + 1 + n_jobs, as joblib counts)."""
+def threads_from_n_jobs(n_jobs: int | None, default: int | None, name: str = "n_jobs") -> int | None:
+    """grove threads for scikit-learn's n_jobs: None = default, a positive
+    count as it is, negative counts from the cores OpenMP gives grove
+    (``grove_options_threads`` of the default options, which follows
+    OMP_NUM_THREADS and the CPU affinity) as joblib counts from its CPUs:
+    cores + 1 + n_jobs, so -1 = all of them and -2 = all but one, at
+    least 1."""
     if n_jobs is None:
         return default
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
-        raise InvalidArgumentError(f"n_jobs: a nonzero integer or None, got {n_jobs!r}")
+        raise InvalidArgumentError(f"{name}: a nonzero integer or None, got {n_jobs!r}")
     if n_jobs > 0:
         return int(n_jobs)
-    return max((os.cpu_count() or 1) + 1 + int(n_jobs), 1)
+    return max(openmp_cores() + 1 + int(n_jobs), 1)
+
+
+def openmp_cores() -> int:
+    """The threads grove uses when told 0 (all cores)."""
+    return int(_clib.lib.grove_options_threads(None))

@@ -70,7 +70,10 @@ def fof(points: Any, linking_length: float | None = None, *, b: float | None = N
     params = _clib.defaults(FofParams)
     params.min_members = count(min_members, "min_members", 1)
     params.index, _keep = index_params(leaf_size=leaf_size, boxsize=boxsize)
-    link = float(linking_length) if b is None else float(b) * mean_separation(x, boxsize=boxsize)
+    if linking_length is not None:
+        link = float(linking_length)
+    elif b is not None:
+        link = float(b) * mean_separation(x, boxsize=boxsize)
     params.linking_length = link
     m = None if mass is None else fixed(mass, np.float64, (n,), "mass")
     v = None if velocity is None else fixed(velocity, np.float64, (n, d), "velocity")

@@ -82,11 +82,11 @@ class Handle:
 class _Use:
     """One use of a Handle's pointer (see Handle)."""
 
-    __slots__ = ("owner", "locked")
+    __slots__ = ("owner", "held")
 
     def __init__(self, owner: Handle):
         self.owner = owner
-        self.locked = False
+        self.held: Any = None  # the owner's lock while this use holds it
 
     def __enter__(self) -> C.c_void_p:
         handle = self.owner._hold()
@@ -97,10 +97,10 @@ class _Use:
             except BaseException:  # interrupted while waiting for another thread's call
                 self.owner._drop()
                 raise
-            self.locked = True
+            self.held = lock
         return handle
 
     def __exit__(self, *exc: Any) -> None:
-        if self.locked:
-            self.owner._one_at_a_time.release()
+        if self.held is not None:
+            self.held.release()
         self.owner._drop()

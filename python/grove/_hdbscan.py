@@ -8,13 +8,14 @@ from typing import Any
 
 import numpy as np
 
+from ._cstructs import GROVE_HDBSCAN_EOM, GROVE_HDBSCAN_LEAF
 from ._errors import InvalidArgumentError
 from ._estimator import threads_from_n_jobs
 from ._hdbscan_base import HDBSCANBase, real, ties_code
 from ._hdbscan_fit import Fit, spread, weighted_centers
 from ._hdbscan_metric import euclidean_scale
 
-_SELECTION = {"eom": 0, "leaf": 1}
+_SELECTION = {"eom": GROVE_HDBSCAN_EOM, "leaf": GROVE_HDBSCAN_LEAF}
 # scikit-learn's labels and probabilities for rows it cannot cluster.
 _INFINITE, _MISSING = -2, -3
 
@@ -46,7 +47,9 @@ class HDBSCAN(HDBSCANBase):
     alpha: mutual reachability max(core(a), core(b), |a - b| / alpha).
     algorithm, leaf_size, copy: accepted, no effect (grove's MST is
         exact, and X is never written).
-    n_jobs: threads (scikit-learn's name; -1 = all cores); None = threads.
+    n_jobs: threads (scikit-learn's name): -1 = all cores, -2 = all but
+        one (negative counts as joblib's, from the cores OpenMP gives
+        grove); None = ``threads``.
     cluster_selection_method: "eom" or "leaf".
     allow_single_cluster: the root may be the one cluster.
     store_centers: None, "centroid", "medoid" or "both".

@@ -51,7 +51,7 @@ class HDBSCANBase(ClusterMixin, BaseEstimator):
     def _c_fields(self, n_clean: int) -> dict[str, Any]:
         raise NotImplementedError
 
-    def _noise_labels(self, fit: Fit, labels: np.ndarray, prob: np.ndarray) -> None:
+    def _noise_labels(self, fit: Fit, labels: np.ndarray, prob: np.ndarray | None) -> None:
         """Relabel the non-finite rows in place (scikit-learn's codes)."""
 
     # -- fitting --------------------------------------------------------

@@ -12,11 +12,11 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _clib
-from ._cstructs import HdbscanParams
+from ._cstructs import GROVE_HDBSCAN_TIES_ORDERED, GROVE_HDBSCAN_TIES_SIMULTANEOUS, HdbscanParams
 from ._errors import InvalidArgumentError
 from ._hdbscan_model import CONDENSED_DTYPE, Model
 
-TIES = {"ordered": 0, "simultaneous": 1}
+TIES = {"ordered": GROVE_HDBSCAN_TIES_ORDERED, "simultaneous": GROVE_HDBSCAN_TIES_SIMULTANEOUS}
 
 
 def c_params(**fields: Any) -> HdbscanParams:

@@ -74,7 +74,7 @@ class Model(Handle):
                 np.empty(self._rows, np.int64)]
         self._fill("grove_hdbscan_model_condensed_tree", *cols)
         tree = np.empty(self._rows, dtype=CONDENSED_DTYPE)
-        for name, col in zip(CONDENSED_DTYPE.names, cols):
+        for name, col in zip(CONDENSED_DTYPE.names or (), cols):
             tree[name] = col
         return tree
 

@@ -12,11 +12,12 @@ import numpy as np
 from . import _clib
 from ._arrays import address, count, fixed, from_c, options, points_view
 from ._cstructs import GravityParams, GravityStats as _CStats, IcParams, NbodyDiag, NbodyParams, RenderParams
+from ._cstructs import GROVE_IC_COLD, GROVE_IC_MERGER, GROVE_IC_PLUMMER
 from ._cstructs import Snapshot as _CSnapshot
 from ._errors import InvalidArgumentError
 from ._handle import Handle
 
-_IC_KINDS = {"plummer": 1, "cold": 2, "merger": 3}
+_IC_KINDS = {"plummer": GROVE_IC_PLUMMER, "cold": GROVE_IC_COLD, "merger": GROVE_IC_MERGER}
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class GravityStats:
 
     @classmethod
     def _from_c(cls, s: _CStats) -> GravityStats:
-        return cls(*(getattr(s, f) for f, _ in _CStats._fields_))
+        return cls(*(getattr(s, f[0]) for f in _CStats._fields_))
 
 
 @dataclass(frozen=True)
@@ -265,7 +266,7 @@ class NBody(Handle):
             p = _clib.lib.grove_nbody_get_params(h).contents
             g = p.gravity
             return {"dt": p.dt, "eta": p.eta, "conserve_momentum": bool(p.conserve_momentum),
-                    **{f: getattr(g, f) for f, _ in GravityParams._fields_}}
+                    **{f[0]: getattr(g, f[0]) for f in GravityParams._fields_}}
 
     def checkpoint(self, path: str | os.PathLike) -> None:
         """Write the whole state atomically (see from_checkpoint)."""

@@ -72,7 +72,7 @@ def erwin_rotations(erwin, x, batch, strides, ball_sizes, angle):
     idx, mask = erwin.build_balltree_with_idx(x, batch)
     leaves, leaf_batch = x[idx], batch[idx]
     levels = [max(0, int(math.log2(leaves.shape[0] / s))) for s in ball_sizes]
-    rotated = leaves @ compat_bt.generate_rotation_matrix(angle, x.shape[1]).astype(x.dtype)
+    rotated = leaves @ np.asarray(compat_bt.generate_rotation_matrix(angle, x.shape[1]), dtype=x.dtype)
     out = []
     for i, level in enumerate(levels):
         out.append(erwin.partition_balltree_with_idx(rotated.astype(np.float64), leaf_batch, level))

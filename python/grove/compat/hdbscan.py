@@ -9,7 +9,8 @@ Parameters keep the library's names, defaults, meanings and checks
 min_samples + 1, clamped to the data as the library clamps it). The MST
 is always exact and always kept, so ``algorithm``, ``leaf_size``,
 ``memory``, ``approx_min_span_tree`` and ``gen_min_span_tree`` change no
-result; ``core_dist_n_jobs`` sets the threads. Refused: metrics other
+result; ``core_dist_n_jobs`` sets the threads (at most the cores; negative
+counts as joblib's, -2 = all but one). Refused: metrics other
 than Euclidean (standardised Euclidean is Euclidean on rescaled
 coordinates and is computed), precomputed distances (both
 ``UnsupportedMetricError``, a ValueError as the library's refusals are),
@@ -23,13 +24,14 @@ merged at once with ``ties="simultaneous"``.
 from __future__ import annotations
 
 import math
-import os
 from typing import Any
 from warnings import warn
 
 import numpy as np
 
+from .._cstructs import GROVE_HDBSCAN_EOM, GROVE_HDBSCAN_LEAF
 from .._errors import InvalidArgumentError, UnsupportedError
+from .._estimator import openmp_cores, threads_from_n_jobs
 from .._hdbscan_base import HDBSCANBase, real, ties_code
 from .._hdbscan_fit import Fit
 from .._hdbscan_metric import euclidean_scale
@@ -63,6 +65,7 @@ class HDBSCAN(HDBSCANBase):
     module doc), plus ``ties`` ("ordered" or "simultaneous")."""
 
     _sparse = True
+    _prediction_data: PredictionData | None
 
     def __init__(self, min_cluster_size: int = 5, min_samples: int | None = None,
                  cluster_selection_epsilon: float = 0.0, cluster_selection_persistence: float = 0.0,
@@ -141,16 +144,16 @@ class HDBSCAN(HDBSCANBase):
         return euclidean_scale(self.metric, self.p, self._metric_kwargs, d)
 
     def _threads(self) -> int | None:
-        jobs, cores = self.core_dist_n_jobs, os.cpu_count() or 1
-        if jobs is None:
-            return 0
-        return min(int(jobs), cores) if jobs >= 1 else max(cores + 1 + int(jobs), 1)
+        # At most the cores: the library's default of 4 jobs asks for parallelism, not for more threads than
+        # there are cores.
+        threads = threads_from_n_jobs(self.core_dist_n_jobs, None, "core_dist_n_jobs")
+        return None if threads is None else min(threads, openmp_cores())
 
     def _c_fields(self, n_clean: int) -> dict[str, Any]:
         ms = self.min_cluster_size if self.min_samples is None else self.min_samples
         ms = max(min(n_clean - 1, ms), 1)  # the library's clamp
         return dict(min_cluster_size=self.min_cluster_size, min_samples=min(ms + 1, n_clean),
-                    selection=0 if self.cluster_selection_method == "eom" else 1,
+                    selection=GROVE_HDBSCAN_EOM if self.cluster_selection_method == "eom" else GROVE_HDBSCAN_LEAF,
                     epsilon=float(self.cluster_selection_epsilon), allow_single_cluster=bool(self.allow_single_cluster),
                     max_cluster_size=int(self.max_cluster_size),
                     epsilon_max=float(self.cluster_selection_epsilon_max),
