@@ -227,7 +227,7 @@ TEST(cli_bad_input_leaves_no_output)
     snprintf(out_path, sizeof out_path, "%s", indices);
     snprintf(neg, sizeof neg, "%s", test_path("negative_batch.npy"));
     snprintf(nan_rot, sizeof nan_rot, "%s", test_path("nan_rotation.npy"));
-    REQUIRE_OK(grove_array_alloc(&batch, GROVE_INT64, 2, 0));
+    REQUIRE_OK(grove_array_create(&batch, GROVE_INT64, 2, 0));
     ((int64_t *)batch.data)[0] = 0;
     ((int64_t *)batch.data)[1] = -1;
     REQUIRE_OK(grove_npy_write(neg, &batch));
@@ -238,7 +238,7 @@ TEST(cli_bad_input_leaves_no_output)
               "message was: %s", out);
     free(out);
     grove_array rotation = {0};
-    REQUIRE_OK(grove_array_alloc(&rotation, GROVE_FLOAT64, 2, 2));
+    REQUIRE_OK(grove_array_create(&rotation, GROVE_FLOAT64, 2, 2));
     double *r = rotation.data;
     r[0] = r[3] = 1;
     r[1] = 0;
