@@ -1,6 +1,7 @@
 /* Borůvka's driver: allocate the state, then rounds of (reuse cached
  * edges, search, merge) until one component is left. */
 #include "emst_internal.h"
+#include "parallel.h"
 
 #include <math.h>
 

@@ -5,6 +5,7 @@
  * map from a cluster to the label at or above it), ancestor tables for
  * merge heights, and the exemplars' coordinates. */
 #include "predict_internal.h"
+#include "parallel.h"
 
 #include <math.h>
 

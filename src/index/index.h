@@ -17,32 +17,6 @@
 
 #include "internal.h"
 
-#if defined(__GNUC__)
-#define GROVE__ALWAYS_INLINE __attribute__((always_inline))
-#else
-#define GROVE__ALWAYS_INLINE
-#endif
-
-/* Calls BODY(D) with D a compile-time constant for d = 1, 2, 3 (so inlined
- * kernels unroll their axis loops) and with the runtime d otherwise. */
-#define GROVE__DISPATCH_D(d, BODY)                                           \
-    switch (d) {                                                             \
-    case 1: BODY(1); break;                                                  \
-    case 2: BODY(2); break;                                                  \
-    case 3: BODY(3); break;                                                  \
-    default: BODY(d); break;                                                 \
-    }
-
-/* Threads worth using on n points: on small inputs the parallel regions
- * (several per Borůvka round) cost more than they save, and on
- * oversubscribed cores an idle OpenMP thread spinning at a barrier can stall
- * the working one. Results do not depend on it. */
-static inline int grove__threads_for(int threads, size_t n)
-{
-    size_t cap = n / 8192 + 1;
-    return (size_t)threads > cap ? (int)cap : threads;
-}
-
 /* Points per leaf: small enough that leaf boxes prune well, large enough
  * that a leaf's points fill a few cache lines and the tree stays shallow. */
 #define GROVE__LEAF_SIZE 8

@@ -1,6 +1,7 @@
 /* grove__tree_knn: exact k nearest neighbours of every indexed point; and
  * of one query point (grove__tree_knn_point). */
 #include "index.h"
+#include "parallel.h"
 
 #include <math.h>
 

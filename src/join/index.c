@@ -3,6 +3,7 @@
  * leading dimensions cuts the points into leaf groups, and the points are
  * copied in leaf order so every group is contiguous. */
 #include "join_internal.h"
+#include "parallel.h"
 
 #include <math.h>
 #include <stdlib.h>

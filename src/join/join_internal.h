@@ -85,7 +85,7 @@ grove_status grove__queries_prepare(const grove_index *index, const grove_points
                                     int threads, const grove_index **qi);
 void grove__queries_release(const grove_index *index, const grove_index *qi);
 
-/* A size for grove__threads_for: queries weighted by the cost of scanning
+/* A size for grove__threads_for (parallel.h): queries weighted by the cost of scanning
  * the data once, so small joins stay on one thread (a parallel region
  * costs more than they do) and large or high-dimensional ones spread. */
 static inline size_t grove__join_work(const grove_index *D, const grove_index *Q)

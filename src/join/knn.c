@@ -1,6 +1,7 @@
 /* grove_knn_search / grove_knn: exact k nearest neighbours on the join's
  * index, query groups in parallel. */
 #include "join_internal.h"
+#include "parallel.h"
 
 #include <math.h>
 
