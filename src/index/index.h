@@ -20,6 +20,14 @@
 /* Points per leaf: small enough that leaf boxes prune well, large enough
  * that a leaf's points fill a few cache lines and the tree stays shallow. */
 #define GROVE__LEAF_SIZE 8
+/* Deepest tree any builder may produce, so a walk's stack (walk_t.h, one
+ * entry per level) is a fixed array: a balanced kd-tree of 2^32 points is
+ * 32 levels deep, a BVH at most 95 (the prefix lengths of its radix tree
+ * grow strictly down a path and take 63 values for distinct 63-bit codes,
+ * 32 for the positions of duplicates); builds refuse anything deeper. */
+#define GROVE__TREE_MAX_DEPTH 128
+/* GROVE_INTERNAL, naming `what`, for a tree deeper than that. */
+grove_status grove__tree_depth_check(int depth, const char *what);
 /* Largest n an index holds: positions and rows are 32-bit. */
 #define GROVE__INDEX_MAX_N ((size_t)UINT32_MAX - 1)
 
@@ -77,8 +85,8 @@ grove_status grove__tree_knn(const grove__tree *tree, size_t k, uint32_t *idx, d
 /* The k nearest indexed points (1 <= k <= n) to one point q of a float64
  * tree (d coordinates), in the order and arithmetic of grove__tree_knn:
  * rows[r] (input rows) and dist2[r], nearest first. scratch holds
- * grove__tree_knn_scratch(tree, k) bytes (8-byte aligned), one per thread. */
-size_t grove__tree_knn_scratch(const grove__tree *tree, size_t k);
+ * grove__tree_knn_scratch(k) bytes (8-byte aligned), one per thread. */
+size_t grove__tree_knn_scratch(size_t k);
 void grove__tree_knn_point(const grove__tree *tree, const double *q, size_t k, void *scratch, uint32_t *rows,
                            double *dist2);
 

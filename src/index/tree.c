@@ -36,6 +36,13 @@ grove_status grove__index_size(size_t n, size_t d, size_t elem, size_t min_n, si
     return GROVE_OK;
 }
 
+grove_status grove__tree_depth_check(int depth, const char *what)
+{
+    if (depth > GROVE__TREE_MAX_DEPTH)
+        return grove__fail(GROVE_INTERNAL, "%s: tree depth %d exceeds %d", what, depth, GROVE__TREE_MAX_DEPTH);
+    return GROVE_OK;
+}
+
 grove_status grove__tree_build(grove_points points, int exponent, int threads, grove__tree *tree)
 {
     memset(tree, 0, sizeof *tree);
@@ -55,6 +62,7 @@ grove_status grove__tree_build(grove_points points, int exponent, int threads, g
     double scale = ldexp(1, -exponent);
     grove_status s = d <= 3 ? grove__bvh_topology(points, scale, threads, tree)
                             : grove__kdtree_topology(points, scale, GROVE__LEAF_SIZE, NULL, 0, threads, tree);
+    if (s == GROVE_OK) s = grove__tree_depth_check(tree->depth, "index");
     size_t box_bytes = 0;
     if (s == GROVE_OK && (!grove__mul_size(tree->nodes, 2 * d * elem, &box_bytes)))
         s = grove__fail(GROVE_TOO_LARGE, "index: node boxes overflow the address space");

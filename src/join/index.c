@@ -175,6 +175,7 @@ grove_status grove__index_build(grove_points points, double magnitude, int expon
         ix->rows = topo.perm;
         ix->node = topo.node;
         ix->nodes = topo.nodes;
+        if (s == GROVE_OK) s = grove__tree_depth_check(topo.depth, "index");
     }
     for (size_t k = 0; k < ix->nodes; k++) ix->nleaves += ix->node[k].right == 0;
     if (s == GROVE_OK && !grove__mul_size(ix->nodes, 2 * dims * elem, &box_bytes))

@@ -5,10 +5,6 @@
 
 #include <math.h>
 
-/* Heap scratch per thread: k entries and the walk's stack (two entries per
- * level of a tree at most 64 deep, plus two). */
-#define KNN_SCRATCH(k) ((k) + 2 * 64 + 2)
-
 #define JOIN_TEMPLATE "knn_t.h"
 #include "instances.h"
 
@@ -49,8 +45,8 @@ grove_status grove_knn_search(const grove_index *index, const grove_points *quer
         int failed = 0, stopped = 0;
 #pragma omp parallel num_threads(threads) reduction(| : failed, stopped)
         {
-            void *hd = grove__malloc(KNN_SCRATCH(k) * sizeof(double), "kNN heap");
-            uint32_t *hr = grove__malloc(KNN_SCRATCH(k) * sizeof *hr, "kNN heap");
+            void *hd = grove__malloc(k * sizeof(double), "kNN heap");
+            uint32_t *hr = grove__malloc(k * sizeof *hr, "kNN heap");
             failed = !hd || !hr;
 #pragma omp for schedule(dynamic, 1)
             for (size_t g = b0; g < b1; g++) {
