@@ -9,33 +9,33 @@
  * distance core_p) against the points of other components, the best edge
  * so far (best_w to best_q, rows best_lo < best_hi), and its bound:
  * min(best_w, the component's bound cb as last read). */
-typedef struct FN(search) {
+typedef struct FN(edge_search) {
     grove__boruvka *b;
     const T *q;
     size_t d;
     uint32_t c, row_p;
     double core_p, cb, bound, best_w;
     uint32_t best_q, best_lo, best_hi;
-} FN(search);
+} FN(edge_search);
 
 /* Pruning is strict (a node or point is dropped only when its weight is
  * larger than the bound), so the point holding its component's smallest
  * edge always finds it: the component's bound never drops below that
  * edge. Other points may stop early; that cannot change the component's
  * minimum. Nodes of p's own component hold nothing for it. */
-static inline GROVE__ALWAYS_INLINE int FN(search_keep)(const FN(search) *s, uint32_t k, double lb)
+static inline GROVE__ALWAYS_INLINE int FN(edge_keep)(const FN(edge_search) *s, uint32_t k, double lb)
 {
     return lb <= s->bound && s->b->node_label[k] != s->c;
 }
 
 /* No weight from p is below its core distance. */
-static inline GROVE__ALWAYS_INLINE double FN(search_lower)(const FN(search) *s, uint32_t k)
+static inline GROVE__ALWAYS_INLINE double FN(edge_lower)(const FN(edge_search) *s, uint32_t k)
 {
     double lb = (double)FN(box_dist2)((const T *)s->b->t->box + (size_t)k * 2 * s->d, s->q, s->d);
     return lb < s->core_p ? s->core_p : lb;
 }
 
-static inline GROVE__ALWAYS_INLINE void FN(search_visit)(FN(search) *s, const grove__node *nd)
+static inline GROVE__ALWAYS_INLINE void FN(edge_visit)(FN(edge_search) *s, const grove__node *nd)
 {
     const grove__boruvka *b = s->b;
     const T *x = b->t->x;
@@ -64,12 +64,8 @@ static inline GROVE__ALWAYS_INLINE void FN(search_visit)(FN(search) *s, const gr
     s->bound = s->best_w < s->cb ? s->best_w : s->cb;
 }
 
-#define WALK_NAME FN(search_walk)
-#define WALK_CTX FN(search)
+#define WALK(name) FN(edge_##name)
 #define WALK_BOUND double
-#define WALK_KEEP FN(search_keep)
-#define WALK_LOWER FN(search_lower)
-#define WALK_VISIT FN(search_visit)
 #include "../index/walk_t.h"
 
 static inline GROVE__ALWAYS_INLINE void FN(search_one)(grove__boruvka *b, uint32_t p, size_t d)
@@ -81,9 +77,9 @@ static inline GROVE__ALWAYS_INLINE void FN(search_one)(grove__boruvka *b, uint32
      * above the component's best, p cannot win (strictly; ties must search). */
     if (b->lower[p] > cb) return;
     double core_p = b->core2 ? b->core2[p] : 0;
-    FN(search) s = {b, (const T *)t->x + (size_t)p * d, d, c, t->perm[p], core_p, cb, cb, (double)INFINITY,
+    FN(edge_search) s = {b, (const T *)t->x + (size_t)p * d, d, c, t->perm[p], core_p, cb, cb, (double)INFINITY,
                     GROVE__NONE, 0, 0};
-    FN(search_walk)(t->node, &s, core_p);
+    FN(edge_walk)(t->node, &s, core_p);
     /* Everything not examined weighs more than min(best_w, the last bound
      * read) (bounds only shrink), so that is a lower bound for later rounds;
      * and when best_w is within it, the candidate is exact. */

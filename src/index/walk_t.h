@@ -8,19 +8,23 @@
  * entries, on the thread's own stack, for any tree that was built (builds
  * refuse deeper trees).
  *
- * Instantiated per search: include with
- *   WALK_NAME          the function to define: void WALK_NAME(const
- *                      grove__node *node, WALK_CTX *c, WALK_BOUND root),
- *                      root the lower bound of node 0
- *   WALK_CTX           the search's state
- *   WALK_BOUND         the type of lower bounds (compared with <=)
- *   WALK_KEEP(c, k, b) whether node k, of lower bound b, can still hold
- *                      anything (the prune test)
- *   WALK_LOWER(c, k)   a lower bound for node k (a child, from its box)
- *   WALK_VISIT(c, nd)  search the points of the leaf nd
- * defined; they are undefined at the end, and no include guard. */
+ * Instantiated per search: include with WALK(name) defined to give the
+ * search's names (e.g. FN(knn_##name)) and WALK_BOUND the type of its lower
+ * bounds (compared with <=); the search provides
+ *   WALK(search)                 its state, a type
+ *   int WALK(keep)(const WALK(search) *s, uint32_t k, WALK_BOUND lb)
+ *                                whether node k, of lower bound lb, can
+ *                                still hold anything (the prune test)
+ *   WALK_BOUND WALK(lower)(const WALK(search) *s, uint32_t k)
+ *                                a lower bound for node k (a child, from
+ *                                its box)
+ *   void WALK(visit)(WALK(search) *s, const grove__node *nd)
+ *                                search the points of the leaf nd
+ * and gets void WALK(walk)(const grove__node *node, WALK(search) *s,
+ * WALK_BOUND root), root the lower bound of node 0. Both macros are
+ * undefined at the end; no include guard. */
 
-static inline GROVE__ALWAYS_INLINE void WALK_NAME(const grove__node *node, WALK_CTX *c, WALK_BOUND root)
+static inline GROVE__ALWAYS_INLINE void WALK(walk)(const grove__node *node, WALK(search) *s, WALK_BOUND root)
 {
     uint32_t stack_node[GROVE__TREE_MAX_DEPTH];
     WALK_BOUND stack_lb[GROVE__TREE_MAX_DEPTH];
@@ -28,11 +32,11 @@ static inline GROVE__ALWAYS_INLINE void WALK_NAME(const grove__node *node, WALK_
     uint32_t cur = 0;
     WALK_BOUND lb = root;
     for (;;) {
-        if (WALK_KEEP(c, cur, lb)) {
+        if (WALK(keep)(s, cur, lb)) {
             const grove__node *nd = &node[cur];
             if (nd->right) {
                 uint32_t l = cur + 1, r = nd->right;
-                WALK_BOUND dl = WALK_LOWER(c, l), dr = WALK_LOWER(c, r);
+                WALK_BOUND dl = WALK(lower)(s, l), dr = WALK(lower)(s, r);
                 int left_first = dl <= dr;
                 stack_node[top] = left_first ? r : l;
                 stack_lb[top++] = left_first ? dr : dl;
@@ -40,7 +44,7 @@ static inline GROVE__ALWAYS_INLINE void WALK_NAME(const grove__node *node, WALK_
                 lb = left_first ? dl : dr;
                 continue;
             }
-            WALK_VISIT(c, nd);
+            WALK(visit)(s, nd);
         }
         if (top == 0) break;
         top--;
@@ -49,9 +53,5 @@ static inline GROVE__ALWAYS_INLINE void WALK_NAME(const grove__node *node, WALK_
     }
 }
 
-#undef WALK_NAME
-#undef WALK_CTX
+#undef WALK
 #undef WALK_BOUND
-#undef WALK_KEEP
-#undef WALK_LOWER
-#undef WALK_VISIT

@@ -52,12 +52,8 @@ static inline GROVE__ALWAYS_INLINE void FN(knn_visit)(FN(knn_search) *s, const g
     }
 }
 
-#define WALK_NAME FN(knn_walk)
-#define WALK_CTX FN(knn_search)
+#define WALK(name) FN(knn_##name)
 #define WALK_BOUND T
-#define WALK_KEEP FN(knn_keep)
-#define WALK_LOWER FN(knn_lower)
-#define WALK_VISIT FN(knn_visit)
 #include "../index/walk_t.h"
 
 /* The k nearest of the query q (keys qk; skip = the row to leave out or
