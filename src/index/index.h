@@ -44,7 +44,8 @@ typedef struct grove__tree {
     uint32_t *perm;      /* tree position -> input row */
     grove__node *node;   /* `nodes` nodes in preorder, node[0] is the root */
     size_t nodes;
-    void *box;           /* nodes * 2d: lo then hi */
+    size_t dims;         /* box dimensions: d here; the join's keys (search_index.h) */
+    void *box;           /* nodes * 2 dims: lo then hi */
     int depth;           /* largest node depth */
     int exponent;        /* coordinates are stored times 2^-exponent */
 } grove__tree;
@@ -56,6 +57,17 @@ grove_status grove__tree_build(grove_points points, int exponent, int threads, g
  * min_n <= n <= GROVE__INDEX_MAX_N and that the size fits (named errors). */
 grove_status grove__index_size(size_t n, size_t d, size_t elem, size_t min_n, size_t *bytes);
 void grove__tree_free(grove__tree *tree);
+
+/* The one fill of a tree whose perm and nodes are built (n, d, dtype,
+ * dims and the x and box memory set): the points copied into tree order
+ * times scale (a power of two: exact) in the tree's dtype, stored
+ * dimension j from input dimension order[j] (order NULL: j), also by
+ * dimension into xs (d x n; NULL: not kept); keys_in (n x dims doubles in
+ * input order, or NULL) copied into keys in tree order; then the node
+ * boxes over the keys, or without keys_in over the first dims stored
+ * coordinates. */
+void grove__tree_fill(grove__tree *tree, grove_points points, double scale, const size_t *order, void *xs,
+                      const double *keys_in, void *keys, int threads);
 
 /* Builders: fill tree->perm and the node topology (begin, end, right,
  * depth) of the points times `scale` (a power of two; 1 = as they are);

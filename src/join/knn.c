@@ -29,17 +29,17 @@ grove_status grove_knn_search(const grove_index *index, const grove_points *quer
 {
     grove__clear_error();
     if (!index) return grove__fail(GROVE_INVALID_ARGUMENT, "kNN: index is NULL");
-    grove_status checked = check_k(index->n, k, exclude_self, queries);
+    grove_status checked = check_k(index->tree.n, k, exclude_self, queries);
     if (checked != GROVE_OK) return checked;
     int threads = grove__options(options).threads;
     const grove_index *Q = NULL;
     grove_status s = grove__queries_prepare(index, queries, exclude_self, threads, &Q);
     if (s != GROVE_OK) return s;
-    if (Q->n > 0 && !indices && !distances)
+    if (Q->tree.n > 0 && !indices && !distances)
         s = grove__fail(GROVE_INVALID_ARGUMENT, "kNN: both indices and distances are NULL");
     size_t groups = Q->nleaves, block = groups / 64 > 1024 ? groups / 64 : 1024;
     threads = grove__threads_for(threads, grove__join_work(index, Q));
-    knn_group_fn group = KNN_GROUP[index->dtype == GROVE_FLOAT32][index->period != NULL];
+    knn_group_fn group = KNN_GROUP[index->tree.dtype == GROVE_FLOAT32][index->period != NULL];
     for (size_t b0 = 0; s == GROVE_OK && b0 < groups; b0 += block) {
         size_t b1 = groups - b0 > block ? b0 + block : groups;
         int failed = 0, stopped = 0;
@@ -62,9 +62,9 @@ grove_status grove_knn_search(const grove_index *index, const grove_points *quer
         grove__progress(options, "knn", (double)b1 / (double)groups);
     }
     /* Distances come out in the index's scaled units: back to the caller's. */
-    size_t count = Q->n * k;
-    if (s == GROVE_OK && distances && index->exponent &&
-        grove__range_unscale(distances, count, index->exponent, threads)) {
+    size_t count = Q->tree.n * k;
+    if (s == GROVE_OK && distances && index->tree.exponent &&
+        grove__range_unscale(distances, count, index->tree.exponent, threads)) {
         size_t i = 0;
         while (!isinf(distances[i])) i++;
         s = grove__fail(GROVE_INVALID_ARGUMENT,

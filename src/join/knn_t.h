@@ -30,17 +30,17 @@ static inline GROVE__ALWAYS_INLINE int FN(knn_keep)(const FN(knn_search) *s, uin
 static inline GROVE__ALWAYS_INLINE T FN(knn_lower)(const FN(knn_search) *s, uint32_t k)
 {
     const grove_index *D = s->D;
-    return FN(box_point2)((const T *)D->box + (size_t)k * 2 * D->dims, s->qk, D->dims, D->period);
+    return FN(box_point2)((const T *)D->tree.box + (size_t)k * 2 * D->tree.dims, s->qk, D->tree.dims, D->period);
 }
 
 static inline GROVE__ALWAYS_INLINE void FN(knn_visit)(FN(knn_search) *s, const grove__node *nd)
 {
     const grove_index *D = s->D;
-    size_t d = D->d, m = D->dims, k = s->k;
-    const T *x = D->x, *kx = D->keys, *per = D->period;
+    size_t d = D->tree.d, m = D->tree.dims, k = s->k;
+    const T *x = D->tree.x, *kx = D->keys, *per = D->period;
     T *hd = s->hd;
     for (size_t p = nd->begin; p < nd->end; p++) {
-        uint32_t row = D->rows[p];
+        uint32_t row = D->tree.perm[p];
         if (row == s->skip) continue;
         /* Projected keys rule most points out cheaply. */
         if (D->axes && (double)FN(dist2)(s->qk, kx + p * m, m) > s->reach) continue;
@@ -62,8 +62,8 @@ static size_t FN(knn_query)(const grove_index *D, const grove_index *Q, const T 
                             uint32_t skip, T *hd, uint32_t *hr)
 {
     FN(knn_search) s = {D, Q, q, qk, k, 0, skip, hd, hr, INFINITY};
-    if (D->nodes == 0) return 0;
-    FN(knn_walk)(D->node, &s, 0);
+    if (D->tree.nodes == 0) return 0;
+    FN(knn_walk)(D->tree.node, &s, 0);
     FN(knn_sort)(hd, hr, s.found);
     return s.found;
 }
@@ -73,12 +73,12 @@ static size_t FN(knn_query)(const grove_index *D, const grove_index *Q, const T 
 static void FN(knn_group)(const grove_index *D, const grove_index *Q, size_t g, size_t k, int exclude_self,
                           int64_t *indices, double *distances, void *scratch_d, uint32_t *hr)
 {
-    size_t d = D->d;
+    size_t d = D->tree.d;
     T *hd = scratch_d;
-    const grove__node *nd = &Q->node[Q->leaves[g]];
+    const grove__node *nd = &Q->tree.node[Q->leaves[g]];
     for (size_t a = nd->begin; a < nd->end; a++) {
-        uint32_t qrow = Q->rows[a];
-        size_t found = FN(knn_query)(D, Q, (const T *)Q->x + a * d, (const T *)Q->keys + a * Q->kstride, k,
+        uint32_t qrow = Q->tree.perm[a];
+        size_t found = FN(knn_query)(D, Q, (const T *)Q->tree.x + a * d, (const T *)Q->keys + a * Q->kstride, k,
                                      exclude_self ? qrow : UINT32_MAX, hd, hr);
         for (size_t r = 0; r < found; r++) {
             if (indices) indices[(size_t)qrow * k + r] = hr[r];
