@@ -78,7 +78,7 @@ static inline GROVE__ALWAYS_INLINE void FN(search_one)(grove__boruvka *b, uint32
     if (b->lower[p] > cb) return;
     double core_p = b->core2 ? b->core2[p] : 0;
     FN(edge_search) s = {b, (const T *)t->x + (size_t)p * d, d, c, t->perm[p], core_p, cb, cb, (double)INFINITY,
-                    GROVE__NONE, 0, 0};
+                         GROVE__NONE, 0, 0};
     FN(edge_walk)(t->node, &s, core_p);
     /* Everything not examined weighs more than min(best_w, the last bound
      * read) (bounds only shrink), so that is a lower bound for later rounds;

@@ -1,6 +1,7 @@
 /* Spatial indexes (internal): a linear BVH over Morton codes for d <= 3 and
- * a balanced kd-tree for d > 3, both producing the same tree layout so the
- * queries (kNN here, Borůvka in src/emst) are written once.
+ * a balanced kd-tree for d > 3, both producing the same tree layout, which
+ * the join's grove_index (search_index.h) shares too, so the searches (kNN
+ * here, Borůvka in src/emst, the join's kNN) are one walk (walk_t.h).
  *
  * Layout: points are permuted into tree order and copied there (in the
  * input dtype), so every node covers a contiguous range of positions.
