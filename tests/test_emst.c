@@ -354,6 +354,23 @@ TEST(emst_arborx_golden)
     grove_array_free(&ref);
 }
 
+/* How many of the first rows' k neighbours (idx, d2 by input row) differ
+ * from brute force, ties by row (stops counting at 3). */
+static int knn_brute_differences(const double *x, size_t n, size_t d, size_t k, const uint32_t *idx,
+                                 const double *d2)
+{
+    edge *all = malloc(n * sizeof *all);
+    int bad = !all;
+    for (size_t a = 0; all && a < n && bad < 3; a++) {
+        for (size_t b = 0; b < n; b++) all[b] = (edge){dist2(x, false, d, a, b), (int64_t)b, 0};
+        qsort(all, n, sizeof *all, cmp_edge);
+        for (size_t r = 0; r < k; r++)
+            if (idx[a * k + r] != (uint32_t)all[r].u || d2[a * k + r] != all[r].w) bad++;
+    }
+    free(all);
+    return bad;
+}
+
 /* kNN on the index against brute force, ties by row. */
 TEST(emst_knn_matches_brute_force)
 {
@@ -367,23 +384,41 @@ TEST(emst_knn_matches_brute_force)
             uint32_t *idx = malloc(n * k * sizeof *idx);
             double *d2 = malloc(n * k * sizeof *d2), *kth = malloc(n * sizeof *kth);
             CHECK_OK(grove__tree_knn(&t, k, idx, d2, kth, NULL));
-            edge *all = malloc(n * sizeof *all);
-            int bad = 0;
-            for (size_t a = 0; a < n && bad < 3; a++) {
-                for (size_t b = 0; b < n; b++) all[b] = (edge){dist2(x, false, d, a, b), (int64_t)b, 0};
-                qsort(all, n, sizeof *all, cmp_edge);
-                for (size_t r = 0; r < k; r++)
-                    if (idx[a * k + r] != (uint32_t)all[r].u || d2[a * k + r] != all[r].w) bad++;
-            }
+            int bad = knn_brute_differences(x, n, d, k, idx, d2);
             for (size_t p = 0; p < n; p++) CHECK(kth[p] == d2[(size_t)t.perm[p] * k + k - 1]);
             CHECK_MSG(bad == 0, "kNN d=%zu %s k=%zu differs from brute force", d, test_kind_name[kind], k);
-            free(all);
             free(idx);
             free(d2);
             free(kth);
             grove__tree_free(&t);
             free(x);
         }
+}
+
+/* The walk's stack has one entry per level, GROVE__TREE_MAX_DEPTH in all:
+ * a geometric sequence (each point half the last, so the BVH is a chain of
+ * one Morton bit per level) ending in duplicates (split by position) gives
+ * about the deepest BVH there is, well within it, and its kNN is exact. */
+TEST(emst_deep_bvh_stays_within_the_walk_stack)
+{
+    size_t n = 700, k = 3;
+    double *x = malloc(n * sizeof *x);
+    REQUIRE(x);
+    for (size_t i = 0; i < n; i++) x[i] = i < 90 ? ldexp(1, -(int)i) : 0;
+    grove__tree t;
+    REQUIRE_OK(grove__tree_build(grove_points_f64(x, n, 1), 0, 2, &t));
+    CHECK_MSG(t.depth > 60 && t.depth <= GROVE__TREE_MAX_DEPTH, "BVH depth %d", t.depth);
+    uint32_t *idx = malloc(n * k * sizeof *idx);
+    double *d2 = malloc(n * k * sizeof *d2);
+    REQUIRE(idx && d2);
+    CHECK_OK(grove__tree_knn(&t, k, idx, d2, NULL, NULL));
+    CHECK_MSG(knn_brute_differences(x, n, 1, k, idx, d2) == 0, "kNN on the deep BVH differs from brute force");
+    CHECK(grove__tree_depth_check(GROVE__TREE_MAX_DEPTH, "test") == GROVE_OK);
+    CHECK_FAILS(grove__tree_depth_check(GROVE__TREE_MAX_DEPTH + 1, "test"), GROVE_INTERNAL, "exceeds");
+    free(idx);
+    free(d2);
+    grove__tree_free(&t);
+    free(x);
 }
 
 TEST(emst_radix_sort_is_stable)

@@ -1,5 +1,6 @@
 /* How many threads a ball tree build uses. */
 #include "balltree_internal.h"
+#include "parallel.h"
 
 /* A one-off call (no workspace in its params) on fewer points than this
  * builds on one thread: such a call is typically a process's only one, and
@@ -16,8 +17,8 @@ int grove__bt_threads(size_t batches, size_t n, int threads, bool one_off)
     /* A batch each, or one per BT_TASK_MIN / 2 points where its nodes make
      * tasks (the smallest task is a child of a node of BT_TASK_MIN points):
      * more would only be woken and waited for. */
-    size_t tasks = n / (BT_TASK_MIN / 2), most = batches > tasks ? batches : tasks;
-    return most >= (size_t)threads ? threads : most ? (int)most : 1;
+    size_t tasks = n / (BT_TASK_MIN / 2);
+    return grove__threads_cap(threads, batches > tasks ? batches : tasks);
 }
 
 grove_status grove_balltree_threads(size_t n, const grove_balltree_params *params, const grove_options *options,

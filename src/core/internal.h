@@ -18,6 +18,22 @@
 #define GROVE__PRINTF(a, b)
 #endif
 
+#if defined(__GNUC__)
+#define GROVE__ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define GROVE__ALWAYS_INLINE
+#endif
+
+/* Calls BODY(D) with D a compile-time constant for d = 1, 2, 3 (so inlined
+ * kernels unroll their axis loops) and with the runtime d otherwise. */
+#define GROVE__DISPATCH_D(d, BODY)                                           \
+    switch (d) {                                                             \
+    case 1: BODY(1); break;                                                  \
+    case 2: BODY(2); break;                                                  \
+    case 3: BODY(3); break;                                                  \
+    default: BODY(d); break;                                                 \
+    }
+
 /* Record a failure for grove_last_error() and return its status, so call
  * sites read `return grove__fail(GROVE_INVALID_ARGUMENT, "...", ...);`. */
 grove_status grove__fail(grove_status status, const char *fmt, ...) GROVE__PRINTF(2, 3);

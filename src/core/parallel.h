@@ -5,6 +5,21 @@
 
 #include "internal.h"
 
+/* Thread policy, one rule for the whole library: start no more threads
+ * than there are useful units of parallel work (at least one), never more
+ * than asked for. Each module says what a unit is; results never depend on
+ * the count. */
+static inline int grove__threads_cap(int threads, size_t useful)
+{
+    return (size_t)threads > useful ? (useful ? (int)useful : 1) : threads;
+}
+
+/* Threads worth using on n points (one per 8192, and one more): on small
+ * inputs the parallel regions (several per Borůvka round) cost more than
+ * they save, and on oversubscribed cores an idle OpenMP thread spinning at
+ * a barrier can stall the working one. */
+static inline int grove__threads_for(int threads, size_t n) { return grove__threads_cap(threads, n / 8192 + 1); }
+
 /* The calling thread's contiguous share [*lo, *hi) of n items, split evenly
  * over its team (thread t gets [n t / nt, n (t + 1) / nt)); returns t and
  * sets *team_size = nt. */

@@ -1,6 +1,7 @@
 /* Borůvka's driver: allocate the state, then rounds of (reuse cached
  * edges, search, merge) until one component is left. */
 #include "emst_internal.h"
+#include "parallel.h"
 
 #include <math.h>
 
@@ -102,7 +103,6 @@ static void round_start(grove__boruvka *b)
 grove_status grove__boruvka_run(const grove__tree *t, const double *core2, uint32_t *eu, uint32_t *ev, double *ew,
                                 const grove_options *options)
 {
-    if (t->depth > 250) return grove__fail(GROVE_INTERNAL, "EMST: index depth %d exceeds 250", t->depth);
     grove__boruvka b;
     memset(&b, 0, sizeof b);
     b.t = t;

@@ -1,95 +1,104 @@
 /* Borůvka's search phase, instantiated per coordinate type: include with T
  * and FN(name) defined. Every point not yet settled this round looks for
- * its nearest point in another component. */
+ * its nearest point in another component, through the shared walk
+ * (walk_t.h). */
 
 #include "../index/geom_t.h"
 
-/* One point's search. Pruning is strict (a node or point is dropped only
- * when its weight is larger than the bound), so the point holding its
- * component's smallest edge always finds it: the component's bound never
- * drops below that edge. Other points may stop early; that cannot change
- * the component's minimum. */
-static inline GROVE__ALWAYS_INLINE void FN(search_one)(grove__boruvka *b, uint32_t p, size_t d, uint32_t *stack_node,
-                                                       double *stack_lb)
+/* One point's search: p (coordinates q, component c, squared core
+ * distance core_p) against the points of other components, the best edge
+ * so far (best_w to best_q, rows best_lo < best_hi), and its bound:
+ * min(best_w, the component's bound cb as last read). */
+typedef struct FN(edge_search) {
+    grove__boruvka *b;
+    const T *q;
+    size_t d;
+    uint32_t c, row_p;
+    double core_p, cb, bound, best_w;
+    uint32_t best_q, best_lo, best_hi;
+} FN(edge_search);
+
+/* Pruning is strict (a node or point is dropped only when its weight is
+ * larger than the bound), so the point holding its component's smallest
+ * edge always finds it: the component's bound never drops below that
+ * edge. Other points may stop early; that cannot change the component's
+ * minimum. Nodes of p's own component hold nothing for it. */
+static inline GROVE__ALWAYS_INLINE int FN(edge_keep)(const FN(edge_search) *s, uint32_t k, double lb)
+{
+    return lb <= s->bound && s->b->node_label[k] != s->c;
+}
+
+/* No weight from p is below its core distance. */
+static inline GROVE__ALWAYS_INLINE double FN(edge_lower)(const FN(edge_search) *s, uint32_t k)
+{
+    double lb = (double)FN(box_dist2)((const T *)s->b->t->box + (size_t)k * 2 * s->d, s->q, s->d);
+    return lb < s->core_p ? s->core_p : lb;
+}
+
+static inline GROVE__ALWAYS_INLINE void FN(edge_visit)(FN(edge_search) *s, const grove__node *nd)
+{
+    const grove__boruvka *b = s->b;
+    const T *x = b->t->x;
+    const uint32_t *label = b->label, *perm = b->t->perm;
+    const double *core2 = b->core2;
+    size_t d = s->d;
+    for (uint32_t i = nd->begin; i < nd->end; i++) {
+        if (label[i] == s->c) continue;
+        double w = (double)FN(dist2)(s->q, x + (size_t)i * d, d);
+        if (core2) {
+            if (w < s->core_p) w = s->core_p;
+            if (w < core2[i]) w = core2[i];
+        }
+        if (w > s->bound) continue;
+        uint32_t row_i = perm[i];
+        uint32_t lo = s->row_p < row_i ? s->row_p : row_i, hi = s->row_p ^ row_i ^ lo;
+        if (w < s->best_w || (w == s->best_w && (lo < s->best_lo || (lo == s->best_lo && hi < s->best_hi)))) {
+            s->best_w = w;
+            s->best_q = i;
+            s->best_lo = lo;
+            s->best_hi = hi;
+        }
+    }
+    /* Other points of the component may have found better edges. */
+    s->cb = grove__bits_d(atomic_load_explicit(&b->bound[s->c], memory_order_relaxed));
+    s->bound = s->best_w < s->cb ? s->best_w : s->cb;
+}
+
+#define WALK(name) FN(edge_##name)
+#define WALK_BOUND double
+#include "../index/walk_t.h"
+
+static inline GROVE__ALWAYS_INLINE void FN(search_one)(grove__boruvka *b, uint32_t p, size_t d)
 {
     const grove__tree *t = b->t;
-    const T *x = t->x, *box = t->box, *q = x + (size_t)p * d;
-    const grove__node *node = t->node;
-    const uint32_t *label = b->label, *node_label = b->node_label, *perm = t->perm;
-    const double *core2 = b->core2;
-    uint32_t c = label[p], row_p = perm[p];
+    uint32_t c = b->label[p];
     double cb = grove__bits_d(atomic_load_explicit(&b->bound[c], memory_order_relaxed));
     /* p's nearest outgoing edge weighs at least lower[p]: if that is already
      * above the component's best, p cannot win (strictly; ties must search). */
     if (b->lower[p] > cb) return;
-    double core_p = core2 ? core2[p] : 0;
-    double best_w = (double)INFINITY, bound = cb;
-    uint32_t best_q = GROVE__NONE, best_lo = 0, best_hi = 0;
-    size_t top = 0;
-    uint32_t cur = 0;
-    double cur_lb = core_p;
-    for (;;) {
-        if (cur_lb <= bound && node_label[cur] != c) {
-            const grove__node *nd = &node[cur];
-            if (nd->right) {
-                uint32_t l = cur + 1, r = nd->right;
-                double dl = (double)FN(box_dist2)(box + (size_t)l * 2 * d, q, d);
-                double dr = (double)FN(box_dist2)(box + (size_t)r * 2 * d, q, d);
-                if (dl < core_p) dl = core_p;
-                if (dr < core_p) dr = core_p;
-                int left_first = dl <= dr;
-                stack_node[top] = left_first ? r : l;
-                stack_lb[top++] = left_first ? dr : dl;
-                cur = left_first ? l : r;
-                cur_lb = left_first ? dl : dr;
-                continue;
-            }
-            for (uint32_t i = nd->begin; i < nd->end; i++) {
-                if (label[i] == c) continue;
-                double w = (double)FN(dist2)(q, x + (size_t)i * d, d);
-                if (core2) {
-                    if (w < core_p) w = core_p;
-                    if (w < core2[i]) w = core2[i];
-                }
-                if (w > bound) continue;
-                uint32_t row_i = perm[i];
-                uint32_t lo = row_p < row_i ? row_p : row_i, hi = row_p ^ row_i ^ lo;
-                if (w < best_w || (w == best_w && (lo < best_lo || (lo == best_lo && hi < best_hi)))) {
-                    best_w = w;
-                    best_q = i;
-                    best_lo = lo;
-                    best_hi = hi;
-                }
-            }
-            /* Other points of the component may have found better edges. */
-            cb = grove__bits_d(atomic_load_explicit(&b->bound[c], memory_order_relaxed));
-            bound = best_w < cb ? best_w : cb;
-        }
-        if (top == 0) break;
-        top--;
-        cur = stack_node[top];
-        cur_lb = stack_lb[top];
-    }
+    double core_p = b->core2 ? b->core2[p] : 0;
+    FN(edge_search) s = {b, (const T *)t->x + (size_t)p * d, d, c, t->perm[p], core_p, cb, cb, (double)INFINITY,
+                         GROVE__NONE, 0, 0};
+    FN(edge_walk)(t->node, &s, core_p);
     /* Everything not examined weighs more than min(best_w, the last bound
      * read) (bounds only shrink), so that is a lower bound for later rounds;
      * and when best_w is within it, the candidate is exact. */
-    double low = best_w < cb ? best_w : cb;
+    double low = s.best_w < s.cb ? s.best_w : s.cb;
     if (low > b->lower[p]) b->lower[p] = low;
-    if (best_q == GROVE__NONE) {
+    if (s.best_q == GROVE__NONE) {
         b->flags[p] = 0;
         return;
     }
-    b->cand_w[p] = best_w;
-    b->cand_q[p] = best_q;
-    b->flags[p] = best_w <= cb ? GROVE__EXACT : 0;
+    b->cand_w[p] = s.best_w;
+    b->cand_q[p] = s.best_q;
+    b->flags[p] = s.best_w <= s.cb ? GROVE__EXACT : 0;
     grove__boruvka_submit(b, p);
 }
 
-static inline GROVE__ALWAYS_INLINE void FN(search_range)(grove__boruvka *b, size_t lo, size_t hi, size_t d,
-                                                         uint32_t *stack_node, double *stack_lb)
+static inline GROVE__ALWAYS_INLINE void FN(search_range)(grove__boruvka *b, size_t lo, size_t hi, size_t d)
 {
     for (size_t p = lo; p < hi; p++)
-        if (!(b->flags[p] & GROVE__DONE)) FN(search_one)(b, (uint32_t)p, d, stack_node, stack_lb);
+        if (!(b->flags[p] & GROVE__DONE)) FN(search_one)(b, (uint32_t)p, d);
 }
 
 bool FN(grove__boruvka_search)(grove__boruvka *b)
@@ -97,23 +106,15 @@ bool FN(grove__boruvka_search)(grove__boruvka *b)
     enum { CHUNK = 256 };
     size_t n = b->t->n, d = b->t->d;
     bool stopped = false;
-#pragma omp parallel num_threads(b->threads) reduction(|| : stopped)
-    {
-        /* The stack holds one entry per level (grove__boruvka_run refuses
-         * depths over 250): small, so no allocation failure to handle inside
-         * the team. */
-        uint32_t stack_node[256];
-        double stack_lb[256];
-#pragma omp for schedule(dynamic, 1)
-        for (size_t lo = 0; lo < n; lo += CHUNK) {
-            /* A round at millions of points takes seconds: the cancel flag
-             * is read once per chunk, and a raised one skips the rest. */
-            if (stopped || (stopped = grove__cancelled(b->options))) continue;
-            size_t hi = n - lo > CHUNK ? lo + CHUNK : n;
-#define GROVE__SEARCH_BODY(D) FN(search_range)(b, lo, hi, D, stack_node, stack_lb)
-            GROVE__DISPATCH_D(d, GROVE__SEARCH_BODY)
+#pragma omp parallel for num_threads(b->threads) schedule(dynamic, 1) reduction(|| : stopped)
+    for (size_t lo = 0; lo < n; lo += CHUNK) {
+        /* A round at millions of points takes seconds: the cancel flag is
+         * read once per chunk, and a raised one skips the rest. */
+        if (stopped || (stopped = grove__cancelled(b->options))) continue;
+        size_t hi = n - lo > CHUNK ? lo + CHUNK : n;
+#define GROVE__SEARCH_BODY(D) FN(search_range)(b, lo, hi, D)
+        GROVE__DISPATCH_D(d, GROVE__SEARCH_BODY)
 #undef GROVE__SEARCH_BODY
-        }
     }
     return !stopped;
 }

@@ -5,6 +5,7 @@
  * map from a cluster to the label at or above it), ancestor tables for
  * merge heights, and the exemplars' coordinates. */
 #include "predict_internal.h"
+#include "parallel.h"
 
 #include <math.h>
 
@@ -146,7 +147,6 @@ static grove_status exemplar_sets(grove__prediction *pd, const grove_hdbscan_mod
     for (size_t e = 0; e < total; e++)
         for (size_t j = 0; j < d; j++)
             pd->exemplar_x[e * d + j] = ldexp(grove__coord(points, stride, m->exemplar_rows[e], j), -m->exponent);
-    size_t scratch = grove__tree_knn_scratch(&pd->tree, pd->neighbours);
     for (size_t c = 0; c < m->clusters; c++) {
         grove__exemplar_set *set = &pd->sets[c];
         set->x = pd->exemplar_x + m->exemplar_offsets[c] * d;
@@ -156,10 +156,9 @@ static grove_status exemplar_sets(grove__prediction *pd, const grove_hdbscan_mod
                                            grove__threads_for(threads, set->count), &set->tree);
         if (s != GROVE_OK) return s;
         set->indexed = 1;
-        size_t need = grove__tree_knn_scratch(&set->tree, 1);
-        if (need > scratch) scratch = need;
     }
-    pd->scratch_bytes = scratch;
+    /* The exemplar searches ask for 1 neighbour, at most pd->neighbours. */
+    pd->scratch_bytes = grove__tree_knn_scratch(pd->neighbours);
     return GROVE_OK;
 }
 

@@ -1,6 +1,7 @@
 /* Spatial indexes (internal): a linear BVH over Morton codes for d <= 3 and
- * a balanced kd-tree for d > 3, both producing the same tree layout so the
- * queries (kNN here, Borůvka in src/emst) are written once.
+ * a balanced kd-tree for d > 3, both producing the same tree layout, which
+ * the join's grove_index (search_index.h) shares too, so the searches (kNN
+ * here, Borůvka in src/emst, the join's kNN) are one walk (walk_t.h).
  *
  * Layout: points are permuted into tree order and copied there (in the
  * input dtype), so every node covers a contiguous range of positions.
@@ -17,35 +18,17 @@
 
 #include "internal.h"
 
-#if defined(__GNUC__)
-#define GROVE__ALWAYS_INLINE __attribute__((always_inline))
-#else
-#define GROVE__ALWAYS_INLINE
-#endif
-
-/* Calls BODY(D) with D a compile-time constant for d = 1, 2, 3 (so inlined
- * kernels unroll their axis loops) and with the runtime d otherwise. */
-#define GROVE__DISPATCH_D(d, BODY)                                           \
-    switch (d) {                                                             \
-    case 1: BODY(1); break;                                                  \
-    case 2: BODY(2); break;                                                  \
-    case 3: BODY(3); break;                                                  \
-    default: BODY(d); break;                                                 \
-    }
-
-/* Threads worth using on n points: on small inputs the parallel regions
- * (several per Borůvka round) cost more than they save, and on
- * oversubscribed cores an idle OpenMP thread spinning at a barrier can stall
- * the working one. Results do not depend on it. */
-static inline int grove__threads_for(int threads, size_t n)
-{
-    size_t cap = n / 8192 + 1;
-    return (size_t)threads > cap ? (int)cap : threads;
-}
-
 /* Points per leaf: small enough that leaf boxes prune well, large enough
  * that a leaf's points fill a few cache lines and the tree stays shallow. */
 #define GROVE__LEAF_SIZE 8
+/* Deepest tree any builder may produce, so a walk's stack (walk_t.h, one
+ * entry per level) is a fixed array: a balanced kd-tree of 2^32 points is
+ * 32 levels deep, a BVH at most 95 (the prefix lengths of its radix tree
+ * grow strictly down a path and take 63 values for distinct 63-bit codes,
+ * 32 for the positions of duplicates); builds refuse anything deeper. */
+#define GROVE__TREE_MAX_DEPTH 128
+/* GROVE_INTERNAL, naming `what`, for a tree deeper than that. */
+grove_status grove__tree_depth_check(int depth, const char *what);
 /* Largest n an index holds: positions and rows are 32-bit. */
 #define GROVE__INDEX_MAX_N ((size_t)UINT32_MAX - 1)
 
@@ -62,7 +45,8 @@ typedef struct grove__tree {
     uint32_t *perm;      /* tree position -> input row */
     grove__node *node;   /* `nodes` nodes in preorder, node[0] is the root */
     size_t nodes;
-    void *box;           /* nodes * 2d: lo then hi */
+    size_t dims;         /* box dimensions: d here; the join's keys (search_index.h) */
+    void *box;           /* nodes * 2 dims: lo then hi */
     int depth;           /* largest node depth */
     int exponent;        /* coordinates are stored times 2^-exponent */
 } grove__tree;
@@ -74,6 +58,17 @@ grove_status grove__tree_build(grove_points points, int exponent, int threads, g
  * min_n <= n <= GROVE__INDEX_MAX_N and that the size fits (named errors). */
 grove_status grove__index_size(size_t n, size_t d, size_t elem, size_t min_n, size_t *bytes);
 void grove__tree_free(grove__tree *tree);
+
+/* The one fill of a tree whose perm and nodes are built (n, d, dtype,
+ * dims and the x and box memory set): the points copied into tree order
+ * times scale (a power of two: exact) in the tree's dtype, stored
+ * dimension j from input dimension order[j] (order NULL: j), also by
+ * dimension into xs (d x n; NULL: not kept); keys_in (n x dims doubles in
+ * input order, or NULL) copied into keys in tree order; then the node
+ * boxes over the keys, or without keys_in over the first dims stored
+ * coordinates. */
+void grove__tree_fill(grove__tree *tree, grove_points points, double scale, const size_t *order, void *xs,
+                      const double *keys_in, void *keys, int threads);
 
 /* Builders: fill tree->perm and the node topology (begin, end, right,
  * depth) of the points times `scale` (a power of two; 1 = as they are);
@@ -103,8 +98,8 @@ grove_status grove__tree_knn(const grove__tree *tree, size_t k, uint32_t *idx, d
 /* The k nearest indexed points (1 <= k <= n) to one point q of a float64
  * tree (d coordinates), in the order and arithmetic of grove__tree_knn:
  * rows[r] (input rows) and dist2[r], nearest first. scratch holds
- * grove__tree_knn_scratch(tree, k) bytes (8-byte aligned), one per thread. */
-size_t grove__tree_knn_scratch(const grove__tree *tree, size_t k);
+ * grove__tree_knn_scratch(k) bytes (8-byte aligned), one per thread. */
+size_t grove__tree_knn_scratch(size_t k);
 void grove__tree_knn_point(const grove__tree *tree, const double *q, size_t k, void *scratch, uint32_t *rows,
                            double *dist2);
 

@@ -1,6 +1,7 @@
 /* grove__tree_knn: exact k nearest neighbours of every indexed point; and
  * of one query point (grove__tree_knn_point). */
 #include "index.h"
+#include "parallel.h"
 
 #include <math.h>
 
@@ -25,19 +26,17 @@ grove_status grove__tree_knn(const grove__tree *tree, size_t k, uint32_t *idx, d
                                         : knn_all_f64(tree, k, idx, dist2, kth2, options, threads);
 }
 
-size_t grove__tree_knn_scratch(const grove__tree *tree, size_t k)
+size_t grove__tree_knn_scratch(size_t k)
 {
-    size_t depth = (size_t)tree->depth + 2;
-    return (k + depth) * (sizeof(double) + sizeof(uint32_t));
+    return k * (sizeof(double) + sizeof(uint32_t));
 }
 
 void grove__tree_knn_point(const grove__tree *tree, const double *q, size_t k, void *scratch, uint32_t *rows,
                            double *dist2)
 {
-    size_t depth = (size_t)tree->depth + 2;
     double *hd = scratch;
-    uint32_t *hr = (uint32_t *)(void *)(hd + k + depth);
-#define GROVE__KNN_POINT(D) knn_one_f64(tree, q, k, D, hd, hr, hr + k, hd + k)
+    uint32_t *hr = (uint32_t *)(void *)(hd + k);
+#define GROVE__KNN_POINT(D) knn_one_f64(tree, q, k, D, hd, hr)
     GROVE__DISPATCH_D(tree->d, GROVE__KNN_POINT)
 #undef GROVE__KNN_POINT
     for (size_t r = 0; r < k; r++) {

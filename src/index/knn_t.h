@@ -5,55 +5,60 @@
 
 #include "heap_t.h"
 
-/* The k nearest to the point q (d coordinates; a tree position's own, or
- * a query's), left in hd/hr sorted ascending. Depth first, nearer child
- * first; a node is skipped when its box is strictly farther than the
- * current k-th distance (equal distances may still win on the row). The
- * stack holds at most one entry per tree level. */
-static inline GROVE__ALWAYS_INLINE void FN(knn_one)(const grove__tree *t, const T *q, size_t k, size_t d, T *hd,
-                                                    uint32_t *hr, uint32_t *stack_node, T *stack_lb)
+/* One query's search: the point q (d coordinates; a tree position's own,
+ * or a query's) and its heap of m <= k entries. */
+typedef struct FN(knn_search) {
+    const grove__tree *t;
+    const T *q;
+    size_t k, d, m;
+    T *hd;
+    uint32_t *hr;
+} FN(knn_search);
+
+/* A node is skipped when its box is strictly farther than the current
+ * k-th distance (equal distances may still win on the row). */
+static inline GROVE__ALWAYS_INLINE int FN(knn_keep)(const FN(knn_search) *s, uint32_t k, T lb)
 {
-    const T *x = t->x, *box = t->box;
-    const grove__node *node = t->node;
-    size_t m = 0, top = 0;
-    uint32_t cur = 0;
-    T cur_lb = 0;
-    for (;;) {
-        T bound = m == k ? hd[0] : (T)INFINITY;
-        if (cur_lb <= bound) {
-            const grove__node *nd = &node[cur];
-            if (nd->right) {
-                uint32_t l = cur + 1, r = nd->right;
-                T dl = FN(box_dist2)(box + (size_t)l * 2 * d, q, d);
-                T dr = FN(box_dist2)(box + (size_t)r * 2 * d, q, d);
-                int left_first = dl <= dr;
-                stack_node[top] = left_first ? r : l;
-                stack_lb[top++] = left_first ? dr : dl;
-                cur = left_first ? l : r;
-                cur_lb = left_first ? dl : dr;
-                continue;
-            }
-            for (size_t i = nd->begin; i < nd->end; i++) {
-                T d2 = FN(dist2)(q, x + i * d, d);
-                FN(knn_offer)(hd, hr, &m, k, d2, t->perm[i]);
-            }
-        }
-        if (top == 0) break;
-        top--;
-        cur = stack_node[top];
-        cur_lb = stack_lb[top];
+    (void)k;
+    return lb <= (s->m == s->k ? s->hd[0] : (T)INFINITY);
+}
+
+static inline GROVE__ALWAYS_INLINE T FN(knn_lower)(const FN(knn_search) *s, uint32_t k)
+{
+    return FN(box_dist2)((const T *)s->t->box + (size_t)k * 2 * s->d, s->q, s->d);
+}
+
+static inline GROVE__ALWAYS_INLINE void FN(knn_visit)(FN(knn_search) *s, const grove__node *nd)
+{
+    const T *x = s->t->x;
+    for (size_t i = nd->begin; i < nd->end; i++) {
+        T d2 = FN(dist2)(s->q, x + i * s->d, s->d);
+        FN(knn_offer)(s->hd, s->hr, &s->m, s->k, d2, s->t->perm[i]);
     }
-    FN(knn_sort)(hd, hr, m);
+}
+
+#define WALK(name) FN(knn_##name)
+#define WALK_BOUND T
+#include "walk_t.h"
+
+/* The k nearest to the point q, left in hd/hr (k entries each) sorted
+ * ascending. */
+static inline GROVE__ALWAYS_INLINE void FN(knn_one)(const grove__tree *t, const T *q, size_t k, size_t d, T *hd,
+                                                    uint32_t *hr)
+{
+    FN(knn_search) s = {t, q, k, d, 0, hd, hr};
+    FN(knn_walk)(t->node, &s, 0);
+    FN(knn_sort)(hd, hr, s.m);
 }
 
 /* Points [lo, hi) of the tree, with d fixed at compile time when D is a
  * constant (see GROVE__DISPATCH_D). */
 static inline GROVE__ALWAYS_INLINE void FN(knn_range)(const grove__tree *t, size_t lo, size_t hi, size_t k,
                                                       size_t d, uint32_t *idx, double *dist2, double *kth2,
-                                                      T *hd, uint32_t *hr, uint32_t *stack_node, T *stack_lb)
+                                                      T *hd, uint32_t *hr)
 {
     for (size_t p = lo; p < hi; p++) {
-        FN(knn_one)(t, (const T *)t->x + p * d, k, d, hd, hr, stack_node, stack_lb);
+        FN(knn_one)(t, (const T *)t->x + p * d, k, d, hd, hr);
         if (kth2) kth2[p] = (double)hd[k - 1];
         size_t row = t->perm[p];
         for (size_t r = 0; r < k && (idx || dist2); r++) {
@@ -67,7 +72,7 @@ static grove_status FN(knn_all)(const grove__tree *t, size_t k, uint32_t *idx, d
                                 const grove_options *options, int threads)
 {
     enum { BLOCK = 1 << 16, CHUNK = 64 };
-    size_t n = t->n, d = t->d, depth = (size_t)t->depth + 2;
+    size_t n = t->n, d = t->d;
     grove_status status = GROVE_OK;
     for (size_t start = 0; start < n && status == GROVE_OK; start += BLOCK) {
         size_t stop = n - start > BLOCK ? start + BLOCK : n;
@@ -76,8 +81,8 @@ static grove_status FN(knn_all)(const grove__tree *t, size_t k, uint32_t *idx, d
         int failed = 0, stopped = 0;
 #pragma omp parallel num_threads(threads)
         {
-            T *hd = grove__malloc(k * sizeof *hd + depth * sizeof(T), "kNN heap");
-            uint32_t *hr = grove__malloc((k + depth) * sizeof *hr, "kNN heap");
+            T *hd = grove__malloc(k * sizeof *hd, "kNN heap");
+            uint32_t *hr = grove__malloc(k * sizeof *hr, "kNN heap");
             int mine = !hd || !hr;
 #pragma omp atomic update
             failed |= mine;
@@ -91,7 +96,7 @@ static grove_status FN(knn_all)(const grove__tree *t, size_t k, uint32_t *idx, d
                     /* One read of the cancel flag per chunk: a block can take seconds. */
                     if (stopped || (stopped = grove__cancelled(options))) continue;
                     size_t hi = stop - lo > CHUNK ? lo + CHUNK : stop;
-#define GROVE__KNN_BODY(D) FN(knn_range)(t, lo, hi, k, D, idx, dist2, kth2, hd, hr, hr + k, hd + k)
+#define GROVE__KNN_BODY(D) FN(knn_range)(t, lo, hi, k, D, idx, dist2, kth2, hd, hr)
                     GROVE__DISPATCH_D(d, GROVE__KNN_BODY)
 #undef GROVE__KNN_BODY
                 }

@@ -19,8 +19,8 @@
 static inline GROVE__ALWAYS_INLINE void FN(column_d2)(const grove_index *D, size_t p, size_t a0, size_t len,
                                                       double prune2, T eps2, T *acc)
 {
-    size_t d = D->d, n = D->n;
-    const T *x = D->x, *per = D->period;
+    size_t d = D->tree.d, n = D->tree.n;
+    const T *x = D->tree.x, *per = D->period;
     if (D->xs) {
         FN(span_soa)(D->xs, n, a0, len, x + p * d, d, per, acc);
         return;
@@ -30,7 +30,7 @@ static inline GROVE__ALWAYS_INLINE void FN(column_d2)(const grove_index *D, size
     for (size_t c = 0; c < len; c++) acc[c] = FN(dist2_lanes)(x + p * d, x + (a0 + c) * d, d, eps2, per);
 #else
     const T *kx = D->keys;
-    size_t ks = D->kstride, m = D->dims;
+    size_t ks = D->kstride, m = D->tree.dims;
     for (size_t c = 0; c < len; c++) {
         size_t a = a0 + c;
         acc[c] = (double)FN(dist2)(kx + p * ks, kx + a * ks, m) > prune2 ? (T)INFINITY
@@ -49,7 +49,7 @@ static void FN(connect_point)(const grove_index *D, const join_pass *pass, size_
                               uint32_t *root)
 {
     const join_connect *cn = pass->connect;
-    uint32_t row = D->rows[p];
+    uint32_t row = D->tree.perm[p];
     if (*root != JOIN_NO_ROOT) {
         /* A root found earlier may have been joined under a smaller one
          * since: look again before computing anything. */
@@ -61,7 +61,7 @@ static void FN(connect_point)(const grove_index *D, const join_pass *pass, size_
         size_t len = a1 - b < JOIN_CHUNK ? a1 - b : JOIN_CHUNK;
         FN(column_d2)(D, p, b, len, pass->prune2, eps2, acc);
         for (size_t c = 0; c < len; c++) {
-            uint32_t r = D->rows[b + c];
+            uint32_t r = D->tree.perm[b + c];
             if (!(acc[c] <= eps2) || !join_member(cn, r)) continue;
             grove__uf_union(cn->uf, r, row);
             if (*root != JOIN_NO_ROOT) return;
@@ -76,7 +76,7 @@ static void FN(connect_point)(const grove_index *D, const join_pass *pass, size_
 static void FN(connect_inside)(const grove_index *D, const join_pass *pass, join_work *w, size_t a0, size_t a1)
 {
     const join_connect *cn = pass->connect;
-    const uint32_t *rows = D->rows;
+    const uint32_t *rows = D->tree.perm;
     uint32_t *up = w->forest;
     T eps2 = (T)pass->eps2, acc[JOIN_CHUNK];
     for (size_t i = 0; i < a1 - a0; i++) up[i] = (uint32_t)i;
@@ -102,28 +102,28 @@ static grove_status FN(connect_self_group)(const grove_index *D, size_t leaf, jo
 {
     const join_connect *cn = pass->connect;
     uint32_t self = D->leaves[leaf];
-    const grove__node *nd = &D->node[self];
+    const grove__node *nd = &D->tree.node[self];
     size_t a0 = nd->begin, a1 = nd->end, a = a0;
-    while (a < a1 && !join_member(cn, D->rows[a])) a++;
+    while (a < a1 && !join_member(cn, D->tree.perm[a])) a++;
     if (a == a1) return GROVE_OK; /* no member: nothing to join */
     /* Pairs inside A first, unless earlier groups made A's members one
      * component already. */
     uint32_t root = JOIN_NO_ROOT;
-    if (!join_members_one(cn, D->rows + a0, a1 - a0, &root)) {
+    if (!join_members_one(cn, D->tree.perm + a0, a1 - a0, &root)) {
         FN(connect_inside)(D, pass, w, a0, a1);
         root = JOIN_NO_ROOT;
-        if (!join_members_one(cn, D->rows + a0, a1 - a0, &root)) root = JOIN_NO_ROOT;
+        if (!join_members_one(cn, D->tree.perm + a0, a1 - a0, &root)) root = JOIN_NO_ROOT;
     }
     /* Then the later groups' candidates (nodes after A: A itself brings
      * none). */
-    const T *qbox = (const T *)D->box + (size_t)self * 2 * D->dims;
-    join_shortcut cut = {cn, D->rows + a0, a1 - a0, pass->link2};
+    const T *qbox = (const T *)D->tree.box + (size_t)self * 2 * D->tree.dims;
+    join_shortcut cut = {cn, D->tree.perm + a0, a1 - a0, pass->link2};
     size_t count = 0;
     grove_status s = FN(gather_keys)(D, qbox, pass->prune2, w, &count, self + 1, &cut);
     if (s != GROVE_OK) return s;
     for (size_t c = 0; c < count; c++) {
         size_t p = (uint32_t)w->keys[c];
-        if (join_member(cn, D->rows[p])) FN(connect_point)(D, pass, a0, a1, p, &root);
+        if (join_member(cn, D->tree.perm[p])) FN(connect_point)(D, pass, a0, a1, p, &root);
     }
     return GROVE_OK;
 }

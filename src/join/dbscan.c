@@ -94,7 +94,7 @@ static grove_status check_params(grove_points data, const grove_dbscan_params *p
 static grove_status find_core(const grove_index *ix, const grove_dbscan_params *params, dbscan_state *st,
                               uint8_t *core, int64_t *counts, const grove_options *options)
 {
-    size_t n = ix->n;
+    size_t n = ix->tree.n;
     if (!params->sample_weight) {
         grove_join_params jp;
         grove_join_params_init(&jp);
@@ -120,7 +120,7 @@ static grove_status find_core(const grove_index *ix, const grove_dbscan_params *
 static grove_status find_clusters(const grove_index *ix, double eps, dbscan_state *st, uint8_t *visit,
                                   int64_t *labels, grove_dbscan_counts *counts, const grove_options *options)
 {
-    size_t n = ix->n, ncore = 0;
+    size_t n = ix->tree.n, ncore = 0;
     const uint8_t *core = st->core;
     for (size_t i = 0; i < n; i++) ncore += core[i];
     grove_status s = grove__uf_init(&st->uf, n, grove__options(options).threads);

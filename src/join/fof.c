@@ -5,6 +5,7 @@
  * and grove__fof_catalogue describes them. */
 #include "fof_internal.h"
 #include "join_internal.h"
+#include "parallel.h"
 #include "union_find.h"
 #include "visit.h"
 

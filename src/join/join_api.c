@@ -38,7 +38,7 @@ static join_pass pass_init(const grove_index *index, const grove_join_params *pa
     p.prune2 = grove__join_prune2(index, Q, params->eps);
     p.exclude_self = params->exclude_self != 0;
     p.row0 = 0;
-    p.row1 = Q->n;
+    p.row1 = Q->tree.n;
     return p;
 }
 
@@ -66,9 +66,10 @@ grove_status grove_join_count(const grove_index *index, const grove_points *quer
     const grove_index *Q = NULL;
     if (s == GROVE_OK)
         s = grove__queries_prepare(index, queries, params->exclude_self, grove__options(options).threads, &Q);
-    if (s == GROVE_OK && Q->n > 0 && !counts) s = grove__fail(GROVE_INVALID_ARGUMENT, "join count: counts is NULL");
+    if (s == GROVE_OK && Q->tree.n > 0 && !counts)
+        s = grove__fail(GROVE_INVALID_ARGUMENT, "join count: counts is NULL");
     if (s == GROVE_OK) s = count_pass(index, Q, params, counts, NULL, options);
-    if (s == GROVE_OK && pairs) *pairs = sum_counts(counts, Q->n);
+    if (s == GROVE_OK && pairs) *pairs = sum_counts(counts, Q->tree.n);
     grove__queries_release(index, Q);
     return s;
 }
@@ -91,10 +92,10 @@ static grove_status check_offsets(const int64_t *offsets, size_t nq)
 static grove_status name_bad_query(const grove_index *index, const grove_index *Q, const grove_join_params *params,
                                    const int64_t *offsets, const grove_options *options)
 {
-    int64_t *counts = grove__malloc(Q->n * sizeof *counts, "join check");
+    int64_t *counts = grove__malloc(Q->tree.n * sizeof *counts, "join check");
     if (!counts) return GROVE_OUT_OF_MEMORY;
     grove_status s = count_pass(index, Q, params, counts, NULL, options);
-    for (size_t q = 0; s == GROVE_OK && q < Q->n; q++)
+    for (size_t q = 0; s == GROVE_OK && q < Q->tree.n; q++)
         if (offsets[q + 1] - offsets[q] != counts[q]) {
             s = grove__fail(GROVE_INVALID_ARGUMENT,
                             "join fill: offsets give query %zu %lld neighbours but it has %lld (offsets must come "
@@ -121,8 +122,8 @@ static grove_status fill_pass(const grove_index *index, const grove_index *Q, co
     grove_status s = grove__join_run(index, Q, &p, options, "join fill");
     /* Distances come out in the index's scaled units: back to the caller's. */
     int64_t first = offsets[0], count = offsets[row1 - row0] - first;
-    if (s == GROVE_OK && distances && index->exponent &&
-        grove__range_unscale(distances + first, (size_t)count, index->exponent, grove__options(options).threads))
+    if (s == GROVE_OK && distances && index->tree.exponent &&
+        grove__range_unscale(distances + first, (size_t)count, index->tree.exponent, grove__options(options).threads))
         s = grove__fail(GROVE_INVALID_ARGUMENT, "join fill: a distance within eps = %g exceeds the largest double",
                         params->eps);
     return s;
@@ -137,11 +138,11 @@ grove_status grove_join_fill(const grove_index *index, const grove_points *queri
     const grove_index *Q = NULL;
     if (s == GROVE_OK)
         s = grove__queries_prepare(index, queries, params->exclude_self, grove__options(options).threads, &Q);
-    if (s == GROVE_OK) s = check_offsets(offsets, Q->n);
-    if (s == GROVE_OK && offsets[Q->n] > 0 && !indices)
+    if (s == GROVE_OK) s = check_offsets(offsets, Q->tree.n);
+    if (s == GROVE_OK && offsets[Q->tree.n] > 0 && !indices)
         s = grove__fail(GROVE_INVALID_ARGUMENT, "join fill: indices is NULL");
     if (s == GROVE_OK) {
-        s = fill_pass(index, Q, params, 0, Q->n, offsets, indices, distances, NULL, options);
+        s = fill_pass(index, Q, params, 0, Q->tree.n, offsets, indices, distances, NULL, options);
         if (s == GROVE_INVALID_ARGUMENT) {
             grove_status named = name_bad_query(index, Q, params, offsets, options);
             if (named != GROVE_OK) s = named;
@@ -181,7 +182,7 @@ grove_status grove_join_stream(const grove_index *index, const grove_points *que
     if (s == GROVE_OK)
         s = grove__queries_prepare(index, queries, params->exclude_self, grove__options(options).threads, &Q);
     if (s != GROVE_OK) return s;
-    size_t nq = Q->n, budget = options ? options->memory_budget : 0;
+    size_t nq = Q->tree.n, budget = options ? options->memory_budget : 0;
     int want_dist = params->distances != 0;
     /* The counts live through the whole stream: they come out of the budget. */
     size_t counts_bytes = (nq ? nq : 1) * sizeof(int64_t);
@@ -281,7 +282,7 @@ grove_status grove_join_search(const grove_index *index, const grove_points *que
     const grove_index *Q = NULL;
     if (s == GROVE_OK)
         s = grove__queries_prepare(index, queries, params->exclude_self, grove__options(options).threads, &Q);
-    size_t nq = Q ? Q->n : 0;
+    size_t nq = Q ? Q->tree.n : 0;
     if (s == GROVE_OK) {
         result->nq = nq;
         result->offsets = grove__malloc((nq + 1) * sizeof *result->offsets, "join offsets");

@@ -10,9 +10,9 @@
 /* Candidates refined at a time per query: the unit of the vector kernels
  * and of the output compaction. */
 #define JOIN_CHUNK 64
-/* Deeper than any kd-tree over 2^32 points (the walk pushes two children
- * per level). */
-#define JOIN_STACK 160
+/* The group search's stack (FN(gather_keys)): it pushes both children of
+ * a node, so one entry per level and one more. */
+#define JOIN_STACK (GROVE__TREE_MAX_DEPTH + 1)
 
 /* Where one query's neighbours go. */
 typedef struct join_sink {
@@ -165,8 +165,8 @@ static void join_keep(join_work *w, uint32_t pos, uint32_t row, double d2)
 static grove_status join_work_init(join_work *w, const grove_index *D, const grove_index *Q)
 {
     memset(w, 0, sizeof *w);
-    w->d = D->d;
-    w->elem = grove_dtype_size(D->dtype);
+    w->d = D->tree.d;
+    w->elem = grove_dtype_size(D->tree.dtype);
     w->soa = D->xs != NULL;
     w->sinks = grove__malloc(Q->leaf * sizeof *w->sinks, "join query state");
     w->hits = grove__malloc(Q->leaf * sizeof *w->hits, "join query state");
@@ -324,8 +324,8 @@ static grove_status join_sort_slices(const grove_index *D, const join_pass *pass
         int64_t *pairs = NULL;
         size_t cap = 0;
 #pragma omp for schedule(dynamic, 256)
-        for (size_t p = 0; p < D->n; p++) {
-            const int64_t *o = pass->offsets + D->rows[p];
+        for (size_t p = 0; p < D->tree.n; p++) {
+            const int64_t *o = pass->offsets + D->tree.perm[p];
             size_t m = (size_t)(o[1] - o[0]);
             if (filled[p] != o[1] - o[0]) bad = 1;
             if (bad || m < 2) continue;
@@ -361,7 +361,7 @@ static grove_status join_replay(const grove_index *D, const join_pass *pass, con
 {
     for (size_t h = 0; h < hits->count; h++) {
         const join_hit *e = &hits->hit[h];
-        const int64_t *o = pass->offsets + D->rows[e->pos];
+        const int64_t *o = pass->offsets + D->tree.perm[e->pos];
         int64_t slot = cursor[e->pos]++;
         if (slot >= o[1] - o[0]) return GROVE_INVALID_ARGUMENT;
         pass->indices[o[0] + slot] = e->row;
@@ -392,10 +392,10 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
      * tallies per candidate); above SOA_MAX dimensions a whole self-join
      * count or fill does too, putting each hit at both ends (mirrored, then
      * sorted). cpos holds counts, or fill cursors, by tree position. */
-    int whole_self = !pass->visit && !pass->connect && Q == D && pass->row0 == 0 && pass->row1 == D->n;
+    int whole_self = !pass->visit && !pass->connect && Q == D && pass->row0 == 0 && pass->row1 == D->tree.n;
     int connect = pass->connect != NULL;
     int mirrored = whole_self && !D->xs, symmetric = whole_self && !pass->fill && !mirrored;
-    int64_t *cpos = symmetric || mirrored ? grove__calloc(D->n, sizeof *cpos, "join counts by position") : NULL;
+    int64_t *cpos = symmetric || mirrored ? grove__calloc(D->tree.n, sizeof *cpos, "join counts by position") : NULL;
     if ((symmetric || mirrored) && !cpos) return GROVE_OUT_OF_MEMORY;
     join_hits *hits = mirrored ? pass->hits : NULL;
     if (hits && pass->fill && hits->complete) {
@@ -405,7 +405,7 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
         grove__free(cpos);
         return s == GROVE_OK ? GROVE_OK : join_failed(s);
     }
-    const join_kernels *kernels = &JOIN_KERNELS[D->dtype == GROVE_FLOAT32][D->period != NULL];
+    const join_kernels *kernels = &JOIN_KERNELS[D->tree.dtype == GROVE_FLOAT32][D->period != NULL];
     int keep = hits && !pass->fill && hits->limit > 0;
     size_t taken = 0;
     grove_status status = GROVE_OK;
@@ -471,7 +471,7 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
     }
     if ((symmetric || (mirrored && !pass->fill)) && status == GROVE_OK) {
         int64_t self = symmetric ? pass->exclude_self : 0;
-        for (size_t p = 0; p < D->n; p++) pass->counts[D->rows[p]] = cpos[p] - self;
+        for (size_t p = 0; p < D->tree.n; p++) pass->counts[D->tree.perm[p]] = cpos[p] - self;
     }
     if (mirrored && pass->fill && status == GROVE_OK) status = join_sort_slices(D, pass, cpos, threads);
     grove__free(cpos);

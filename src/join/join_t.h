@@ -17,10 +17,10 @@
  * they go to the distances. */
 static int FN(shortcut)(const grove_index *D, uint32_t k, const T *kbox, const T *qbox, const join_shortcut *cut)
 {
-    const grove__node *nd = &D->node[k];
-    const uint32_t *rows = D->rows + nd->begin;
+    const grove__node *nd = &D->tree.node[k];
+    const uint32_t *rows = D->tree.perm + nd->begin;
     size_t count = nd->end - nd->begin;
-    if ((double)FN(box_span2)(qbox, kbox, D->dims, D->period, D->d) > cut->link2) return 0;
+    if ((double)FN(box_span2)(qbox, kbox, D->tree.dims, D->period, D->tree.d) > cut->link2) return 0;
     join_connect_all(cut, rows, count);
     return 1;
 }
@@ -33,14 +33,14 @@ static int FN(shortcut)(const grove_index *D, uint32_t k, const T *kbox, const T
 static grove_status FN(gather_keys)(const grove_index *D, const T *qbox, double prune2, join_work *w, size_t *count,
                                     uint32_t first, const join_shortcut *cut)
 {
-    size_t m = D->dims, ks = D->kstride, top = 0, c = 0;
-    const T *box = D->box, *kx = D->keys, *per = D->period;
+    size_t m = D->tree.dims, ks = D->kstride, top = 0, c = 0;
+    const T *box = D->tree.box, *kx = D->keys, *per = D->period;
     uint32_t *stack = w->stack;
-    if (D->nodes) stack[top++] = 0;
+    if (D->tree.nodes) stack[top++] = 0;
     while (top) {
         uint32_t k = stack[--top];
         if ((double)FN(box_box2)(box + (size_t)k * 2 * m, qbox, m, per) > prune2) continue;
-        const grove__node *nd = &D->node[k];
+        const grove__node *nd = &D->tree.node[k];
         if (nd->right) {
             /* Every node of the left subtree comes before the right child. */
             stack[top++] = nd->right;
@@ -51,8 +51,8 @@ static grove_status FN(gather_keys)(const grove_index *D, const T *qbox, double 
         if (cut && FN(shortcut)(D, k, box + (size_t)k * 2 * m, qbox, cut)) continue;
         if (join_reserve(w, c + (nd->end - nd->begin)) != GROVE_OK) return GROVE_OUT_OF_MEMORY;
         uint64_t *restrict keys = w->keys;
-        const uint32_t *rows = D->rows;
-        if ((double)FN(box_far2)(box + (size_t)k * 2 * m, qbox, m, per, D->d) <= prune2) {
+        const uint32_t *rows = D->tree.perm;
+        if ((double)FN(box_far2)(box + (size_t)k * 2 * m, qbox, m, per, D->tree.d) <= prune2) {
             /* Every point of the group is within reach of the query box. */
             for (uint32_t p = nd->begin; p < nd->end; p++) keys[c++] = (uint64_t)rows[p] << 32 | p;
             continue;
@@ -70,7 +70,7 @@ static grove_status FN(gather_keys)(const grove_index *D, const T *qbox, double 
  * dimension: cx[j * cap + c]. */
 static void FN(gather_candidates)(const grove_index *D, join_work *w, size_t count)
 {
-    size_t n = D->n, d = D->d, cap = w->cap;
+    size_t n = D->tree.n, d = D->tree.d, cap = w->cap;
     const T *xs = D->xs;
     T *cx = w->cx;
     if (count == 0) return; /* the scratch may not exist yet */
@@ -127,15 +127,15 @@ static inline GROVE__ALWAYS_INLINE void FN(chunk_d2)(const grove_index *D, const
                                                      size_t count, const T *q, const T *qk, T eps2, double prune2,
                                                      T *acc)
 {
-    size_t d = D->d;
+    size_t d = D->tree.d;
     if (D->xs) {
 #define GROVE__JOIN_CHUNK_BODY(DD) FN(chunk_soa)(w->cx, w->cap, c0, q, DD, D->period, acc)
         GROVE__DISPATCH_D(d, GROVE__JOIN_CHUNK_BODY)
 #undef GROVE__JOIN_CHUNK_BODY
         return;
     }
-    const T *x = D->x, *kx = D->keys;
-    size_t len = count - c0 < JOIN_CHUNK ? count - c0 : JOIN_CHUNK, m = D->dims;
+    const T *x = D->tree.x, *kx = D->keys;
+    size_t len = count - c0 < JOIN_CHUNK ? count - c0 : JOIN_CHUNK, m = D->tree.dims;
 #if JOIN_PERIODIC
     /* No projected keys in a box (the keys are leading coordinates, which
      * the first lanes of the sum cover): refine every candidate. */
@@ -210,21 +210,21 @@ JOIN_KERNEL static grove_status FN(refine)(const grove_index *D, const grove_ind
                                            join_work *w, size_t count, const join_pass *pass, int32_t *colcnt,
                                            int64_t *rowcnt)
 {
-    size_t d = D->d, nqa = qz - qa;
+    size_t d = D->tree.d, nqa = qz - qa;
     T eps2 = (T)pass->eps2, acc[JOIN_CHUNK];
     join_sink *sinks = w->sinks;
     int64_t *hits = w->hits;
     for (size_t i = 0; i < nqa; i++) {
         hits[i] = 0;
-        if (pass->fill) join_sink_open(pass, Q->rows[qa + i], &sinks[i]);
+        if (pass->fill) join_sink_open(pass, Q->tree.perm[qa + i], &sinks[i]);
     }
     /* By-dimension candidates are small: every query takes them all. */
     size_t block = D->xs ? count : JOIN_CHUNK;
     const grove__join_visitor *visit = pass->visit;
     for (size_t b0 = 0; b0 < count; b0 += block)
         for (size_t i = 0; i < nqa; i++) {
-            const T *q = (const T *)Q->x + (qa + i) * d, *qk = (const T *)Q->keys + (qa + i) * Q->kstride;
-            uint32_t qrow = Q->rows[qa + i], skip = pass->exclude_self ? qrow : UINT32_MAX;
+            const T *q = (const T *)Q->tree.x + (qa + i) * d, *qk = (const T *)Q->keys + (qa + i) * Q->kstride;
+            uint32_t qrow = Q->tree.perm[qa + i], skip = pass->exclude_self ? qrow : UINT32_MAX;
             if (visit && visit->queries && !visit->queries[qrow]) continue;
             for (size_t c0 = b0; c0 < count && c0 < b0 + block; c0 += JOIN_CHUNK) {
                 size_t len = count - c0 < JOIN_CHUNK ? count - c0 : JOIN_CHUNK;
@@ -251,7 +251,7 @@ JOIN_KERNEL static grove_status FN(refine)(const grove_index *D, const grove_ind
             rowcnt[qa + i] += hits[i];
         } else {
             /* A self-join query always finds itself. */
-            pass->counts[Q->rows[qa + i] - pass->row0] = hits[i] - pass->exclude_self;
+            pass->counts[Q->tree.perm[qa + i] - pass->row0] = hits[i] - pass->exclude_self;
         }
     }
     return GROVE_OK;
@@ -261,22 +261,22 @@ JOIN_KERNEL static grove_status FN(refine)(const grove_index *D, const grove_ind
 static grove_status FN(join_group)(const grove_index *D, const grove_index *Q, size_t leaf, join_work *w,
                                    const join_pass *pass)
 {
-    const grove__node *nd = &Q->node[Q->leaves[leaf]];
-    size_t qa = join_lower_row(Q->rows, nd->begin, nd->end, pass->row0);
-    size_t qz = join_lower_row(Q->rows, qa, nd->end, pass->row1);
+    const grove__node *nd = &Q->tree.node[Q->leaves[leaf]];
+    size_t qa = join_lower_row(Q->tree.perm, nd->begin, nd->end, pass->row0);
+    size_t qz = join_lower_row(Q->tree.perm, qa, nd->end, pass->row1);
     if (qa == qz) return GROVE_OK;
     const uint8_t *asked = pass->visit ? pass->visit->queries : NULL;
     if (asked) {
         /* A visit that asks for none of this group's queries skips it. */
         size_t a = qa;
-        while (a < qz && !asked[Q->rows[a]]) a++;
+        while (a < qz && !asked[Q->tree.perm[a]]) a++;
         if (a == qz) return GROVE_OK;
     }
-    const T *qbox = (const T *)Q->box + (size_t)Q->leaves[leaf] * 2 * Q->dims;
+    const T *qbox = (const T *)Q->tree.box + (size_t)Q->leaves[leaf] * 2 * Q->tree.dims;
     size_t count = 0;
     grove_status s = FN(gather_keys)(D, qbox, pass->prune2, w, &count, 0, NULL);
     if (s != GROVE_OK) return s;
-    if (pass->fill) join_sort_keys(w, count, D->n);
+    if (pass->fill) join_sort_keys(w, count, D->tree.n);
     FN(gather_candidates)(D, w, count);
     return FN(refine)(D, Q, qa, qz, w, count, pass, NULL, NULL);
 }
@@ -289,8 +289,8 @@ static grove_status FN(count_self_group)(const grove_index *D, size_t leaf, join
                                          int64_t *cpos)
 {
     uint32_t self = D->leaves[leaf];
-    const grove__node *nd = &D->node[self];
-    const T *qbox = (const T *)D->box + (size_t)self * 2 * D->dims;
+    const grove__node *nd = &D->tree.node[self];
+    const T *qbox = (const T *)D->tree.box + (size_t)self * 2 * D->tree.dims;
     size_t count = 0;
     grove_status s = FN(gather_keys)(D, qbox, pass->prune2, w, &count, self, NULL);
     if (s != GROVE_OK) return s;
@@ -321,7 +321,7 @@ static inline int FN(mirror_put)(const join_pass *pass, const grove_index *D, jo
         if (w->keep) join_keep(w, (uint32_t)p, row, (double)d2);
         return 1;
     }
-    const int64_t *o = pass->offsets + D->rows[p];
+    const int64_t *o = pass->offsets + D->tree.perm[p];
     if (slot >= o[1] - o[0]) return 0;
     pass->indices[o[0] + slot] = row;
     if (pass->distances) pass->distances[o[0] + slot] = sqrt((double)d2);
@@ -338,9 +338,9 @@ static grove_status FN(mirror_self_group)(const grove_index *D, size_t leaf, joi
                                           int64_t *cursor)
 {
     uint32_t self = D->leaves[leaf];
-    const grove__node *nd = &D->node[self];
-    const T *qbox = (const T *)D->box + (size_t)self * 2 * D->dims;
-    size_t count = 0, d = D->d;
+    const grove__node *nd = &D->tree.node[self];
+    const T *qbox = (const T *)D->tree.box + (size_t)self * 2 * D->tree.dims;
+    size_t count = 0, d = D->tree.d;
     grove_status s = FN(gather_keys)(D, qbox, pass->prune2, w, &count, self, NULL);
     if (s != GROVE_OK) return s;
     FN(gather_candidates)(D, w, count);
@@ -348,8 +348,8 @@ static grove_status FN(mirror_self_group)(const grove_index *D, size_t leaf, joi
     int ok = 1;
     for (size_t c0 = 0; c0 < count; c0 += JOIN_CHUNK)
         for (size_t a = nd->begin; a < nd->end; a++) {
-            const T *q = (const T *)D->x + a * d, *qk = (const T *)D->keys + a * D->kstride;
-            uint32_t qrow = D->rows[a];
+            const T *q = (const T *)D->tree.x + a * d, *qk = (const T *)D->keys + a * D->kstride;
+            uint32_t qrow = D->tree.perm[a];
             FN(chunk_d2)(D, w, c0, count, q, qk, eps2, pass->prune2, acc);
             size_t len = count - c0 < JOIN_CHUNK ? count - c0 : JOIN_CHUNK;
             for (size_t c = 0; c < len; c++) {

@@ -1,12 +1,9 @@
 /* grove_knn_search / grove_knn: exact k nearest neighbours on the join's
  * index, query groups in parallel. */
 #include "join_internal.h"
+#include "parallel.h"
 
 #include <math.h>
-
-/* Heap scratch per thread: k entries and the walk's stack (two entries per
- * level of a tree at most 64 deep, plus two). */
-#define KNN_SCRATCH(k) ((k) + 2 * 64 + 2)
 
 #define JOIN_TEMPLATE "knn_t.h"
 #include "instances.h"
@@ -42,7 +39,7 @@ grove_status grove_knn_search(const grove_index *index, const grove_points *quer
 {
     grove__clear_error();
     if (!index) return grove__fail(GROVE_INVALID_ARGUMENT, "kNN: index is NULL");
-    grove_status checked = check_k(index->n, params, queries);
+    grove_status checked = check_k(index->tree.n, params, queries);
     if (checked != GROVE_OK) return checked;
     size_t k = params->k;
     int exclude_self = params->exclude_self;
@@ -50,18 +47,18 @@ grove_status grove_knn_search(const grove_index *index, const grove_points *quer
     const grove_index *Q = NULL;
     grove_status s = grove__queries_prepare(index, queries, exclude_self, threads, &Q);
     if (s != GROVE_OK) return s;
-    if (Q->n > 0 && !indices && !distances)
+    if (Q->tree.n > 0 && !indices && !distances)
         s = grove__fail(GROVE_INVALID_ARGUMENT, "kNN: both indices and distances are NULL");
     size_t groups = Q->nleaves, block = groups / 64 > 1024 ? groups / 64 : 1024;
     threads = grove__threads_for(threads, grove__join_work(index, Q));
-    knn_group_fn group = KNN_GROUP[index->dtype == GROVE_FLOAT32][index->period != NULL];
+    knn_group_fn group = KNN_GROUP[index->tree.dtype == GROVE_FLOAT32][index->period != NULL];
     for (size_t b0 = 0; s == GROVE_OK && b0 < groups; b0 += block) {
         size_t b1 = groups - b0 > block ? b0 + block : groups;
         int failed = 0, stopped = 0;
 #pragma omp parallel num_threads(threads) reduction(| : failed, stopped)
         {
-            void *hd = grove__malloc(KNN_SCRATCH(k) * sizeof(double), "kNN heap");
-            uint32_t *hr = grove__malloc(KNN_SCRATCH(k) * sizeof *hr, "kNN heap");
+            void *hd = grove__malloc(k * sizeof(double), "kNN heap");
+            uint32_t *hr = grove__malloc(k * sizeof *hr, "kNN heap");
             failed = !hd || !hr;
 #pragma omp for schedule(dynamic, 1)
             for (size_t g = b0; g < b1; g++) {
@@ -77,9 +74,9 @@ grove_status grove_knn_search(const grove_index *index, const grove_points *quer
         grove__progress(options, "knn", (double)b1 / (double)groups);
     }
     /* Distances come out in the index's scaled units: back to the caller's. */
-    size_t count = Q->n * k;
-    if (s == GROVE_OK && distances && index->exponent &&
-        grove__range_unscale(distances, count, index->exponent, threads)) {
+    size_t count = Q->tree.n * k;
+    if (s == GROVE_OK && distances && index->tree.exponent &&
+        grove__range_unscale(distances, count, index->tree.exponent, threads)) {
         size_t i = 0;
         while (!isinf(distances[i])) i++;
         s = grove__fail(GROVE_INVALID_ARGUMENT,

@@ -21,7 +21,7 @@ static join_pass self_pass(const grove_index *index, double eps)
     p.prune2 = grove__join_prune2(index, index, eps);
     p.link2 = -1;
     p.row0 = 0;
-    p.row1 = index->n;
+    p.row1 = index->tree.n;
     return p;
 }
 
@@ -44,9 +44,9 @@ grove_status grove__join_connect(const grove_index *index, double eps, const uin
                                  const grove_options *options)
 {
     if (!index || !uf) return grove__fail(GROVE_INVALID_ARGUMENT, "join components: index or union-find is NULL");
-    if (uf->n != index->n)
+    if (uf->n != index->tree.n)
         return grove__fail(GROVE_INVALID_ARGUMENT, "join components: the union-find has %zu elements for %zu points",
-                           uf->n, index->n);
+                           uf->n, index->tree.n);
     grove_status s = check_eps(eps, "join components");
     if (s != GROVE_OK) return s;
     join_connect cn = {uf, members};

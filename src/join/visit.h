@@ -34,7 +34,7 @@ typedef struct grove__join_visitor {
 grove_status grove__join_visit(const grove_index *index, const grove__join_visitor *visitor,
                                const grove_options *options);
 
-/* The components pass: join in `uf` (n = index->n elements, by row) every
+/* The components pass: join in `uf` (n = index->tree.n elements, by row) every
  * pair of members (rows with members[row] != 0; NULL: every row) within
  * eps as grove_join finds them. Only components matter, so a pair whose
  * ends are one component already costs no distance: most pairs inside a

@@ -12,7 +12,7 @@
  * coordinate axes: deterministic, and cheap next to the join. Time is
  * O(s d min(s, d)) and memory O(s d + min(s, d)^2) for a sample of s rows:
  * linear in d. */
-#include "join_internal.h"
+#include "search_index.h"
 
 #include <math.h>
 #include <string.h>

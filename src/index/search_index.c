@@ -1,23 +1,13 @@
 /* grove_index: the join/kNN search index. Dimensions are ordered by
  * variance (highest first, RT-HiSS IV-A), a balanced kd-tree over the
  * leading dimensions cuts the points into leaf groups, and the points are
- * copied in leaf order so every group is contiguous. */
-#include "join_internal.h"
+ * copied in leaf order (grove__tree_fill) so every group is contiguous. */
+#include "search_index.h"
+#include "parallel.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define T float
-#define FN(name) name##_f32
-#include "index_fill_t.h"
-#undef T
-#undef FN
-#define T double
-#define FN(name) name##_f64
-#include "index_fill_t.h"
-#undef T
-#undef FN
 
 #define LEAF_MAX 4096
 
@@ -42,34 +32,31 @@ void grove_index_free(grove_index *index)
 {
     if (!index) return;
     grove__free(index->order);
-    if (index->keys != index->x) grove__free(index->keys);
+    if (index->keys != index->tree.x) grove__free(index->keys);
     grove__free(index->axes);
     grove__free(index->mean);
-    grove__free(index->x);
     grove__free(index->xs);
-    grove__free(index->rows);
-    grove__free(index->node);
     grove__free(index->leaves);
-    grove__free(index->box);
+    grove__tree_free(&index->tree);
     grove__free(index->boxsize);
     grove__free(index->period);
     grove__free(index);
 }
 
-size_t grove_index_n(const grove_index *index) { return index ? index->n : 0; }
-size_t grove_index_d(const grove_index *index) { return index ? index->d : 0; }
+size_t grove_index_n(const grove_index *index) { return index ? index->tree.n : 0; }
+size_t grove_index_d(const grove_index *index) { return index ? index->tree.d : 0; }
 size_t grove_index_leaf_size(const grove_index *index) { return index ? index->leaf : 0; }
-size_t grove_index_dims(const grove_index *index) { return index ? index->dims : 0; }
+size_t grove_index_dims(const grove_index *index) { return index ? index->tree.dims : 0; }
 
 void grove_index_dim_order(const grove_index *index, size_t *order)
 {
-    if (index && order) memcpy(order, index->order, index->d * sizeof *order);
+    if (index && order) memcpy(order, index->order, index->tree.d * sizeof *order);
 }
 
 int grove_index_boxsize(const grove_index *index, double *boxsize)
 {
     if (!index) return 0;
-    for (size_t j = 0; boxsize && j < index->d; j++) boxsize[j] = index->boxsize ? index->boxsize[j] : 0;
+    for (size_t j = 0; boxsize && j < index->tree.d; j++) boxsize[j] = index->boxsize ? index->boxsize[j] : 0;
     return index->boxsize != NULL;
 }
 
@@ -118,6 +105,26 @@ static double *project_all(grove_points points, double scale, const double *axes
     return keys;
 }
 
+/* The periodic box by stored dimension, scaled, in the dtype: lengths,
+ * then their halves (INFINITY where a dimension is unbounded, so the wrap
+ * never applies there). */
+static void period_fill(grove_index *ix, double scale)
+{
+    size_t d = ix->tree.d;
+    for (size_t j = 0; j < d; j++) {
+        double len = ix->boxsize[ix->order[j]];
+        if (ix->tree.dtype == GROVE_FLOAT32) {
+            float *per = ix->period;
+            per[j] = len > 0 ? (float)(len * scale) : INFINITY;
+            per[d + j] = per[j] / 2;
+        } else {
+            double *per = ix->period;
+            per[j] = len > 0 ? len * scale : INFINITY;
+            per[d + j] = per[j] / 2;
+        }
+    }
+}
+
 grove_status grove__index_build(grove_points points, double magnitude, int exponent, grove_dtype dtype,
                                 const size_t *order, const double *axes, const double *mean, size_t dims, size_t leaf,
                                 const double *boxsize, int threads, grove_index **out)
@@ -129,13 +136,14 @@ grove_status grove__index_build(grove_points points, double magnitude, int expon
     threads = grove__threads_for(threads, n);
     grove_index *ix = grove__calloc(1, sizeof *ix, "index");
     if (!ix) return GROVE_OUT_OF_MEMORY;
-    ix->n = n;
-    ix->d = d;
-    ix->dims = dims;
+    grove__tree *t = &ix->tree;
+    t->n = n;
+    t->d = d;
+    t->dims = dims;
+    t->dtype = dtype;
+    t->exponent = exponent;
     ix->leaf = leaf;
-    ix->dtype = dtype;
     ix->kstride = axes ? dims : d;
-    ix->exponent = exponent;
     ix->magnitude = magnitude;
     double scale = ldexp(1, -exponent);
     grove_status s = GROVE_OK;
@@ -165,26 +173,22 @@ grove_status grove__index_build(grove_points points, double magnitude, int expon
         if (!keys_in) s = GROVE_OUT_OF_MEMORY;
     }
     if (s == GROVE_OK && n > 0) {
-        grove__tree topo = {0};
-        topo.perm = grove__malloc(n * sizeof *topo.perm, "index permutation");
+        t->perm = grove__malloc(n * sizeof *t->perm, "index permutation");
         grove_points split = keys_in ? grove_points_f64(keys_in, n, dims) : points;
-        s = topo.perm ? grove__kdtree_topology(split, keys_in ? 1 : scale, leaf, keys_in ? NULL : order, dims,
-                                               threads, &topo)
-                      : GROVE_OUT_OF_MEMORY;
-        ix->rows = topo.perm;
-        ix->node = topo.node;
-        ix->nodes = topo.nodes;
+        s = t->perm ? grove__kdtree_topology(split, keys_in ? 1 : scale, leaf, keys_in ? NULL : order, dims, threads, t)
+                    : GROVE_OUT_OF_MEMORY;
+        if (s == GROVE_OK) s = grove__tree_depth_check(t->depth, "index");
     }
-    for (size_t k = 0; k < ix->nodes; k++) ix->nleaves += ix->node[k].right == 0;
-    if (s == GROVE_OK && !grove__mul_size(ix->nodes, 2 * dims * elem, &box_bytes))
+    for (size_t k = 0; k < t->nodes; k++) ix->nleaves += t->node[k].right == 0;
+    if (s == GROVE_OK && !grove__mul_size(t->nodes, 2 * dims * elem, &box_bytes))
         s = grove__fail(GROVE_TOO_LARGE, "index: node boxes overflow the address space");
     if (s == GROVE_OK && n > 0) {
-        ix->x = grove__malloc(bytes, "index coordinates");
+        t->x = grove__malloc(bytes, "index coordinates");
         ix->xs = d <= GROVE__JOIN_SOA_MAX ? grove__malloc(bytes, "index coordinates by dimension") : NULL;
-        ix->keys = axes ? grove__malloc(n * dims * elem, "index keys") : ix->x;
-        ix->box = grove__malloc(box_bytes, "index boxes");
+        ix->keys = axes ? grove__malloc(n * dims * elem, "index keys") : t->x;
+        t->box = grove__malloc(box_bytes, "index boxes");
         ix->leaves = grove__malloc(ix->nleaves * sizeof *ix->leaves, "index leaves");
-        if (!ix->x || (d <= GROVE__JOIN_SOA_MAX && !ix->xs) || !ix->keys || !ix->box || !ix->leaves)
+        if (!t->x || (d <= GROVE__JOIN_SOA_MAX && !ix->xs) || !ix->keys || !t->box || !ix->leaves)
             s = GROVE_OUT_OF_MEMORY;
     }
     if (s != GROVE_OK) {
@@ -192,19 +196,17 @@ grove_status grove__index_build(grove_points points, double magnitude, int expon
         grove_index_free(ix);
         return s;
     }
-    for (size_t k = 0, l = 0; k < ix->nodes; k++)
-        if (!ix->node[k].right) ix->leaves[l++] = (uint32_t)k;
+    for (size_t k = 0, l = 0; k < t->nodes; k++)
+        if (!t->node[k].right) ix->leaves[l++] = (uint32_t)k;
     /* Rows ascending inside each group: a semi-join batch then finds its
      * queries in a group by bisection, and kernels emit rows in order. */
 #pragma omp parallel for num_threads(threads) schedule(static, 64)
     for (size_t l = 0; l < ix->nleaves; l++) {
-        const grove__node *nd = &ix->node[ix->leaves[l]];
-        sort_rows(ix->rows + nd->begin, nd->end - nd->begin);
+        const grove__node *nd = &t->node[ix->leaves[l]];
+        sort_rows(t->perm + nd->begin, nd->end - nd->begin);
     }
-    if (dtype == GROVE_FLOAT32) index_fill_f32(ix, points, scale, keys_in, threads);
-    else index_fill_f64(ix, points, scale, keys_in, threads);
-    if (boxsize && dtype == GROVE_FLOAT32) period_fill_f32(ix, scale);
-    else if (boxsize) period_fill_f64(ix, scale);
+    grove__tree_fill(t, points, scale, order, ix->xs, keys_in, axes ? ix->keys : NULL, threads);
+    if (boxsize) period_fill(ix, scale);
     grove__free(keys_in);
     *out = ix;
     return GROVE_OK;
@@ -387,22 +389,23 @@ grove_status grove__queries_prepare(const grove_index *index, const grove_points
     double magnitude;
     grove_status s = queries_magnitude(queries, threads, &magnitude);
     if (s != GROVE_OK) return s;
-    if (queries->n > 0 && queries->d != index->d)
+    if (queries->n > 0 && queries->d != index->tree.d)
         return grove__fail(GROVE_INVALID_ARGUMENT, "queries have d = %zu dimensions but the data have %zu",
-                           queries->d, index->d);
+                           queries->d, index->tree.d);
     s = grove__box_check(*queries, index->boxsize, "queries", threads);
     if (s != GROVE_OK) return s;
-    if (!grove__range_fits(magnitude, index->exponent, index->d, index->dtype)) /* their distances sum d squares */
+    /* Their distances sum d squares. */
+    if (!grove__range_fits(magnitude, index->tree.exponent, index->tree.d, index->tree.dtype))
         return grove__fail(GROVE_INVALID_ARGUMENT,
                            "queries: coordinates up to %g are beyond the range of this index (data up to %g): their "
                            "squared distances could overflow; grove_join and grove_knn given both point sets scale "
                            "for them together",
                            magnitude, index->magnitude);
     grove_points q = *queries;
-    q.d = index->d; /* an empty query set may say any d */
+    q.d = index->tree.d; /* an empty query set may say any d */
     grove_index *built = NULL;
-    s = grove__index_build(q, magnitude, index->exponent, index->dtype, index->order, index->axes, index->mean,
-                           index->dims, index->leaf, index->boxsize, threads, &built);
+    s = grove__index_build(q, magnitude, index->tree.exponent, index->tree.dtype, index->order, index->axes,
+                           index->mean, index->tree.dims, index->leaf, index->boxsize, threads, &built);
     *qi = built;
     return s;
 }
@@ -410,42 +413,4 @@ grove_status grove__queries_prepare(const grove_index *index, const grove_points
 void grove__queries_release(const grove_index *index, const grove_index *qi)
 {
     if (qi && qi != index) grove_index_free((grove_index *)(uintptr_t)qi);
-}
-
-double grove__join_eps2(const grove_index *index, double eps)
-{
-    eps = ldexp(eps, -index->exponent);
-    double e2 = eps * eps;
-    return index->dtype == GROVE_FLOAT32 ? (double)(float)e2 : e2;
-}
-
-double grove__join_prune2_sq(const grove_index *D, const grove_index *Q, double r2)
-{
-    /* Any two summation orders of k non-negative terms agree within a
-     * relative 2 k u (u the unit roundoff); projected keys are off by at
-     * most (u + d 2^-50) |x - mean| per axis at each end. */
-    double u = D->dtype == GROVE_FLOAT32 ? 0x1p-24 : 0x1p-53;
-    double r = sqrt(r2 * (1 + 4 * (double)D->d * u));
-    /* Minimum images: each dimension's L - t and each box gap wrapped
-     * round carry an absolute rounding of up to 2 u L, at both ends. */
-    if (D->boxsize) r += 8 * u * D->period_max * sqrt((double)D->dims);
-    if (D->axes) r += 2 * sqrt((double)D->dims) * (u + (double)D->d * 0x1p-50) * (D->radius + Q->radius) + 1e-12 * r;
-    return r * r * (1 + 4 * (double)D->dims * u) + 0x1p-1000;
-}
-
-double grove__join_prune2(const grove_index *D, const grove_index *Q, double eps)
-{
-    return grove__join_prune2_sq(D, Q, grove__join_eps2(D, eps));
-}
-
-double grove__join_link2(const grove_index *index, double eps)
-{
-    if (index->dims != index->d || index->axes || !index->xs) return -1;
-    /* FN(box_span2) bounds the pair kernel exactly (dist_t.h); the margin
-     * of prune2's size, taken off instead of added, keeps the shortcut
-     * safe should the two ever sum in different orders. */
-    double u = index->dtype == GROVE_FLOAT32 ? 0x1p-24 : 0x1p-53;
-    double r = sqrt(grove__join_eps2(index, eps));
-    if (index->boxsize) r -= 8 * u * index->period_max * sqrt((double)index->d);
-    return r > 0 ? r * r * (1 - 4 * (double)(index->d + 2) * u) : -1;
 }
