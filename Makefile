@@ -111,17 +111,16 @@ $(BUILD)/test_grove: $(TEST_OBJ) $(BUILD)/libgrove.a
 TEST_ENV = GROVE_CLI=$(BUILD)/grove GROVE_LIB_SO=$(BUILD)/libgrove.so GROVE_LIB_A=$(BUILD)/libgrove.a GROVE_CC="$(CC)" GROVE_SANITIZE="$(SANITIZE)"
 
 # The ball tree tests run three times more: with working memory in huge
-# pages, with the code an AVX2 machine runs, and with the portable code only
-# (the same bytes as the run-time picked AVX-512 code, which the main run
-# takes where the machine has it; also the builder compiled for the first
-# x86-64, not build_v3.c's copy).
+# pages, with the code an AVX2 machine runs (GROVE_CPU=avx2), and with the
+# portable code only (GROVE_CPU=portable: the same bytes as the vector code
+# picked at run time, which the main run takes where the machine has it).
 # The last run's GROVE_TESTS_SKIPPED is check-python's note when it skipped
 # the Python tests: the runner prints it just above its closing line.
 TEST_RUN = $(BUILD)/test_grove
 check: all $(BUILD)/test_grove
 	$(TEST_ENV) GROVE_HUGE_PAGES=1 $(TEST_RUN) alloc_huge balltree
-	$(TEST_ENV) GROVE_BALLTREE_PORTABLE=avx2 $(TEST_RUN) balltree
-	$(TEST_ENV) GROVE_BALLTREE_PORTABLE=1 $(TEST_RUN) balltree
+	$(TEST_ENV) GROVE_CPU=avx2 $(TEST_RUN) balltree
+	$(TEST_ENV) GROVE_CPU=portable $(TEST_RUN) balltree
 	$(TEST_ENV) GROVE_TESTS_SKIPPED="$$(cat $(PYTHON_SKIPPED) 2>/dev/null)" $(TEST_RUN) $(TESTS)
 
 # The Python binding's tests (tests/python, pytest) against this build's

@@ -6,6 +6,7 @@
 #define GROVE_BALLTREE_INTERNAL_H
 
 #include "internal.h"
+#include "cpu.h"
 
 /* The points grouped by batch: batch b holds grouped positions
  * [start[b], start[b + 1]), its rows in ascending order. */

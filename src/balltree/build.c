@@ -12,10 +12,6 @@
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <cpuid.h>
-#include <stdatomic.h>
-#endif
 
 /* Nodes of at most BT_SMALL points are finished from their coordinates. */
 #define BT_SMALL 4
@@ -84,7 +80,6 @@ typedef struct bt_ctx {
     size_t leaf_bytes;
     size_t leaf_max;   /*   nodes of at most this many points go to the packed builder */
     int leaf_bits;     /*   bits per rank there */
-    bool avx512_allowed; /* GROVE_BALLTREE_PORTABLE unset (bt_pick_vector_code): AVX-512 code may run */
     grove__bp_partition_fn *partition_default; /* the list partition it leaves */
     grove__bt_presort_kernels presort_avx512;
     const grove__bt_presort_kernels *presort_kernels; /* &presort_avx512, or NULL: the scalar loops */
@@ -620,38 +615,16 @@ static void free_work(bt_ctx *c, bt_input *in)
     for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++) grove__work_release(c->options, blocks[i]);
 }
 
-/* GROVE_BALLTREE_PORTABLE in the environment (read by every call): "1",
- * the portable code only, no vector code picked at run time (and this
- * file compiled for the first x86-64, bt_v3_wanted); "avx2", the
- * code an AVX2 machine without AVX-512 runs. The output is the same bytes;
- * `make check` runs the ball tree tests all three ways. */
-typedef enum { BT_VECTOR_ANY, BT_VECTOR_AVX2, BT_VECTOR_NONE } bt_vector_limit;
-static bt_vector_limit bt_vector_limit_env(void)
-{
-    const char *e = getenv("GROVE_BALLTREE_PORTABLE");
-    if (e && strcmp(e, "1") == 0) return BT_VECTOR_NONE;
-    return e && strcmp(e, "avx2") == 0 ? BT_VECTOR_AVX2 : BT_VECTOR_ANY;
-}
-
-/* Sets c->avx512_allowed, the list partition and the selecting builder's
- * passes, as bt_vector_limit_env allows. */
+/* Sets the list partition and the selecting builder's passes from what
+ * grove__cpu allows. */
 static void bt_pick_vector_code(bt_ctx *c)
 {
-    bt_vector_limit limit = bt_vector_limit_env();
-    bool none = limit == BT_VECTOR_NONE, avx2 = limit == BT_VECTOR_AVX2;
-    grove__bp_partition_fn *at_most_avx2 = grove__bp_partition_avx2();
-    c->avx512_allowed = !none && !avx2;
-    c->partition_default = none ? grove__bp_partition_portable
-                           : avx2 ? (at_most_avx2 ? at_most_avx2 : grove__bp_partition_portable)
-                                  : grove__bp_partition_pick();
-    /* The AVX2 passes pay off up to 5 dimensions (d = 5: 1.05x at 2^14
-     * points, 1.38x at 2^20); at d = 6 only on large batches (0.92x at
-     * 2^12, 0.98x at 2^16, 1.28x at 2^20), so there the presorted builder
-     * stays. */
-    c->bs_max_dims = none                                              ? 0
-                     : !avx2 && grove__bs_kernels_avx512(&c->bs_kernels) ? GROVE__BS_MAX_DIMS
-                     : grove__bs_kernels_avx2(&c->bs_kernels)            ? 5
-                                                                         : 0;
+    c->partition_default = grove__bp_partition_pick();
+    /* The AVX2 passes pay off up to 5 dimensions; at d = 6 only on large
+     * batches, so there the presorted builder stays. */
+    c->bs_max_dims = grove__bs_kernels_avx512(&c->bs_kernels) ? GROVE__BS_MAX_DIMS
+                     : grove__bs_kernels_avx2(&c->bs_kernels) ? 5
+                                                              : 0;
 }
 
 /* The build on the points scaled down (grove__bt_scaled), whose spreads
@@ -670,35 +643,12 @@ static grove_status bt_build_scaled(grove_points points, double magnitude, const
 grove_status grove__balltree_build_v3(grove_points points, const grove_balltree_params *params, int64_t *indices,
                                       uint8_t *mask, const grove_options *options)
 #else
-/* Whether the processor has what the Makefile compiles build_v3.c's copy
- * of this file for: AVX2, BMI1, BMI2, LZCNT and POPCNT. Asked once: under
- * a hypervisor each CPUID instruction leaves the guest (about 4 us for
- * this query on the Xeon KVM guest; 1024 points, d = 3, asked every call
- * against once: median ratio 0.91-0.98 of alternating runs). */
-static bool bt_v3_cpu(void)
-{
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    static atomic_int known = -1;
-    int has = atomic_load_explicit(&known, memory_order_relaxed);
-    if (has < 0) { /* two threads may both ask: the same answer */
-        __builtin_cpu_init();
-        unsigned a, b, c, d; /* LZCNT: CPUID 0x80000001, ECX bit 5 (clang 14 has no name for it in the builtin) */
-        has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
-              __builtin_cpu_supports("popcnt") && __get_cpuid(0x80000001, &a, &b, &c, &d) && (c >> 5 & 1);
-        atomic_store_explicit(&known, has, memory_order_relaxed);
-    }
-    return has;
-#else
-    return false;
-#endif
-}
-
-/* Whether a call goes to build_v3.c's copy: where the processor has what
- * it needs (bt_v3_cpu), unless GROVE_BALLTREE_PORTABLE=1 asks for the
- * portable code (make check runs the ball tree tests with both copies). */
+/* Whether a call goes to build_v3.c's copy: where grove__cpu allows what
+ * the Makefile compiles it for (make check runs the ball tree tests with
+ * both copies). */
 static bool bt_v3_wanted(void)
 {
-    return bt_vector_limit_env() != BT_VECTOR_NONE && bt_v3_cpu();
+    return grove__cpu_v3(grove__cpu());
 }
 
 grove_status grove_balltree_build(grove_points points, const grove_balltree_params *params, int64_t *indices,
@@ -742,9 +692,8 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     c.leaf_bits = c.d * (size_t)c.leaf_bits <= 64 ? c.leaf_bits : (int)(64 / c.d);
     c.leaf_max = (size_t)1 << c.leaf_bits;
     bt_pick_vector_code(&c);
-    c.small_bits = c.avx512_allowed && !partition && c.d >= 2 && c.d <= BB_DIMS && bb_supported();
-    c.presort_kernels =
-        c.avx512_allowed && grove__bt_presort_kernels_avx512(&c.presort_avx512) ? &c.presort_avx512 : NULL;
+    c.small_bits = !partition && c.d >= 2 && c.d <= BB_DIMS && bb_supported();
+    c.presort_kernels = grove__bt_presort_kernels_avx512(&c.presort_avx512) ? &c.presort_avx512 : NULL;
     /* Every machine with BITALG has the presort loops' AVX-512 (F, DQ, VL):
      * the quantized code is written for them alone. */
     c.quantize = c.small_bits && c.presort_kernels && c.d <= GROVE__BQ_MAX_DIMS;

@@ -58,8 +58,7 @@ __attribute__((target("avx512f"))) static void partition_avx512(const uint64_t *
 
 grove__bp_partition_fn *grove__bp_partition_avx512(void)
 {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") ? partition_avx512 : NULL;
+    return grove__cpu().avx512f ? partition_avx512 : NULL;
 }
 
 #include "avx2_pack.h"
@@ -115,8 +114,8 @@ __attribute__((target("avx2,popcnt"))) static void partition_avx2(const uint64_t
 
 grove__bp_partition_fn *grove__bp_partition_avx2(void)
 {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") ? partition_avx2 : NULL;
+    grove__cpu_features cpu = grove__cpu();
+    return cpu.avx2 && cpu.popcnt ? partition_avx2 : NULL;
 }
 #else
 grove__bp_partition_fn *grove__bp_partition_avx512(void) { return NULL; }

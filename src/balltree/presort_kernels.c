@@ -4,7 +4,7 @@
  * back out of the sorted entries with the runs of equal top bits, and the
  * coordinates gathered in sorted order. The scalar loops there are the
  * definitions; a test checks these against them, and `make check` runs
- * the ball tree tests without them too (GROVE_BALLTREE_PORTABLE=1).
+ * the ball tree tests without them too (GROVE_CPU=portable).
  *
  * Also the quantized presort's extent, records and find
  * (build_quantized.h), and the selecting builder's keys of every row
@@ -329,10 +329,8 @@ static AVX512 size_t find(const uint64_t *l, size_t from, size_t k, int shift, u
 
 bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k)
 {
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq") ||
-        !__builtin_cpu_supports("avx512vl"))
-        return false;
+    grove__cpu_features cpu = grove__cpu();
+    if (!cpu.avx512f || !cpu.avx512dq || !cpu.avx512vl) return false;
     k->keys[0] = keys_f32;
     k->keys[1] = keys_f64;
     k->ids_runs = ids_runs;

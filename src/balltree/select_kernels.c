@@ -120,8 +120,8 @@ static AVX512 size_t window_avx512(const uint64_t *key, const uint32_t *id, size
 
 bool grove__bs_kernels_avx512(grove__bs_kernels *k)
 {
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512vl")) return false;
+    grove__cpu_features cpu = grove__cpu();
+    if (!cpu.avx512f || !cpu.avx512vl) return false;
     k->split = split_avx512;
     k->window = window_avx512;
     return true;
@@ -290,8 +290,8 @@ static AVX2 size_t window_avx2(const uint64_t *key, const uint32_t *id, size_t k
 
 bool grove__bs_kernels_avx2(grove__bs_kernels *k)
 {
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx2")) return false;
+    grove__cpu_features cpu = grove__cpu();
+    if (!cpu.avx2 || !cpu.popcnt) return false;
     k->split = split_avx2;
     k->window = window_avx2;
     return true;

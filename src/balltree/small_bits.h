@@ -31,7 +31,7 @@
  * are built again and again. Two sibling subtrees are built side by side
  * (bb_tree), roots without shuffles (bb_root_left), leaves eight at a
  * time (bb_leaves8). The output is the bytes of the list code: `make
- * check` runs the ball tree tests both ways (GROVE_BALLTREE_PORTABLE=1
+ * check` runs the ball tree tests both ways (GROVE_CPU=portable
  * turns this off). */
 
 /* Nodes whose bit-mask subtrees are built side by side: segments
@@ -472,10 +472,8 @@ static int bb_depth(size_t k, size_t d)
 /* Whether this machine runs bb_subtree. */
 static bool bb_supported(void)
 {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512vbmi") &&
-           __builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("bmi2");
+    grove__cpu_features cpu = grove__cpu();
+    return cpu.avx512f && cpu.avx512bw && cpu.avx512cd && cpu.avx512vbmi && cpu.avx512bitalg && cpu.bmi2;
 }
 #else
 #define BB_MAX 0
