@@ -184,6 +184,8 @@ int cmd_balltree(int argc, char **argv)
     if (s == GROVE_OK) s = grove_balltree_layout(pts.n, &params, &slots, &batches);
     /* The threads the build itself uses (a small one-off build uses one). */
     if (s == GROVE_OK) s = grove_balltree_threads(pts.n, &params, &options, &threads);
+    const char *builder = NULL;
+    if (s == GROVE_OK) s = grove_balltree_builder(pts.n, pts.d, &params, &builder);
     if (s == GROVE_OK) s = grove_array_alloc(&r.indices, GROVE_INT64, slots, 0);
     if (s == GROVE_OK) s = grove_array_alloc(&r.mask, GROVE_BOOL, slots, 0);
     if (s == GROVE_OK && a.have_level) {
@@ -239,6 +241,7 @@ int cmd_balltree(int argc, char **argv)
         cli_json_header_line(&j, "header_line", &load);
         cli_json_int(&j, "batches", (long long)batches);
         cli_json_int(&j, "slots", (long long)slots);
+        cli_json_str(&j, "builder", builder);
         cli_json_int(&j, a.have_levels ? "partition_levels" : "max_levels", max_levels);
         if (a.have_rotate) cli_json_int(&j, "rotate_seed", (long long)a.rotate_seed);
         if (a.have_level) {

@@ -7,6 +7,7 @@
 
 #include "internal.h"
 #include "cpu.h"
+#include "plan.h"
 
 /* The points grouped by batch: batch b holds grouped positions
  * [start[b], start[b + 1]), its rows in ascending order. */

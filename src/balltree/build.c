@@ -1,12 +1,6 @@
 /* grove_balltree_build: validation, working memory, and the parallel driver
- * over batches. Three builders give the same bytes; each call takes the one
- * that measured fastest for its largest batch:
- * - packed (build_packed.h): batches of at most BP_MAX_COUNT points whose
- *   d ranks fit in a 64-bit record;
- * - selecting (build_select.h): larger full-mode batches in up to 6
- *   dimensions, whose nodes of at most leaf_max points go to the packed
- *   builder, on machines with AVX-512 or AVX2;
- * - presorted (build_tree.h): the rest (partition mode, wider points). */
+ * over batches. Three builders give the same bytes; the plan (plan.c)
+ * names the one each call takes and its vector code. */
 #include "balltree_internal.h"
 
 #include <stdlib.h>
@@ -15,29 +9,20 @@
 
 /* Nodes of at most BT_SMALL points are finished from their coordinates. */
 #define BT_SMALL 4
-/* The packed builder takes batches of at most BP_MAX_COUNT points, where
- * it measured faster than the others: beyond, its lookups by rank miss
- * the cache. It finishes nodes of at most BP_SMALL points from their
+/* The packed builder finishes nodes of at most BP_SMALL points from their
  * records (or of at most BB_MAX as bit masks, small_bits.h). */
-#define BP_MAX_COUNT 65536
 #define BP_SMALL 4
 /* Where each thread keeps its own part of the packed builder's memory
  * (alloc_packed), a part's lists are whole multiples of BP_PART_ALIGN
  * entries, with at least BP_PART_GAP spare. */
 #define BP_PART_ALIGN 64
 #define BP_PART_GAP 16
-/* The selecting builder hands nodes of at most BS_LEAF points to the
- * packed one (fewer where d * 14 > 64 bits). It is used where that is at
- * least BS_LEAF_MIN and the largest batch at least twice as many: below
- * either it measured no faster than the presorted builder. */
-#define BS_LEAF 16384
-#define BS_LEAF_MIN 1024
 /* The first node of at most BT_LOCAL points on every path relabels its
  * points (see build_tree.h). */
 #define BT_LOCAL 4096
 /* Rows per task when a large batch is rotated into its working copy. */
 #define BT_GATHER_CHUNK 32768
-/* Sorting: radix digits of at most BT_DIGIT bits (BQ_DIGIT for quantized
+/* Sorting: radix digits of at most BT_DIGIT bits (GROVE__BQ_DIGIT for quantized
  * fields, build_quantized.h; BT_DIGIT_MAX for both), at least
  * BT_SORT_SLACK key bits more than log2 of the count, insertion sort up
  * to BT_SORT_SMALL. */
@@ -47,6 +32,7 @@
 #define BT_SORT_SMALL 16
 
 typedef struct bt_ctx {
+    grove__bt_plan plan; /* the builder and vector code (plan.c), applied below by bt_apply_plan */
     const grove_options *options; /* the caller's: its workspace holds the working memory */
     size_t n, d;       /* points, dimensions */
     size_t lists;      /* id lists per buffer: d, plus one in id order in partition mode */
@@ -73,7 +59,6 @@ typedef struct bt_ctx {
     bool quantize;     /*   quantized records (build_quantized.h): small_bits and the AVX-512 presort loops */
     bool select;       /* selecting builder (build_select.h) */
     grove__bs_kernels bs_kernels;
-    size_t bs_max_dims; /*   widest points bs_kernels take on (bt_pick_vector_code); 0 = none */
     uint64_t *skey[2]; /*   ping-pong keys: dimension j of buffer b at skey[b] + j * n */
     uint32_t *sid[2];  /*   ping-pong batch-local ids */
     char *leaf_work;   /*   per thread, leaf_bytes each: the packed builder's memory for one node */
@@ -615,16 +600,24 @@ static void free_work(bt_ctx *c, bt_input *in)
     for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++) grove__work_release(c->options, blocks[i]);
 }
 
-/* Sets the list partition and the selecting builder's passes from what
- * grove__cpu allows. */
-static void bt_pick_vector_code(bt_ctx *c)
+/* The plan's builder and vector code into c. */
+static void bt_apply_plan(bt_ctx *c, grove__bt_plan plan)
 {
-    c->partition_default = grove__bp_partition_pick();
-    /* The AVX2 passes pay off up to 5 dimensions; at d = 6 only on large
-     * batches, so there the presorted builder stays. */
-    c->bs_max_dims = grove__bs_kernels_avx512(&c->bs_kernels) ? GROVE__BS_MAX_DIMS
-                     : grove__bs_kernels_avx2(&c->bs_kernels) ? 5
-                                                              : 0;
+    c->plan = plan;
+    c->bits = plan.builder == GROVE__BT_PACKED ? plan.bits : 0;
+    c->select = plan.builder == GROVE__BT_SELECTING;
+    c->leaf_bits = plan.leaf_bits;
+    c->leaf_max = plan.leaf_max;
+    c->small_bits = plan.small_bits;
+    c->quantize = plan.quantize;
+    grove__bp_partition_fn *fast = plan.partition_isa == GROVE__BT_AVX512 ? grove__bp_partition_avx512()
+                                   : plan.partition_isa == GROVE__BT_AVX2 ? grove__bp_partition_avx2()
+                                                                          : NULL;
+    c->partition_default = fast ? fast : grove__bp_partition_portable;
+    if (plan.select_isa == GROVE__BT_AVX512) grove__bs_kernels_avx512(&c->bs_kernels);
+    else if (plan.select_isa == GROVE__BT_AVX2) grove__bs_kernels_avx2(&c->bs_kernels);
+    c->presort_kernels =
+        plan.presort_avx512 && grove__bt_presort_kernels_avx512(&c->presort_avx512) ? &c->presort_avx512 : NULL;
 }
 
 /* The build on the points scaled down (grove__bt_scaled), whose spreads
@@ -687,37 +680,14 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     size_t *run_end = batches ? grove__calloc(g.count, sizeof *run_end, "batch runs") : NULL;
     for (size_t b = 0; batches && b < g.count; b++)
         c.max_count = batches[b].count > c.max_count ? batches[b].count : c.max_count;
-    c.bits = bt_packed_bits(c.max_count, c.d, c.lists);
-    c.leaf_bits = bt_packed_bits(BS_LEAF, 1, 1); /* 14 */
-    c.leaf_bits = c.d * (size_t)c.leaf_bits <= 64 ? c.leaf_bits : (int)(64 / c.d);
-    c.leaf_max = (size_t)1 << c.leaf_bits;
-    bt_pick_vector_code(&c);
-    c.small_bits = !partition && c.d >= 2 && c.d <= BB_DIMS && bb_supported();
-    c.presort_kernels = grove__bt_presort_kernels_avx512(&c.presort_avx512) ? &c.presort_avx512 : NULL;
-    /* Every machine with BITALG has the presort loops' AVX-512 (F, DQ, VL):
-     * the quantized code is written for them alone. */
-    c.quantize = c.small_bits && c.presort_kernels && c.d <= GROVE__BQ_MAX_DIMS;
-    bool select_fits =
-        !partition && c.d <= c.bs_max_dims && c.leaf_max >= BS_LEAF_MIN && c.max_count >= 2 * c.leaf_max;
-    /* Where the packed builder would rank the largest batch but the
-     * selecting builder's leaves quantize theirs (build_quantized.h), the
-     * selecting builder is faster: d = 3, 65536 points, 2.69 against 3.01
-     * ms on one thread, 1.29 against 1.71 on two. */
-    bool leaves_quantize = c.quantize && !bq_field_bits(c.max_count, c.d) && bq_field_bits(c.leaf_max, c.d);
-    c.select = select_fits && (!c.bits || leaves_quantize);
-    if (c.select) c.bits = 0;
-    /* Every coordinate must be finite. Where one batch takes quantized
-     * records or the selecting builder, their first pass reads every
-     * coordinate anyway and checks them on the way, and the batch stops
-     * there, before any output (16384 points, d = 3, one thread, eight
-     * point sets in turn: 0.262 against 0.272 ms with a scan of its own;
-     * 2^20, where the keys pass then meets the input in memory rather than
-     * in the cache: 34.1 against 34.3 ms on one thread, 19.1 against 19.3
-     * on two); else a scan before the build. */
+    grove__bt_plan_input plan_in = {g.count, c.max_count, c.d, partition, p.rotation != NULL, grove__cpu()};
+    bt_apply_plan(&c, grove__bt_plan_make(&plan_in));
+    /* Every coordinate must be finite: checked by the first pass where the
+     * plan says so (the batch stops there, before any output), else by a
+     * scan before the build. */
     bool nonfinite = false, overflow = false;
     double magnitude = 0;
-    if (g.count == 1 && !p.rotation &&
-        (c.select || (c.bits && c.quantize && bq_field_bits(c.max_count, c.d)))) {
+    if (c.plan.first_pass_checks) {
         c.nonfinite = &nonfinite;
         c.overflow = &overflow;
     } else {

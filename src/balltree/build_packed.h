@@ -1,5 +1,5 @@
 /* The packed-rank builder, used when a batch's ranks pack into one 64-bit
- * word: d * ceil(log2 m) <= 64 (bt_packed_bits). build.c includes this
+ * word: d * ceil(log2 m) <= 64 (grove__bt_packed_bits). build.c includes this
  * file once; the type-generic presort is BT_(presort) in build_tree.h.
  *
  * Every dimension is sorted once by (coordinate, id), which gives each
@@ -30,17 +30,6 @@
 
 /* A record's rank in the dimension whose bits start at `shift`. */
 static inline uint64_t bp_rank(uint64_t e, int shift, uint64_t mask) { return grove__bp_rank(e, shift, mask); }
-
-/* Bits per rank for batches of up to m points in d dimensions, or 0 when
- * the packed builder is not used: d ranks do not fit in a 64-bit record,
- * there are too many lists for the buffer bits of `where`, or the batch
- * is larger than BP_MAX_COUNT. */
-static int bt_packed_bits(size_t m, size_t d, size_t lists)
-{
-    int bits = 1;
-    while (((size_t)1 << bits) < m) bits++;
-    return m <= BP_MAX_COUNT && lists < 64 && d * (size_t)bits <= 64 ? bits : 0;
-}
 
 /* One batch's slice of the packed builder's memory. */
 typedef struct bp_tree {

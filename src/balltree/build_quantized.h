@@ -33,59 +33,22 @@
  *
  * Used in full mode where the bit-mask subtrees are (so no node below
  * them needs ranks) and the AVX-512 presort loops (presort_kernels.c; a
- * machine with the one has the other), and the fields have at least
- * BQ_SLACK bits more than the ids (at least 4 values per point on
- * average: d = 3 up to 16384 points, d = 2 up to 65536), or are narrow
- * enough for one radix pass (BQ_NARROW: d = 4 from 4097 to 16384
- * points). Data that crowds many points into few values (a far outlier,
- * tight clusters) would make long runs, and sorting them at every level
- * would cost more than ranks: a batch whose longest run exceeds
- * BQ_MAX_RUN goes back to the rank presort. */
-#define BQ_SLACK 2
-/* Narrower fields, down to BQ_NARROW bits fewer than the ids (4 points a
- * value on average), where one radix pass of at most BQ_DIGIT bits sorts
- * them: d = 4 from 4097 to 16384 points (12-bit fields). There the rank
- * presort's passes cost more than the runs (C driver, one thread, median
- * ratio of alternating runs: 16384 points 0.79-0.88, 8192 points 0.77;
- * and 2^16 points 0.65, whose selecting builder's leaves now quantize);
- * with two radix passes of 6 bits the gain was 4%, and d = 3 with 11-bit
- * fields (8 points a value, one pass) was 21% slower than its 16-bit
- * fields. */
-#define BQ_NARROW 2
-#define BQ_DIGIT 12
-_Static_assert(BQ_DIGIT <= BT_DIGIT_MAX, "bt_digits holds the counts of digits up to BT_DIGIT_MAX bits");
-/* Fields of more than BQ_WIDE bits beyond the ids make the radix sorts
- * dearer (more bins or passes) for few fewer runs (64 batches of 256
- * points, d = 3: 4 bits 0.395 ms, 6 bits 0.383, 8 bits 0.399). */
-#define BQ_WIDE 6
+ * machine with the one has the other), and the fields are wide enough
+ * (grove__bq_field_bits, plan.c). Data that crowds many points into few
+ * values (a far outlier, tight clusters) would make long runs, and
+ * sorting them at every level would cost more than ranks: a batch whose
+ * longest run exceeds BQ_MAX_RUN goes back to the rank presort. */
+_Static_assert(GROVE__BQ_DIGIT <= BT_DIGIT_MAX, "bt_digits holds the counts of digits up to BT_DIGIT_MAX bits");
 #define BQ_MAX_RUN 256
 /* Lists of at most BQ_INSERTION records are sorted by insertion. */
 #define BQ_INSERTION 16
-
-/* Bits of a batch-local id of m points, and of the quantized fields of m
- * points in d dimensions, 0 where they would be too narrow. */
-static int bq_id_bits(size_t m)
-{
-    int id_bits = 1;
-    while (((size_t)1 << id_bits) < m) id_bits++;
-    return id_bits;
-}
-
-static int bq_field_bits(size_t m, size_t d)
-{
-    int id_bits = bq_id_bits(m), bits = (int)((size_t)(64 - id_bits) / d);
-    bits = bits > id_bits + BQ_WIDE ? id_bits + BQ_WIDE : bits;
-    if (bits >= id_bits + BQ_SLACK) return bits;
-    int one_pass = id_bits < BQ_DIGIT ? id_bits : BQ_DIGIT; /* bq_sort_list's widest digit */
-    return bits <= one_pass && bits >= id_bits - BQ_NARROW ? bits : 0;
-}
 
 /* The record layout for t->count points: quantized records when
  * `quantize` and their fields are wide enough, ranks of rank_bits bits
  * otherwise. */
 static void bp_layout(bp_tree *t, bool quantize, int rank_bits)
 {
-    int id_bits = bq_id_bits(t->count), bits = quantize ? bq_field_bits(t->count, t->c->d) : 0;
+    int id_bits = grove__bq_id_bits(t->count), bits = quantize ? grove__bq_field_bits(t->count, t->c->d) : 0;
     t->quantized = bits > 0;
     t->base = t->quantized ? id_bits : 0;
     t->bits = t->quantized ? bits : rank_bits;
@@ -347,7 +310,7 @@ static bool bq_sort_list(const bp_tree *t, const uint64_t *src, size_t m, uint64
     }
     /* Digits of at most the id's bits (t->base): at most about m bins */
     bt_digits r;
-    bt_digits_count(&r, src, m, shift, t->bits, t->base < BQ_DIGIT ? t->base : BQ_DIGIT);
+    bt_digits_count(&r, src, m, shift, t->bits, t->base < GROVE__BQ_DIGIT ? t->base : GROVE__BQ_DIGIT);
     uint32_t crowded = 0; /* the most records with one top digit */
     for (uint64_t v = 0; v < (uint64_t)1 << r.digit; v++) {
         uint32_t c = r.hist[r.passes - 1][v];

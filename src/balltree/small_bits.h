@@ -52,7 +52,7 @@ typedef struct bb_nodes {
 /* Points in a mask, and dimensions (dimension 0's order is the local
  * order itself, so ord has one row fewer). */
 #define BB_MAX 64
-#define BB_DIMS 4
+#define BB_DIMS GROVE__BB_DIMS
 /* Subtrees built side by side (bb_tree): at most BB_SUBS, in at most
  * BB_SUBS_DIMS dimensions (d = 4, with more values live per node,
  * measured 8% slower two side by side: tree phase 0.28 against 0.26 ms at
@@ -469,16 +469,8 @@ static int bb_depth(size_t k, size_t d)
     return ((size_t)1 << depth) <= (d <= BB_SUBS_DIMS ? (size_t)BB_SUBS : 1) ? depth : -1;
 }
 
-/* Whether this machine runs bb_subtree. */
-static bool bb_supported(void)
-{
-    grove__cpu_features cpu = grove__cpu();
-    return cpu.avx512f && cpu.avx512bw && cpu.avx512cd && cpu.avx512vbmi && cpu.avx512bitalg && cpu.bmi2;
-}
 #else
 #define BB_MAX 0
-#define BB_DIMS 0
 static inline void bb_subtree(const bp_tree *t, const bb_nodes *nodes, int level) { (void)t, (void)nodes, (void)level; }
 static int bb_depth(size_t k, size_t d) { return (void)k, (void)d, -1; }
-static bool bb_supported(void) { return false; }
 #endif
