@@ -67,17 +67,6 @@ all: $(BUILD)/libgrove.a $(BUILD)/libgrove.so $(BUILD)/grove
 EXACT_FP_OBJ := $(addprefix $(BUILD)/obj/src/,core/rng.o balltree/rotation.o)
 $(EXACT_FP_OBJ): LIB_CFLAGS += -ffp-contract=off
 
-# The ball tree builder's copy for processors with AVX2, BMI1, BMI2, LZCNT
-# and POPCNT (src/balltree/build_v3.c), picked at run time: x86-64 only, and
-# not with NATIVE=1, which allows the machine's own instructions everywhere.
-# No FMA: no contraction can make it round differently from the portable copy.
-# Unrolled loops: 2-6% faster builds of 16384 points there (Intel Xeon).
-ifeq ($(NATIVE),0)
-ifneq ($(filter x86_64-%,$(shell $(CC) -dumpmachine)),)
-$(BUILD)/obj/src/balltree/build_v3.o: LIB_CFLAGS += -mavx2 -mbmi -mbmi2 -mlzcnt -mpopcnt -funroll-loops
-endif
-endif
-
 $(BUILD)/obj/src/%.o: src/%.c Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")

@@ -136,12 +136,6 @@ typedef struct grove__bt_presort_kernels {
 /* False where the machine or compiler lacks AVX-512 (F, DQ, VL). */
 bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k);
 
-/* grove_balltree_build as build_v3.c compiles it, for processors with
- * AVX2, BMI1, BMI2, LZCNT and POPCNT: grove_balltree_build hands calls to
- * it. */
-grove_status grove__balltree_build_v3(grove_points points, const grove_balltree_params *params, int64_t *indices,
-                                      uint8_t *mask, const grove_options *options);
-
 /* The selecting builder (build_select.h): a point as its key along one
  * dimension and its id, ordered by key, then id. */
 typedef struct grove__bs_pair {

@@ -241,13 +241,34 @@ static inline __attribute__((always_inline)) void bt_digits_scatter(bt_digits *r
     }
 }
 
+/* The builders' hottest scalar loops (radix passes, record fields: shifts
+ * by a variable count, which BMI2's shrx makes one micro-op on Intel cores
+ * where the baseline's shift by cl is two or three) are compiled twice
+ * from one always_inline body NAME_body: NAME_portable for the baseline
+ * x86-64 and NAME_v3 under GROVE__TARGET_V3; BT_CORE(c, NAME) is the one
+ * the plan picks (core_v3). Neither may contract into FMA, so both give
+ * the same bytes. Both copies stay out of line, so their callers do not
+ * grow. */
+#if GROVE__HAVE_TARGETS
+#define BT_TWICE(ret, name, params, args)                                                                   \
+    static __attribute__((noinline)) ret name##_portable params { return name##_body args; }               \
+    GROVE__TARGET_V3 static __attribute__((noinline)) ret name##_v3 params { return name##_body args; }
+#define BT_CORE(c, name) ((c)->plan.core_v3 ? name##_v3 : name##_portable)
+#else
+#define BT_TWICE(ret, name, params, args)                                                                   \
+    static __attribute__((noinline)) ret name##_portable params { return name##_body args; }
+#define BT_CORE(c, name) name##_portable
+#endif
+#define BT_INLINE static inline __attribute__((always_inline))
+
 /* Stable LSD radix sort of (*a)[0..g) by their high halves, all below
  * 2^bits (bits <= 32), digits of at most BT_DIGIT bits, constant digits
- * skipped; the result ends in *a (the buffers swap as the passes go).
+ * skipped; the result ends in *a (the buffers swap as the passes go),
+ * which it returns.
  * Not grove__radix_sort_u64: that one opens a parallel region and
  * allocates per call, while this runs inside tasks on many small runs with
  * the thread's preallocated scratch. */
-static void bt_lsd(uint64_t **a, uint64_t **b, size_t g, int bits)
+BT_INLINE uint64_t *bt_lsd_body(uint64_t **a, uint64_t **b, size_t g, int bits)
 {
     bt_digits r;
     bt_digits_count(&r, *a, g, 32, bits, BT_DIGIT);
@@ -258,7 +279,9 @@ static void bt_lsd(uint64_t **a, uint64_t **b, size_t g, int bits)
         *b = *a;
         *a = t;
     }
+    return *a;
 }
+BT_TWICE(uint64_t *, bt_lsd, (uint64_t * *a, uint64_t * *b, size_t g, int bits), (a, b, g, bits))
 
 /* The split dimension so far: j replaces *s when its spread is strictly
  * larger, so ties go to the lowest dimension. */
@@ -632,25 +655,9 @@ static grove_status bt_build_scaled(grove_points points, double magnitude, const
     return s;
 }
 
-#ifdef GROVE__BT_V3
-grove_status grove__balltree_build_v3(grove_points points, const grove_balltree_params *params, int64_t *indices,
-                                      uint8_t *mask, const grove_options *options)
-#else
-/* Whether a call goes to build_v3.c's copy: where grove__cpu allows what
- * the Makefile compiles it for (make check runs the ball tree tests with
- * both copies). */
-static bool bt_v3_wanted(void)
-{
-    return grove__cpu_v3(grove__cpu());
-}
-
 grove_status grove_balltree_build(grove_points points, const grove_balltree_params *params, int64_t *indices,
                                   uint8_t *mask, const grove_options *options)
-#endif
 {
-#ifndef GROVE__BT_V3
-    if (bt_v3_wanted()) return grove__balltree_build_v3(points, params, indices, mask, options);
-#endif
     grove__clear_error();
     grove_balltree_params p;
     grove_options o = grove__options(options);

@@ -252,7 +252,7 @@ static void bp_split(const bp_tree *t, uint64_t *where, size_t off, size_t k)
         const uint64_t *l = BP_LIST(j, *where >> j & 1);
         const double *v = t->val + j * n;
         int shift = (int)j * bits;
-        double spread = t->quantized ? bq_spread(t, l, k, j)
+        double spread = t->quantized ? BT_CORE(t->c, bq_spread)(t, l, k, j)
                                      : v[bp_rank(l[k - 1], shift, t->mask)] - v[bp_rank(l[0], shift, t->mask)];
         bt_widest(spread, j, &s, &best_spread);
     }
@@ -310,7 +310,7 @@ static void bp_node(const bp_tree *t, uint64_t where, size_t off, size_t k, int 
     if (t->deferred >= 0 && level == 1) { /* the root split the deferred list unsorted: sort this half */
         size_t j = (size_t)t->deferred;
         unsigned buf = where >> j & 1;
-        (void)bq_sort_list(t, BP_LIST(j, buf), k, BP_LIST(j, !buf), j); /* no long run: bq_sparse */
+        (void)BT_CORE(t->c, bq_sort_list)(t, BP_LIST(j, buf), k, BP_LIST(j, !buf), j); /* no long run: bq_sparse */
         where ^= (uint64_t)1 << j;
     }
     const uint64_t *last = BP_LIST(c->lists - 1, where >> (c->lists - 1) & 1); /* in id order in partition mode */

@@ -85,10 +85,10 @@ static void bq_sort_run(const bp_tree *t, uint64_t *l, size_t k, size_t j)
     }
 }
 
-/* The extent along j of the node whose list j segment is l[0..k). Not
- * inlined, like bq_pivot: inlined into bp_node they cost the rank records'
- * nodes 3-4% (64 batches of 256 points, AVX2 only). */
-static __attribute__((noinline)) double bq_spread(const bp_tree *t, const uint64_t *l, size_t k, size_t j)
+/* The extent along j of the node whose list j segment is l[0..k). Out of
+ * line (BT_TWICE), like bq_pivot: inlined into bp_node they slow the rank
+ * records' nodes down. */
+BT_INLINE double bq_spread_body(const bp_tree *t, const uint64_t *l, size_t k, size_t j)
 {
     uint64_t first = bq_field(t, l[0], j), last = bq_field(t, l[k - 1], j);
     double lo = bq_coord(t, l[0], j), hi = bq_coord(t, l[k - 1], j);
@@ -102,6 +102,7 @@ static __attribute__((noinline)) double bq_spread(const bp_tree *t, const uint64
     }
     return hi - lo;
 }
+BT_TWICE(double, bq_spread, (const bp_tree *t, const uint64_t *l, size_t k, size_t j), (t, l, k, j))
 
 /* In list[0..k), move every record valued q along s to the side of
  * `pivot` it belongs on ((coordinate s, id) at least the pivot's: right)
@@ -292,7 +293,7 @@ static bool bq_long_run(const bp_tree *t, const uint64_t *l, size_t m, size_t j)
  * to GROVE__BQ_SMALL: bitonic.c). False when they have
  * a run longer than BQ_MAX_RUN (checked only where a top digit holds more
  * records than that). */
-static bool bq_sort_list(const bp_tree *t, const uint64_t *src, size_t m, uint64_t *dst, size_t j)
+BT_INLINE bool bq_sort_list_body(const bp_tree *t, const uint64_t *src, size_t m, uint64_t *dst, size_t j)
 {
     int shift = t->base + (int)j * t->bits;
     if (m <= BQ_INSERTION) { /* a few records: no bins to clear and sum */
@@ -332,12 +333,14 @@ static bool bq_sort_list(const bp_tree *t, const uint64_t *src, size_t m, uint64
     if (last < 0) memcpy(dst, src, m * sizeof *dst);
     return !(crowded > BQ_MAX_RUN && bq_long_run(t, dst, m, j));
 }
+BT_TWICE(bool, bq_sort_list, (const bp_tree *t, const uint64_t *src, size_t m, uint64_t *dst, size_t j),
+         (t, src, m, dst, j))
 
 /* List j of buffer 0 from the records, but the deferred one (as
  * bq_sort_list). */
 static bool bq_presort_list(const bp_tree *t, const uint64_t *src, size_t j)
 {
-    return (int)j == t->deferred || bq_sort_list(t, src, t->count, t->rec[0] + j * t->n, j);
+    return (int)j == t->deferred || BT_CORE(t->c, bq_sort_list)(t, src, t->count, t->rec[0] + j * t->n, j);
 }
 
 /* The quantized presort's lists in buffer 0, once BT_(quantize) has made

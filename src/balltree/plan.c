@@ -79,7 +79,7 @@ grove__bt_plan grove__bt_plan_make(const grove__bt_plan_input *in)
                                                : GROVE__BT_PORTABLE;
     p.presort_avx512 = cpu.avx512f && cpu.avx512dq && cpu.avx512vl;
     p.small_bits = full && d >= 2 && d <= GROVE__BB_DIMS && cpu.avx512f && cpu.avx512bw && cpu.avx512cd &&
-                   cpu.avx512vbmi && cpu.avx512bitalg && cpu.bmi2;
+                   cpu.avx512vbmi && cpu.avx512bitalg && grove__cpu_v3(cpu);
     /* Quantized records are written for the bit-mask subtrees and the
      * AVX-512 presort loops alone (every machine with BITALG has both). */
     p.quantize = p.small_bits && p.presort_avx512 && d <= GROVE__BQ_MAX_DIMS;

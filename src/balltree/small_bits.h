@@ -48,7 +48,7 @@ typedef struct bb_nodes {
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-#define BB_TARGET __attribute__((target("avx512f,avx512bw,avx512cd,avx512vbmi,avx512bitalg,bmi2")))
+#define BB_TARGET __attribute__((target("avx512f,avx512bw,avx512cd,avx512vbmi,avx512bitalg,bmi,bmi2,lzcnt,popcnt")))
 /* Points in a mask, and dimensions (dimension 0's order is the local
  * order itself, so ord has one row fewer). */
 #define BB_MAX 64
