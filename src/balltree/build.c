@@ -202,7 +202,7 @@ static inline __attribute__((always_inline)) void bt_digits_count(bt_digits *r, 
     uint64_t bins = (uint64_t)1 << r->digit, field = r->field;
     int passes = r->passes, digit = r->digit;
     for (int p = 0; p < passes; p++) memset(r->hist[p], 0, bins * sizeof r->hist[p][0]);
-    for (size_t i = 0; i < g; i++) { /* unrolled: a loop over the passes measured 1-4% slower */
+    for (size_t i = 0; i < g; i++) { /* unrolled: a loop over the passes measured slower */
         uint64_t q = x[i] >> shift & field;
         r->hist[0][q & (bins - 1)]++;
         if (passes > 1) r->hist[1][(q >> digit) & (bins - 1)]++;
@@ -448,9 +448,8 @@ static void build_batch(const bt_ctx *c, const bt_batch *b, const bt_input *in)
  * exclusive end of run r into run_end[r], and the number of runs back.
  * Neighbouring batches share the cache lines where their slices of the
  * output and of the working memory meet, and two threads that take
- * neighbours at the same time pass those lines back and forth: on two
- * threads, 16384 points in 64 batches took 0.307 ms a batch at a time
- * against 0.252 in runs, in 1024 batches 0.578 against 0.282. Several
+ * neighbours at the same time pass those lines back and forth (with many
+ * small batches a batch at a time measured up to twice as slow). Several
  * runs per thread keep batches of unequal sizes balanced. */
 #define BT_RUNS_PER_THREAD 8
 static size_t plan_runs(const bt_batch *batches, size_t count, size_t n, int threads, size_t *run_end)
@@ -528,10 +527,9 @@ static void *bt_take(const bt_ctx *c, int slot, size_t bytes, const char *what)
  * buffers), 12 N d for the sorted coordinates and ranks, 16 max_count sort
  * entries per thread, where N is n, or threads parts (bp_memory) where
  * that is less. With many batches each thread then builds its batches one
- * after another in its own part, which stays in its caches: 2^20 points
- * in 64 batches took 30.8 ms on one thread with a slice per batch (every
- * batch starting on memory the others had pushed out), 23.2 with a part
- * per thread, and 64 builds of 16384 points on their own 21. */
+ * after another in its own part, which stays in its caches, where a slice
+ * per batch would start every batch on memory the others had pushed
+ * out. */
 static bool alloc_packed(bt_ctx *c, size_t sort, int threads)
 {
     /* A part's lists in whole cache lines, a line apart, so two threads

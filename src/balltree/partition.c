@@ -21,8 +21,8 @@ void grove__bp_partition_portable(const uint64_t *restrict src, uint64_t *restri
 #include <immintrin.h>
 /* Eight records at a time: compare, then compress each side into a
  * register and store it at that side's cursor. While a whole vector fits
- * below each side's end the stores are plain ones (about 30% faster than
- * masked stores on AMD Zen 4): the lanes past a cursor land where that
+ * below each side's end the stores are plain ones (faster than masked
+ * stores): the lanes past a cursor land where that
  * side's later records will overwrite them, never past its end. Near the
  * ends the stores are masked to the valid lanes, so nothing is written
  * outside dst[0..k) and the sides never overlap. */

@@ -2,8 +2,7 @@
  * split that moves every array and gathers the children's extents, and
  * the window that collects the candidates for the median. AVX-512 and
  * AVX2 versions only: portable loops measured slower than the presorted
- * builder (180 against 158 ms at 2^20 points), so without either that
- * builder is used instead. A test checks every version of both passes
+ * builder, so without either that builder is used instead. A test checks every version of both passes
  * against their definitions. */
 #include "balltree_internal.h"
 
