@@ -32,7 +32,7 @@
  * order, at every node, and the output is the bytes of the rank records.
  *
  * Used in full mode where the bit-mask subtrees are (so no node below
- * them needs ranks) and the AVX-512 presort loops (presort_kernels.c; a
+ * them needs ranks) and the AVX-512 presort loops (presort_avx512.c; a
  * machine with the one has the other), and the fields are wide enough
  * (grove__bq_field_bits, plan.c). Data that crowds many points into few
  * values (a far outlier, tight clusters) would make long runs, and
@@ -149,7 +149,7 @@ static __attribute__((noinline)) uint64_t bq_pivot(const bp_tree *t, uint64_t wh
 #define BQ_CROWD (1 << BQ_CROWD_BITS)
 
 /* Rows [a, b) of t->x: each dimension's extent, or (lo and scale known)
- * their records into src, by the AVX-512 loops (presort_kernels.c). */
+ * their records into src, by the AVX-512 loops (presort_avx512.c). */
 static bool bq_extent_part(const bp_tree *t, size_t a, size_t b, double *lo, double *hi)
 {
     return t->c->presort_kernels->extent((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double),
@@ -290,7 +290,7 @@ static bool bq_long_run(const bp_tree *t, const uint64_t *l, size_t m, size_t j)
 
 /* The records src[0..m) sorted by field j into dst, an LSD radix sort
  * through the thread's scratch (insertion for a few, a bitonic network up
- * to GROVE__BQ_SMALL: bitonic.c). False when they have
+ * to GROVE__BQ_SMALL: bitonic_avx512.c). False when they have
  * a run longer than BQ_MAX_RUN (checked only where a top digit holds more
  * records than that). */
 BT_INLINE bool bq_sort_list_body(const bp_tree *t, const uint64_t *src, size_t m, uint64_t *dst, size_t j)
