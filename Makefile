@@ -68,16 +68,9 @@ all: $(BUILD)/libgrove.a $(BUILD)/libgrove.so $(BUILD)/grove $(BUILD)/grove.pc
 EXACT_FP_OBJ := $(addprefix $(BUILD)/obj/src/,core/rng.o balltree/rotation.o)
 $(EXACT_FP_OBJ): LIB_CFLAGS += -ffp-contract=off
 
-# The ball tree builder's copy for processors with AVX2, BMI1, BMI2, LZCNT
-# and POPCNT (src/balltree/build_v3.c), picked at run time: x86-64 only, and
-# not with NATIVE=1, which allows the machine's own instructions everywhere.
-# No FMA: no contraction can make it round differently from the portable copy.
-# Unrolled loops: 2-6% faster builds of 16384 points there (Intel Xeon).
-ifeq ($(NATIVE),0)
-ifneq ($(filter x86_64-%,$(shell $(CC) -dumpmachine)),)
-$(BUILD)/obj/src/balltree/build_v3.o: LIB_CFLAGS += -mavx2 -mbmi -mbmi2 -mlzcnt -mpopcnt -funroll-loops
-endif
-endif
+# The ball tree builders (build.c and the headers it includes) with their
+# loops unrolled: their radix passes and record loops measured faster so.
+$(BUILD)/obj/src/balltree/build.o: LIB_CFLAGS += -funroll-loops
 
 $(BUILD)/obj/src/%.o: src/%.c Makefile
 	@mkdir -p $(dir $@)
@@ -112,17 +105,16 @@ $(BUILD)/test_grove: $(TEST_OBJ) $(BUILD)/libgrove.a
 TEST_ENV = GROVE_CLI=$(BUILD)/grove GROVE_LIB_SO=$(BUILD)/libgrove.so GROVE_LIB_A=$(BUILD)/libgrove.a GROVE_CC="$(CC)" GROVE_SANITIZE="$(SANITIZE)"
 
 # The ball tree tests run three times more: with working memory in huge
-# pages, with the code an AVX2 machine runs, and with the portable code only
-# (the same bytes as the run-time picked AVX-512 code, which the main run
-# takes where the machine has it; also the builder compiled for the first
-# x86-64, not build_v3.c's copy).
+# pages, with the code an AVX2 machine runs (GROVE_CPU=avx2), and with the
+# portable code only (GROVE_CPU=portable: the same bytes as the vector code
+# picked at run time, which the main run takes where the machine has it).
 # The last run's GROVE_TESTS_SKIPPED is check-python's note when it skipped
 # the Python tests: the runner prints it just above its closing line.
 TEST_RUN = $(BUILD)/test_grove
 check: all $(BUILD)/test_grove
 	$(TEST_ENV) GROVE_HUGE_PAGES=1 $(TEST_RUN) alloc_huge balltree
-	$(TEST_ENV) GROVE_BALLTREE_PORTABLE=avx2 $(TEST_RUN) balltree
-	$(TEST_ENV) GROVE_BALLTREE_PORTABLE=1 $(TEST_RUN) balltree
+	$(TEST_ENV) GROVE_CPU=avx2 $(TEST_RUN) balltree
+	$(TEST_ENV) GROVE_CPU=portable $(TEST_RUN) balltree
 	$(TEST_ENV) GROVE_TESTS_SKIPPED="$$(cat $(PYTHON_SKIPPED) 2>/dev/null)" $(TEST_RUN) $(TESTS)
 
 # The Python binding's tests (tests/python, pytest) against this build's

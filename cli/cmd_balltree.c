@@ -27,6 +27,7 @@ typedef struct balltree_args {
     bool have_levels, have_rotate, have_level, verify;
     size_t slots, batches, balls;
     int max_levels;
+    const char *builder; /* the planner's name for the builder this build runs */
 } balltree_args;
 
 static bool check(void *state)
@@ -85,6 +86,7 @@ static grove_status allocate(balltree_args *a, const grove_balltree_params *para
     grove_status s = grove_balltree_layout(pts->n, params, &a->slots, &a->batches);
     /* The threads the build itself uses (a small one-off build uses one). */
     if (s == GROVE_OK) s = grove_balltree_threads(pts->n, params, &run->options, &run->threads);
+    if (s == GROVE_OK) s = grove_balltree_builder(pts->n, pts->d, params, &a->builder);
     if (s == GROVE_OK) s = grove_array_create(&a->indices.array, GROVE_INT64, a->slots, 0);
     if (s == GROVE_OK) s = grove_array_create(&a->mask.array, GROVE_BOOL, a->slots, 0);
     if (s == GROVE_OK && a->have_level) {
@@ -172,6 +174,7 @@ static void json(void *state, const cli_run *run, cli_json *j)
     cli_json_header_line(j, "header_line", &a->data.info);
     cli_json_int(j, "batches", (long long)a->batches);
     cli_json_int(j, "slots", (long long)a->slots);
+    cli_json_str(j, "builder", a->builder);
     cli_json_int(j, a->have_levels ? "partition_levels" : "max_levels", a->max_levels);
     if (a->have_rotate) cli_json_int(j, "rotate_seed", (long long)a->rotate_seed);
     if (a->have_level) {

@@ -369,6 +369,16 @@ GROVE_API grove_status grove_balltree_build(grove_points points,
 GROVE_API grove_status grove_balltree_threads(size_t n, const grove_balltree_params *params,
                                               const grove_options *options, int *threads);
 
+/* Which of its builders grove_balltree_build runs for n points in d
+ * dimensions with these params on this machine (the processor's vector
+ * instructions, capped by GROVE_CPU, docs/api.md), as a static string:
+ * "presorted", "packed", "packed+bits", "packed+quantized+bits",
+ * "selecting", "selecting+bits" or "selecting+quantized+bits"
+ * (docs/balltree.md says what each is). Every builder gives the same
+ * output; this is for benchmarks and debugging. */
+GROVE_API grove_status grove_balltree_builder(size_t n, size_t d, const grove_balltree_params *params,
+                                              const char **builder);
+
 /* Number of balls at tree level `level` (0 = root): sum over batches of
  * 2^level. Every batch must have at least `level` levels (full mode: level
  * <= L, the leaf-pair level; partition mode: level <= levels). */

@@ -638,7 +638,7 @@ TEST(balltree_packed_partition_versions_agree)
  * spaced rows) lie far below, then far above, everything else, so the
  * window misses the median and the selection must widen it, on both sides;
  * d = 4 is the widest to take leaves of 16384 points. Then its two
- * vector passes (select_kernels.c) against their definitions. */
+ * vector passes (select_avx512.c, select_avx2.c) against their definitions. */
 TEST(balltree_selection_recovers_from_a_misleading_sample)
 {
     grove_rng rng;
@@ -696,7 +696,7 @@ static uint64_t key_of_f32(float x)
  * of a strided column, the coordinates gathered by id, and the ids and
  * run starts of sorted entries; every length 1..70 (around the eight-lane
  * steps) and a long one, float32 and float64, signed zeros and ties. */
-/* The quantized presort's AVX-512 loops (presort_kernels.c) against their
+/* The quantized presort's AVX-512 loops (presort_avx512.c) against their
  * definition (balltree_internal.h), on every layout they treat apart:
  * rows of 2, 3 and 4 doubles side by side (loaded whole; the extent of
  * rows of exactly d doubles in one pass), padded rows (gathered) and one
@@ -782,7 +782,7 @@ TEST(balltree_quantize_kernels_match_their_definitions)
     free(x);
 }
 
-/* The quantized presort's short-list sort (bitonic.c) against its
+/* The quantized presort's short-list sort (bitonic_avx512.c) against its
  * definition, a stable sort by field: every length up to 40, then each
  * side of every register boundary up to GROVE__BQ_SMALL (the network's
  * sizes and its padding), fields from few values (long runs of ties) to
@@ -821,7 +821,7 @@ TEST(balltree_short_list_sort_matches_its_definition)
 }
 
 /* The selecting builder's first pass in AVX-512 (keys_rows in
- * presort_kernels.c) against its definition: float64 rows of 2 and 3
+ * presort_avx512.c) against its definition: float64 rows of 2 and 3
  * coordinates side by side (loaded whole), padded float64 rows and
  * float32 rows (gathered), over ranges of every length around the
  * eight-row step, with signed zeros and ties. */

@@ -92,6 +92,7 @@ static void balltree_round_trip(const char *data, const char *extra, size_t n, s
     if (rc == 0) {
         CHECK(strstr(last_line(out), "\"command\": \"balltree\"") != NULL);
         CHECK(strstr(last_line(out), "\"verified\": true") != NULL);
+        CHECK(strstr(last_line(out), "\"builder\": \"") != NULL);
         CHECK(strstr(last_line(out), "\"io_seconds\": ") != NULL);
         CHECK(strstr(last_line(out), "\"peak_rss_bytes\": ") != NULL);
     }

@@ -1,5 +1,5 @@
-/* AVX2 has no compress: the ball tree's AVX2 loops (partition.c,
- * select_kernels.c) pack the chosen 64-bit lanes of a vector first by a
+/* AVX2 has no compress: the ball tree's AVX2 loops (partition_avx2.c,
+ * select_avx2.c) pack the chosen 64-bit lanes of a vector first by a
  * permutation from a 16-entry table, and store a side's lanes plainly
  * while the side has room for a whole vector. Include inside an x86
  * GCC / clang guard, after <immintrin.h>. */
@@ -7,7 +7,7 @@
 #define GROVE_BALLTREE_AVX2_PACK_H
 
 /* Row `set` (4 bits, lane i in bit i): the 32-bit indices that move the
- * 64-bit lanes in the set, in order, to the front (partition.c). */
+ * 64-bit lanes in the set, in order, to the front (partition_avx2.c). */
 extern const int32_t grove__bt_pack64[16][8];
 
 /* v's 64-bit lanes in `set` first. */

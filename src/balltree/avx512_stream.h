@@ -1,8 +1,7 @@
 /* Loads and stores of eight lanes for the ball tree's AVX-512 loops
- * (select_kernels.c, presort_kernels.c). Masked loads and stores stream
- * from memory at about half the speed of plain ones (Zen 5, 256 MiB
- * rotated: loads 15 against 35 GB/s, stores 20 against 37; in cache they
- * differ little), so these take the plain instruction whenever all eight
+ * (select_avx512.c, presort_avx512.c). Masked loads and stores stream
+ * from memory at about half the speed of plain ones (in cache they differ
+ * little), so these take the plain instruction whenever all eight
  * lanes are live, and the loops mask only their last, partial group.
  * Include inside an x86 GCC / clang guard, after <immintrin.h>. */
 #ifndef GROVE_BALLTREE_AVX512_STREAM_H

@@ -1,11 +1,13 @@
 /* Shared internals of the ball tree module: batch grouping (layout.c), the
- * tree builders (build.c, build_tree.h, build_packed.h, partition.c,
- * build_select.h, select_kernels.c), ball statistics (stats.c) and
+ * plan (plan.h), the tree builders (build.c, build_tree.h, build_packed.h,
+ * partition*.c, build_select.h, select_*.c), ball statistics (stats.c) and
  * rotations (rotation.c). */
 #ifndef GROVE_BALLTREE_INTERNAL_H
 #define GROVE_BALLTREE_INTERNAL_H
 
 #include "internal.h"
+#include "cpu.h"
+#include "plan.h"
 
 /* The points grouped by batch: batch b holds grouped positions
  * [start[b], start[b + 1]), its rows in ascending order. */
@@ -64,7 +66,7 @@ static inline uint8_t grove__bt_lanes8(size_t left) { return left >= 8 ? 0xff : 
 static inline uint64_t grove__bp_rank(uint64_t e, int shift, uint64_t mask) { return e >> shift & mask; }
 /* Stable partition of src[0..k) into dst: records whose rank at `shift` is
  * below `pivot` to dst[0..h), the others (exactly k - h of them) to
- * dst[h..k) (partition.c). */
+ * dst[h..k) (partition.c; partition_avx512.c, partition_avx2.c). */
 typedef void grove__bp_partition_fn(const uint64_t *restrict src, uint64_t *restrict dst, size_t k, size_t h,
                                     int shift, uint64_t mask, uint64_t pivot);
 grove__bp_partition_fn grove__bp_partition_portable;
@@ -72,10 +74,8 @@ grove__bp_partition_fn grove__bp_partition_portable;
  * lacks them. */
 grove__bp_partition_fn *grove__bp_partition_avx512(void);
 grove__bp_partition_fn *grove__bp_partition_avx2(void);
-/* The fastest this machine runs (all give the same bytes). */
-grove__bp_partition_fn *grove__bp_partition_pick(void);
 
-/* The presort's streaming loops in AVX-512 (presort_kernels.c; the scalar
+/* The presort's streaming loops in AVX-512 (presort_avx512.c; the scalar
  * loops of build_tree.h are their definitions). Indexed [0] for float32
  * coordinates, [1] for float64.
  * keys:     a[i] = order-preserving key of the coordinate at base + i *
@@ -114,11 +114,11 @@ typedef void grove__bs_keys_rows_fn(const char *base, size_t row, size_t d, size
 typedef size_t grove__bq_find_fn(const uint64_t *l, size_t from, size_t k, int shift, uint64_t mask, uint64_t q);
 /* The records src[0..m) (m <= GROVE__BQ_SMALL) into dst sorted by their
  * field (src[i] >> shift & mask, mask < 2^(32 - GROVE__BQ_SMALL_BITS)),
- * equal fields in src order (bitonic.c; build_quantized.h, bq_sort_list). */
+ * equal fields in src order (bitonic_avx512.c; build_quantized.h, bq_sort_list). */
 #define GROVE__BQ_SMALL_BITS 9
 #define GROVE__BQ_SMALL (1 << GROVE__BQ_SMALL_BITS)
 typedef void grove__bq_sort_small_fn(const uint64_t *src, size_t m, int shift, uint64_t mask, uint64_t *dst);
-/* On x86-64, for machines with AVX-512 (F, DQ, VL): presort_kernels.c
+/* On x86-64, for machines with AVX-512 (F, DQ, VL): presort_avx512.c
  * checks, and hands it out with the loops above. */
 grove__bq_sort_small_fn grove__bq_bitonic_avx512;
 typedef struct grove__bt_presort_kernels {
@@ -133,12 +133,6 @@ typedef struct grove__bt_presort_kernels {
 } grove__bt_presort_kernels;
 /* False where the machine or compiler lacks AVX-512 (F, DQ, VL). */
 bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k);
-
-/* grove_balltree_build as build_v3.c compiles it, for processors with
- * AVX2, BMI1, BMI2, LZCNT and POPCNT: grove_balltree_build hands calls to
- * it. */
-grove_status grove__balltree_build_v3(grove_points points, const grove_balltree_params *params, int64_t *indices,
-                                      uint8_t *mask, const grove_options *options);
 
 /* The selecting builder (build_select.h): a point as its key along one
  * dimension and its id, ordered by key, then id. */
@@ -189,9 +183,9 @@ typedef struct grove__bs_kernels {
     grove__bs_split_fn *split;
     grove__bs_window_fn *window;
 } grove__bs_kernels;
-/* The AVX-512 and AVX2 passes (select_kernels.c); false where the
- * machine or compiler lacks them (with neither, the selecting builder is
- * not used). */
+/* The AVX-512 and AVX2 passes (select_avx512.c, select_avx2.c); false
+ * where the machine or compiler lacks them (with neither, the selecting
+ * builder is not used). */
 bool grove__bs_kernels_avx512(grove__bs_kernels *k);
 bool grove__bs_kernels_avx2(grove__bs_kernels *k);
 

@@ -1,47 +1,28 @@
 /* grove_balltree_build: validation, working memory, and the parallel driver
- * over batches. Three builders give the same bytes; each call takes the one
- * that measured fastest for its largest batch:
- * - packed (build_packed.h): batches of at most BP_MAX_COUNT points whose
- *   d ranks fit in a 64-bit record;
- * - selecting (build_select.h): larger full-mode batches in up to 6
- *   dimensions, whose nodes of at most leaf_max points go to the packed
- *   builder, on machines with AVX-512 or AVX2;
- * - presorted (build_tree.h): the rest (partition mode, wider points). */
+ * over batches. Three builders give the same bytes; the plan (plan.c)
+ * names the one each call takes and its vector code. */
 #include "balltree_internal.h"
 
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <cpuid.h>
-#include <stdatomic.h>
-#endif
 
 /* Nodes of at most BT_SMALL points are finished from their coordinates. */
 #define BT_SMALL 4
-/* The packed builder takes batches of at most BP_MAX_COUNT points, where
- * it measured faster than the others: beyond, its lookups by rank miss
- * the cache. It finishes nodes of at most BP_SMALL points from their
+/* The packed builder finishes nodes of at most BP_SMALL points from their
  * records (or of at most BB_MAX as bit masks, small_bits.h). */
-#define BP_MAX_COUNT 65536
 #define BP_SMALL 4
 /* Where each thread keeps its own part of the packed builder's memory
  * (alloc_packed), a part's lists are whole multiples of BP_PART_ALIGN
  * entries, with at least BP_PART_GAP spare. */
 #define BP_PART_ALIGN 64
 #define BP_PART_GAP 16
-/* The selecting builder hands nodes of at most BS_LEAF points to the
- * packed one (fewer where d * 14 > 64 bits). It is used where that is at
- * least BS_LEAF_MIN and the largest batch at least twice as many: below
- * either it measured no faster than the presorted builder. */
-#define BS_LEAF 16384
-#define BS_LEAF_MIN 1024
 /* The first node of at most BT_LOCAL points on every path relabels its
  * points (see build_tree.h). */
 #define BT_LOCAL 4096
 /* Rows per task when a large batch is rotated into its working copy. */
 #define BT_GATHER_CHUNK 32768
-/* Sorting: radix digits of at most BT_DIGIT bits (BQ_DIGIT for quantized
+/* Sorting: radix digits of at most BT_DIGIT bits (GROVE__BQ_DIGIT for quantized
  * fields, build_quantized.h; BT_DIGIT_MAX for both), at least
  * BT_SORT_SLACK key bits more than log2 of the count, insertion sort up
  * to BT_SORT_SMALL. */
@@ -51,6 +32,7 @@
 #define BT_SORT_SMALL 16
 
 typedef struct bt_ctx {
+    grove__bt_plan plan; /* the builder and vector code (plan.c), applied below by bt_apply_plan */
     const grove_options *options; /* the caller's: cancel flag and progress */
     grove_workspace *workspace;   /* the params': NULL or where the working memory is kept */
     size_t n, d;       /* points, dimensions */
@@ -78,14 +60,12 @@ typedef struct bt_ctx {
     bool quantize;     /*   quantized records (build_quantized.h): small_bits and the AVX-512 presort loops */
     bool select;       /* selecting builder (build_select.h) */
     grove__bs_kernels bs_kernels;
-    size_t bs_max_dims; /*   widest points bs_kernels take on (bt_pick_vector_code); 0 = none */
     uint64_t *skey[2]; /*   ping-pong keys: dimension j of buffer b at skey[b] + j * n */
     uint32_t *sid[2];  /*   ping-pong batch-local ids */
     char *leaf_work;   /*   per thread, leaf_bytes each: the packed builder's memory for one node */
     size_t leaf_bytes;
     size_t leaf_max;   /*   nodes of at most this many points go to the packed builder */
     int leaf_bits;     /*   bits per rank there */
-    bool avx512_allowed; /* GROVE_BALLTREE_PORTABLE unset (bt_pick_vector_code): AVX-512 code may run */
     grove__bp_partition_fn *partition_default; /* the list partition it leaves */
     grove__bt_presort_kernels presort_avx512;
     const grove__bt_presort_kernels *presort_kernels; /* &presort_avx512, or NULL: the scalar loops */
@@ -223,7 +203,7 @@ static inline __attribute__((always_inline)) void bt_digits_count(bt_digits *r, 
     uint64_t bins = (uint64_t)1 << r->digit, field = r->field;
     int passes = r->passes, digit = r->digit;
     for (int p = 0; p < passes; p++) memset(r->hist[p], 0, bins * sizeof r->hist[p][0]);
-    for (size_t i = 0; i < g; i++) { /* unrolled: a loop over the passes measured 1-4% slower */
+    for (size_t i = 0; i < g; i++) { /* unrolled: a loop over the passes measured slower */
         uint64_t q = x[i] >> shift & field;
         r->hist[0][q & (bins - 1)]++;
         if (passes > 1) r->hist[1][(q >> digit) & (bins - 1)]++;
@@ -262,13 +242,34 @@ static inline __attribute__((always_inline)) void bt_digits_scatter(bt_digits *r
     }
 }
 
+/* The builders' hottest scalar loops (radix passes, record fields: shifts
+ * by a variable count, which BMI2's shrx makes one micro-op on Intel cores
+ * where the baseline's shift by cl is two or three) are compiled twice
+ * from one always_inline body NAME_body: NAME_portable for the baseline
+ * x86-64 and NAME_v3 under GROVE__TARGET_V3; BT_CORE(c, NAME) is the one
+ * the plan picks (core_v3). Neither may contract into FMA, so both give
+ * the same bytes. Both copies stay out of line, so their callers do not
+ * grow. */
+#if GROVE__HAVE_TARGETS
+#define BT_TWICE(ret, name, params, args)                                                                   \
+    static __attribute__((noinline)) ret name##_portable params { return name##_body args; }               \
+    GROVE__TARGET_V3 static __attribute__((noinline)) ret name##_v3 params { return name##_body args; }
+#define BT_CORE(c, name) ((c)->plan.core_v3 ? name##_v3 : name##_portable)
+#else
+#define BT_TWICE(ret, name, params, args)                                                                   \
+    static __attribute__((noinline)) ret name##_portable params { return name##_body args; }
+#define BT_CORE(c, name) name##_portable
+#endif
+#define BT_INLINE static inline __attribute__((always_inline))
+
 /* Stable LSD radix sort of (*a)[0..g) by their high halves, all below
  * 2^bits (bits <= 32), digits of at most BT_DIGIT bits, constant digits
- * skipped; the result ends in *a (the buffers swap as the passes go).
+ * skipped; the result ends in *a (the buffers swap as the passes go),
+ * which it returns.
  * Not grove__radix_sort_u64: that one opens a parallel region and
  * allocates per call, while this runs inside tasks on many small runs with
  * the thread's preallocated scratch. */
-static void bt_lsd(uint64_t **a, uint64_t **b, size_t g, int bits)
+BT_INLINE uint64_t *bt_lsd_body(uint64_t **a, uint64_t **b, size_t g, int bits)
 {
     bt_digits r;
     bt_digits_count(&r, *a, g, 32, bits, BT_DIGIT);
@@ -279,7 +280,9 @@ static void bt_lsd(uint64_t **a, uint64_t **b, size_t g, int bits)
         *b = *a;
         *a = t;
     }
+    return *a;
 }
+BT_TWICE(uint64_t *, bt_lsd, (uint64_t * *a, uint64_t * *b, size_t g, int bits), (a, b, g, bits))
 
 /* The split dimension so far: j replaces *s when its spread is strictly
  * larger, so ties go to the lowest dimension. */
@@ -446,9 +449,8 @@ static void build_batch(const bt_ctx *c, const bt_batch *b, const bt_input *in)
  * exclusive end of run r into run_end[r], and the number of runs back.
  * Neighbouring batches share the cache lines where their slices of the
  * output and of the working memory meet, and two threads that take
- * neighbours at the same time pass those lines back and forth: on two
- * threads, 16384 points in 64 batches took 0.307 ms a batch at a time
- * against 0.252 in runs, in 1024 batches 0.578 against 0.282. Several
+ * neighbours at the same time pass those lines back and forth (with many
+ * small batches a batch at a time measured up to twice as slow). Several
  * runs per thread keep batches of unequal sizes balanced. */
 #define BT_RUNS_PER_THREAD 8
 static size_t plan_runs(const bt_batch *batches, size_t count, size_t n, int threads, size_t *run_end)
@@ -526,10 +528,9 @@ static void *bt_take(const bt_ctx *c, int slot, size_t bytes, const char *what)
  * buffers), 12 N d for the sorted coordinates and ranks, 16 max_count sort
  * entries per thread, where N is n, or threads parts (bp_memory) where
  * that is less. With many batches each thread then builds its batches one
- * after another in its own part, which stays in its caches: 2^20 points
- * in 64 batches took 30.8 ms on one thread with a slice per batch (every
- * batch starting on memory the others had pushed out), 23.2 with a part
- * per thread, and 64 builds of 16384 points on their own 21. */
+ * after another in its own part, which stays in its caches, where a slice
+ * per batch would start every batch on memory the others had pushed
+ * out. */
 static bool alloc_packed(bt_ctx *c, size_t sort, int threads)
 {
     /* A part's lists in whole cache lines, a line apart, so two threads
@@ -621,38 +622,24 @@ static void free_work(bt_ctx *c, bt_input *in)
     for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++) grove__work_release(c->workspace, blocks[i]);
 }
 
-/* GROVE_BALLTREE_PORTABLE in the environment (read by every call): "1",
- * the portable code only, no vector code picked at run time (and this
- * file compiled for the first x86-64, bt_v3_wanted); "avx2", the
- * code an AVX2 machine without AVX-512 runs. The output is the same bytes;
- * `make check` runs the ball tree tests all three ways. */
-typedef enum { BT_VECTOR_ANY, BT_VECTOR_AVX2, BT_VECTOR_NONE } bt_vector_limit;
-static bt_vector_limit bt_vector_limit_env(void)
+/* The plan's builder and vector code into c. */
+static void bt_apply_plan(bt_ctx *c, grove__bt_plan plan)
 {
-    const char *e = getenv("GROVE_BALLTREE_PORTABLE");
-    if (e && strcmp(e, "1") == 0) return BT_VECTOR_NONE;
-    return e && strcmp(e, "avx2") == 0 ? BT_VECTOR_AVX2 : BT_VECTOR_ANY;
-}
-
-/* Sets c->avx512_allowed, the list partition and the selecting builder's
- * passes, as bt_vector_limit_env allows. */
-static void bt_pick_vector_code(bt_ctx *c)
-{
-    bt_vector_limit limit = bt_vector_limit_env();
-    bool none = limit == BT_VECTOR_NONE, avx2 = limit == BT_VECTOR_AVX2;
-    grove__bp_partition_fn *at_most_avx2 = grove__bp_partition_avx2();
-    c->avx512_allowed = !none && !avx2;
-    c->partition_default = none ? grove__bp_partition_portable
-                           : avx2 ? (at_most_avx2 ? at_most_avx2 : grove__bp_partition_portable)
-                                  : grove__bp_partition_pick();
-    /* The AVX2 passes pay off up to 5 dimensions (d = 5: 1.05x at 2^14
-     * points, 1.38x at 2^20); at d = 6 only on large batches (0.92x at
-     * 2^12, 0.98x at 2^16, 1.28x at 2^20), so there the presorted builder
-     * stays. */
-    c->bs_max_dims = none                                              ? 0
-                     : !avx2 && grove__bs_kernels_avx512(&c->bs_kernels) ? GROVE__BS_MAX_DIMS
-                     : grove__bs_kernels_avx2(&c->bs_kernels)            ? 5
-                                                                         : 0;
+    c->plan = plan;
+    c->bits = plan.builder == GROVE__BT_PACKED ? plan.bits : 0;
+    c->select = plan.builder == GROVE__BT_SELECTING;
+    c->leaf_bits = plan.leaf_bits;
+    c->leaf_max = plan.leaf_max;
+    c->small_bits = plan.small_bits;
+    c->quantize = plan.quantize;
+    grove__bp_partition_fn *fast = plan.partition_isa == GROVE__BT_AVX512 ? grove__bp_partition_avx512()
+                                   : plan.partition_isa == GROVE__BT_AVX2 ? grove__bp_partition_avx2()
+                                                                          : NULL;
+    c->partition_default = fast ? fast : grove__bp_partition_portable;
+    if (plan.select_isa == GROVE__BT_AVX512) grove__bs_kernels_avx512(&c->bs_kernels);
+    else if (plan.select_isa == GROVE__BT_AVX2) grove__bs_kernels_avx2(&c->bs_kernels);
+    c->presort_kernels =
+        plan.presort_avx512 && grove__bt_presort_kernels_avx512(&c->presort_avx512) ? &c->presort_avx512 : NULL;
 }
 
 /* The build on the points scaled down (grove__bt_scaled), whose spreads
@@ -667,48 +654,9 @@ static grove_status bt_build_scaled(grove_points points, double magnitude, const
     return s;
 }
 
-#ifdef GROVE__BT_V3
-grove_status grove__balltree_build_v3(grove_points points, const grove_balltree_params *params, int64_t *indices,
-                                      uint8_t *mask, const grove_options *options)
-#else
-/* Whether the processor has what the Makefile compiles build_v3.c's copy
- * of this file for: AVX2, BMI1, BMI2, LZCNT and POPCNT. Asked once: under
- * a hypervisor each CPUID instruction leaves the guest (about 4 us for
- * this query on the Xeon KVM guest; 1024 points, d = 3, asked every call
- * against once: median ratio 0.91-0.98 of alternating runs). */
-static bool bt_v3_cpu(void)
-{
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    static atomic_int known = -1;
-    int has = atomic_load_explicit(&known, memory_order_relaxed);
-    if (has < 0) { /* two threads may both ask: the same answer */
-        __builtin_cpu_init();
-        unsigned a, b, c, d; /* LZCNT: CPUID 0x80000001, ECX bit 5 (clang 14 has no name for it in the builtin) */
-        has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
-              __builtin_cpu_supports("popcnt") && __get_cpuid(0x80000001, &a, &b, &c, &d) && (c >> 5 & 1);
-        atomic_store_explicit(&known, has, memory_order_relaxed);
-    }
-    return has;
-#else
-    return false;
-#endif
-}
-
-/* Whether a call goes to build_v3.c's copy: where the processor has what
- * it needs (bt_v3_cpu), unless GROVE_BALLTREE_PORTABLE=1 asks for the
- * portable code (make check runs the ball tree tests with both copies). */
-static bool bt_v3_wanted(void)
-{
-    return bt_vector_limit_env() != BT_VECTOR_NONE && bt_v3_cpu();
-}
-
 grove_status grove_balltree_build(grove_points points, const grove_balltree_params *params, int64_t *indices,
                                   uint8_t *mask, const grove_options *options)
-#endif
 {
-#ifndef GROVE__BT_V3
-    if (bt_v3_wanted()) return grove__balltree_build_v3(points, params, indices, mask, options);
-#endif
     grove__clear_error();
     grove_balltree_params p;
     grove_options o = grove__options(options);
@@ -738,38 +686,14 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     size_t *run_end = batches ? grove__calloc(g.count, sizeof *run_end, "batch runs") : NULL;
     for (size_t b = 0; batches && b < g.count; b++)
         c.max_count = batches[b].count > c.max_count ? batches[b].count : c.max_count;
-    c.bits = bt_packed_bits(c.max_count, c.d, c.lists);
-    c.leaf_bits = bt_packed_bits(BS_LEAF, 1, 1); /* 14 */
-    c.leaf_bits = c.d * (size_t)c.leaf_bits <= 64 ? c.leaf_bits : (int)(64 / c.d);
-    c.leaf_max = (size_t)1 << c.leaf_bits;
-    bt_pick_vector_code(&c);
-    c.small_bits = c.avx512_allowed && !partition && c.d >= 2 && c.d <= BB_DIMS && bb_supported();
-    c.presort_kernels =
-        c.avx512_allowed && grove__bt_presort_kernels_avx512(&c.presort_avx512) ? &c.presort_avx512 : NULL;
-    /* Every machine with BITALG has the presort loops' AVX-512 (F, DQ, VL):
-     * the quantized code is written for them alone. */
-    c.quantize = c.small_bits && c.presort_kernels && c.d <= GROVE__BQ_MAX_DIMS;
-    bool select_fits =
-        !partition && c.d <= c.bs_max_dims && c.leaf_max >= BS_LEAF_MIN && c.max_count >= 2 * c.leaf_max;
-    /* Where the packed builder would rank the largest batch but the
-     * selecting builder's leaves quantize theirs (build_quantized.h), the
-     * selecting builder is faster: d = 3, 65536 points, 2.69 against 3.01
-     * ms on one thread, 1.29 against 1.71 on two. */
-    bool leaves_quantize = c.quantize && !bq_field_bits(c.max_count, c.d) && bq_field_bits(c.leaf_max, c.d);
-    c.select = select_fits && (!c.bits || leaves_quantize);
-    if (c.select) c.bits = 0;
-    /* Every coordinate must be finite. Where one batch takes quantized
-     * records or the selecting builder, their first pass reads every
-     * coordinate anyway and checks them on the way, and the batch stops
-     * there, before any output (16384 points, d = 3, one thread, eight
-     * point sets in turn: 0.262 against 0.272 ms with a scan of its own;
-     * 2^20, where the keys pass then meets the input in memory rather than
-     * in the cache: 34.1 against 34.3 ms on one thread, 19.1 against 19.3
-     * on two); else a scan before the build. */
+    grove__bt_plan_input plan_in = {g.count, c.max_count, c.d, partition, p.rotation != NULL, grove__cpu()};
+    bt_apply_plan(&c, grove__bt_plan_make(&plan_in));
+    /* Every coordinate must be finite: checked by the first pass where the
+     * plan says so (the batch stops there, before any output), else by a
+     * scan before the build. */
     bool nonfinite = false, overflow = false;
     double magnitude = 0;
-    if (g.count == 1 && !p.rotation &&
-        (c.select || (c.bits && c.quantize && bq_field_bits(c.max_count, c.d)))) {
+    if (c.plan.first_pass_checks) {
         c.nonfinite = &nonfinite;
         c.overflow = &overflow;
     } else {

@@ -1,5 +1,5 @@
 /* The packed-rank builder, used when a batch's ranks pack into one 64-bit
- * word: d * ceil(log2 m) <= 64 (bt_packed_bits). build.c includes this
+ * word: d * ceil(log2 m) <= 64 (grove__bt_packed_bits). build.c includes this
  * file once; the type-generic presort is BT_(presort) in build_tree.h.
  *
  * Every dimension is sorted once by (coordinate, id), which gives each
@@ -30,17 +30,6 @@
 
 /* A record's rank in the dimension whose bits start at `shift`. */
 static inline uint64_t bp_rank(uint64_t e, int shift, uint64_t mask) { return grove__bp_rank(e, shift, mask); }
-
-/* Bits per rank for batches of up to m points in d dimensions, or 0 when
- * the packed builder is not used: d ranks do not fit in a 64-bit record,
- * there are too many lists for the buffer bits of `where`, or the batch
- * is larger than BP_MAX_COUNT. */
-static int bt_packed_bits(size_t m, size_t d, size_t lists)
-{
-    int bits = 1;
-    while (((size_t)1 << bits) < m) bits++;
-    return m <= BP_MAX_COUNT && lists < 64 && d * (size_t)bits <= 64 ? bits : 0;
-}
 
 /* One batch's slice of the packed builder's memory. */
 typedef struct bp_tree {
@@ -263,7 +252,7 @@ static void bp_split(const bp_tree *t, uint64_t *where, size_t off, size_t k)
         const uint64_t *l = BP_LIST(j, *where >> j & 1);
         const double *v = t->val + j * n;
         int shift = (int)j * bits;
-        double spread = t->quantized ? bq_spread(t, l, k, j)
+        double spread = t->quantized ? BT_CORE(t->c, bq_spread)(t, l, k, j)
                                      : v[bp_rank(l[k - 1], shift, t->mask)] - v[bp_rank(l[0], shift, t->mask)];
         bt_widest(spread, j, &s, &best_spread);
     }
@@ -272,8 +261,7 @@ static void bp_split(const bp_tree *t, uint64_t *where, size_t off, size_t k)
     uint64_t pivot = t->quantized ? bq_pivot(t, *where, off, k, h, s) : bp_rank(split[h], shift, t->mask);
     /* The root of a batch the team builds alone (more than half of all
      * points) is the only node then: its lists, if more than one, are
-     * partitioned as tasks (16384 points, d = 3, two threads: 0.142 ->
-     * 0.137 ms). */
+     * partitioned as tasks. */
     bool team = t->spawn && k == t->count && k >= BT_TASK_MIN && 2 * k > c->n && c->lists > 2;
     for (size_t j = 0; j < c->lists; j++) {
         unsigned buf = *where >> j & 1;
@@ -321,7 +309,7 @@ static void bp_node(const bp_tree *t, uint64_t where, size_t off, size_t k, int 
     if (t->deferred >= 0 && level == 1) { /* the root split the deferred list unsorted: sort this half */
         size_t j = (size_t)t->deferred;
         unsigned buf = where >> j & 1;
-        (void)bq_sort_list(t, BP_LIST(j, buf), k, BP_LIST(j, !buf), j); /* no long run: bq_sparse */
+        (void)BT_CORE(t->c, bq_sort_list)(t, BP_LIST(j, buf), k, BP_LIST(j, !buf), j); /* no long run: bq_sparse */
         where ^= (uint64_t)1 << j;
     }
     const uint64_t *last = BP_LIST(c->lists - 1, where >> (c->lists - 1) & 1); /* in id order in partition mode */

@@ -32,60 +32,23 @@
  * order, at every node, and the output is the bytes of the rank records.
  *
  * Used in full mode where the bit-mask subtrees are (so no node below
- * them needs ranks) and the AVX-512 presort loops (presort_kernels.c; a
- * machine with the one has the other), and the fields have at least
- * BQ_SLACK bits more than the ids (at least 4 values per point on
- * average: d = 3 up to 16384 points, d = 2 up to 65536), or are narrow
- * enough for one radix pass (BQ_NARROW: d = 4 from 4097 to 16384
- * points). Data that crowds many points into few values (a far outlier,
- * tight clusters) would make long runs, and sorting them at every level
- * would cost more than ranks: a batch whose longest run exceeds
- * BQ_MAX_RUN goes back to the rank presort. */
-#define BQ_SLACK 2
-/* Narrower fields, down to BQ_NARROW bits fewer than the ids (4 points a
- * value on average), where one radix pass of at most BQ_DIGIT bits sorts
- * them: d = 4 from 4097 to 16384 points (12-bit fields). There the rank
- * presort's passes cost more than the runs (C driver, one thread, median
- * ratio of alternating runs: 16384 points 0.79-0.88, 8192 points 0.77;
- * and 2^16 points 0.65, whose selecting builder's leaves now quantize);
- * with two radix passes of 6 bits the gain was 4%, and d = 3 with 11-bit
- * fields (8 points a value, one pass) was 21% slower than its 16-bit
- * fields. */
-#define BQ_NARROW 2
-#define BQ_DIGIT 12
-_Static_assert(BQ_DIGIT <= BT_DIGIT_MAX, "bt_digits holds the counts of digits up to BT_DIGIT_MAX bits");
-/* Fields of more than BQ_WIDE bits beyond the ids make the radix sorts
- * dearer (more bins or passes) for few fewer runs (64 batches of 256
- * points, d = 3: 4 bits 0.395 ms, 6 bits 0.383, 8 bits 0.399). */
-#define BQ_WIDE 6
+ * them needs ranks) and the AVX-512 presort loops (presort_avx512.c; a
+ * machine with the one has the other), and the fields are wide enough
+ * (grove__bq_field_bits, plan.c). Data that crowds many points into few
+ * values (a far outlier, tight clusters) would make long runs, and
+ * sorting them at every level would cost more than ranks: a batch whose
+ * longest run exceeds BQ_MAX_RUN goes back to the rank presort. */
+_Static_assert(GROVE__BQ_DIGIT <= BT_DIGIT_MAX, "bt_digits holds the counts of digits up to BT_DIGIT_MAX bits");
 #define BQ_MAX_RUN 256
 /* Lists of at most BQ_INSERTION records are sorted by insertion. */
 #define BQ_INSERTION 16
-
-/* Bits of a batch-local id of m points, and of the quantized fields of m
- * points in d dimensions, 0 where they would be too narrow. */
-static int bq_id_bits(size_t m)
-{
-    int id_bits = 1;
-    while (((size_t)1 << id_bits) < m) id_bits++;
-    return id_bits;
-}
-
-static int bq_field_bits(size_t m, size_t d)
-{
-    int id_bits = bq_id_bits(m), bits = (int)((size_t)(64 - id_bits) / d);
-    bits = bits > id_bits + BQ_WIDE ? id_bits + BQ_WIDE : bits;
-    if (bits >= id_bits + BQ_SLACK) return bits;
-    int one_pass = id_bits < BQ_DIGIT ? id_bits : BQ_DIGIT; /* bq_sort_list's widest digit */
-    return bits <= one_pass && bits >= id_bits - BQ_NARROW ? bits : 0;
-}
 
 /* The record layout for t->count points: quantized records when
  * `quantize` and their fields are wide enough, ranks of rank_bits bits
  * otherwise. */
 static void bp_layout(bp_tree *t, bool quantize, int rank_bits)
 {
-    int id_bits = bq_id_bits(t->count), bits = quantize ? bq_field_bits(t->count, t->c->d) : 0;
+    int id_bits = grove__bq_id_bits(t->count), bits = quantize ? grove__bq_field_bits(t->count, t->c->d) : 0;
     t->quantized = bits > 0;
     t->base = t->quantized ? id_bits : 0;
     t->bits = t->quantized ? bits : rank_bits;
@@ -122,10 +85,10 @@ static void bq_sort_run(const bp_tree *t, uint64_t *l, size_t k, size_t j)
     }
 }
 
-/* The extent along j of the node whose list j segment is l[0..k). Not
- * inlined, like bq_pivot: inlined into bp_node they cost the rank records'
- * nodes 3-4% (64 batches of 256 points, AVX2 only). */
-static __attribute__((noinline)) double bq_spread(const bp_tree *t, const uint64_t *l, size_t k, size_t j)
+/* The extent along j of the node whose list j segment is l[0..k). Out of
+ * line (BT_TWICE), like bq_pivot: inlined into bp_node they slow the rank
+ * records' nodes down. */
+BT_INLINE double bq_spread_body(const bp_tree *t, const uint64_t *l, size_t k, size_t j)
 {
     uint64_t first = bq_field(t, l[0], j), last = bq_field(t, l[k - 1], j);
     double lo = bq_coord(t, l[0], j), hi = bq_coord(t, l[k - 1], j);
@@ -139,6 +102,7 @@ static __attribute__((noinline)) double bq_spread(const bp_tree *t, const uint64
     }
     return hi - lo;
 }
+BT_TWICE(double, bq_spread, (const bp_tree *t, const uint64_t *l, size_t k, size_t j), (t, l, k, j))
 
 /* In list[0..k), move every record valued q along s to the side of
  * `pivot` it belongs on ((coordinate s, id) at least the pivot's: right)
@@ -185,7 +149,7 @@ static __attribute__((noinline)) uint64_t bq_pivot(const bp_tree *t, uint64_t wh
 #define BQ_CROWD (1 << BQ_CROWD_BITS)
 
 /* Rows [a, b) of t->x: each dimension's extent, or (lo and scale known)
- * their records into src, by the AVX-512 loops (presort_kernels.c). */
+ * their records into src, by the AVX-512 loops (presort_avx512.c). */
 static bool bq_extent_part(const bp_tree *t, size_t a, size_t b, double *lo, double *hi)
 {
     return t->c->presort_kernels->extent((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double),
@@ -326,10 +290,10 @@ static bool bq_long_run(const bp_tree *t, const uint64_t *l, size_t m, size_t j)
 
 /* The records src[0..m) sorted by field j into dst, an LSD radix sort
  * through the thread's scratch (insertion for a few, a bitonic network up
- * to GROVE__BQ_SMALL: bitonic.c). False when they have
+ * to GROVE__BQ_SMALL: bitonic_avx512.c). False when they have
  * a run longer than BQ_MAX_RUN (checked only where a top digit holds more
  * records than that). */
-static bool bq_sort_list(const bp_tree *t, const uint64_t *src, size_t m, uint64_t *dst, size_t j)
+BT_INLINE bool bq_sort_list_body(const bp_tree *t, const uint64_t *src, size_t m, uint64_t *dst, size_t j)
 {
     int shift = t->base + (int)j * t->bits;
     if (m <= BQ_INSERTION) { /* a few records: no bins to clear and sum */
@@ -347,7 +311,7 @@ static bool bq_sort_list(const bp_tree *t, const uint64_t *src, size_t m, uint64
     }
     /* Digits of at most the id's bits (t->base): at most about m bins */
     bt_digits r;
-    bt_digits_count(&r, src, m, shift, t->bits, t->base < BQ_DIGIT ? t->base : BQ_DIGIT);
+    bt_digits_count(&r, src, m, shift, t->bits, t->base < GROVE__BQ_DIGIT ? t->base : GROVE__BQ_DIGIT);
     uint32_t crowded = 0; /* the most records with one top digit */
     for (uint64_t v = 0; v < (uint64_t)1 << r.digit; v++) {
         uint32_t c = r.hist[r.passes - 1][v];
@@ -369,12 +333,14 @@ static bool bq_sort_list(const bp_tree *t, const uint64_t *src, size_t m, uint64
     if (last < 0) memcpy(dst, src, m * sizeof *dst);
     return !(crowded > BQ_MAX_RUN && bq_long_run(t, dst, m, j));
 }
+BT_TWICE(bool, bq_sort_list, (const bp_tree *t, const uint64_t *src, size_t m, uint64_t *dst, size_t j),
+         (t, src, m, dst, j))
 
 /* List j of buffer 0 from the records, but the deferred one (as
  * bq_sort_list). */
 static bool bq_presort_list(const bp_tree *t, const uint64_t *src, size_t j)
 {
-    return (int)j == t->deferred || bq_sort_list(t, src, t->count, t->rec[0] + j * t->n, j);
+    return (int)j == t->deferred || BT_CORE(t->c, bq_sort_list)(t, src, t->count, t->rec[0] + j * t->n, j);
 }
 
 /* The quantized presort's lists in buffer 0, once BT_(quantize) has made

@@ -171,9 +171,7 @@ static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, 
 
 /* Points [lo, hi): their keys into buffer 0, their ids, and their extent;
  * with the AVX-512 loop where the rows are in point order and d <= 3
- * (2^20 points, one thread: d = 3 61.7 -> 59.7 ms for float64, 61.8 ->
- * 60.6 for float32; d = 4 even; d = 5 and 6 lose 1-2%, their rows
- * gathered). */
+ * (wider rows are gathered, which made it slower than the scalar loop). */
 static void bs_init_rows(const bt_view *v, const bs_tree *t, size_t lo, size_t hi, bs_extent *e)
 {
     size_t n = t->c->n, d = t->c->d;
@@ -246,8 +244,7 @@ static bool bs_spreads_finite(const bs_tree *t, const bs_extent *e, size_t d)
 /* A split in parts, one a thread, where one node is all the team has to
  * do (the root of a batch that holds more than half of all points): the
  * split streams at the speed of one core's loads and stores, and the
- * team's cores move more together (2^20 points, d = 3: the root's split
- * 1.95 -> 1.36 ms on two threads). */
+ * team's cores move more together. */
 #define BS_SPLIT_PARTS_MAX 16
 
 /* The parts a team splits node [off, off + k) of a batch in: 1 but at a

@@ -77,14 +77,15 @@ static void BT_(pack)(const uint32_t *ids, size_t g, BT_K lo, int shift, uint64_
     for (size_t i = 0; i < g; i++) a[i] = (uint64_t)(uint32_t)(((BT_K)a[i] - lo) >> shift) << 32 | ids[i];
 }
 
-static void BT_(sort_ids)(const bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a, uint64_t *b,
-                          const grove__bt_presort_kernels *kern);
+static void BT_(sort_ids)(const bt_ctx *c, const bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a,
+                          uint64_t *b);
 
 /* The rest of BT_(sort_ids), once a[i] holds the key of ids[i]'s
  * coordinate j and [lo, hi] their extent. */
-static void BT_(sort_keyed)(const bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a, uint64_t *b,
-                            BT_K lo, BT_K hi, const grove__bt_presort_kernels *kern)
+static void BT_(sort_keyed)(const bt_ctx *c, const bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a,
+                            uint64_t *b, BT_K lo, BT_K hi)
 {
+    const grove__bt_presort_kernels *kern = c->presort_kernels;
     if (lo == hi) return;
     int width = 0, bits = BT_SORT_SLACK;
     while (width < (int)sizeof(BT_K) * 8 && (hi - lo) >> width) width++;
@@ -92,7 +93,7 @@ static void BT_(sort_keyed)(const bt_view *v, size_t j, uint32_t *ids, size_t g,
     bits = bits < width ? bits : width;
     int shift = width - bits;
     BT_(pack)(ids, g, lo, shift, a);
-    bt_lsd(&a, &b, g, bits);
+    BT_CORE(c, bt_lsd)(&a, &b, g, bits);
     /* The ids back, and the first position of every run of equal top bits
      * into b (free now). Exact keys (shift 0) have no runs: ties are
      * already in id order. */
@@ -117,7 +118,7 @@ static void BT_(sort_keyed)(const bt_view *v, size_t j, uint32_t *ids, size_t g,
     for (size_t end = g; runs--;) {
         size_t r0 = b[runs], i = r0 + 1;
         while (i < end && !((a[i] ^ a[r0]) >> 32)) i++;
-        BT_(sort_ids)(v, j, ids + r0, i - r0, a + r0, b + r0, kern);
+        BT_(sort_ids)(c, v, j, ids + r0, i - r0, a + r0, b + r0);
         end = r0;
     }
 }
@@ -129,8 +130,8 @@ static void BT_(sort_keyed)(const bt_view *v, size_t j, uint32_t *ids, size_t g,
  * same way on their own, narrower, key range. Every level of that
  * recursion drops at least BT_SORT_SLACK bits of the range. `kern`: the
  * AVX-512 loops, or NULL for the scalar ones here. */
-static void BT_(sort_ids)(const bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a, uint64_t *b,
-                          const grove__bt_presort_kernels *kern)
+static void BT_(sort_ids)(const bt_ctx *c, const bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a,
+                          uint64_t *b)
 {
     if (g <= BT_SORT_SMALL) {
         BT_(sort_small)(v, j, ids, g);
@@ -143,22 +144,23 @@ static void BT_(sort_ids)(const bt_view *v, size_t j, uint32_t *ids, size_t g, u
         lo = k < lo ? k : lo;
         hi = k > hi ? k : hi;
     }
-    BT_(sort_keyed)(v, j, ids, g, a, b, lo, hi, kern);
+    BT_(sort_keyed)(c, v, j, ids, g, a, b, lo, hi);
 }
 
 /* BT_(sort_ids) of all the batch's ids: ids[i] == i on entry. Without a
  * row map the coordinates are rows `stride` apart, which the AVX-512 keys
  * loop gathers. */
-static void BT_(sort_all)(const bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a, uint64_t *b,
-                          const grove__bt_presort_kernels *kern)
+static void BT_(sort_all)(const bt_ctx *c, const bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a,
+                          uint64_t *b)
 {
+    const grove__bt_presort_kernels *kern = c->presort_kernels;
     if (!kern || v->rows || g <= BT_SORT_SMALL) {
-        BT_(sort_ids)(v, j, ids, g, a, b, kern);
+        BT_(sort_ids)(c, v, j, ids, g, a, b);
         return;
     }
     uint64_t lo, hi;
     kern->keys[sizeof(BT_T) == sizeof(double)](v->base + j * sizeof(BT_T), v->stride, g, a, &lo, &hi);
-    BT_(sort_keyed)(v, j, ids, g, a, b, (BT_K)lo, (BT_K)hi, kern);
+    BT_(sort_keyed)(c, v, j, ids, g, a, b, (BT_K)lo, (BT_K)hi);
 }
 
 /* A small node (k <= BT_SMALL) and its whole subtree, from its labels (in
@@ -293,7 +295,7 @@ static void BT_(sort_dim)(const bt_tree *t, size_t j)
 {
     uint64_t *a = bt_scratch(t->c);
     size_t m = t->b->count;
-    BT_(sort_all)(&t->ids, j, t->list[0] + j * t->c->n, m, a, a + m, t->c->presort_kernels);
+    BT_(sort_all)(t->c, &t->ids, j, t->list[0] + j * t->c->n, m, a, a + m);
 }
 
 /* The tree of one batch. */
@@ -329,7 +331,7 @@ static void BT_(presort_dim)(const bt_view *v, const bp_tree *t, size_t j)
     uint32_t *perm = t->perm + j * t->n;
     for (size_t i = 0; i < m; i++) perm[i] = (uint32_t)i;
     uint64_t *a = bt_scratch(t->c);
-    BT_(sort_all)(v, j, perm, m, a, a + m, t->c->presort_kernels);
+    BT_(sort_all)(t->c, v, j, perm, m, a, a + m);
 }
 
 /* Once dimension j is sorted: its coordinates in sorted order into val. */

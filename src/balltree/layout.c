@@ -143,15 +143,11 @@ typedef struct id_scan {
 } id_scan;
 
 /* One pass without branches over n >= 1 ids (an Erwin-style caller passes
- * them with every call, and layout and build each read them). Compiled
- * three times, the compiler picking at load time: 64-bit compares
- * vectorise with AVX2, not with the baseline's SSE2, and AVX-512 takes
- * eight at a time (16384 ids 3.98 -> 1.55 us, 2^20 246 -> 102 us on Zen
- * 5). */
-#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-static id_scan scan_ids(size_t n, const int64_t *ids)
+ * them with every call, and layout and build each read them). Its 64-bit
+ * compares vectorise with AVX2, not with the baseline's SSE2, and AVX-512
+ * takes eight at a time: scan_ids compiles it for each and runs the best
+ * one grove__cpu allows. */
+static inline __attribute__((always_inline)) id_scan scan_ids_body(size_t n, const int64_t *ids)
 {
     uint64_t signs = (uint64_t)ids[0];
     size_t descents = 0, changes = 0;
@@ -163,6 +159,29 @@ static id_scan scan_ids(size_t n, const int64_t *ids)
         max_id = ids[i] > max_id ? ids[i] : max_id;
     }
     return (id_scan){signs, descents, changes, max_id};
+}
+
+static id_scan scan_ids_portable(size_t n, const int64_t *ids) { return scan_ids_body(n, ids); }
+
+#if GROVE__HAVE_TARGETS
+__attribute__((target("avx2"))) static id_scan scan_ids_avx2(size_t n, const int64_t *ids)
+{
+    return scan_ids_body(n, ids);
+}
+__attribute__((target("avx512f"))) static id_scan scan_ids_avx512(size_t n, const int64_t *ids)
+{
+    return scan_ids_body(n, ids);
+}
+#endif
+
+static id_scan scan_ids(size_t n, const int64_t *ids)
+{
+#if GROVE__HAVE_TARGETS
+    grove__cpu_features cpu = grove__cpu();
+    if (cpu.avx512f) return scan_ids_avx512(n, ids);
+    if (cpu.avx2) return scan_ids_avx2(n, ids);
+#endif
+    return scan_ids_portable(n, ids);
 }
 
 grove_status grove__bt_groups_make(size_t n, const grove_balltree_params *params, grove__bt_groups *groups)

@@ -31,14 +31,13 @@
  * are built again and again. Two sibling subtrees are built side by side
  * (bb_tree), roots without shuffles (bb_root_left), leaves eight at a
  * time (bb_leaves8). The output is the bytes of the list code: `make
- * check` runs the ball tree tests both ways (GROVE_BALLTREE_PORTABLE=1
+ * check` runs the ball tree tests both ways (GROVE_CPU=portable
  * turns this off). */
 
 /* Nodes whose bit-mask subtrees are built side by side: segments
  * [off[u], off[u] + k[u]) of every list, in buffers where[u] (as in
  * bp_node), their slots from out[u]. Four side by side (the grandchildren
- * of a node of at most 4 BB_MAX points) measured the same as two, within
- * 1.5% either way at 16384 points and 2^20, d = 3. */
+ * of a node of at most 4 BB_MAX points) measured the same as two. */
 #define BB_SUBS 2
 typedef struct bb_nodes {
     size_t count;
@@ -48,15 +47,14 @@ typedef struct bb_nodes {
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-#define BB_TARGET __attribute__((target("avx512f,avx512bw,avx512cd,avx512vbmi,avx512bitalg,bmi2")))
+#define BB_TARGET __attribute__((target("avx512f,avx512bw,avx512cd,avx512vbmi,avx512bitalg,bmi,bmi2,lzcnt,popcnt")))
 /* Points in a mask, and dimensions (dimension 0's order is the local
  * order itself, so ord has one row fewer). */
 #define BB_MAX 64
-#define BB_DIMS 4
+#define BB_DIMS GROVE__BB_DIMS
 /* Subtrees built side by side (bb_tree): at most BB_SUBS, in at most
  * BB_SUBS_DIMS dimensions (d = 4, with more values live per node,
- * measured 8% slower two side by side: tree phase 0.28 against 0.26 ms at
- * 16384 points). */
+ * measured slower two side by side). */
 #define BB_SUBS_DIMS 3
 /* An index byte for the positions past k: it selects bit 63, which is
  * clear in a mask of fewer than 64 points (with 64, no position is past
@@ -193,10 +191,8 @@ static const uint8_t bb_identity[BB_MAX] = {BB_RUN8(0),  BB_RUN8(8),  BB_RUN8(16
  * the first k / 2 local ids of the split dimension's order, read a byte
  * at a time. The gather has just written the orders and ranks a byte at
  * a time, and a 64-byte load of a row still in the store buffer waits for
- * it to drain: where the subtrees had their own functions (bb_build_2
- * ...), the tree phase at 16384 points took 0.133 -> 0.113 ms with this
- * (d = 2), 0.249 -> 0.229 (d = 4); a fence before the trees (draining
- * the stores at once) gave 0.116 at d = 2. */
+ * it to drain, so the roots take this path (faster, too, than a fence
+ * before the trees that drains the stores at once). */
 static inline BB_TARGET __attribute__((always_inline)) uint64_t bb_root_left(const bb_sub *b, size_t k, size_t d)
 {
     size_t s = 0;
@@ -213,10 +209,9 @@ static inline BB_TARGET __attribute__((always_inline)) uint64_t bb_root_left(con
  * so their splits overlap in the pipeline (a recursion waits on each
  * split's chain of dependent loads and bit operations). With two subtrees
  * their nodes alternate (node i of subtree u at i * subs + u), so even a
- * top level's one or two nodes have a sibling's to overlap with: 16384
- * points, d = 3, tree phase 0.225 -> 0.192 ms. The loop body stays that
- * of one node: the two unrolled into one iteration, with more values live
- * at once, made d = 2 9% slower. In full mode
+ * top level's one or two nodes have a sibling's to overlap with. The loop
+ * body stays that of one node: the two unrolled into one iteration, with
+ * more values live at once, measured slower at d = 2. In full mode
  * node i of a level, counted from the left, has its slots at
  * out + i * 2^(levels - level). d and subs are constants where bb_build
  * calls this, so the loops over them unroll. */
@@ -250,9 +245,8 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_tree(const bb_sub
     uint8_t *real = b->t->c->mask;
     for (size_t u = 0; u < subs; u++) {
         size_t leaves = nodes / subs, i = 0;
-        /* Eight at a time in 3 or 4 dimensions (16384 points, d = 3: tree
-         * phase 0.197 -> 0.179 ms); with d = 2 the scalar leaf is shorter
-         * and measured 3% faster (0.113 against 0.117 ms). */
+        /* Eight at a time in 3 or 4 dimensions; with d = 2 the scalar leaf
+         * is shorter and measured faster. */
         for (; d > 2 && i + 8 <= leaves; i += 8) {
             size_t slot = out[u] + 2 * i;
             bb_leaves8(&b[u], mask[cur] + i * subs + u, subs, indices + slot, real ? real + slot : NULL, d);
@@ -269,8 +263,7 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_tree(const bb_sub
  * presort is done (nothing here is a task scheduling point, so no other
  * node of this thread interleaves). One map for the whole batch, each
  * node writing only its own ranks' bytes, had two threads writing the
- * same cache lines: 16384 points, d = 3, two threads, 0.349 against 0.333
- * ms. */
+ * same cache lines. */
 static inline BB_TARGET __attribute__((always_inline)) void bb_gather_ranks(bb_sub *b, uint64_t where, size_t off,
                                                                           size_t k, size_t d)
 {
@@ -435,7 +428,7 @@ static inline BB_TARGET __attribute__((always_inline)) void bb_build(const bp_tr
 /* One function per d, each starting a cache line of its own: the code of
  * one d then sits the same wherever the others change. Inlined into one
  * function, a change to the d = 3 code (bb_ties) moved the d = 4 loops,
- * which it does not use, and cost d = 4 12% (tree phase, 16384 points). */
+ * which it does not use, and slowed d = 4 down. */
 #define BB_BUILD_D(dims)                                                                                     \
     static BB_TARGET __attribute__((noinline, aligned(64))) void bb_build_##dims(const bp_tree *t,            \
                                                                                 const bb_nodes *nodes, int level) \
@@ -469,18 +462,8 @@ static int bb_depth(size_t k, size_t d)
     return ((size_t)1 << depth) <= (d <= BB_SUBS_DIMS ? (size_t)BB_SUBS : 1) ? depth : -1;
 }
 
-/* Whether this machine runs bb_subtree. */
-static bool bb_supported(void)
-{
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512vbmi") &&
-           __builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("bmi2");
-}
 #else
 #define BB_MAX 0
-#define BB_DIMS 0
 static inline void bb_subtree(const bp_tree *t, const bb_nodes *nodes, int level) { (void)t, (void)nodes, (void)level; }
 static int bb_depth(size_t k, size_t d) { return (void)k, (void)d, -1; }
-static bool bb_supported(void) { return false; }
 #endif

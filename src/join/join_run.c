@@ -2,6 +2,7 @@
  * the parallel loop over query groups (the kernels are in join_t.h). */
 #include "join_run.h"
 #include "../core/parallel.h"
+#include "../core/cpu.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -276,16 +277,6 @@ static grove_status join_sink_put(join_sink *s, const uint32_t *rows, const doub
     s->count += (int64_t)k;
     return GROVE_OK;
 }
-
-/* The portable build stops at SSE2: on x86-64 with GCC the refinement is
- * also compiled for x86-64-v3 (AVX2) and picked at load time. FMA stays
- * off (-std=c11), so every clone rounds alike and results do not depend
- * on the machine. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define JOIN_KERNEL __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define JOIN_KERNEL
-#endif
 
 #define JOIN_TEMPLATE "join_t.h"
 #include "instances.h"

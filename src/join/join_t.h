@@ -206,9 +206,10 @@ static inline GROVE__ALWAYS_INLINE size_t FN(collect)(const T *acc, const uint32
  * many dimensions go in chunks, each met by every query of the group while
  * it is in cache (they would otherwise stream from memory once per query);
  * chunks in order keep every list ascending. */
-JOIN_KERNEL static grove_status FN(refine)(const grove_index *D, const grove_index *Q, size_t qa, size_t qz,
-                                           join_work *w, size_t count, const join_pass *pass, int32_t *colcnt,
-                                           int64_t *rowcnt)
+static inline __attribute__((always_inline)) grove_status FN(refine_body)(const grove_index *D, const grove_index *Q,
+                                                                          size_t qa, size_t qz, join_work *w,
+                                                                          size_t count, const join_pass *pass,
+                                                                          int32_t *colcnt, int64_t *rowcnt)
 {
     size_t d = D->tree.d, nqa = qz - qa;
     T eps2 = (T)pass->eps2, acc[JOIN_CHUNK];
@@ -256,6 +257,31 @@ JOIN_KERNEL static grove_status FN(refine)(const grove_index *D, const grove_ind
     }
     return GROVE_OK;
 }
+
+/* FN(refine_body) for the baseline and for x86-64-v3 (its distance loops
+ * vectorise with AVX2; no FMA, so both round alike), the best one
+ * grove__cpu allows. */
+#define JOIN_REFINE_ARGS                                                                                     \
+    const grove_index *D, const grove_index *Q, size_t qa, size_t qz, join_work *w, size_t count,             \
+        const join_pass *pass, int32_t *colcnt, int64_t *rowcnt
+static grove_status FN(refine_portable)(JOIN_REFINE_ARGS)
+{
+    return FN(refine_body)(D, Q, qa, qz, w, count, pass, colcnt, rowcnt);
+}
+#if GROVE__HAVE_TARGETS
+GROVE__TARGET_V3 static grove_status FN(refine_v3)(JOIN_REFINE_ARGS)
+{
+    return FN(refine_body)(D, Q, qa, qz, w, count, pass, colcnt, rowcnt);
+}
+#endif
+static grove_status FN(refine)(JOIN_REFINE_ARGS)
+{
+#if GROVE__HAVE_TARGETS
+    if (grove__cpu_v3(grove__cpu())) return FN(refine_v3)(D, Q, qa, qz, w, count, pass, colcnt, rowcnt);
+#endif
+    return FN(refine_portable)(D, Q, qa, qz, w, count, pass, colcnt, rowcnt);
+}
+#undef JOIN_REFINE_ARGS
 
 /* One query group: its queries with rows in [pass->row0, pass->row1). */
 static grove_status FN(join_group)(const grove_index *D, const grove_index *Q, size_t leaf, join_work *w,

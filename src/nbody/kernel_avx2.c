@@ -8,6 +8,7 @@
  * FMA. Elsewhere (other compilers or architectures) the file only says
  * that it has nothing. */
 #include "nbody_internal.h"
+#include "cpu.h"
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 
@@ -101,8 +102,8 @@ NB_AVX2 static void p2c(const float *c, size_t cap, size_t n, const float s[3], 
 
 bool grove__nb_kernels_avx2(grove__nb_kernels *k)
 {
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return false;
+    grove__cpu_features cpu = grove__cpu();
+    if (!cpu.avx2 || !cpu.fma) return false;
     k->p2p = p2p;
     k->p2c = p2c;
     return true;

@@ -4,7 +4,7 @@
  * back out of the sorted entries with the runs of equal top bits, and the
  * coordinates gathered in sorted order. The scalar loops there are the
  * definitions; a test checks these against them, and `make check` runs
- * the ball tree tests without them too (GROVE_BALLTREE_PORTABLE=1).
+ * the ball tree tests without them too (GROVE_CPU=portable).
  *
  * Also the quantized presort's extent, records and find
  * (build_quantized.h), and the selecting builder's keys of every row
@@ -181,9 +181,7 @@ static inline AVX512 __attribute__((always_inline)) __m512d column8(const char *
 /* extent over rows of d doubles side by side, in one pass: eight rows are
  * d whole vectors, whose lane l of vector v holds coordinate (8 v + l) mod
  * d, so the minima and maxima run lane by lane and fold into columns at
- * the end. A column at a time reads the rows d times (a kernel driver,
- * 16384 points, d = 3, cycling through eight point sets: 4.6 against
- * 7.1 µs). */
+ * the end. A column at a time would read the rows d times. */
 static inline AVX512 __attribute__((always_inline)) bool extent_rows(const double *x, size_t d, size_t a, size_t b,
                                                                    double *lo, double *hi)
 {
@@ -329,10 +327,8 @@ static AVX512 size_t find(const uint64_t *l, size_t from, size_t k, int shift, u
 
 bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k)
 {
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq") ||
-        !__builtin_cpu_supports("avx512vl"))
-        return false;
+    grove__cpu_features cpu = grove__cpu();
+    if (!cpu.avx512f || !cpu.avx512dq || !cpu.avx512vl) return false;
     k->keys[0] = keys_f32;
     k->keys[1] = keys_f64;
     k->ids_runs = ids_runs;

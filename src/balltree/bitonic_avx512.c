@@ -3,17 +3,13 @@
  *
  * A radix sort pays for its bins whatever the count: at 256 records and
  * 14-bit fields, two passes of 128 bins cleared, counted and summed, and
- * a batch of 256 points sorts three such lists (64 batches of 256 points,
- * d = 3: the sorts were 43% of the build on the Xeon guest, 2.6 us a
- * list). Here every record becomes a 32-bit key, its field above its
+ * a batch of 256 points sorts three such lists. Here every record becomes a 32-bit key, its field above its
  * position (so equal fields keep their order and the result is the radix
  * sort's, byte for byte), sixteen keys to a register, and a bitonic
  * network sorts them: compare-exchanges between registers where the
  * partners are 16 or more apart, one permutation and a blend inside a
- * register below that. 64 batches of 256 points, one thread: 0.60 ->
- * 0.52 ms; 128 of 128: 0.65 -> 0.51; 32 of 512: 5% (twelve to thirty
- * alternating runs of a C driver). At 1024 records the radix sort was as
- * fast, so the network stops at GROVE__BQ_SMALL = 512.
+ * register below that. At 1024 records the radix sort was as fast, so the
+ * network stops at GROVE__BQ_SMALL = 512.
  * balltree_internal.h defines the result; a test checks it against the
  * definition. */
 #include "balltree_internal.h"
@@ -71,10 +67,7 @@ static inline AVX512 __attribute__((always_inline)) void keys(const uint64_t *sr
 }
 
 /* The bitonic network over v[0..regs). With regs a constant the loops
- * unroll and v lives in registers rather than in memory (d = 3, one
- * thread, the median of 20 alternating runs against the same loops over
- * an array: 64 batches of 256 points 7% faster, 128 of 128 9%, 32 of 512
- * 10%). */
+ * unroll and v lives in registers rather than in memory. */
 static inline AVX512 __attribute__((always_inline)) void network(__m512i *v, size_t regs)
 {
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);

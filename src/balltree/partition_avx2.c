@@ -1,0 +1,66 @@
+/* The packed builder's list partition in AVX2 (partition.c has the
+ * portable loop and the definition), and the lane-packing table of
+ * avx2_pack.h. */
+#include "balltree_internal.h"
+
+#if GROVE__HAVE_TARGETS
+#include <immintrin.h>
+#include "avx2_pack.h"
+
+#define PACK4(a, b, c, d) {2 * (a), 2 * (a) + 1, 2 * (b), 2 * (b) + 1, 2 * (c), 2 * (c) + 1, 2 * (d), 2 * (d) + 1}
+const int32_t grove__bt_pack64[16][8] = {
+    PACK4(0, 0, 0, 0), PACK4(0, 0, 0, 0), PACK4(1, 0, 0, 0), PACK4(0, 1, 0, 0),
+    PACK4(2, 0, 0, 0), PACK4(0, 2, 0, 0), PACK4(1, 2, 0, 0), PACK4(0, 1, 2, 0),
+    PACK4(3, 0, 0, 0), PACK4(0, 3, 0, 0), PACK4(1, 3, 0, 0), PACK4(0, 1, 3, 0),
+    PACK4(2, 3, 0, 0), PACK4(0, 2, 3, 0), PACK4(1, 2, 3, 0), PACK4(0, 1, 2, 3),
+};
+#undef PACK4
+
+/* Four records at a time: the ranks are below 2^32, so the signed 64-bit
+ * compare is exact. */
+__attribute__((target("avx2,popcnt"))) static void partition_avx2(const uint64_t *restrict src,
+                                                                  uint64_t *restrict dst, size_t k, size_t h,
+                                                                  int shift, uint64_t mask, uint64_t pivot)
+{
+    const __m128i count = _mm_cvtsi32_si128(shift);
+    const __m256i vmask = _mm256_set1_epi64x((long long)mask), vpivot = _mm256_set1_epi64x((long long)pivot);
+    size_t l = 0, r = h, i = 0;
+    for (; i + 4 <= k && l + 4 <= h && r + 4 <= k; i += 4) { /* plain stores, no branch */
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(src + i));
+        __m256i rank = _mm256_and_si256(_mm256_srl_epi64(v, count), vmask);
+        unsigned left = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(vpivot, rank)));
+        unsigned nl = (unsigned)__builtin_popcount(left);
+        _mm256_storeu_si256((__m256i *)(void *)(dst + l), grove__bt_pack(v, left));
+        _mm256_storeu_si256((__m256i *)(void *)(dst + r), grove__bt_pack(v, left ^ 15));
+        l += nl;
+        r += 4 - nl;
+    }
+    /* Near a side's end, masked stores while many records are left (one
+     * side can fill long before the other), scalar for the last few. */
+    for (; i + 16 <= k; i += 4) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(src + i));
+        __m256i rank = _mm256_and_si256(_mm256_srl_epi64(v, count), vmask);
+        unsigned left = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(vpivot, rank)));
+        unsigned nl = (unsigned)__builtin_popcount(left), nr = 4 - nl;
+        grove__bt_put64(dst + l, grove__bt_pack(v, left), nl, h - l);
+        grove__bt_put64(dst + r, grove__bt_pack(v, left ^ 15), nr, k - r);
+        l += nl;
+        r += nr;
+    }
+    for (; i < k; i++) {
+        uint64_t e = src[i];
+        size_t right = grove__bp_rank(e, shift, mask) >= pivot;
+        dst[right ? r : l] = e;
+        l += 1 - right;
+        r += right;
+    }
+}
+
+grove__bp_partition_fn *grove__bp_partition_avx2(void)
+{
+    grove__cpu_features cpu = grove__cpu();
+    return cpu.avx2 && cpu.popcnt ? partition_avx2 : NULL;
+}
+#else
+grove__bp_partition_fn *grove__bp_partition_avx2(void) { return NULL; }
+#endif
