@@ -22,7 +22,7 @@ mkdir "$stage/empty"
 cp "$sdist" "$stage/empty/"
 "$PYTHON" -m venv "$stage/from-sdist"
 start=$(date +%s)
-(cd "$stage/empty" && "$stage/from-sdist/bin/pip" install --quiet "grove-$version.tar.gz")
+(cd "$stage/empty" && "$stage/from-sdist/bin/pip" install --quiet --no-cache-dir "grove-$version.tar.gz")
 echo "package_check: pip install of the sdist took $(($(date +%s) - start)) s"
 (cd "$stage/empty" && PATH="$stage/from-sdist/bin:$PATH" "$stage/from-sdist/bin/python" "$root/tests/package_smoke.py")
 
@@ -44,5 +44,5 @@ if PATH="$nocc" command -v cc gcc clang >/dev/null 2>&1; then
     echo "package_check: a compiler is still on the PATH" >&2; exit 1
 fi
 cp "$wheel" "$stage/empty/"
-(cd "$stage/empty" && PATH="$nocc" pip install --quiet "$(basename "$wheel")")
+(cd "$stage/empty" && PATH="$nocc" pip install --quiet --no-cache-dir "$(basename "$wheel")")
 (cd "$stage/empty" && PATH="$nocc" python "$root/tests/package_smoke.py")
