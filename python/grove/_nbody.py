@@ -232,8 +232,8 @@ class NBody(Handle):
     def snapshots(self, every: int, count: int) -> Iterator[Snapshot]:
         """Step `every` steps, yield a snapshot, `count` times. Ctrl-C
         stops it as it stops ``step``: KeyboardInterrupt within a second,
-        the state that after the last whole step, so the simulation goes
-        on (``step``, ``snapshots``, ``checkpoint``) as if never stopped."""
+        with the state of the last whole step, so the simulation goes on
+        (``step``, ``snapshots``, ``checkpoint``) as if never stopped."""
         for _ in range(count):
             self.step(every)
             yield self.snapshot()
