@@ -1,5 +1,5 @@
-/* grove nbody [--ic plummer|cold|merger --n N --seed S | --input SNAP] --dt DT --steps K
- *             --theta T --softening E [--snapshot-every M] --out DIR [--render] [--resume] */
+/* grove nbody [--ic plummer|cold|merger --n N --seed S | --input SNAP] [--dt DT] --steps K
+ *             [--theta T] [--softening E] [--snapshot-every M] --out DIR [--tipsy] [--render] [--resume] */
 #include "command.h"
 
 #include <errno.h>
@@ -24,9 +24,11 @@ static const char usage[] =
     "  --raw-forces      keep the tree forces' small net force (by default it is removed, so the\n"
     "                    total momentum is conserved to rounding)\n"
     "  --snapshot-every M  write DIR/snap_STEP.npy (and .tipsy, .png) and a checkpoint every M steps\n"
+    "  --tipsy           also write each snapshot as big-endian tipsy (phi = each particle's potential)\n"
     "  --render          also write a PNG density projection with every snapshot, a square of\n"
     "                    side L (--render-extent, default 8 length units) about the centre of mass\n"
-    "  --resume          continue from DIR/checkpoint.grove (its parameters win) up to step K\n"
+    "  --resume          continue from DIR/checkpoint.grove up to step K with the run's own settings;\n"
+    "                    a setting given again must agree with the checkpoint's (else status 2)\n"
     "DIR is made once the start works. Ctrl-C or SIGTERM stops before the next step; the last\n"
     "checkpoint stays whole, so --resume continues from it.\n";
 
@@ -38,6 +40,10 @@ typedef struct nbody_args {
     double render_extent;
     bool have_steps, render, resume, tipsy, raw_forces;
     grove_nbody_params params;
+    /* Which settings the command line gives (a resumed run checks them). */
+    struct {
+        bool ic, n, seed, input, dt, eta, theta, softening, G, snapshot_every, report_every, render_extent;
+    } given;
     /* The run: the simulation, whether it resumed, its first and last
      * diagnostics and energy, the time spent setting up. */
     grove_nbody *sim;
@@ -150,7 +156,7 @@ static grove_status write_outputs(const nbody_args *a, const grove_nbody *sim)
     /* After a signal no more files are begun: the run stops at its next step. */
     if (s == GROVE_OK && a->tipsy && !cli_interrupted()) {
         snprintf(name, sizeof name, "snap_%06llu.tipsy", (unsigned long long)d.step);
-        s = grove_tipsy_write(out_path(a, path, sizeof path, name), n, d.time, x, v, m,
+        s = grove_tipsy_write(out_path(a, path, sizeof path, name), n, d.time, x, v, m, grove_nbody_potentials(sim),
                               grove_nbody_get_params(sim)->gravity.softening, 1);
     }
     if (s == GROVE_OK && a->render && !cli_interrupted()) {
@@ -173,6 +179,131 @@ static void report(const grove_nbody_diag *d, double e0)
     printf("step %6llu  t %9.4f  E %.10f  dE/E %+.3e  |P| %.3e  |L| %.6e\n", (unsigned long long)d->step, d->time,
            d->energy, e0 != 0 ? (d->energy - e0) / fabs(e0) : 0.0, norm3(d->momentum), norm3(d->angular_momentum));
     fflush(stdout);
+}
+
+/* The run settings a checkpoint carries besides the library's parameters
+ * (dt, eta, theta, softening, G and --raw-forces are in its header): how
+ * the run started and its outputs, as text in the checkpoint's
+ * application data, so that --resume restores them. */
+#define SETTINGS_OUT \
+    "grove nbody settings 1\nstart %s\nseed %llu\nsnapshot-every %zu\nreport-every %zu\ntipsy %d\nrender %d\n" \
+    "render-extent %a\n"
+#define SETTINGS_IN \
+    "grove nbody settings 1 start %7s seed %llu snapshot-every %zu report-every %zu tipsy %d render %d " \
+    "render-extent %la%n"
+
+/* How the run started: an IC kind, or "input" for a snapshot. */
+static const char *start_kind(const nbody_args *a) { return a->input.path ? "input" : a->ic; }
+
+static grove_status keep_settings(const nbody_args *a)
+{
+    char text[512];
+    int len = snprintf(text, sizeof text, SETTINGS_OUT, start_kind(a), (unsigned long long)a->seed, a->snapshot_every,
+                       a->report_every, a->tipsy, a->render, a->render_extent);
+    return grove_nbody_set_app_data(a->sim, text, (size_t)len);
+}
+
+/* The shortest text that reads back as x. */
+static void number_text(double x, char *buf, size_t cap)
+{
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(buf, cap, "%.*g", digits, x);
+        if (strtod(buf, NULL) == x) return;
+    }
+}
+
+/* A setting given again on a resumed run's command line agrees with the
+ * checkpoint's, or the usage error is printed: "FLAG[ MINE] disagrees with
+ * CHECKPOINT, whose run has THEIRS". mine is NULL for a flag without a
+ * value. */
+static bool agree(const nbody_args *a, const char *flag, bool given, bool same, const char *mine, const char *theirs)
+{
+    if (!given || same) return true;
+    cli_error("nbody", "%s%s%s disagrees with %s, whose run has %s: leave %s out to resume with the run's own, "
+              "or use another --out for a new run", flag, mine ? " " : "", mine ? mine : "", a->checkpoint, theirs,
+              flag);
+    return false;
+}
+
+static bool agree_number(const nbody_args *a, const char *flag, bool given, double mine, double theirs)
+{
+    char m[32], t[32], phrase[64];
+    number_text(mine, m, sizeof m);
+    number_text(theirs, t, sizeof t);
+    snprintf(phrase, sizeof phrase, "%s %s", flag, t);
+    return agree(a, flag, given, mine == theirs, m, phrase);
+}
+
+static bool agree_count(const nbody_args *a, const char *flag, bool given, unsigned long long mine,
+                        unsigned long long theirs)
+{
+    char m[24], phrase[64];
+    snprintf(m, sizeof m, "%llu", mine);
+    snprintf(phrase, sizeof phrase, "%s %llu", flag, theirs);
+    return agree(a, flag, given, mine == theirs, m, phrase);
+}
+
+static bool agree_flag(const nbody_args *a, const char *flag, bool given, bool theirs)
+{
+    char phrase[64];
+    snprintf(phrase, sizeof phrase, "no %s", flag);
+    return agree(a, flag, given, theirs, NULL, phrase);
+}
+
+/* A resumed run: the settings the command line gives again must agree with
+ * the checkpoint's, and those it leaves out are the checkpoint's. A
+ * checkpoint from before version 4 keeps only the library's parameters:
+ * the output settings are then the command line's. */
+static grove_status resume_settings(nbody_args *a, cli_run *run)
+{
+    const grove_nbody_params *p = grove_nbody_get_params(a->sim);
+    const grove_gravity_params *g = &p->gravity;
+    bool ok = agree_number(a, "--dt", a->given.dt, a->params.dt, p->dt) &&
+              agree_number(a, "--eta", a->given.eta, a->params.eta, p->eta) &&
+              agree_number(a, "--theta", a->given.theta, a->params.gravity.theta, g->theta) &&
+              agree_number(a, "--softening", a->given.softening, a->params.gravity.softening, g->softening) &&
+              agree_number(a, "--G", a->given.G, a->params.gravity.G, g->G) &&
+              agree_flag(a, "--raw-forces", a->raw_forces, !p->conserve_momentum);
+    if (!ok) return cli_run_usage(run);
+    size_t bytes;
+    const char *data = grove_nbody_app_data(a->sim, &bytes);
+    if (!data) return GROVE_OK;
+    char text[512], start[8] = "";
+    unsigned long long seed = 0;
+    size_t every = 0, report = 0;
+    int tipsy = 0, render = 0, end = -1;
+    double extent = 0;
+    if (bytes < sizeof text) {
+        memcpy(text, data, bytes);
+        text[bytes] = '\0';
+        if (sscanf(text, SETTINGS_IN, start, &seed, &every, &report, &tipsy, &render, &extent, &end) != 7) end = -1;
+    }
+    bool from_ic = strcmp(start, "plummer") == 0 || strcmp(start, "cold") == 0 || strcmp(start, "merger") == 0;
+    if (end < 0 || (size_t)end + 1 != bytes || (!from_ic && strcmp(start, "input") != 0) || (unsigned)tipsy > 1 ||
+        (unsigned)render > 1 || !(extent > 0) || !isfinite(extent)) {
+        cli_note_error("%s: the run settings it keeps cannot be read: the file was not written by grove nbody",
+                       a->checkpoint);
+        return GROVE_PARSE_ERROR;
+    }
+    /* The start: the same IC kind, or a snapshot (whose path is not kept). */
+    char began[32];
+    snprintf(began, sizeof began, "%s%s", from_ic ? "--ic " : "--input (a snapshot)", from_ic ? start : "");
+    ok = agree(a, "--ic", a->given.ic, from_ic && strcmp(a->ic, start) == 0, a->ic, began) &&
+         agree(a, "--input", a->given.input, !from_ic, a->input.path, began) &&
+         (!from_ic || (agree_count(a, "--n", a->given.n, a->n, grove_nbody_count(a->sim)) &&
+                       agree_count(a, "--seed", a->given.seed, a->seed, seed))) &&
+         agree_count(a, "--snapshot-every", a->given.snapshot_every, a->snapshot_every, every) &&
+         agree_count(a, "--report-every", a->given.report_every, a->report_every, report) &&
+         agree_flag(a, "--tipsy", a->tipsy, tipsy) && agree_flag(a, "--render", a->render, render) &&
+         agree_number(a, "--render-extent", a->given.render_extent, a->render_extent, extent);
+    if (!ok) return cli_run_usage(run);
+    a->snapshot_every = every;
+    a->report_every = report;
+    a->tipsy = tipsy;
+    a->render = render;
+    a->render_extent = extent;
+    a->seed = seed;
+    return GROVE_OK;
 }
 
 static bool check(void *state)
@@ -260,6 +391,8 @@ static grove_status run(void *state, cli_run *run)
     if (s == GROVE_OK && !make_out(a)) s = GROVE_IO_ERROR;
     /* Failures name the file the run started from. */
     run->fail_path = a->resumed ? out_path(a, a->checkpoint, sizeof a->checkpoint, "checkpoint.grove") : a->input.path;
+    if (s == GROVE_OK && a->resumed) s = resume_settings(a, run);
+    if (s == GROVE_OK) s = keep_settings(a);
     if (s == GROVE_OK) s = grove_nbody_diagnostics(a->sim, &a->d0);
     if (s == GROVE_OK) s = simulate(a, run);
     if (s != GROVE_OK) return s;
@@ -323,22 +456,22 @@ int cmd_nbody(int argc, char **argv)
     a.params.gravity.softening = 0.01;
     a.render_extent = 8;
     const cli_opt opts[] = {
-        {"--ic", OPT_STRING, &a.ic, NULL, CLI_ANY},
-        {"--n", OPT_SIZE, &a.n, NULL, CLI_ANY},
-        {"--seed", OPT_U64, &a.seed, NULL, CLI_ANY},
-        {"--input", OPT_INPUT, &a.input, NULL, CLI_ANY},
-        {"--dt", OPT_DOUBLE, &a.params.dt, NULL, CLI_ABOVE(0)},
-        {"--eta", OPT_DOUBLE, &a.params.eta, NULL, CLI_AT_LEAST(0)},
+        {"--ic", OPT_STRING, &a.ic, &a.given.ic, CLI_ANY},
+        {"--n", OPT_SIZE, &a.n, &a.given.n, CLI_ANY},
+        {"--seed", OPT_U64, &a.seed, &a.given.seed, CLI_ANY},
+        {"--input", OPT_INPUT, &a.input, &a.given.input, CLI_ANY},
+        {"--dt", OPT_DOUBLE, &a.params.dt, &a.given.dt, CLI_ABOVE(0)},
+        {"--eta", OPT_DOUBLE, &a.params.eta, &a.given.eta, CLI_AT_LEAST(0)},
         {"--steps", OPT_U64, &a.steps, &a.have_steps, CLI_ANY},
-        {"--theta", OPT_DOUBLE, &a.params.gravity.theta, NULL, CLI_BETWEEN(0, 1)},
-        {"--softening|--eps", OPT_DOUBLE, &a.params.gravity.softening, NULL, CLI_AT_LEAST(0)},
-        {"--G", OPT_DOUBLE, &a.params.gravity.G, NULL, CLI_ABOVE(0)},
-        {"--snapshot-every", OPT_SIZE, &a.snapshot_every, NULL, CLI_ANY},
-        {"--report-every", OPT_SIZE, &a.report_every, NULL, CLI_ANY},
+        {"--theta", OPT_DOUBLE, &a.params.gravity.theta, &a.given.theta, CLI_BETWEEN(0, 1)},
+        {"--softening|--eps", OPT_DOUBLE, &a.params.gravity.softening, &a.given.softening, CLI_AT_LEAST(0)},
+        {"--G", OPT_DOUBLE, &a.params.gravity.G, &a.given.G, CLI_ABOVE(0)},
+        {"--snapshot-every", OPT_SIZE, &a.snapshot_every, &a.given.snapshot_every, CLI_ANY},
+        {"--report-every", OPT_SIZE, &a.report_every, &a.given.report_every, CLI_ANY},
         {"--out", OPT_STRING, &a.out, NULL, CLI_ANY},
         {"--tipsy", OPT_FLAG, &a.tipsy, NULL, CLI_ANY},
         {"--render", OPT_FLAG, &a.render, NULL, CLI_ANY},
-        {"--render-extent", OPT_DOUBLE, &a.render_extent, NULL, CLI_ABOVE(0)},
+        {"--render-extent", OPT_DOUBLE, &a.render_extent, &a.given.render_extent, CLI_ABOVE(0)},
         {"--resume", OPT_FLAG, &a.resume, NULL, CLI_ANY},
         {"--raw-forces", OPT_FLAG, &a.raw_forces, NULL, CLI_ANY},
     };

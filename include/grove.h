@@ -1098,14 +1098,26 @@ GROVE_API const double *grove_nbody_accelerations(const grove_nbody *sim);
 GROVE_API const double *grove_nbody_potentials(const grove_nbody *sim);
 GROVE_API const grove_nbody_params *grove_nbody_get_params(const grove_nbody *sim);
 
+/* Application data: up to GROVE_NBODY_APP_DATA_MAX bytes the caller keeps
+ * with the state, copied in (bytes = 0 clears them). Every checkpoint
+ * written afterwards carries them and grove_nbody_checkpoint_read restores
+ * them, so a program resuming a run finds its own settings there (the CLI
+ * keeps its output settings, e.g. --snapshot-every). The library never
+ * reads them. grove_nbody_app_data returns them (NULL and *bytes = 0 when
+ * there are none), valid until the next call on sim. */
+#define GROVE_NBODY_APP_DATA_MAX 65536
+GROVE_API grove_status grove_nbody_set_app_data(grove_nbody *sim, const void *data, size_t bytes);
+GROVE_API const void *grove_nbody_app_data(const grove_nbody *sim, size_t *bytes);
+
 /* Checkpoints: the whole state (time, step count, params, positions,
- * velocities, masses) in double, written atomically (temporary file +
- * rename), so a killed run leaves the previous checkpoint intact. Resuming
- * from one reproduces the uninterrupted run bit for bit (the forces are a
- * deterministic function of the positions). Format version 3 carries a
+ * velocities, masses, application data) in double, written atomically
+ * (temporary file + rename), so a killed run leaves the previous
+ * checkpoint intact. Resuming from one reproduces the uninterrupted run
+ * bit for bit (the forces are a deterministic function of the positions).
+ * Format version 4 adds the application data; versions 3 and 4 carry a
  * CRC-32C of the file, checked on reading (a damaged file is refused with
- * GROVE_PARSE_ERROR naming it); versions 1 and 2, without one, are still
- * read. */
+ * GROVE_PARSE_ERROR naming it); versions 1 to 3 are still read (1 and 2
+ * without a checksum; none of them with application data). */
 GROVE_API grove_status grove_nbody_checkpoint_write(const grove_nbody *sim, const char *path);
 GROVE_API grove_status grove_nbody_checkpoint_read(const char *path, const grove_options *options,
                                                    grove_nbody **out);
@@ -1155,11 +1167,14 @@ GROVE_API void grove_snapshot_free(grove_snapshot *snap);
 GROVE_API grove_status grove_tipsy_read(const char *path, grove_snapshot *out);
 GROVE_API grove_status grove_tipsy_read_mem(const void *buf, size_t len, const char *name,
                                             grove_snapshot *out);
-/* Write dark-matter particles (eps = softening, phi = 0) as float32,
- * big-endian when big_endian is nonzero (standard tipsy), else little
- * endian; atomic like grove_npy_write. */
+/* Write dark-matter particles as float32 (eps = softening; phi = the n
+ * potentials, per unit mass, or 0 for every particle when phi is NULL;
+ * grove_nbody_potentials gives a simulation's), big-endian when big_endian
+ * is nonzero (standard tipsy), else little endian; atomic like
+ * grove_npy_write. */
 GROVE_API grove_status grove_tipsy_write(const char *path, size_t n, double time, const double *pos,
-                                         const double *vel, const double *mass, double softening, int big_endian);
+                                         const double *vel, const double *mass, const double *phi,
+                                         double softening, int big_endian);
 
 /* Density projection onto the x-y plane as an 8-bit PNG (libpng): mass per
  * pixel over a square of side `extent` centred on `center`, log-scaled over

@@ -147,7 +147,7 @@ TEST(cli_fof_tipsy_and_csv)
     enum { N = 3000 };
     double *pos = malloc(N * 3 * sizeof *pos), *vel = malloc(N * 3 * sizeof *vel), *mass = malloc(N * sizeof *mass);
     snapshot(N, 9, pos, vel, mass);
-    CHECK_OK(grove_tipsy_write(test_path("fof.tipsy"), N, 0.5, pos, vel, mass, 0.01, 1));
+    CHECK_OK(grove_tipsy_write(test_path("fof.tipsy"), N, 0.5, pos, vel, mass, NULL, 0.01, 1));
     /* What the file holds (float32 values), as the CLI reads it. */
     grove_snapshot snap = {0};
     REQUIRE_OK(grove_tipsy_read(test_path("fof.tipsy"), &snap));

@@ -214,12 +214,25 @@ TEST(nbody_checkpoint_rejects_hostile_files)
     CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("nan.ckpt", bad, sizeof bad), NULL, &back),
                 GROVE_PARSE_ERROR, "not finite");
     CHECK(back == NULL);
-    /* version 4 is from the future */
-    uint32_t version = 4;
+    /* version 5 is from the future */
+    uint32_t version = 5;
     memcpy(bad, buf, sizeof buf);
     memcpy(bad + 8, &version, 4);
-    CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("v4.ckpt", bad, sizeof bad), NULL, &back),
-                GROVE_UNSUPPORTED, "version 4");
+    CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("v5.ckpt", bad, sizeof bad), NULL, &back),
+                GROVE_UNSUPPORTED, "version 5");
+    /* version 3 (a checksum, no application data: its length field at byte
+     * 108 is zero) is read; a length there is damage */
+    version = 3;
+    memcpy(bad + 8, &version, 4);
+    reseal(bad, sizeof bad);
+    REQUIRE_OK(grove_nbody_checkpoint_read(test_write_file("v3.ckpt", bad, sizeof bad), NULL, &back));
+    CHECK(grove_nbody_count(back) == 50 && grove_nbody_app_data(back, NULL) == NULL);
+    grove_nbody_free(back);
+    bad[108] = 1;
+    reseal(bad, sizeof bad);
+    CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("v3app.ckpt", bad, sizeof bad), NULL, &back),
+                GROVE_PARSE_ERROR, "header byte 108");
+    memcpy(bad, buf, sizeof buf);
     /* versions 1 and 2 have no checksum (zeros from byte 104 on) and are
      * read; version 1 also has zeros where version 2 keeps
      * conserve_momentum, and resumes without the net-force removal */
@@ -240,6 +253,158 @@ TEST(nbody_checkpoint_rejects_hostile_files)
     REQUIRE_OK(grove_nbody_checkpoint_read(test_write_file("v1.ckpt", bad, sizeof bad), NULL, &back));
     CHECK(grove_nbody_get_params(back)->conserve_momentum == 0 && grove_nbody_count(back) == 50);
     grove_nbody_free(back);
+}
+
+/* Application data rides in the checkpoint (format 4, between the header
+ * and the state) and comes back byte for byte; a length beyond the file
+ * is refused. */
+TEST(nbody_checkpoint_keeps_application_data)
+{
+    grove_nbody *sim = plummer_sim(40, 2, 0.5, 0.01), *back = NULL;
+    REQUIRE(sim);
+    size_t bytes = 1;
+    CHECK(grove_nbody_app_data(sim, &bytes) == NULL && bytes == 0);
+    const char note[] = "snapshot-every 20";
+    REQUIRE_OK(grove_nbody_set_app_data(sim, note, sizeof note));
+    CHECK_FAILS(grove_nbody_set_app_data(sim, note, GROVE_NBODY_APP_DATA_MAX + 1), GROVE_INVALID_ARGUMENT, "at most");
+    const char *path = test_path("app.ckpt");
+    REQUIRE_OK(grove_nbody_checkpoint_write(sim, path));
+    REQUIRE_OK(grove_nbody_checkpoint_read(path, NULL, &back));
+    const char *got = grove_nbody_app_data(back, &bytes);
+    CHECK(got && bytes == sizeof note && memcmp(got, note, sizeof note) == 0);
+    CHECK(memcmp(grove_nbody_positions(sim), grove_nbody_positions(back), 3 * 40 * sizeof(double)) == 0);
+    grove_nbody_free(back);
+    unsigned char buf[128 + sizeof note + 7 * 40 * 8];
+    FILE *f = fopen(path, "rb");
+    REQUIRE(f && fread(buf, 1, sizeof buf, f) == sizeof buf);
+    fclose(f);
+    uint32_t version, app = 1000;
+    memcpy(&version, buf + 8, 4);
+    CHECK(version == 4);
+    memcpy(buf + 108, &app, 4);
+    reseal(buf, sizeof buf);
+    CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("app_long.ckpt", buf, sizeof buf), NULL, &back),
+                GROVE_PARSE_ERROR, "does not match the file size");
+    REQUIRE_OK(grove_nbody_set_app_data(sim, NULL, 0));
+    CHECK(grove_nbody_app_data(sim, &bytes) == NULL && bytes == 0);
+    grove_nbody_free(sim);
+}
+
+static float big_endian_f32(const unsigned char *p)
+{
+    uint32_t u = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    float x;
+    memcpy(&x, &u, 4);
+    return x;
+}
+
+/* grove nbody --tipsy: phi is each particle's potential at the snapshot's
+ * time, the one grove_gravity gives for the snapshot's positions, to
+ * float32 rounding, and 1/2 sum m phi is the run's potential energy. */
+TEST(nbody_cli_tipsy_phi_is_the_potential)
+{
+    char args[2048];
+    const char *dir = test_path("phi");
+    snprintf(args, sizeof args, "nbody --ic plummer --n 500 --seed 2 --dt 0.01 --steps 3 --theta 0.6 "
+             "--softening 0.02 --tipsy --out %s --quiet", dir);
+    REQUIRE(test_grove(args, NULL) == 0);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/snap_000003.npy", dir);
+    grove_array snap = {0};
+    REQUIRE_OK(grove_npy_read(path, &snap));
+    size_t n = snap.shape[0];
+    REQUIRE(n == 500 && snap.shape[1] == 7);
+    const double *row = snap.data;
+    double *x = malloc(4 * n * sizeof *x), *acc = malloc(3 * n * sizeof *acc), *pot = malloc(n * sizeof *pot);
+    double *m = x + 3 * n;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(x + 3 * i, row + 7 * i, 3 * sizeof *x);
+        m[i] = row[7 * i + 6];
+    }
+    grove_gravity_params p;
+    grove_gravity_params_init(&p);
+    p.theta = 0.6;
+    p.softening = 0.02;
+    REQUIRE_OK(grove_gravity(grove_points_f64(x, n, 3), m, &p, acc, pot, NULL, NULL));
+    snprintf(path, sizeof path, "%s/snap_000003.tipsy", dir);
+    FILE *f = fopen(path, "rb");
+    size_t len = 32 + 36 * n;
+    unsigned char *file = malloc(len + 1);
+    REQUIRE(f && fread(file, 1, len + 1, f) == len);
+    fclose(f);
+    double w = 0;
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *r = file + 32 + 36 * i;
+        float phi = big_endian_f32(r + 32);
+        wrong += phi != (float)pot[i] || big_endian_f32(r + 28) != 0.02f || big_endian_f32(r) != (float)m[i];
+        w += 0.5 * m[i] * phi;
+    }
+    CHECK_MSG(wrong == 0, "%zu particles' phi, eps or mass differ", wrong);
+    grove_nbody *sim = NULL;
+    snprintf(path, sizeof path, "%s/checkpoint.grove", dir);
+    REQUIRE_OK(grove_nbody_checkpoint_read(path, NULL, &sim));
+    grove_nbody_diag d;
+    REQUIRE_OK(grove_nbody_diagnostics(sim, &d));
+    CHECK_MSG(d.step == 3 && fabs(w - d.potential) < 1e-6 * fabs(d.potential), "W %.9g from phi, %.9g", w,
+              d.potential);
+    grove_nbody_free(sim);
+    free(file);
+    free(x);
+    free(acc);
+    free(pot);
+    grove_array_free(&snap);
+}
+
+/* The files of two --out folders: the same names, each the same bytes. */
+static bool same_folders(const char *a, const char *b)
+{
+    char command[2048];
+    snprintf(command, sizeof command, "diff -r '%s' '%s'", a, b);
+    return test_run(command, NULL) == 0;
+}
+
+/* A 200-step run checkpointed at step 100 and resumed with --resume alone
+ * writes the uninterrupted run's snapshots (npy and tipsy), byte for byte:
+ * the checkpoint carries --snapshot-every and --tipsy. A setting given
+ * again must agree with the checkpoint's: a different one is a usage
+ * error naming both values, the same one is accepted. */
+TEST(nbody_cli_resume_restores_the_run_settings)
+{
+    char args[2048], *out = NULL;
+    const char *common = "--ic plummer --n 200 --seed 4 --dt 0.01 --theta 0.6 --snapshot-every 20 --tipsy --quiet";
+    const char *full = test_path("set_full"), *half = test_path("set_half");
+    snprintf(args, sizeof args, "nbody %s --steps 200 --out %s", common, full);
+    REQUIRE(test_grove(args, NULL) == 0);
+    snprintf(args, sizeof args, "nbody %s --steps 100 --out %s", common, half);
+    REQUIRE(test_grove(args, NULL) == 0);
+    snprintf(args, sizeof args, "nbody --steps 200 --out %s --resume --quiet", half);
+    REQUIRE(test_grove(args, NULL) == 0);
+    char file[1024];
+    snprintf(file, sizeof file, "%s/snap_000180.tipsy", half);
+    CHECK(access(file, F_OK) == 0);
+    CHECK_MSG(same_folders(full, half), "the resumed run's files differ from the uninterrupted run's");
+    const char *refused[][2] = {
+        {"--snapshot-every 30", "--snapshot-every 30 disagrees with "},
+        {"--dt 0.02", "whose run has --dt 0.01"},
+        {"--render", "whose run has no --render"},
+        {"--ic cold", "whose run has --ic plummer"},
+        {"--seed 5", "whose run has --seed 4"},
+        {"--raw-forces", "no --raw-forces"},
+    };
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+        snprintf(args, sizeof args, "nbody --steps 220 --out %s --resume %s", half, refused[k][0]);
+        CHECK(test_grove(args, &out) == 2);
+        const char *nl = strchr(out, '\n');
+        CHECK_MSG(strstr(out, refused[k][1]) && strstr(out, "checkpoint.grove") && nl && nl[1] == '\0', "%s: %s",
+                  refused[k][0], out);
+        free(out);
+    }
+    snprintf(args, sizeof args, "nbody %s --steps 200 --out %s --resume --json", common, half);
+    REQUIRE(test_grove(args, &out) == 0);
+    CHECK(strstr(out, "\"resumed\": true") && strstr(out, "\"steps\": 0"));
+    free(out);
+    CHECK(same_folders(full, half));
 }
 
 TEST(nbody_initial_conditions)

@@ -67,7 +67,7 @@ TEST(tipsy_round_trip)
     REQUIRE_OK(grove_ic_generate(&ic, x, x + 3 * n, x + 6 * n));
     for (int big = 0; big < 2; big++) {
         const char *path = test_path(big ? "be.tipsy" : "le.tipsy");
-        REQUIRE_OK(grove_tipsy_write(path, n, 2.25, x, x + 3 * n, x + 6 * n, 0.01, big));
+        REQUIRE_OK(grove_tipsy_write(path, n, 2.25, x, x + 3 * n, x + 6 * n, NULL, 0.01, big));
         grove_snapshot s;
         REQUIRE_OK(grove_tipsy_read(path, &s));
         CHECK(s.n == n && s.time == 2.25);
@@ -83,7 +83,7 @@ TEST(tipsy_round_trip)
     fclose(f);
     CHECK(head[12] == 0 && head[15] == 3);
     /* n = 0 round trips too. */
-    REQUIRE_OK(grove_tipsy_write(test_path("empty.tipsy"), 0, 0, NULL, NULL, NULL, 0, 0));
+    REQUIRE_OK(grove_tipsy_write(test_path("empty.tipsy"), 0, 0, NULL, NULL, NULL, NULL, 0, 0));
     grove_snapshot s;
     CHECK_OK(grove_tipsy_read(test_path("empty.tipsy"), &s));
     CHECK(s.n == 0);

@@ -127,7 +127,7 @@ PROTOTYPES = {
     "grove_ic_generate": (_i, [_P(S.IcParams), _Ad, _Ad, _Ad]),
     "grove_snapshot_free": (None, [_P(S.Snapshot)]),
     "grove_tipsy_read": (_i, [_s, _P(S.Snapshot)]),
-    "grove_tipsy_write": (_i, [_s, _sz, _d, _Ad, _Ad, _Ad, _d, _i]),
+    "grove_tipsy_write": (_i, [_s, _sz, _d, _Ad, _Ad, _Ad, _Ad, _d, _i]),
     "grove_render_params_init": (None, [_P(S.RenderParams)]),
     "grove_render_png": (_i, [S.Points, _Ad, _P(S.RenderParams), _s]),
     # friends-of-friends

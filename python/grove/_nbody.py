@@ -56,12 +56,14 @@ class Diagnostics:
 @dataclass(frozen=True)
 class Snapshot:
     """Particles at a time: positions and velocities (n, 3), masses (n,),
-    float64 arrays owned by the snapshot."""
+    float64 arrays owned by the snapshot; potentials (n,), per unit mass,
+    when known (NBody.snapshot gives them, read_tipsy does not)."""
 
     time: float
     positions: np.ndarray
     velocities: np.ndarray
     masses: np.ndarray
+    potentials: np.ndarray | None = None
 
 
 def _gravity_params(theta: float | None, softening: float | None, G: float | None, leaf_size: int | None,
@@ -121,13 +123,15 @@ def read_tipsy(path: str | os.PathLike) -> Snapshot:
 def write_tipsy(path: str | os.PathLike, snapshot: Snapshot, *, softening: float = 0.0,
                 big_endian: bool = True) -> None:
     """Write a snapshot as tipsy dark-matter particles (float32; big endian,
-    "standard" tipsy, unless big_endian=False), atomically."""
+    "standard" tipsy, unless big_endian=False), atomically: eps = softening,
+    phi = the snapshot's potentials (0 when it has none)."""
     pos = fixed(snapshot.positions, np.float64, (None, 3), "positions")
     n = pos.shape[0]
     vel = fixed(snapshot.velocities, np.float64, (n, 3), "velocities")
     mass = fixed(snapshot.masses, np.float64, (n,), "masses")
+    phi = None if snapshot.potentials is None else fixed(snapshot.potentials, np.float64, (n,), "potentials")
     _clib.check(_clib.lib.grove_tipsy_write(os.fsencode(path), n, float(snapshot.time), address(pos), address(vel),
-                                            address(mass), float(softening), bool(big_endian)))
+                                            address(mass), address(phi), float(softening), bool(big_endian)))
 
 
 class NBody(Handle):
@@ -220,12 +224,16 @@ class NBody(Handle):
                            np.array(d.angular_momentum), np.array(d.com), d.mass)
 
     def snapshot(self) -> Snapshot:
-        """A copy of the current state (one step does not run in between)."""
+        """A copy of the current state with its potentials (those of the
+        current positions; one step does not run in between)."""
         with self._use():
-            return Snapshot(self.energies().time, self.positions, self.velocities, self.masses)
+            return Snapshot(self.energies().time, self.positions, self.velocities, self.masses, self.potentials)
 
     def snapshots(self, every: int, count: int) -> Iterator[Snapshot]:
-        """Step `every` steps, yield a snapshot, `count` times."""
+        """Step `every` steps, yield a snapshot, `count` times. Ctrl-C
+        stops it as it stops ``step``: KeyboardInterrupt within a second,
+        with the state of the last whole step, so the simulation goes on
+        (``step``, ``snapshots``, ``checkpoint``) as if never stopped."""
         for _ in range(count):
             self.step(every)
             yield self.snapshot()

@@ -169,7 +169,7 @@ static void store_f32(unsigned char *p, double x, bool swap)
 }
 
 grove_status grove_tipsy_write(const char *path, size_t n, double time, const double *pos, const double *vel,
-                               const double *mass, double softening, int big_endian)
+                               const double *mass, const double *phi, double softening, int big_endian)
 {
     grove__clear_error();
     if (!path) return grove__fail(GROVE_INVALID_ARGUMENT, "tipsy_write: path is NULL");
@@ -188,7 +188,7 @@ grove_status grove_tipsy_write(const char *path, size_t n, double time, const do
     for (size_t i = 0; i < n; i++) {
         unsigned char *r = buf + 32 + 4 * DARK_FLOATS * i;
         double v[DARK_FLOATS] = {mass[i],    pos[3 * i],     pos[3 * i + 1], pos[3 * i + 2], vel[3 * i],
-                                 vel[3 * i + 1], vel[3 * i + 2], softening,    0};
+                                 vel[3 * i + 1], vel[3 * i + 2], softening,    phi ? phi[i] : 0};
         for (int k = 0; k < DARK_FLOATS; k++) store_f32(r + 4 * k, v[k], swap);
     }
     grove_status s = grove__file_write_atomic(path, buf, bytes, NULL, 0);

@@ -1,22 +1,25 @@
 /* Checkpoints: a 128-byte header (magic, version, byte-order mark, n, step,
- * time, parameters, checksum) and the positions, velocities and masses in
- * native doubles, written atomically. Version 2 added conserve_momentum
- * after the version 1 fields; a version 1 header has zeros there, which is
- * what version 1 runs did (no correction). Version 3 added the CRC-32C of
- * the whole file (computed with the checksum field zero), so a damaged
- * file is refused instead of resuming into a different run. Versions 1 and
- * 2 carry no checksum and are still read; the header bytes their version
- * does not use must be zero, so a damaged version field is caught too. The
- * accelerations are not stored: they are a deterministic function of the
- * positions and are recomputed on reading, which is what makes a resumed
- * run bit-identical to an uninterrupted one. */
+ * time, parameters, checksum, application data length), the caller's
+ * application data, and the positions, velocities and masses in native
+ * doubles, written atomically. Version 2 added conserve_momentum after the
+ * version 1 fields; a version 1 header has zeros there, which is what
+ * version 1 runs did (no correction). Version 3 added the CRC-32C of the
+ * whole file (computed with the checksum field zero), so a damaged file is
+ * refused instead of resuming into a different run. Version 4 added the
+ * application data (grove_nbody_set_app_data: the CLI's run settings)
+ * between the header and the state. Versions 1 to 3 are still read (1 and
+ * 2 carry no checksum); the header bytes their version does not use must
+ * be zero, so a damaged version field is caught too. The accelerations are
+ * not stored: they are a deterministic function of the positions and are
+ * recomputed on reading, which is what makes a resumed run bit-identical
+ * to an uninterrupted one. */
 #include "sim_internal.h"
 
 #include "../io/io_internal.h"
 
 #include <math.h>
 
-enum { HEAD = 128, VERSION = 3 };
+enum { HEAD = 128, VERSION = 4 };
 static const char MAGIC[8] = {'G', 'R', 'O', 'V', 'E', 'N', 'B', '\0'};
 static const uint32_t BOM = 0x01020304u;
 
@@ -27,7 +30,8 @@ typedef struct ckpt_head {
     double time, dt, eta, theta, softening, G;
     uint64_t leaf_size, group_size;
     uint64_t conserve_momentum; /* 64 bits: no padding bytes in the header */
-    uint32_t crc, reserved;     /* version 3 */
+    uint32_t crc;               /* version 3 */
+    uint32_t app_bytes;         /* version 4: application data after the header */
 } ckpt_head;
 
 _Static_assert(sizeof(ckpt_head) <= HEAD, "checkpoint header must fit 128 bytes");
@@ -37,16 +41,18 @@ static size_t version_end(uint32_t version)
 {
     return version == 1 ? offsetof(ckpt_head, conserve_momentum)
            : version == 2 ? offsetof(ckpt_head, crc)
+           : version == 3 ? offsetof(ckpt_head, app_bytes)
                           : sizeof(ckpt_head);
 }
 
-/* The CRC-32C of a header (checksum field taken as zero) and body. */
-static uint32_t file_crc(const unsigned char *head, const void *body, size_t len)
+/* The CRC-32C of a file: its header (checksum field taken as zero), then
+ * the app_bytes of application data and the body that follow it. */
+static uint32_t file_crc(const unsigned char *head, size_t app_bytes, const void *body, size_t len)
 {
     unsigned char h[HEAD];
     memcpy(h, head, HEAD);
     memset(h + offsetof(ckpt_head, crc), 0, sizeof(uint32_t));
-    return grove__crc32c(grove__crc32c(0, h, HEAD), body, len);
+    return grove__crc32c(grove__crc32c(grove__crc32c(0, h, HEAD), head + HEAD, app_bytes), body, len);
 }
 
 grove_status grove_nbody_checkpoint_write(const grove_nbody *sim, const char *path)
@@ -56,17 +62,21 @@ grove_status grove_nbody_checkpoint_write(const grove_nbody *sim, const char *pa
     if (sim->failed)
         return grove__fail(GROVE_INVALID_ARGUMENT, "checkpoint: step %llu of this simulation failed, so its state "
                            "is not valid to save", (unsigned long long)(sim->step + 1));
-    unsigned char head[HEAD] = {0};
+    /* The header and the application data, one block written before the state. */
+    unsigned char *head = grove__calloc(HEAD + sim->app_bytes, 1, "checkpoint header");
+    if (!head) return GROVE_OUT_OF_MEMORY;
+    if (sim->app_bytes) memcpy(head + HEAD, sim->app, sim->app_bytes);
     const grove_nbody_params *p = &sim->params;
     ckpt_head h = {{0}, VERSION, BOM, sim->n, sim->step, sim->time, p->dt, p->eta, p->gravity.theta,
                    p->gravity.softening, p->gravity.G, p->gravity.leaf_size, p->gravity.group_size,
-                   p->conserve_momentum != 0, 0, 0};
+                   p->conserve_momentum != 0, 0, (uint32_t)sim->app_bytes};
     memcpy(h.magic, MAGIC, sizeof MAGIC);
     memcpy(head, &h, sizeof h);
     size_t body = 7 * sim->n * sizeof(double);
-    h.crc = file_crc(head, sim->pos, body);
+    h.crc = file_crc(head, sim->app_bytes, sim->pos, body);
     memcpy(head, &h, sizeof h);
-    grove_status s = grove__file_write_atomic(path, head, HEAD, sim->pos, body);
+    grove_status s = grove__file_write_atomic(path, head, HEAD + sim->app_bytes, sim->pos, body);
+    grove__free(head);
     if (s != GROVE_OK) grove__error_prefix(path);
     return s;
 }
@@ -80,16 +90,20 @@ static grove_status parse(const unsigned char *buf, size_t len, const grove_opti
     if (h.version < 1 || h.version > VERSION)
         return grove__fail(GROVE_UNSUPPORTED, "checkpoint version %u (this build reads 1 to %d)", h.version, VERSION);
     if (h.bom != BOM) return grove__fail(GROVE_UNSUPPORTED, "checkpoint written on a machine of the other byte order");
-    size_t body;
-    if (h.n > GROVE__OCT_MAX_N || !grove__mul_size((size_t)h.n, 7 * sizeof(double), &body) || len - HEAD != body)
-        return grove__fail(GROVE_PARSE_ERROR, "checkpoint header says %llu particles, which does not match the "
-                           "file size of %zu bytes", (unsigned long long)h.n, len);
     for (size_t k = version_end(h.version); k < HEAD; k++)
         if (buf[k])
             return grove__fail(GROVE_PARSE_ERROR, "checkpoint version %u has data in header byte %zu, which that "
                                "version leaves zero: the file is damaged", h.version, k);
+    size_t app = h.version >= 4 ? h.app_bytes : 0, body;
+    if (app > GROVE_NBODY_APP_DATA_MAX || len - HEAD < app)
+        return grove__fail(GROVE_PARSE_ERROR, "checkpoint header says %zu bytes of application data, more than "
+                           "%s", app, app > GROVE_NBODY_APP_DATA_MAX ? "a checkpoint holds" : "the file has");
+    if (h.n > GROVE__OCT_MAX_N || !grove__mul_size((size_t)h.n, 7 * sizeof(double), &body) || len - HEAD - app != body)
+        return grove__fail(GROVE_PARSE_ERROR, "checkpoint header says %llu particles, which does not match the "
+                           "file size of %zu bytes", (unsigned long long)h.n, len);
+    const unsigned char *state = buf + HEAD + app;
     if (h.version >= 3) {
-        uint32_t crc = file_crc(buf, buf + HEAD, body);
+        uint32_t crc = file_crc(buf, app, state, body);
         if (crc != h.crc)
             return grove__fail(GROVE_PARSE_ERROR, "checkpoint checksum mismatch (stored 0x%08x, computed 0x%08x): "
                                "the file is damaged", (unsigned)h.crc, (unsigned)crc);
@@ -109,8 +123,13 @@ static grove_status parse(const unsigned char *buf, size_t len, const grove_opti
     grove_status s = grove__nbody_params(&p, &p);
     if (s == GROVE_OK) s = grove__nbody_alloc((size_t)h.n, &p, &sim);
     if (s != GROVE_OK) return s;
+    s = grove_nbody_set_app_data(sim, buf + HEAD, app);
+    if (s != GROVE_OK) {
+        grove_nbody_free(sim);
+        return s;
+    }
     /* Copied before validating: buf need not be aligned for doubles. */
-    memcpy(sim->pos, buf + HEAD, body);
+    memcpy(sim->pos, state, body);
     sim->time = h.time;
     sim->step = h.step;
     size_t n = sim->n;

@@ -146,6 +146,7 @@ void grove_nbody_free(grove_nbody *sim)
 {
     if (!sim) return;
     grove__gravity_free(&sim->engine);
+    grove__free(sim->app);
     grove__free(sim->state);
     grove__free(sim);
 }
@@ -366,3 +367,29 @@ const double *grove_nbody_masses(const grove_nbody *sim) { return sim ? sim->mas
 const double *grove_nbody_accelerations(const grove_nbody *sim) { return sim ? sim->acc : NULL; }
 const double *grove_nbody_potentials(const grove_nbody *sim) { return sim ? sim->pot : NULL; }
 const grove_nbody_params *grove_nbody_get_params(const grove_nbody *sim) { return sim ? &sim->params : NULL; }
+
+grove_status grove_nbody_set_app_data(grove_nbody *sim, const void *data, size_t bytes)
+{
+    grove__clear_error();
+    if (!sim || (!data && bytes))
+        return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: %s is NULL", sim ? "data" : "sim");
+    if (bytes > GROVE_NBODY_APP_DATA_MAX)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: %zu bytes of application data; at most %d are kept",
+                           bytes, GROVE_NBODY_APP_DATA_MAX);
+    unsigned char *copy = NULL;
+    if (bytes) {
+        copy = grove__malloc(bytes, "nbody application data");
+        if (!copy) return GROVE_OUT_OF_MEMORY;
+        memcpy(copy, data, bytes);
+    }
+    grove__free(sim->app);
+    sim->app = copy;
+    sim->app_bytes = bytes;
+    return GROVE_OK;
+}
+
+const void *grove_nbody_app_data(const grove_nbody *sim, size_t *bytes)
+{
+    if (bytes) *bytes = sim ? sim->app_bytes : 0;
+    return sim ? sim->app : NULL;
+}

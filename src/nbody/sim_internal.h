@@ -15,6 +15,8 @@ struct grove_nbody {
     grove__gravity engine;  /* reused by every force evaluation */
     grove_gravity_stats stats;
     bool failed;            /* a step stopped half way: the state is not valid to go on */
+    unsigned char *app;     /* the caller's bytes kept with the state (grove_nbody_set_app_data) */
+    size_t app_bytes;
 };
 
 /* Validated params (NULL -> defaults). */

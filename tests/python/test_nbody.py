@@ -97,6 +97,21 @@ def test_tipsy_round_trip(tmp_path):
     assert np.allclose(back.masses, snap.masses, rtol=1e-6)
 
 
+def test_tipsy_phi_is_the_potential(tmp_path):
+    # NBody.snapshot carries the potentials and write_tipsy stores them as
+    # phi (float32); 1/2 sum m phi is the potential energy of energies().
+    with grove.NBody.from_ic("plummer", 500, seed=3, theta=0.6, softening=0.02, dt=0.01) as sim:
+        sim.step(3)
+        snap, diag = sim.snapshot(), sim.energies()
+    pot = grove.gravity(snap.positions, snap.masses, 0.6, 0.02, potentials=True)[1]
+    assert np.array_equal(snap.potentials, pot)
+    grove.write_tipsy(tmp_path / "s.tipsy", snap, softening=0.02)
+    records = np.fromfile(tmp_path / "s.tipsy", dtype=">f4", offset=32).reshape(500, 9)
+    assert np.array_equal(records[:, 8], pot.astype(np.float32)) and np.all(records[:, 7] == np.float32(0.02))
+    assert 0.5 * np.sum(snap.masses * records[:, 8]) == pytest.approx(diag.potential, rel=1e-6)
+    assert grove.read_tipsy(tmp_path / "s.tipsy").potentials is None
+
+
 def test_render_writes_a_png(tmp_path):
     with grove.NBody.from_ic("cold", 100) as sim:
         try:
