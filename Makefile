@@ -68,9 +68,10 @@ all: $(BUILD)/libgrove.a $(BUILD)/libgrove.so $(BUILD)/grove $(BUILD)/grove.pc
 EXACT_FP_OBJ := $(addprefix $(BUILD)/obj/src/,core/rng.o balltree/rotation.o)
 $(EXACT_FP_OBJ): LIB_CFLAGS += -ffp-contract=off
 
-# The ball tree builders (build.c and the headers it includes) with their
-# loops unrolled: their radix passes and record loops measured faster so.
-$(BUILD)/obj/src/balltree/build.o: LIB_CFLAGS += -funroll-loops
+# The ball tree builders with their loops unrolled: their radix passes and
+# record loops measured faster so.
+BUILDER_OBJ := $(addprefix $(BUILD)/obj/src/balltree/,presorted.o packed.o selecting.o)
+$(BUILDER_OBJ): LIB_CFLAGS += -funroll-loops
 
 $(BUILD)/obj/src/%.o: src/%.c Makefile
 	@mkdir -p $(dir $@)

@@ -350,7 +350,7 @@ TEST(balltree_relabelled_batches_and_clustered_keys)
     }
 }
 
-/* The packed builder's quantized records (src/balltree/build_quantized.h)
+/* The packed builder's quantized records (src/balltree/packed.c)
  * map each coordinate onto one of 2^bits values, and points crowded into
  * one value (a run) are ordered by their coordinates only where that
  * matters. Clusters much narrower than a value, at the low end, the high
@@ -422,7 +422,7 @@ TEST(balltree_quantized_runs_match_reference)
 
 /* d = 4 batches of 4097-16384 points take quantized fields of 12 bits,
  * fewer than their ids' 13 or 14 (2-4 points a field value; BQ_NARROW in
- * build_quantized.h), so every list has runs, sorted wherever their order
+ * plan.c), so every list has runs, sorted wherever their order
  * matters. Uniform points, points on a grid of 4096 values per dimension
  * (exact ties, broken by row), and uniform points with a cluster of 200
  * within 2^-30 of one place (one long run, below BQ_MAX_RUN), each

@@ -1,7 +1,7 @@
 /* Shared internals of the ball tree module: batch grouping (layout.c), the
- * plan (plan.h), the tree builders (build.c, build_tree.h, build_packed.h,
- * partition*.c, build_select.h, select_*.c), ball statistics (stats.c) and
- * rotations (rotation.c). */
+ * plan (plan.h), the tree builders (build.c, builder.h: presorted.c,
+ * packed.c, partition*.c, selecting.c, select_*.c), ball statistics
+ * (stats.c) and rotations (rotation.c). */
 #ifndef GROVE_BALLTREE_INTERNAL_H
 #define GROVE_BALLTREE_INTERNAL_H
 
@@ -62,7 +62,7 @@ void grove__bt_rotate_row(const double *rotation, grove_points points, size_t st
 static inline uint8_t grove__bt_lanes8(size_t left) { return left >= 8 ? 0xff : (uint8_t)((1u << left) - 1); }
 
 /* A packed record's rank in the dimension whose bits start at `shift`
- * (build_packed.h). */
+ * (packed.c). */
 static inline uint64_t grove__bp_rank(uint64_t e, int shift, uint64_t mask) { return e >> shift & mask; }
 /* Stable partition of src[0..k) into dst: records whose rank at `shift` is
  * below `pivot` to dst[0..h), the others (exactly k - h of them) to
@@ -76,7 +76,7 @@ grove__bp_partition_fn *grove__bp_partition_avx512(void);
 grove__bp_partition_fn *grove__bp_partition_avx2(void);
 
 /* The presort's streaming loops in AVX-512 (presort_avx512.c; the scalar
- * loops of build_tree.h are their definitions). Indexed [0] for float32
+ * loops of presorted_t.h are their definitions). Indexed [0] for float32
  * coordinates, [1] for float64.
  * keys:     a[i] = order-preserving key of the coordinate at base + i *
  *           stride, i < g (g >= 1), and the smallest and largest key;
@@ -87,7 +87,7 @@ grove__bp_partition_fn *grove__bp_partition_avx2(void);
 typedef void grove__bt_keys_fn(const char *base, size_t stride, size_t g, uint64_t *a, uint64_t *lo, uint64_t *hi);
 typedef size_t grove__bt_ids_runs_fn(const uint64_t *a, size_t g, bool runs, uint32_t *ids, uint64_t *starts);
 typedef void grove__bt_gather_fn(const char *base, size_t stride, const uint32_t *ids, size_t g, double *out);
-/* The quantized presort's first pass (build_quantized.h, which runs only
+/* The quantized presort's first pass (packed.c, which runs only
  * where these exist; the test spells the same definitions out in scalar
  * loops), over rows [a, b) of doubles, coordinate j of
  * row i at base + i * row + j * dim bytes, d <= GROVE__BQ_MAX_DIMS:
@@ -102,7 +102,7 @@ typedef bool grove__bq_extent_fn(const char *base, size_t row, size_t dim, size_
 typedef void grove__bq_records_fn(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b,
                                   const double *lo, const double *scale, const int *shift, uint64_t mask,
                                   uint64_t *src);
-/* The selecting builder's first pass (build_select.h, whose bs_init_rows
+/* The selecting builder's first pass (selecting.c, whose bs_init_rows
  * is the definition): rows [a, b) (b > a) of d <= 6 coordinates, `row`
  * bytes apart at base, float64 when `wide` (else float32): key[j * n + i]
  * the order-preserving key of coordinate j of row i, lo[j] and hi[j] the
@@ -110,11 +110,11 @@ typedef void grove__bq_records_fn(const char *base, size_t row, size_t dim, size
 typedef void grove__bs_keys_rows_fn(const char *base, size_t row, size_t d, size_t a, size_t b, bool wide,
                                     uint64_t *key, size_t n, uint64_t *lo, uint64_t *hi);
 /* The first i in [from, k) whose record l[i] has field value q at
- * `shift` ((l[i] >> shift & mask) == q), or k (build_quantized.h, bq_move). */
+ * `shift` ((l[i] >> shift & mask) == q), or k (packed.c, bq_move). */
 typedef size_t grove__bq_find_fn(const uint64_t *l, size_t from, size_t k, int shift, uint64_t mask, uint64_t q);
 /* The records src[0..m) (m <= GROVE__BQ_SMALL) into dst sorted by their
  * field (src[i] >> shift & mask, mask < 2^(32 - GROVE__BQ_SMALL_BITS)),
- * equal fields in src order (bitonic_avx512.c; build_quantized.h, bq_sort_list). */
+ * equal fields in src order (bitonic_avx512.c; packed.c, bq_sort_list). */
 #define GROVE__BQ_SMALL_BITS 9
 #define GROVE__BQ_SMALL (1 << GROVE__BQ_SMALL_BITS)
 typedef void grove__bq_sort_small_fn(const uint64_t *src, size_t m, int shift, uint64_t mask, uint64_t *dst);
@@ -134,7 +134,7 @@ typedef struct grove__bt_presort_kernels {
 /* False where the machine or compiler lacks AVX-512 (F, DQ, VL). */
 bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k);
 
-/* The selecting builder (build_select.h): a point as its key along one
+/* The selecting builder (selecting.c): a point as its key along one
  * dimension and its id, ordered by key, then id. */
 typedef struct grove__bs_pair {
     uint64_t key;
@@ -145,7 +145,7 @@ static inline bool grove__bs_less(grove__bs_pair a, grove__bs_pair b)
     return a.key < b.key || (a.key == b.key && a.id < b.id);
 }
 /* Dimensions the selecting builder takes: its leaves need 10-bit ranks
- * or more, d * 10 <= 64 (build.c). */
+ * or more, d * 10 <= 64 (plan.c). */
 #define GROVE__BS_MAX_DIMS 6
 /* A node's extent: the smallest and largest key in each dimension. */
 typedef struct grove__bs_extent {

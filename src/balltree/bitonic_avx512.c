@@ -1,4 +1,4 @@
-/* The quantized presort's sort of a short list (build_quantized.h,
+/* The quantized presort's sort of a short list (packed.c,
  * bq_sort_list) as a bitonic network in AVX-512 registers.
  *
  * A radix sort pays for its bins whatever the count: at 256 records and

@@ -1,4 +1,4 @@
-/* The packed builder's list partition (build_packed.h): the portable
+/* The packed builder's list partition (packed.c): the portable
  * loop; partition_avx512.c and partition_avx2.c have the vector versions
  * (the plan picks one). Tests compare each with the definition. */
 #include "balltree_internal.h"

@@ -10,11 +10,11 @@
 #include <stddef.h>
 
 /* The three builders; each gives the same bytes:
- * - presorted (build_tree.h): every dimension sorted once, lists
+ * - presorted (presorted.c): every dimension sorted once, lists
  *   partitioned node by node; the one that takes anything;
- * - packed (build_packed.h): batches of at most GROVE__BP_MAX_COUNT points
+ * - packed (packed.c): batches of at most GROVE__BP_MAX_COUNT points
  *   whose d ranks fit a 64-bit record;
- * - selecting (build_select.h): larger full-mode batches in a few
+ * - selecting (selecting.c): larger full-mode batches in a few
  *   dimensions, split by selection, whose nodes of at most leaf_max
  *   points go to the packed builder. */
 typedef enum grove__bt_builder { GROVE__BT_PRESORTED, GROVE__BT_PACKED, GROVE__BT_SELECTING } grove__bt_builder;
@@ -41,8 +41,8 @@ typedef struct grove__bt_plan {
     int bits;               /* packed: bits per rank of the largest batch */
     int leaf_bits;          /* selecting: bits per rank of its leaves, */
     size_t leaf_max;        /*   which have at most leaf_max points */
-    bool small_bits;        /* small full-mode subtrees as bit masks (small_bits.h) */
-    bool quantize;          /* packed records quantized where their fields fit (build_quantized.h) */
+    bool small_bits;        /* small full-mode subtrees as bit masks (packed.c, bb_*) */
+    bool quantize;          /* packed records quantized where their fields fit (packed.c, bq_*) */
     bool presort_avx512;    /* the presort's streaming loops in AVX-512 (presort_avx512.c) */
     grove__bt_isa partition_isa; /* the packed builder's list partition (partition.c) */
     grove__bt_isa select_isa;    /* the selecting builder's passes (select_*.c); portable: none */

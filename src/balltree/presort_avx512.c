@@ -1,5 +1,5 @@
-/* The presort's streaming loops in AVX-512 (build_tree.h, BT_(sort_all)
- * and the packed builder's BT_(presort_dim)): the order-preserving keys of
+/* The presort's streaming loops in AVX-512 (presorted_t.h, BT_(sort_all),
+ * and packed.c, bp_presort_val): the order-preserving keys of
  * one coordinate of every row with their smallest and largest, the ids
  * back out of the sorted entries with the runs of equal top bits, and the
  * coordinates gathered in sorted order. The scalar loops there are the
@@ -7,8 +7,8 @@
  * the ball tree tests without them too (GROVE_CPU=portable).
  *
  * Also the quantized presort's extent, records and find
- * (build_quantized.h), and the selecting builder's keys of every row
- * (build_select.h, bs_init_rows): balltree_internal.h defines them, and
+ * (packed.c), and the selecting builder's keys of every row
+ * (selecting.c, bs_init_rows): balltree_internal.h defines them, and
  * tests check them against those definitions written out. */
 #include "balltree_internal.h"
 
@@ -26,7 +26,7 @@ static inline AVX512 __m512i row_offsets(size_t i, size_t stride)
     return _mm512_mullo_epi64(rows, _mm512_set1_epi64((long long)stride));
 }
 
-/* The key of BT_(key): x + 0 (-0 becomes +0), then the sign bit set for
+/* The key of grove__bt_key_f64 (builder.h): x + 0 (-0 becomes +0), then the sign bit set for
  * x >= 0 and every bit flipped for x < 0. */
 static inline AVX512 __m512i key_f64(__m512d x)
 {

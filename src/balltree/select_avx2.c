@@ -1,4 +1,4 @@
-/* The selecting builder's two passes over a node (build_select.h) in
+/* The selecting builder's two passes over a node (selecting.c) in
  * AVX2; select_avx512.c has them in AVX-512 and says what they are. */
 #include "balltree_internal.h"
 

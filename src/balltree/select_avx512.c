@@ -1,4 +1,4 @@
-/* The selecting builder's two passes over a node (build_select.h) in
+/* The selecting builder's two passes over a node (selecting.c) in
  * AVX-512 (select_avx2.c has them in AVX2): the
  * split that moves every array and gathers the children's extents, and
  * the window that collects the candidates for the median. AVX-512 and

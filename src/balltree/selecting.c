@@ -1,8 +1,7 @@
 /* The selecting builder, for batches too large for the packed one.
- * build.c includes this file once.
  *
  * No presort: every point carries its d coordinates as order-preserving
- * keys (the presort's, BT_(key) in build_tree.h) and its batch-local id,
+ * keys (the presort's, grove__bt_key_f32/f64) and its batch-local id,
  * in d + 1 arrays, and a node is a segment [off, off + k) of them. A node's extent comes from its parent
  * (min and max key per dimension, gathered while the parent split); its
  * split is a selection, the (k/2)-th point in (key, id) order along the
@@ -10,6 +9,10 @@
  * other buffer, left points first, and gathers both children's extents.
  * Everything streams: no lookups by id, so it stays fast where the
  * batches outgrow the caches. */
+#include "builder.h"
+
+#include <math.h>
+#include <string.h>
 
 typedef grove__bs_pair bs_pair;
 typedef grove__bs_extent bs_extent;
@@ -17,15 +20,15 @@ typedef grove__bs_extent bs_extent;
 
 /* One batch's slice of the selecting builder's memory. */
 typedef struct bs_tree {
-    const bt_ctx *c;
-    const bt_batch *b;
+    const grove__bt_ctx *c;
+    const grove__bt_batch *b;
     uint64_t *key[2]; /* c->skey[buf] + start: dimension j's keys at + j * n */
     uint32_t *id[2];  /* c->sid[buf] + start */
     bool f32;         /* keys of float coordinates (else double) */
     const grove__bs_kernels *kernels;
 } bs_tree;
 
-/* The coordinate behind a key (BT_(key) in build_tree.h), as double;
+/* The coordinate behind a key (grove__bt_key_f64, _f32), as double;
  * branch-free: a key with its top bit set came from x >= 0 (flip the
  * sign bit back), any other from x < 0 (flip every bit back). */
 static inline double bs_value_f64(uint64_t key)
@@ -136,24 +139,20 @@ static bs_pair bs_nth_of(const bs_tree *t, const uint64_t *key, const uint32_t *
 static bs_pair bs_select(const bs_tree *t, int buf, size_t off, size_t k, size_t h, size_t s)
 {
     size_t n = t->c->n;
-    uint64_t *scratch = bt_scratch(t->c);
+    uint64_t *scratch = grove__bt_scratch(t->c);
     uint64_t *out_key[2] = {t->key[!buf] + off, scratch};
     uint32_t *out_id[2] = {t->id[!buf] + off, (uint32_t *)(scratch + k)};
     return bs_nth_of(t, t->key[buf] + s * n + off, t->id[buf] + off, k, h, out_key, out_id);
 }
 
 /* A node of k <= c->leaf_max points and its subtree, by the packed builder
- * (build_packed.h) in the thread's own memory: its coordinates back from
- * the keys, presorted, and split by rank from there. */
+ * (grove__bt_packed_leaf) in the thread's own memory: its coordinates back
+ * from the keys, presorted, and split by rank from there. */
 static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, size_t out)
 {
-    const bt_ctx *c = t->c;
-    size_t n = c->n, d = c->d, lists = c->lists;
-    double *x = (double *)(c->leaf_work + (size_t)thread_num() * c->leaf_bytes);
-    size_t leaf = c->leaf_max;
-    uint64_t *rec = (uint64_t *)(x + leaf * d);
-    double *val = (double *)(rec + 2 * lists * leaf);
-    uint32_t *perm = (uint32_t *)(val + leaf * d);
+    const grove__bt_ctx *c = t->c;
+    size_t n = c->n, d = c->d;
+    double *x = (double *)(c->leaf_work + (size_t)grove__bt_thread() * c->leaf_bytes);
     for (size_t j = 0; j < d; j++) { /* one loop per width, so each vectorises */
         const uint64_t *key = t->key[buf] + j * n + off;
         if (t->f32)
@@ -161,18 +160,13 @@ static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, 
         else
             for (size_t i = 0; i < k; i++) x[i * d + j] = bs_value_f64(key[i]);
     }
-    bp_tree p = {.c = c, .b = t->b, .count = k, .n = leaf, .ids = t->id[buf] + off, .spawn = false,
-                 .rec = {rec, rec + lists * leaf}, .val = val, .perm = perm, .partition = c->partition_fn};
-    bp_layout(&p, c->quantize, c->leaf_bits);
-    bt_view v = {(const char *)x, d * sizeof *x, NULL, NULL, NULL};
-    bp_presort(&v, &p, false, c->leaf_bits);
-    bp_node(&p, 0, 0, k, level, out);
+    grove__bt_packed_leaf(c, t->b, t->id[buf] + off, k, level, out, x);
 }
 
 /* Points [lo, hi): their keys into buffer 0, their ids, and their extent;
  * with the AVX-512 loop where the rows are in point order and d <= 3
  * (wider rows are gathered, which made it slower than the scalar loop). */
-static void bs_init_rows(const bt_view *v, const bs_tree *t, size_t lo, size_t hi, bs_extent *e)
+static void bs_init_rows(const grove__bt_view *v, const bs_tree *t, size_t lo, size_t hi, bs_extent *e)
 {
     size_t n = t->c->n, d = t->c->d;
     const grove__bt_presort_kernels *kern = t->c->presort_kernels;
@@ -186,8 +180,8 @@ static void bs_init_rows(const bt_view *v, const bs_tree *t, size_t lo, size_t h
         size_t r = v->rows ? v->rows[i] : i;
         const char *row = v->base + r * v->stride;
         for (size_t j = 0; j < d; j++) {
-            uint64_t k = t->f32 ? key_f32(((const float *)(const void *)row)[j])
-                                : key_f64(((const double *)(const void *)row)[j]);
+            uint64_t k = t->f32 ? grove__bt_key_f32(((const float *)(const void *)row)[j])
+                                : grove__bt_key_f64(((const double *)(const void *)row)[j]);
             t->key[0][j * n + i] = k;
             e->lo[j] = k < e->lo[j] ? k : e->lo[j];
             e->hi[j] = k > e->hi[j] ? k : e->hi[j];
@@ -208,7 +202,7 @@ static void bs_extent_join(bs_extent *e, const bs_extent *more, size_t d)
 /* Every point's keys into buffer 0, its id, and the root's extent; in up
  * to BS_INIT_PARTS tasks of at least BT_GATHER_CHUNK points. */
 #define BS_INIT_PARTS 16
-static void bs_init(const bt_view *v, const bs_tree *t, bs_extent *root)
+static void bs_init(const grove__bt_view *v, const bs_tree *t, bs_extent *root)
 {
     size_t m = t->b->count, parts = m / BT_GATHER_CHUNK;
     parts = !t->c->spawn ? 1 : parts < 1 ? 1 : parts > BS_INIT_PARTS ? BS_INIT_PARTS : parts;
@@ -219,7 +213,7 @@ static void bs_init(const bt_view *v, const bs_tree *t, bs_extent *root)
     for (size_t q = 1; q < parts; q++) bs_extent_join(root, &part[q], t->c->d);
 }
 
-/* Whether the extent e (keys, BT_(key)) holds only finite coordinates:
+/* Whether the extent e (keys, grove__bt_key_f64, _f32) holds only finite coordinates:
  * NaN and the infinities have every exponent bit set, so their keys are
  * larger (sign clear) or smaller (sign set) than any finite one's, with
  * the exponent's bits all set or all clear next to the key's top bit. */
@@ -266,7 +260,7 @@ static size_t bs_split_parts(const bs_tree *t, size_t k)
 static void bs_split(const bs_tree *t, int buf, size_t off, size_t k, size_t h, size_t s, bs_pair pivot,
                      bs_extent *left, bs_extent *right, size_t parts)
 {
-    const bt_ctx *c = t->c;
+    const grove__bt_ctx *c = t->c;
     size_t n = c->n;
     uint64_t *dst = t->key[!buf] + off;
     uint32_t *did = t->id[!buf] + off;
@@ -304,19 +298,20 @@ static void bs_split(const bs_tree *t, int buf, size_t off, size_t k, size_t h, 
  * `level`, its slots starting at `out`. */
 static void bs_node(const bs_tree *t, int buf, size_t off, size_t k, int level, size_t out, const bs_extent *e)
 {
-    const bt_ctx *c = t->c;
+    const grove__bt_ctx *c = t->c;
     if (k <= c->leaf_max) {
         bs_leaf(t, buf, off, k, level, out);
         return;
     }
-    if (k >= BT_TASK_MIN && bt_cancelled(c)) return;
+    if (k >= BT_TASK_MIN && grove__bt_cancelled(c)) return;
     size_t s = 0, h = k / 2;
     double best_spread = -1.0;
-    for (size_t j = 0; j < c->d; j++) bt_widest(bs_value(t, e->hi[j]) - bs_value(t, e->lo[j]), j, &s, &best_spread);
+    for (size_t j = 0; j < c->d; j++)
+        grove__bt_widest(bs_value(t, e->hi[j]) - bs_value(t, e->lo[j]), j, &s, &best_spread);
     bs_pair pivot = bs_select(t, buf, off, k, h, s);
     bs_extent left, right;
     bs_split(t, buf, off, k, h, s, pivot, &left, &right, bs_split_parts(t, k));
-    size_t right_out = bt_right_out(c, t->b, out, h, level);
+    size_t right_out = grove__bt_right_out(c, t->b, out, h, level);
     if (c->spawn && k >= BT_TASK_MIN) {
 #pragma omp task default(shared) firstprivate(t, buf, off, h, level, out, left)
         bs_node(t, !buf, off, h, level + 1, out, &left);
@@ -324,4 +319,23 @@ static void bs_node(const bs_tree *t, int buf, size_t off, size_t k, int level, 
         bs_node(t, !buf, off, h, level + 1, out, &left);
     }
     bs_node(t, !buf, off + h, k - h, level + 1, right_out, &right);
+}
+
+void grove__bt_selecting_batch(const grove__bt_ctx *c, const grove__bt_batch *b, const grove__bt_view *ids, bool f32)
+{
+    size_t start = b->start;
+    bs_tree t = {c, b, {c->skey[0] + start, c->skey[1] + start}, {c->sid[0] + start, c->sid[1] + start}, f32,
+                 &c->bs_kernels};
+    bs_extent root;
+    bs_init(ids, &t, &root);
+    if (c->nonfinite && !bs_finite(&root, c->d, f32)) {
+        *c->nonfinite = true;
+        return;
+    }
+    if (c->overflow && !bs_spreads_finite(&t, &root, c->d)) {
+        *c->overflow = true;
+        return;
+    }
+#pragma omp taskgroup
+    bs_node(&t, 0, 0, b->count, 0, b->slot, &root);
 }

@@ -1,62 +1,25 @@
-/* The tree builder's hot code, generic over the coordinate type.
- * build.c includes this file once per type, with
+/* The presorted builder's code generic over the coordinate type:
+ * presorted.c includes this file once per type, with
  *   BT_T     float or double
  *   BT_K     the unsigned integer of the same width (order-preserving keys)
  *   BT_(x)   the name x with a per-type suffix
- * and the non-generic parts (bt_ctx, bt_batch, bt_view, bt_tree, bt_emit,
- * bt_row, bt_id, bt_partition, bt_lsd, bt_scratch) defined.
- *
- * Presorted design. A batch's m points are labelled by their batch-local
- * ids 0..m-1 (row order), and every dimension is sorted once by
- * (coordinate, id), giving d lists of labels. A node is then the same
- * segment [off, off + k) of every list, each sorted along its dimension:
- * its extent in dimension j is the first and last entry of list j, and its
- * left child is the first floor(k/2) labels of the split dimension's list.
- * Splitting flags the right child's labels and stably partitions every
- * other list's segment by flag into the other buffer, so the children's
- * segments are sorted too. In partition mode one more list, kept in id
- * order the same way, gives each leaf's rows ascending.
- *
- * Locality. Ids index the whole batch, so flags and coordinates are read
- * at random over it. In a batch of more than BT_LOCAL points, the first
- * node of at most BT_LOCAL points on every path relabels its points by
- * their position in its segment of list 0 (label off + i), rewrites its
- * lists with the new labels and copies its coordinates in that order;
- * below it every access stays inside its own k-point slices. Flags by
- * label are a second array, so the two kinds never meet.
- *
- * Sorting. An LSD radix sort (bt_lsd) of the top bits of the key relative
- * to the smallest, as many as make shared top bits rare, then each
- * run of equal top bits sorted the same way on its narrower range. Small
- * nodes (at most BT_SMALL points) finish by rank counting on coordinates.
- */
-
-/* Order-preserving unsigned key of a coordinate: key(x) < key(y) iff
- * x < y. Adding +0 first turns -0.0 into +0.0, so the two share a key. */
-static inline BT_K BT_(key)(BT_T x)
-{
-    x = x + (BT_T)0;
-    BT_K bits;
-    memcpy(&bits, &x, sizeof bits);
-    BT_K sign = (BT_K)1 << (sizeof(BT_K) * 8 - 1);
-    return bits & sign ? ~bits : bits | sign;
-}
+ * and its non-generic parts (bt_tree, bt_id, bt_partition, bt_lsd) defined. */
 
 /* Coordinate j of label l. */
-static inline const BT_T *BT_(row)(const bt_view *v, uint32_t l)
+static inline const BT_T *BT_(row)(const grove__bt_view *v, uint32_t l)
 {
     size_t r = v->rows ? v->rows[l] : l;
     return (const BT_T *)(v->base + r * v->stride);
 }
 
-static inline BT_T BT_(at)(const bt_view *v, uint32_t l, size_t j) { return BT_(row)(v, l)[j]; }
+static inline BT_T BT_(at)(const grove__bt_view *v, uint32_t l, size_t j) { return BT_(row)(v, l)[j]; }
 
 /* Stable insertion sort of ids[0..g), g <= BT_SORT_SMALL, by the key of
  * coordinate j. */
-static void BT_(sort_small)(const bt_view *v, size_t j, uint32_t *ids, size_t g)
+static void BT_(sort_small)(const grove__bt_view *v, size_t j, uint32_t *ids, size_t g)
 {
     BT_K key[BT_SORT_SMALL];
-    for (size_t i = 0; i < g; i++) key[i] = BT_(key)(BT_(at)(v, ids[i], j));
+    for (size_t i = 0; i < g; i++) key[i] = BT_(grove__bt_key)(BT_(at)(v, ids[i], j));
     for (size_t i = 1; i < g; i++) {
         BT_K kv = key[i];
         uint32_t id = ids[i];
@@ -77,13 +40,13 @@ static void BT_(pack)(const uint32_t *ids, size_t g, BT_K lo, int shift, uint64_
     for (size_t i = 0; i < g; i++) a[i] = (uint64_t)(uint32_t)(((BT_K)a[i] - lo) >> shift) << 32 | ids[i];
 }
 
-static void BT_(sort_ids)(const bt_ctx *c, const bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a,
-                          uint64_t *b);
+static void BT_(sort_ids)(const grove__bt_ctx *c, const grove__bt_view *v, size_t j, uint32_t *ids, size_t g,
+                          uint64_t *a, uint64_t *b);
 
 /* The rest of BT_(sort_ids), once a[i] holds the key of ids[i]'s
  * coordinate j and [lo, hi] their extent. */
-static void BT_(sort_keyed)(const bt_ctx *c, const bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a,
-                            uint64_t *b, BT_K lo, BT_K hi)
+static void BT_(sort_keyed)(const grove__bt_ctx *c, const grove__bt_view *v, size_t j, uint32_t *ids, size_t g,
+                            uint64_t *a, uint64_t *b, BT_K lo, BT_K hi)
 {
     const grove__bt_presort_kernels *kern = c->presort_kernels;
     if (lo == hi) return;
@@ -130,16 +93,16 @@ static void BT_(sort_keyed)(const bt_ctx *c, const bt_view *v, size_t j, uint32_
  * same way on their own, narrower, key range. Every level of that
  * recursion drops at least BT_SORT_SLACK bits of the range. `kern`: the
  * AVX-512 loops, or NULL for the scalar ones here. */
-static void BT_(sort_ids)(const bt_ctx *c, const bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a,
-                          uint64_t *b)
+static void BT_(sort_ids)(const grove__bt_ctx *c, const grove__bt_view *v, size_t j, uint32_t *ids, size_t g,
+                          uint64_t *a, uint64_t *b)
 {
     if (g <= BT_SORT_SMALL) {
         BT_(sort_small)(v, j, ids, g);
         return;
     }
-    BT_K lo = BT_(key)(BT_(at)(v, ids[0], j)), hi = lo;
+    BT_K lo = BT_(grove__bt_key)(BT_(at)(v, ids[0], j)), hi = lo;
     for (size_t i = 0; i < g; i++) { /* the keys, read once, into a */
-        BT_K k = BT_(key)(BT_(at)(v, ids[i], j));
+        BT_K k = BT_(grove__bt_key)(BT_(at)(v, ids[i], j));
         a[i] = k;
         lo = k < lo ? k : lo;
         hi = k > hi ? k : hi;
@@ -150,8 +113,8 @@ static void BT_(sort_ids)(const bt_ctx *c, const bt_view *v, size_t j, uint32_t 
 /* BT_(sort_ids) of all the batch's ids: ids[i] == i on entry. Without a
  * row map the coordinates are rows `stride` apart, which the AVX-512 keys
  * loop gathers. */
-static void BT_(sort_all)(const bt_ctx *c, const bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a,
-                          uint64_t *b)
+static void BT_(sort_all)(const grove__bt_ctx *c, const grove__bt_view *v, size_t j, uint32_t *ids, size_t g,
+                          uint64_t *a, uint64_t *b)
 {
     const grove__bt_presort_kernels *kern = c->presort_kernels;
     if (!kern || v->rows || g <= BT_SORT_SMALL) {
@@ -165,20 +128,20 @@ static void BT_(sort_all)(const bt_ctx *c, const bt_view *v, size_t j, uint32_t 
 
 /* A small node (k <= BT_SMALL) and its whole subtree, from its labels (in
  * id order in partition mode, any order otherwise), reading coordinates. */
-static void BT_(small)(const bt_tree *t, const bt_view *w, const uint32_t *labels, size_t k, int level,
+static void BT_(small)(const bt_tree *t, const grove__bt_view *w, const uint32_t *labels, size_t k, int level,
                        size_t out)
 {
-    const bt_ctx *c = t->c;
-    const bt_batch *b = t->b;
+    const grove__bt_ctx *c = t->c;
+    const grove__bt_batch *b = t->b;
     size_t d = c->d;
     if (c->partition && (level == b->levels || k <= 1)) {
-        for (size_t i = 0; i < k; i++) bt_emit(c, out + i, bt_row(c, b, bt_id(w, labels[i])), 1);
+        for (size_t i = 0; i < k; i++) grove__bt_emit(c, out + i, grove__bt_row(c, b, bt_id(w, labels[i])), 1);
         return;
     }
     bool leaf = !c->partition && level == b->levels;
     if (leaf && k == 1) { /* a leaf of one point: pad with a copy */
-        size_t row = bt_row(c, b, bt_id(w, labels[0]));
-        bt_emit_leaf(c, out, row, row, 0);
+        size_t row = grove__bt_row(c, b, bt_id(w, labels[0]));
+        grove__bt_emit_leaf(c, out, row, row, 0);
         return;
     }
     size_t s = 0;
@@ -191,7 +154,7 @@ static void BT_(small)(const bt_tree *t, const bt_view *w, const uint32_t *label
             hi = v > hi ? v : hi;
         }
         double spread = (double)hi - (double)lo;
-        bt_widest(spread, j, &s, &best_spread);
+        grove__bt_widest(spread, j, &s, &best_spread);
     }
     BT_T v[BT_SMALL];
     uint32_t id[BT_SMALL];
@@ -201,7 +164,7 @@ static void BT_(small)(const bt_tree *t, const bt_view *w, const uint32_t *label
     }
     if (leaf) { /* a leaf pair: the smaller (coordinate, id) first */
         size_t first = (v[1] < v[0]) | ((v[1] == v[0]) & (id[1] < id[0]));
-        bt_emit_leaf(c, out, bt_row(c, b, id[first]), bt_row(c, b, id[!first]), 1);
+        grove__bt_emit_leaf(c, out, grove__bt_row(c, b, id[first]), grove__bt_row(c, b, id[!first]), 1);
         return;
     }
     /* rank of i in (coordinate, id) order; the h lowest go left, stably */
@@ -215,7 +178,7 @@ static void BT_(small)(const bt_tree *t, const bt_view *w, const uint32_t *label
         nl += left;
         nr += !left;
     }
-    size_t right_out = bt_right_out(c, b, out, h, level);
+    size_t right_out = grove__bt_right_out(c, b, out, h, level);
     BT_(small)(t, w, split, h, level + 1, out);
     BT_(small)(t, w, split + h, k - h, level + 1, right_out);
 }
@@ -249,16 +212,16 @@ static void BT_(relabel)(const bt_tree *t, int buf, size_t off, size_t k)
 /* The node holding segment [off, off + k) of the lists of buffer buf, at
  * `level`, whose slots start at `out`, its labels resolved by w. Children
  * of large nodes become tasks when c->spawn. */
-static void BT_(node)(const bt_tree *t, const bt_view *w, int buf, size_t off, size_t k, int level, size_t out)
+static void BT_(node)(const bt_tree *t, const grove__bt_view *w, int buf, size_t off, size_t k, int level, size_t out)
 {
-    const bt_ctx *c = t->c;
+    const grove__bt_ctx *c = t->c;
     size_t n = c->n, d = c->d, lists = c->lists, h = k / 2;
     const uint32_t *src = t->list[buf] + off, *last = src + (lists - 1) * n;
     if (k <= BT_SMALL || (c->partition && level == t->b->levels)) {
         BT_(small)(t, w, last, k, level, out);
         return;
     }
-    if (k >= BT_TASK_MIN && bt_cancelled(c)) return;
+    if (k >= BT_TASK_MIN && grove__bt_cancelled(c)) return;
     if (w == &t->ids && k <= BT_LOCAL && t->b->count > BT_LOCAL) {
         BT_(relabel)(t, buf, off, k);
         w = &t->local;
@@ -268,7 +231,7 @@ static void BT_(node)(const bt_tree *t, const bt_view *w, int buf, size_t off, s
     for (size_t j = 0; j < d; j++) {
         const uint32_t *l = src + j * n;
         double spread = (double)BT_(at)(w, l[k - 1], j) - (double)BT_(at)(w, l[0], j);
-        bt_widest(spread, j, &s, &best_spread);
+        grove__bt_widest(spread, j, &s, &best_spread);
     }
     /* The flags of the node's labels were set by its ancestors (at most
      * `level`) or not at all (0), so tag marks the right child alone. */
@@ -280,7 +243,7 @@ static void BT_(node)(const bt_tree *t, const bt_view *w, int buf, size_t off, s
         if (j == s) memcpy(dst + j * n, split, k * sizeof *split);
         else bt_partition(src + j * n, dst + j * n, k, h, w->flag, tag);
     }
-    size_t right_out = bt_right_out(c, t->b, out, h, level);
+    size_t right_out = grove__bt_right_out(c, t->b, out, h, level);
     if (c->spawn && k >= BT_TASK_MIN) {
 #pragma omp task default(shared) firstprivate(t, w, buf, off, h, level, out)
         BT_(node)(t, w, !buf, off, h, level + 1, out);
@@ -293,7 +256,7 @@ static void BT_(node)(const bt_tree *t, const bt_view *w, int buf, size_t off, s
 /* Sort dimension j of the batch into list j of buffer 0 (identity on entry). */
 static void BT_(sort_dim)(const bt_tree *t, size_t j)
 {
-    uint64_t *a = bt_scratch(t->c);
+    uint64_t *a = grove__bt_scratch(t->c);
     size_t m = t->b->count;
     BT_(sort_all)(t->c, &t->ids, j, t->list[0] + j * t->c->n, m, a, a + m);
 }
@@ -301,7 +264,7 @@ static void BT_(sort_dim)(const bt_tree *t, size_t j)
 /* The tree of one batch. */
 static void BT_(tree)(const bt_tree *t)
 {
-    const bt_ctx *c = t->c;
+    const grove__bt_ctx *c = t->c;
     size_t m = t->b->count, n = c->n;
     for (size_t j = 0; j < c->lists; j++)
         for (size_t i = 0; i < m; i++) t->list[0][j * n + i] = (uint32_t)i;
@@ -321,92 +284,4 @@ static void BT_(tree)(const bt_tree *t)
     /* t lives on the caller's stack: wait for every task that uses it. */
 #pragma omp taskgroup
     BT_(node)(t, &t->ids, 0, 0, m, 0, t->b->slot);
-}
-
-/* The packed builder's presort (build_packed.h) of dimension j: its
- * batch-local ids by (coordinate, id) into perm. */
-static void BT_(presort_dim)(const bt_view *v, const bp_tree *t, size_t j)
-{
-    size_t m = t->count;
-    uint32_t *perm = t->perm + j * t->n;
-    for (size_t i = 0; i < m; i++) perm[i] = (uint32_t)i;
-    uint64_t *a = bt_scratch(t->c);
-    BT_(sort_all)(t->c, v, j, perm, m, a, a + m);
-}
-
-/* Once dimension j is sorted: its coordinates in sorted order into val. */
-static void BT_(presort_val)(const bt_view *v, const bp_tree *t, size_t j)
-{
-    size_t m = t->count, at = j * t->n;
-    const uint32_t *perm = t->perm + at;
-    double *val = t->val + at;
-    const grove__bt_presort_kernels *kern = t->c->presort_kernels;
-    if (kern && !v->rows) {
-        kern->gather[sizeof(BT_T) == sizeof(double)](v->base + j * sizeof(BT_T), v->stride, perm, m, val);
-    } else {
-        for (size_t r = 0; r < m; r++) val[r] = (double)BT_(at)(v, perm[r], j);
-    }
-}
-
-/* Sort every dimension, pack each point's ranks into its record, and fill
- * buffer 0's lists: list j the records in dimension j's order, and in
- * partition mode list d the records in id order. The records are built
- * in buffer 1, unused until the first split. With tasks, each dimension's
- * coordinates and its ranks' share of the records follow its sort as
- * soon as it ends, so a thread left without a sort does them while the
- * last sorts run (3 dimensions on 2 threads: 16384 points 0.387 -> 0.351
- * ms). The lists stay on one thread: built in parallel they measured
- * slower, their cache lines moving between the cores. */
-static void BT_(presort)(const bt_view *v, const bp_tree *t)
-{
-    const bt_ctx *c = t->c;
-    size_t d = c->d, n = t->n;
-    /* Without tasks, no task constructs at all: they would be scheduling
-     * points, where this thread could start another node that uses the
-     * same per-thread memory (build_select.h). */
-    if (t->spawn && t->count >= BT_TASK_MIN) {
-        /* Dependences name the first entry of each dimension's ids (its
-         * sort) and of the records (one dimension's ranks at a time). */
-        uint32_t *perm = t->perm;
-        uint64_t *rec = t->rec[1];
-        for (size_t j = 0; j < d; j++) {
-#pragma omp task default(shared) firstprivate(j) depend(out : perm[j * n])
-            BT_(presort_dim)(v, t, j);
-#pragma omp task default(shared) firstprivate(j) depend(in : perm[j * n])
-            BT_(presort_val)(v, t, j);
-#pragma omp task default(shared) firstprivate(j) depend(in : perm[j * n]) depend(inout : rec[0])
-            bp_records(t, j);
-        }
-        (void)perm, (void)rec; /* GCC 12 counts no use in a depend clause */
-#pragma omp taskwait
-    } else {
-        for (size_t j = 0; j < d; j++) {
-            BT_(presort_dim)(v, t, j);
-            BT_(presort_val)(v, t, j);
-            bp_records(t, j);
-        }
-    }
-    for (size_t j = 0; j < c->lists; j++) bp_list(t, j);
-}
-
-/* The quantized presort's first pass (build_quantized.h): t->x, the
- * coordinates as doubles by batch-local id (the view itself where its
- * rows are doubles in id order, else a copy in t->val, dimension j at
- * + j * t->n as the rank presort keeps it), then every point's record
- * (bq_records, which returns where they are, or NULL). */
-static uint64_t *BT_(quantize)(const bt_view *v, bp_tree *t)
-{
-    size_t m = t->count, d = t->c->d;
-    if (sizeof(BT_T) == sizeof(double) && !v->rows && v->stride % sizeof(double) == 0) {
-        t->x = (const double *)(const void *)v->base;
-        t->x_id = v->stride / sizeof(double);
-        t->x_dim = 1;
-    } else {
-        for (size_t j = 0; j < d; j++)
-            for (size_t i = 0; i < m; i++) t->val[j * t->n + i] = (double)BT_(at)(v, (uint32_t)i, j);
-        t->x = t->val;
-        t->x_id = 1;
-        t->x_dim = t->n;
-    }
-    return bq_records(t);
 }
