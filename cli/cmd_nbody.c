@@ -57,6 +57,21 @@ typedef struct nbody_args {
     double rate, per, rel;
 } nbody_args;
 
+/* The --ic kinds, by name; the one table every check and lookup reads. */
+static const struct { const char *name; grove_ic_kind kind; } IC_KINDS[] = {
+    {"plummer", GROVE_IC_PLUMMER}, {"cold", GROVE_IC_COLD}, {"merger", GROVE_IC_MERGER}};
+
+/* Whether name is an --ic kind, and which (kind may be NULL). */
+static bool ic_kind(const char *name, grove_ic_kind *kind)
+{
+    for (size_t i = 0; i < sizeof IC_KINDS / sizeof IC_KINDS[0]; i++)
+        if (strcmp(name, IC_KINDS[i].name) == 0) {
+            if (kind) *kind = IC_KINDS[i].kind;
+            return true;
+        }
+    return false;
+}
+
 /* DIR/name into buf. */
 static const char *out_path(const nbody_args *a, char *buf, size_t cap, const char *name)
 {
@@ -120,8 +135,7 @@ static grove_status start(const nbody_args *a, const grove_options *o, grove_nbo
     }
     grove_ic_params ic;
     grove_ic_params_init(&ic);
-    ic.kind = strcmp(a->ic, "cold") == 0 ? GROVE_IC_COLD : strcmp(a->ic, "merger") == 0 ? GROVE_IC_MERGER
-                                                                                          : GROVE_IC_PLUMMER;
+    ic_kind(a->ic, &ic.kind); /* check() accepted it */
     ic.n = a->n;
     ic.seed = a->seed;
     double *buf = malloc((7 * a->n + 1) * sizeof *buf);
@@ -278,7 +292,7 @@ static grove_status resume_settings(nbody_args *a, cli_run *run)
         text[bytes] = '\0';
         if (sscanf(text, SETTINGS_IN, start, &seed, &every, &report, &tipsy, &render, &extent, &end) != 7) end = -1;
     }
-    bool from_ic = strcmp(start, "plummer") == 0 || strcmp(start, "cold") == 0 || strcmp(start, "merger") == 0;
+    bool from_ic = ic_kind(start, NULL);
     if (end < 0 || (size_t)end + 1 != bytes || (!from_ic && strcmp(start, "input") != 0) || (unsigned)tipsy > 1 ||
         (unsigned)render > 1 || !(extent > 0) || !isfinite(extent)) {
         cli_note_error("%s: the run settings it keeps cannot be read: the file was not written by grove nbody",
@@ -318,7 +332,7 @@ static bool check(void *state)
         return false;
     }
     if (!a->ic) a->ic = "plummer";
-    if (strcmp(a->ic, "plummer") && strcmp(a->ic, "cold") && strcmp(a->ic, "merger")) {
+    if (!ic_kind(a->ic, NULL)) {
         cli_error("nbody", "--ic: expected plummer, cold or merger, got '%s'", a->ic);
         return false;
     }
