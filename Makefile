@@ -45,6 +45,21 @@ ifeq ($(HAVE_PNG),1)
 OPTIONAL_CFLAGS += -DGROVE_HAVE_PNG $(shell pkg-config --cflags libpng)
 OPTIONAL_LIBS += $(shell pkg-config --libs libpng)
 endif
+# The distributed part (src/mpi) when an MPI compiler wrapper is found; its
+# flags are asked from the wrapper (Open MPI's --showme, MPICH's -compile-info
+# style), and the code is built with $(CC) like the rest. MPI=0 leaves it out
+# (the Python package's build does: its wheel must not depend on an MPI).
+MPI ?= 1
+MPICC ?= mpicc
+ifeq ($(MPI),1)
+MPI_CFLAGS := $(shell $(MPICC) --showme:compile 2>/dev/null || $(MPICC) -compile_info 2>/dev/null | cut -d' ' -f2- | tr ' ' '\n' | grep -E '^-[ID]' | tr '\n' ' ')
+MPI_LIBS := $(shell $(MPICC) --showme:link 2>/dev/null || $(MPICC) -link_info 2>/dev/null | cut -d' ' -f2- | tr ' ' '\n' | grep -E '^-[lLW]' | tr '\n' ' ')
+HAVE_MPI := $(if $(strip $(MPI_LIBS)),1)
+endif
+ifeq ($(HAVE_MPI),1)
+OPTIONAL_CFLAGS += -DGROVE_HAVE_MPI $(MPI_CFLAGS)
+OPTIONAL_LIBS += $(MPI_LIBS)
+endif
 
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) -g $(ARCH) -fopenmp $(WARN)
 CFLAGS ?=
@@ -57,9 +72,11 @@ LDLIBS := -lm $(OPTIONAL_LIBS)
 LIB_SRC := $(sort $(shell find src -name '*.c'))
 CLI_SRC := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/*.c))
+MPI_TEST_SRC := $(sort $(wildcard tests/mpi/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
+MPI_TEST_OBJ := $(MPI_TEST_SRC:%.c=$(BUILD)/obj/%.o)
 
 all: $(BUILD)/libgrove.a $(BUILD)/libgrove.so $(BUILD)/grove $(BUILD)/grove.pc
 
@@ -83,6 +100,12 @@ $(BUILD)/obj/cli/%.o: cli/%.c Makefile
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
+# The MPI test program's cases see the library's internals and MPI.
+$(BUILD)/obj/tests/mpi/%.o: tests/mpi/%.c Makefile
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -Isrc/core -Isrc $(OPTIONAL_CFLAGS) -MMD -MP -c $< -o $@
+
 $(BUILD)/obj/tests/%.o: tests/%.c Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
@@ -102,8 +125,15 @@ $(BUILD)/grove: $(CLI_OBJ) $(BUILD)/libgrove.a
 $(BUILD)/test_grove: $(TEST_OBJ) $(BUILD)/libgrove.a
 	$(CC) -fopenmp $(SANITIZE) -o $@ $(TEST_OBJ) $(BUILD)/libgrove.a $(LDLIBS)
 
-# What the tests need to find: the CLI, the libraries, the compiler.
-TEST_ENV = GROVE_CLI=$(BUILD)/grove GROVE_LIB_SO=$(BUILD)/libgrove.so GROVE_LIB_A=$(BUILD)/libgrove.a GROVE_CC="$(CC)" GROVE_SANITIZE="$(SANITIZE)"
+$(BUILD)/test_mpi: $(MPI_TEST_OBJ) $(BUILD)/libgrove.a
+	$(CC) -fopenmp $(SANITIZE) -o $@ $(MPI_TEST_OBJ) $(BUILD)/libgrove.a $(LDLIBS)
+# Built for make check when the MPI part is (tests/test_mpi.c runs it).
+MPI_TEST_BIN := $(if $(HAVE_MPI),$(BUILD)/test_mpi)
+
+# What the tests need to find: the CLI, the libraries, the compiler, the
+# MPI test program.
+TEST_ENV = GROVE_CLI=$(BUILD)/grove GROVE_LIB_SO=$(BUILD)/libgrove.so GROVE_LIB_A=$(BUILD)/libgrove.a GROVE_CC="$(CC)" GROVE_SANITIZE="$(SANITIZE)" \
+           GROVE_TEST_MPI=$(BUILD)/test_mpi
 
 # The ball tree tests run three times more: with working memory in huge
 # pages, with the code an AVX2 machine runs (GROVE_CPU=avx2), and with the
@@ -112,7 +142,7 @@ TEST_ENV = GROVE_CLI=$(BUILD)/grove GROVE_LIB_SO=$(BUILD)/libgrove.so GROVE_LIB_
 # The last run's GROVE_TESTS_SKIPPED is check-python's note when it skipped
 # the Python tests: the runner prints it just above its closing line.
 TEST_RUN = $(BUILD)/test_grove
-check: all $(BUILD)/test_grove
+check: all $(BUILD)/test_grove $(MPI_TEST_BIN)
 	$(TEST_ENV) GROVE_HUGE_PAGES=1 $(TEST_RUN) alloc_huge balltree
 	$(TEST_ENV) GROVE_CPU=avx2 $(TEST_RUN) balltree
 	$(TEST_ENV) GROVE_CPU=portable $(TEST_RUN) balltree
@@ -182,6 +212,7 @@ $(BUILD)/grove.pc: grove.pc.in include/grove.h
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/grove.h $(DESTDIR)$(PREFIX)/include/grove.h
+	$(if $(HAVE_MPI),install -m 644 include/grove_mpi.h $(DESTDIR)$(PREFIX)/include/grove_mpi.h)
 	install -m 644 $(BUILD)/libgrove.a $(DESTDIR)$(PREFIX)/lib/libgrove.a
 	install -m 755 $(BUILD)/libgrove.so $(DESTDIR)$(PREFIX)/lib/libgrove.so
 	$(PC_FILE) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/grove.pc
@@ -195,4 +226,4 @@ clean:
 	rm -rf build build-asan build-fuzz
 
 .PHONY: all check check-asan check-valgrind demo fuzz install dist clean
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(MPI_TEST_OBJ:.o=.d)

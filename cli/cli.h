@@ -149,6 +149,13 @@ void cli_box_free(cli_box *box);
 /* Options for library calls from the common flags (threads, progress bar). */
 grove_options cli_options(const cli_common *common);
 
+/* The MPI context of this run (main() sets it from grove_mpi_launch; NULL
+ * when no launcher started grove), which cli_options puts in the options.
+ * Under mpirun every rank runs the command; only rank 0 prints summaries
+ * and --json. */
+void cli_mpi_set(grove_mpi *mpi);
+const grove_mpi *cli_mpi(void);
+
 /* Monotonic wall clock in seconds. */
 double cli_now(void);
 /* Peak resident set size of this process in bytes. */

@@ -7,15 +7,18 @@
 static grove_status run(void *state, cli_run *run)
 {
     (void)state;
-    if (!run->common.quiet) printf("grove %s\n%sthreads: %d\n", grove_version(), grove_build_info(), run->threads);
+    int ranks = grove_mpi_size(run->options.mpi);
+    if (run->common.quiet || grove_mpi_rank(run->options.mpi) != 0) return GROVE_OK;
+    printf("grove %s\n%sthreads: %d\n", grove_version(), grove_build_info(), run->threads);
+    if (ranks > 1) printf("ranks: %d\n", ranks);
     return GROVE_OK;
 }
 
 static void json(void *state, const cli_run *run, cli_json *j)
 {
     (void)state;
-    (void)run;
     cli_json_str(j, "version", grove_version());
+    cli_json_int(j, "ranks", grove_mpi_size(run->options.mpi));
     /* Each "key: value" line of the build info becomes a JSON string. */
     char line[512];
     for (const char *p = grove_build_info(); *p;) {

@@ -57,9 +57,10 @@ static int execute(const cli_command *cmd, void *state, cli_run *run)
     run->io_seconds += cli_now() - t0;
     if (s != GROVE_OK)
         return run->usage_error ? CLI_EXIT_USAGE : cli_fail(cmd->name, run->fail_path, run->fail_queries, s);
-    if (cmd->summary && !run->common.quiet && !run->common.json) cmd->summary(state, run);
+    bool lead = grove_mpi_rank(run->options.mpi) == 0;
+    if (cmd->summary && lead && !run->common.quiet && !run->common.json) cmd->summary(state, run);
     if (cmd->verdict && !cmd->verdict(state, run)) return CLI_EXIT_FAIL;
-    if (run->common.json) {
+    if (run->common.json && lead) {
         cli_json j;
         cli_json_begin(&j, cmd->name);
         if (cmd->json) cmd->json(state, run, &j);

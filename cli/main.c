@@ -1,6 +1,7 @@
 /* grove <command> [options]: dispatch to one command per app. */
 #include "cli.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,18 +9,19 @@ static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
     const char *summary;
+    bool distributed; /* runs under mpirun on several ranks (docs/mpi.md) */
 } commands[] = {
-    {"balltree", cmd_balltree, "perfect binary ball trees over batched point clouds (Erwin)"},
-    {"dbscan", cmd_dbscan, "exact DBSCAN clustering, labelled as scikit-learn labels it"},
-    {"emst", cmd_emst, "Euclidean / mutual-reachability minimum spanning tree (Boruvka)"},
-    {"fof", cmd_fof, "friends-of-friends groups (halos) of a snapshot, with a catalogue"},
-    {"gen", cmd_gen, "seeded synthetic point sets (.npy)"},
-    {"gravity", cmd_gravity, "Barnes-Hut tree gravity: accelerations and potentials (Bonsai)"},
-    {"hdbscan", cmd_hdbscan, "HDBSCAN* clustering: labels, probabilities, outlier scores"},
-    {"info", cmd_info, "version, build flags, threads and optional parts"},
-    {"join", cmd_join, "exact epsilon similarity join: all pairs within a distance (RT-HiSS)"},
-    {"knn", cmd_knn, "exact k nearest neighbours"},
-    {"nbody", cmd_nbody, "N-body simulation: leapfrog on tree gravity, snapshots, checkpoints"},
+    {"balltree", cmd_balltree, "perfect binary ball trees over batched point clouds (Erwin)", false},
+    {"dbscan", cmd_dbscan, "exact DBSCAN clustering, labelled as scikit-learn labels it", false},
+    {"emst", cmd_emst, "Euclidean / mutual-reachability minimum spanning tree (Boruvka)", false},
+    {"fof", cmd_fof, "friends-of-friends groups (halos) of a snapshot, with a catalogue", false},
+    {"gen", cmd_gen, "seeded synthetic point sets (.npy)", false},
+    {"gravity", cmd_gravity, "Barnes-Hut tree gravity: accelerations and potentials (Bonsai)", false},
+    {"hdbscan", cmd_hdbscan, "HDBSCAN* clustering: labels, probabilities, outlier scores", false},
+    {"info", cmd_info, "version, build flags, threads and optional parts", true},
+    {"join", cmd_join, "exact epsilon similarity join: all pairs within a distance (RT-HiSS)", false},
+    {"knn", cmd_knn, "exact k nearest neighbours", false},
+    {"nbody", cmd_nbody, "N-body simulation: leapfrog on tree gravity, snapshots, checkpoints", false},
 };
 
 static void usage(FILE *out)
@@ -33,6 +35,31 @@ static void usage(FILE *out)
                  "exit status: 0 done, 1 failed while running, 2 usage error (bad flag, value or path),\n"
                  "  130 / 143 after SIGINT / SIGTERM (unfinished outputs removed; a second signal ends at once)\n"
                  "'grove <command> --help' shows a command's options.\n");
+}
+
+/* Command i under the MPI context a launcher gives (grove runs alone when
+ * none started it); a command that does not run distributed is refused
+ * on more than one rank, before any work. */
+static int run_command(size_t i, int argc, char **argv)
+{
+    grove_mpi *mpi = NULL;
+    if (grove_mpi_launch(&argc, &argv, &mpi) != GROVE_OK) {
+        fprintf(stderr, "grove %s: %s\n", commands[i].name, grove_last_error());
+        return CLI_EXIT_FAIL;
+    }
+    int rc = CLI_EXIT_USAGE, ranks = grove_mpi_size(mpi);
+    if (ranks > 1 && !commands[i].distributed) {
+        if (grove_mpi_rank(mpi) == 0)
+            fprintf(stderr, "grove %s: runs on one process, but was started on %d MPI ranks\n", commands[i].name,
+                    ranks);
+    } else {
+        cli_mpi_set(mpi);
+        cli_signals_install();
+        rc = cli_exit_status(commands[i].name, commands[i].run(argc - 2, argv + 2));
+        cli_mpi_set(NULL);
+    }
+    grove_mpi_free(mpi);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -49,10 +76,8 @@ int main(int argc, char **argv)
         printf("grove %s\n", grove_version());
         return CLI_EXIT_OK;
     }
-    cli_signals_install();
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
-            return cli_exit_status(commands[i].name, commands[i].run(argc - 2, argv + 2));
+        if (strcmp(argv[1], commands[i].name) == 0) return run_command(i, argc, argv);
     fprintf(stderr, "grove: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return CLI_EXIT_USAGE;

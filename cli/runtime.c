@@ -89,11 +89,19 @@ static void progress_bar(void *user, const char *stage, double fraction)
     fflush(stderr);
 }
 
+/* The MPI context main() made (NULL when not started by a launcher). */
+static grove_mpi *mpi_context;
+
+void cli_mpi_set(grove_mpi *mpi) { mpi_context = mpi; }
+
+const grove_mpi *cli_mpi(void) { return mpi_context; }
+
 grove_options cli_options(const cli_common *common)
 {
     grove_options o;
     grove_options_init(&o);
     o.threads = common->threads;
+    o.mpi = mpi_context;
     o.cancel = &cancel_flag;
     bool show = common->progress == 1 || (common->progress == -1 && !common->quiet && isatty(STDERR_FILENO));
     if (show) o.progress = progress_bar;

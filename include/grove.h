@@ -129,6 +129,10 @@ typedef struct grove_options {
                                     the long loops read it once per chunk of
                                     work (index and tree builds do not); the
                                     outputs are then unspecified */
+    const struct grove_mpi *mpi; /* NULL = this process alone; else the ranks
+                                    of this communicator share the call (the
+                                    calls that run distributed say so; see
+                                    "Distributed runs" below) */
 } grove_options;
 
 /* Defaults: threads 0, no progress, no budget, no cancel flag. */
@@ -136,6 +140,37 @@ GROVE_API void grove_options_init(grove_options *options);
 
 /* The number of threads a computation with these options would use. */
 GROVE_API int grove_options_threads(const grove_options *options);
+
+/* ------------------------------------------------------------------------ */
+/* Distributed runs (MPI)                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* A communicator for the calls that run distributed (docs/mpi.md). Made
+ * from an MPI communicator with grove_mpi_create (grove_mpi.h, the one
+ * header with MPI types), or by grove_mpi_launch for a program started by
+ * an MPI launcher. Put in grove_options.mpi, every rank makes the same
+ * call; a call that does not run distributed fails with GROVE_UNSUPPORTED
+ * on more than one rank and runs as it always does on one. */
+typedef struct grove_mpi grove_mpi;
+
+/* 1 when this build has the MPI part (src/mpi), else 0. */
+GROVE_API int grove_mpi_built(void);
+
+/* For a program that may or may not be started by mpirun / srun: when the
+ * MPI part is built and the environment says a launcher started this
+ * process (Open MPI, MPICH / PMI or PMIx variables), initialise MPI
+ * (MPI_THREAD_FUNNELED: grove talks MPI from the calling thread only) and
+ * give the world communicator in *out; otherwise *out = NULL and the
+ * program runs alone as without MPI. grove_mpi_free then finalises MPI. */
+GROVE_API grove_status grove_mpi_launch(int *argc, char ***argv, grove_mpi **out);
+
+/* Free a context (NULL is a no-op); finalises MPI when grove_mpi_launch
+ * initialised it. Every rank calls it. */
+GROVE_API void grove_mpi_free(grove_mpi *mpi);
+
+/* This rank (0 for NULL) and the number of ranks (1 for NULL). */
+GROVE_API int grove_mpi_rank(const grove_mpi *mpi);
+GROVE_API int grove_mpi_size(const grove_mpi *mpi);
 
 /* ------------------------------------------------------------------------ */
 /* Random numbers                                                            */

@@ -6,6 +6,7 @@
 
 #include "grove.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,14 @@ int test_run(const char *command, char **output);
 const char *test_cli(void);
 /* Run "CLI ARGS" as test_run does. */
 int test_grove(const char *args, char **output);
+/* Whether the MPI tests can run: this build has the MPI part and mpirun
+ * is on PATH (when not, the caller returns: the build has nothing
+ * distributed to test, which `grove info` says). */
+bool test_mpi_ready(void);
+/* Run "mpirun -np ranks PROGRAM ARGS" as test_run does; PROGRAM is the
+ * CLI for "grove" and otherwise the MPI test program (GROVE_TEST_MPI,
+ * tests/mpi). mpirun runs as root here, with more ranks than cores. */
+int test_mpirun(int ranks, const char *program, const char *args, char **output);
 
 /* Seeded test data: n x d points of one kind in double (malloc'd; exactly
  * representable in float for the lattice and duplicate kinds, whose

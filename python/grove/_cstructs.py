@@ -50,7 +50,8 @@ class Points(C.Structure):
 
 class Options(C.Structure):
     _fields_ = [("threads", C.c_int), ("progress", PROGRESS_FN), ("progress_user", C.c_void_p),
-                ("memory_budget", C.c_size_t), ("cancel", C.POINTER(C.c_int))]
+                ("memory_budget", C.c_size_t), ("cancel", C.POINTER(C.c_int)),
+                ("mpi", C.c_void_p)]  # the binding runs on one process: always NULL
 
 
 class GenParams(C.Structure):

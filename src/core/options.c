@@ -13,6 +13,7 @@ void grove_options_init(grove_options *options)
     options->progress_user = NULL;
     options->memory_budget = 0;
     options->cancel = NULL;
+    options->mpi = NULL;
 }
 
 grove_options grove__options(const grove_options *options)

@@ -12,6 +12,21 @@
 #else
 #define GROVE_OPENMP_TEXT "no"
 #endif
+#ifdef GROVE_HAVE_MPI
+#include <mpi.h>
+#define GROVE_STR_(x) #x
+#define GROVE_STR(x) GROVE_STR_(x)
+#if defined(OPEN_MPI)
+#define GROVE_MPI_TEXT "yes (Open MPI " GROVE_STR(OMPI_MAJOR_VERSION) "." GROVE_STR(OMPI_MINOR_VERSION) "." \
+                       GROVE_STR(OMPI_RELEASE_VERSION) ", MPI " GROVE_STR(MPI_VERSION) "." GROVE_STR(MPI_SUBVERSION) ")"
+#elif defined(MPICH_VERSION)
+#define GROVE_MPI_TEXT "yes (MPICH " MPICH_VERSION ", MPI " GROVE_STR(MPI_VERSION) "." GROVE_STR(MPI_SUBVERSION) ")"
+#else
+#define GROVE_MPI_TEXT "yes (MPI " GROVE_STR(MPI_VERSION) "." GROVE_STR(MPI_SUBVERSION) ")"
+#endif
+#else
+#define GROVE_MPI_TEXT "no"
+#endif
 #ifdef GROVE_HAVE_PNG
 #define GROVE_PNG_TEXT "yes"
 #else
@@ -27,5 +42,5 @@ const char *grove_build_info(void)
            "openmp: " GROVE_OPENMP_TEXT "\n"
            "png: " GROVE_PNG_TEXT "\n"
            "cuda: no\n"
-           "mpi: no\n";
+           "mpi: " GROVE_MPI_TEXT "\n";
 }
