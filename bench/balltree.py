@@ -40,7 +40,7 @@ class Params(C.Structure):
 
 class Options(C.Structure):
     _fields_ = [("threads", C.c_int), ("progress", C.c_void_p), ("progress_user", C.c_void_p),
-                ("memory_budget", C.c_size_t), ("cancel", C.c_void_p)]
+                ("memory_budget", C.c_size_t), ("cancel", C.c_void_p), ("mpi", C.c_void_p)]
 
 
 GROVE_FLOAT64 = 2

@@ -53,7 +53,7 @@ class GravityStats(C.Structure):
 
 class Options(C.Structure):
     _fields_ = [("threads", C.c_int), ("progress", C.c_void_p), ("progress_user", C.c_void_p),
-                ("memory_budget", C.c_size_t), ("cancel", C.c_void_p)]
+                ("memory_budget", C.c_size_t), ("cancel", C.c_void_p), ("mpi", C.c_void_p)]
 
 
 class IcParams(C.Structure):

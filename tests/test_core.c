@@ -34,7 +34,7 @@ TEST(options_defaults_and_threads)
 {
     grove_options o;
     grove_options_init(&o);
-    CHECK(o.threads == 0 && o.progress == NULL && o.memory_budget == 0 && o.cancel == NULL);
+    CHECK(o.threads == 0 && o.progress == NULL && o.memory_budget == 0 && o.cancel == NULL && o.mpi == NULL);
     CHECK(grove_options_threads(NULL) >= 1);
     o.threads = 3;
     CHECK(grove_options_threads(&o) == 3);
