@@ -99,7 +99,7 @@ grove_status grove__nbody_forces(grove_nbody *sim, const grove_options *options)
 {
     if (sim->n == 0) return GROVE_OK;
     sim->engine.options = options;
-    grove_status s = grove__gravity_eval(&sim->engine, sim->pos, sim->mass, sim->n, &sim->params.gravity, sim->acc,
+    grove_status s = grove__gravity_eval(&sim->engine, sim->pos, sim->mass, sim->n, NULL, &sim->params.gravity, sim->acc,
                                          sim->pot, &sim->stats, grove__options(options).threads);
     sim->engine.options = NULL;
     if (s == GROVE_OK && sim->params.conserve_momentum) remove_net_force(sim);
