@@ -1,4 +1,5 @@
 /* grove nbody [--ic plummer|cold|merger --n N --seed S | --input SNAP] [--dt DT] --steps K
+ *             [--timestep shared|adaptive|block] [--eta ETA] [--max-level K]
  *             [--theta T] [--softening E] [--snapshot-every M] --out DIR [--tipsy] [--render] [--resume] */
 #include "command.h"
 
@@ -11,14 +12,19 @@
 
 static const char usage[] =
     "usage: grove nbody [--ic plummer|cold|merger --n N --seed S | --input SNAP] [--dt DT] --steps K\n"
-    "                   [--theta T] [--softening E] [--G G] [--eta ETA] [--snapshot-every M] [--report-every R]\n"
+    "                   [--timestep shared|adaptive|block] [--eta ETA] [--max-level K]\n"
+    "                   [--theta T] [--softening E] [--G G] [--snapshot-every M] [--report-every R]\n"
     "                   [--raw-forces] --out DIR [--tipsy] [--render] [--render-extent L] [--resume] [--threads N]\n"
     "                   [--json] [--quiet]\n"
     "Kick-drift-kick leapfrog N-body run on Barnes-Hut tree forces (G = 1 unless --G, Henon units for\n"
     "the ICs; any units give the same relative accuracy).\n"
     "  --ic KIND         plummer (default), cold (uniform sphere at rest) or merger (two Plummers)\n"
     "  --input SNAP      start from a snapshot: .npy (n, 7) float64 x y z vx vy vz m, or tipsy\n"
-    "  --dt DT           time step (default 1/128); --eta ETA > 0: adaptive global step <= DT\n"
+    "  --dt DT           time step (default 1/128), the largest step for adaptive and block\n"
+    "  --timestep MODE   shared (default; --eta alone means adaptive), adaptive (a global step\n"
+    "                    <= DT from the largest |a|) or block (each particle on its own step\n"
+    "                    DT / 2^k, k <= --max-level, default 20; a step is then one DT)\n"
+    "  --eta ETA         step accuracy: steps <= ETA sqrt(eps / |a|) (default 0.025)\n"
     "  --steps K         run until step K (counted from the start, also when resuming)\n"
     "  --theta T         opening angle (default 0.75); --softening E (default 0.01)\n"
     "  --raw-forces      keep the tree forces' small net force (by default it is removed, so the\n"
@@ -33,16 +39,18 @@ static const char usage[] =
     "checkpoint stays whole, so --resume continues from it.\n";
 
 typedef struct nbody_args {
-    const char *ic, *out;
+    const char *ic, *out, *timestep;
     cli_file input;
     size_t n, snapshot_every, report_every;
+    int max_level;
     uint64_t seed, steps;
     double render_extent;
     bool have_steps, render, resume, tipsy, raw_forces;
     grove_nbody_params params;
     /* Which settings the command line gives (a resumed run checks them). */
     struct {
-        bool ic, n, seed, input, dt, eta, theta, softening, G, snapshot_every, report_every, render_extent;
+        bool ic, n, seed, input, dt, eta, theta, softening, G, snapshot_every, report_every, render_extent, timestep,
+            max_level;
     } given;
     /* The run: the simulation, whether it resumed, its first and last
      * diagnostics and energy, the time spent setting up. */
@@ -52,9 +60,11 @@ typedef struct nbody_args {
     double e0, setup_seconds;
     char checkpoint[4096];
     /* What it measured: steps done, particles per second, interactions
-     * per particle, the relative energy error. */
-    uint64_t done;
-    double rate, per, rel;
+     * per particle, the relative energy error, force evaluations per unit
+     * of simulated time over this invocation's steps (from those at its
+     * start: evaluations0). */
+    uint64_t done, evaluations0;
+    double rate, per, rel, evaluation_rate;
 } nbody_args;
 
 /* The --ic kinds, by name; the one table every check and lookup reads. */
@@ -71,6 +81,9 @@ static bool ic_kind(const char *name, grove_ic_kind *kind)
         }
     return false;
 }
+
+/* The --timestep modes, by name (the library's enum order). */
+static const char *const TIMESTEPS[] = {"shared", "adaptive", "block"};
 
 /* DIR/name into buf. */
 static const char *out_path(const nbody_args *a, char *buf, size_t cap, const char *name)
@@ -188,15 +201,46 @@ static grove_status write_outputs(const nbody_args *a, const grove_nbody *sim)
 
 static double norm3(const double *v) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
 
-static void report(const grove_nbody_diag *d, double e0)
+/* Particles per level, counts[0..K] (K = max_level; [n] unless block). */
+static size_t level_counts(const grove_nbody *sim, long long counts[GROVE_NBODY_MAX_LEVEL + 1])
 {
-    printf("step %6llu  t %9.4f  E %.10f  dE/E %+.3e  |P| %.3e  |L| %.6e\n", (unsigned long long)d->step, d->time,
-           d->energy, e0 != 0 ? (d->energy - e0) / fabs(e0) : 0.0, norm3(d->momentum), norm3(d->angular_momentum));
+    const grove_nbody_params *p = grove_nbody_get_params(sim);
+    size_t levels = p->timestep == GROVE_TIMESTEP_BLOCK ? (size_t)p->max_level + 1 : 1, n = grove_nbody_count(sim);
+    const uint8_t *level = grove_nbody_levels(sim);
+    memset(counts, 0, levels * sizeof *counts);
+    for (size_t i = 0; i < n; i++) counts[level[i]]++;
+    return levels;
+}
+
+/* Force evaluations per unit time since the invocation began (d0). */
+static double evaluation_rate(const nbody_args *a, const grove_nbody_diag *d)
+{
+    double t = d->time - a->d0.time;
+    return t > 0 ? (double)(grove_nbody_force_evaluations(a->sim) - a->evaluations0) / t : 0;
+}
+
+/* The live report line; block steps add the occupied levels as
+ * level:count pairs. */
+static void report(const nbody_args *a, const grove_nbody_diag *d)
+{
+    double e0 = a->e0;
+    printf("step %6llu  t %9.4f  E %.10f  dE/E %+.3e  |P| %.3e  |L| %.6e  evals/t %.3e", (unsigned long long)d->step,
+           d->time, d->energy, e0 != 0 ? (d->energy - e0) / fabs(e0) : 0.0, norm3(d->momentum),
+           norm3(d->angular_momentum), evaluation_rate(a, d));
+    if (grove_nbody_get_params(a->sim)->timestep == GROVE_TIMESTEP_BLOCK) {
+        long long counts[GROVE_NBODY_MAX_LEVEL + 1];
+        size_t levels = level_counts(a->sim, counts);
+        printf("  levels");
+        for (size_t k = 0; k < levels; k++)
+            if (counts[k]) printf(" %zu:%lld", k, counts[k]);
+    }
+    putchar('\n');
     fflush(stdout);
 }
 
 /* The run settings a checkpoint carries besides the library's parameters
- * (dt, eta, theta, softening, G and --raw-forces are in its header): how
+ * (dt, eta, the time-step mode, max-level, theta, softening, G and
+ * --raw-forces are in its header): how
  * the run started and its outputs, as text in the checkpoint's
  * application data, so that --resume restores them. */
 #define SETTINGS_OUT \
@@ -272,8 +316,13 @@ static grove_status resume_settings(nbody_args *a, cli_run *run)
 {
     const grove_nbody_params *p = grove_nbody_get_params(a->sim);
     const grove_gravity_params *g = &p->gravity;
+    char mode[32];
+    snprintf(mode, sizeof mode, "--timestep %s", TIMESTEPS[p->timestep]);
     bool ok = agree_number(a, "--dt", a->given.dt, a->params.dt, p->dt) &&
+              agree(a, "--timestep", a->given.timestep, a->params.timestep == p->timestep, a->timestep, mode) &&
               agree_number(a, "--eta", a->given.eta, a->params.eta, p->eta) &&
+              agree_count(a, "--max-level", a->given.max_level, (unsigned long long)a->max_level,
+                          (unsigned long long)p->max_level) &&
               agree_number(a, "--theta", a->given.theta, a->params.gravity.theta, g->theta) &&
               agree_number(a, "--softening", a->given.softening, a->params.gravity.softening, g->softening) &&
               agree_number(a, "--G", a->given.G, a->params.gravity.G, g->G) &&
@@ -336,6 +385,24 @@ static bool check(void *state)
         cli_error("nbody", "--ic: expected plummer, cold or merger, got '%s'", a->ic);
         return false;
     }
+    if (a->timestep) {
+        size_t k = 0;
+        while (k < 3 && strcmp(a->timestep, TIMESTEPS[k]) != 0) k++;
+        if (k == 3) {
+            cli_error("nbody", "--timestep: expected shared, adaptive or block, got '%s'", a->timestep);
+            return false;
+        }
+        a->params.timestep = (grove_timestep)k;
+        if (k == GROVE_TIMESTEP_SHARED && a->params.eta > 0) {
+            cli_error("nbody", "--eta %g needs --timestep adaptive or block (the shared step is --dt)", a->params.eta);
+            return false;
+        }
+    }
+    if (a->given.max_level && !a->resume && a->params.timestep != GROVE_TIMESTEP_BLOCK) {
+        cli_error("nbody", "--max-level needs --timestep block");
+        return false;
+    }
+    a->params.max_level = a->max_level;
     if (!a->input.path && a->n == 0 && !a->resume) {
         cli_error("nbody", "--n N (>= 1) is required with --ic");
         return false;
@@ -369,7 +436,7 @@ static grove_status simulate(nbody_args *a, cli_run *run)
     a->e0 = d.energy;
     uint64_t first = d.step, report_every = a->report_every ? a->report_every : (a->steps - first + 9) / 10;
     bool talk = !run->common.quiet && !run->common.json;
-    if (talk) report(&d, a->e0);
+    if (talk) report(a, &d);
     if (!a->resumed) {
         double t = cli_now();
         s = write_outputs(a, a->sim);
@@ -384,7 +451,7 @@ static grove_status simulate(nbody_args *a, cli_run *run)
         if (o->progress) o->progress(o->progress_user, "nbody", (double)(d.step - first) / (double)(a->steps - first));
         if (talk && (report_every == 0 || d.step % report_every == 0 || d.step == a->steps)) {
             if (o->progress) fputc('\n', stderr);
-            report(&d, a->e0);
+            report(a, &d);
         }
         if ((a->snapshot_every && d.step % a->snapshot_every == 0) || d.step == a->steps) {
             t = cli_now();
@@ -408,6 +475,7 @@ static grove_status run(void *state, cli_run *run)
     if (s == GROVE_OK && a->resumed) s = resume_settings(a, run);
     if (s == GROVE_OK) s = keep_settings(a);
     if (s == GROVE_OK) s = grove_nbody_diagnostics(a->sim, &a->d0);
+    if (s == GROVE_OK) a->evaluations0 = grove_nbody_force_evaluations(a->sim);
     if (s == GROVE_OK) s = simulate(a, run);
     if (s != GROVE_OK) return s;
     grove_nbody_diagnostics(a->sim, &a->d);
@@ -418,6 +486,7 @@ static grove_status run(void *state, cli_run *run)
     a->rate = run->seconds > 0 ? (double)n * (double)a->done / run->seconds : 0;
     a->per = n ? (st.particle_interactions + st.cell_interactions) / (double)n : 0;
     a->rel = a->e0 != 0 ? (a->d.energy - a->e0) / fabs(a->e0) : 0;
+    a->evaluation_rate = evaluation_rate(a, &a->d);
     return GROVE_OK;
 }
 
@@ -444,6 +513,9 @@ static void json(void *state, const cli_run *run, cli_json *j)
     cli_json_num(j, "theta", p->gravity.theta);
     cli_json_num(j, "softening", p->gravity.softening);
     cli_json_num(j, "dt", p->dt);
+    cli_json_str(j, "timestep", TIMESTEPS[p->timestep]);
+    cli_json_num(j, "eta", p->eta);
+    cli_json_int(j, "max_level", p->max_level);
     cli_json_bool(j, "conserve_momentum", p->conserve_momentum != 0);
     cli_json_num(j, "energy_initial", a->e0);
     cli_json_num(j, "energy", a->d.energy);
@@ -452,6 +524,11 @@ static void json(void *state, const cli_run *run, cli_json *j)
     cli_json_num(j, "angular_momentum", norm3(a->d.angular_momentum));
     cli_json_num(j, "particles_per_second", a->rate);
     cli_json_num(j, "interactions_per_particle", a->per);
+    cli_json_int(j, "force_evaluations", (long long)grove_nbody_force_evaluations(a->sim));
+    cli_json_num(j, "force_evaluations_per_time", a->evaluation_rate);
+    long long counts[GROVE_NBODY_MAX_LEVEL + 1];
+    size_t levels = level_counts(a->sim, counts);
+    cli_json_ints(j, "level_counts", counts, levels);
     cli_json_num(j, "setup_seconds", a->setup_seconds);
 }
 
@@ -469,6 +546,7 @@ int cmd_nbody(int argc, char **argv)
     grove_nbody_params_init(&a.params);
     a.params.gravity.softening = 0.01;
     a.render_extent = 8;
+    a.max_level = a.params.max_level;
     const cli_opt opts[] = {
         {"--ic", OPT_STRING, &a.ic, &a.given.ic, CLI_ANY},
         {"--n", OPT_SIZE, &a.n, &a.given.n, CLI_ANY},
@@ -476,6 +554,8 @@ int cmd_nbody(int argc, char **argv)
         {"--input", OPT_INPUT, &a.input, &a.given.input, CLI_ANY},
         {"--dt", OPT_DOUBLE, &a.params.dt, &a.given.dt, CLI_ABOVE(0)},
         {"--eta", OPT_DOUBLE, &a.params.eta, &a.given.eta, CLI_AT_LEAST(0)},
+        {"--timestep", OPT_STRING, &a.timestep, &a.given.timestep, CLI_ANY},
+        {"--max-level", OPT_INT, &a.max_level, &a.given.max_level, CLI_BETWEEN(0, GROVE_NBODY_MAX_LEVEL)},
         {"--steps", OPT_U64, &a.steps, &a.have_steps, CLI_ANY},
         {"--theta", OPT_DOUBLE, &a.params.gravity.theta, &a.given.theta, CLI_BETWEEN(0, 1)},
         {"--softening|--eps", OPT_DOUBLE, &a.params.gravity.softening, &a.given.softening, CLI_AT_LEAST(0)},

@@ -68,6 +68,14 @@ void cli_json_int(cli_json *j, const char *name, long long value)
     append(j, "%lld", value);
 }
 
+void cli_json_ints(cli_json *j, const char *name, const long long *values, size_t n)
+{
+    key(j, name);
+    append(j, "[");
+    for (size_t i = 0; i < n; i++) append(j, "%s%lld", i ? ", " : "", values[i]);
+    append(j, "]");
+}
+
 void cli_json_bool(cli_json *j, const char *name, bool value)
 {
     key(j, name);

@@ -1068,23 +1068,47 @@ GROVE_API grove_status grove_gravity(grove_points positions, const double *mass,
 
 /* Simulation: kick-drift-kick leapfrog on the tree forces.
  *
- * Shared step: every step is dt (symplectic, time reversible). Adaptive
- * global step (eta > 0): every step is dt_i = min(dt, eta * sqrt(eps /
- * max_i |a_i|)) (eps = the softening, or if it is 0, 0.01 of the virial
- * radius G M^2 / (-2 W), which is 0.01 in Henon units), chosen from the
- * accelerations at the start of the step; the steps stay shared by all
- * particles, but the integrator is then no longer exactly symplectic. */
+ * Shared step (GROVE_TIMESTEP_SHARED): every step is dt (symplectic, time
+ * reversible). Adaptive global step (GROVE_TIMESTEP_ADAPTIVE): every step
+ * is dt_i = min(dt, eta * sqrt(eps / max_i |a_i|)) (eps = the softening,
+ * or if it is 0, 0.01 of the virial radius G M^2 / (-2 W), which is 0.01
+ * in Henon units), chosen from the accelerations at the start of the
+ * step; the steps stay shared by all particles, but the integrator is then
+ * no longer exactly symplectic. Block steps (GROVE_TIMESTEP_BLOCK): each
+ * particle i has its own step dt / 2^k_i on a level k_i in 0..max_level,
+ * the coarsest level whose step is at most eta * sqrt(eps / |a_i|) (eps as
+ * above; max_level when none is); a particle is kicked on its own step and forces are evaluated
+ * only for the particles whose step ends (see docs/nbody.md). One
+ * grove_nbody_step is then one largest step dt, at whose end every
+ * particle is synchronised. For the callers from before the timestep
+ * field: eta > 0 with GROVE_TIMESTEP_SHARED means the adaptive step (the
+ * validated params say GROVE_TIMESTEP_ADAPTIVE); eta = 0 with the adaptive
+ * or block step means GROVE_NBODY_ETA_DEFAULT. */
+typedef enum grove_timestep {
+    GROVE_TIMESTEP_SHARED = 0,
+    GROVE_TIMESTEP_ADAPTIVE = 1,
+    GROVE_TIMESTEP_BLOCK = 2
+} grove_timestep;
+
+#define GROVE_NBODY_ETA_DEFAULT 0.025
+#define GROVE_NBODY_MAX_LEVEL 30
+
 typedef struct grove_nbody_params {
     grove_gravity_params gravity;
-    double dt;  /* step (or largest step when eta > 0), > 0 (default 1/128) */
-    double eta; /* adaptive step accuracy, 0 = fixed step (default 0) */
+    double dt;  /* step, or the largest step (adaptive, block), > 0 (default 1/128) */
+    double eta; /* step accuracy of the adaptive and block steps, >= 0 (default 0) */
     /* Nonzero (default): after every force evaluation subtract the
      * mass-weighted mean acceleration sum(m a) / sum(m) from every
      * particle, so the total momentum is conserved to rounding. Tree forces
      * are not exactly pairwise antisymmetric; their net force is of the
      * order of the force errors and drifts the momentum. 0: the tree forces
-     * as they are (what grove_gravity returns). */
+     * as they are (what grove_gravity returns). With block steps this is
+     * done only at evaluations where every particle is active (the start
+     * and end of each largest step); in between, momentum is conserved to
+     * the tree's force error. */
     int conserve_momentum;
+    grove_timestep timestep; /* default GROVE_TIMESTEP_SHARED */
+    int max_level;           /* block steps: finest level K, 0..GROVE_NBODY_MAX_LEVEL (default 20) */
 } grove_nbody_params;
 
 GROVE_API void grove_nbody_params_init(grove_nbody_params *params);
@@ -1109,10 +1133,12 @@ GROVE_API grove_status grove_nbody_create(grove_points positions, const double *
                                           const grove_nbody_params *params, const grove_options *options,
                                           grove_nbody **out);
 GROVE_API void grove_nbody_free(grove_nbody *sim);
-/* Advance `steps` steps (options: threads, progress per step, cancel).
- * A cancel inside a step undoes that step: the state is the one after the
- * last whole step (with a cancel flag, a step keeps a copy of the 6n
- * positions and velocities it started from). A step whose new positions
+/* Advance `steps` steps (options: threads, progress per step, cancel);
+ * with block steps a step is one largest step dt. A cancel inside a step
+ * undoes that step: the state is the one after the last whole step (with
+ * a cancel flag, a step keeps a copy of the 6n positions and velocities
+ * it started from; with block steps of the whole 11n state and the n
+ * levels). A step whose new positions
  * or velocities are not finite (dt far too large) stops with
  * GROVE_INVALID_ARGUMENT naming the step and the particle; after a step
  * failed half way like that (or in its force evaluation) the state is part
@@ -1132,6 +1158,15 @@ GROVE_API const double *grove_nbody_masses(const grove_nbody *sim);
 GROVE_API const double *grove_nbody_accelerations(const grove_nbody *sim);
 GROVE_API const double *grove_nbody_potentials(const grove_nbody *sim);
 GROVE_API const grove_nbody_params *grove_nbody_get_params(const grove_nbody *sim);
+/* Each particle's block-step level k (its step is dt / 2^k) in input
+ * order, as chosen at the start of its latest step; all 0 with the shared
+ * and adaptive steps. Valid until the next call on sim. */
+GROVE_API const uint8_t *grove_nbody_levels(const grove_nbody *sim);
+/* Sink force evaluations since the run began (one per particle whose
+ * acceleration was computed, summed over evaluations, the creation's n
+ * included; a checkpoint carries the count): the cost measure that
+ * compares the time-step modes. */
+GROVE_API uint64_t grove_nbody_force_evaluations(const grove_nbody *sim);
 
 /* Application data: up to GROVE_NBODY_APP_DATA_MAX bytes the caller keeps
  * with the state, copied in (bytes = 0 clears them). Every checkpoint

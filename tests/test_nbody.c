@@ -191,9 +191,22 @@ TEST(nbody_checkpoint_rejects_hostile_files)
     REQUIRE_OK(grove_nbody_checkpoint_write(sim, path));
     grove_nbody_free(sim);
     FILE *f = fopen(path, "rb");
-    unsigned char buf[128 + 7 * 50 * 8];
-    REQUIRE(f && fread(buf, 1, sizeof buf, f) == sizeof buf);
+    /* A version 5 file (header, 50 levels, state) made into version 4 (no
+     * levels, zeros from header byte 112 on), from which the older
+     * versions below are made. */
+    unsigned char v5[128 + 50 + 7 * 50 * 8], buf[128 + 7 * 50 * 8];
+    REQUIRE(f && fread(v5, 1, sizeof v5, f) == sizeof v5 && fgetc(f) == EOF);
     fclose(f);
+    memcpy(buf, v5, 128);
+    memcpy(buf + 128, v5 + 128 + 50, sizeof buf - 128);
+    uint32_t four = 4;
+    memcpy(buf + 8, &four, 4);
+    memset(buf + 112, 0, 16);
+    reseal(buf, sizeof buf);
+    REQUIRE_OK(grove_nbody_checkpoint_read(test_write_file("v4.ckpt", buf, sizeof buf), NULL, &back));
+    CHECK(grove_nbody_levels(back)[0] == 0 && grove_nbody_force_evaluations(back) == 50);
+    grove_nbody_free(back);
+    back = NULL;
     CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("short.ckpt", buf, 100), NULL, &back), GROVE_PARSE_ERROR,
                 "too short");
     CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("trunc.ckpt", buf, sizeof buf - 8), NULL, &back),
@@ -214,12 +227,19 @@ TEST(nbody_checkpoint_rejects_hostile_files)
     CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("nan.ckpt", bad, sizeof bad), NULL, &back),
                 GROVE_PARSE_ERROR, "not finite");
     CHECK(back == NULL);
-    /* version 5 is from the future */
-    uint32_t version = 5;
+    /* version 6 is from the future */
+    uint32_t version = 6;
     memcpy(bad, buf, sizeof buf);
     memcpy(bad + 8, &version, 4);
-    CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("v5.ckpt", bad, sizeof bad), NULL, &back),
-                GROVE_UNSUPPORTED, "version 5");
+    CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("v6.ckpt", bad, sizeof bad), NULL, &back),
+                GROVE_UNSUPPORTED, "version 6");
+    /* a version 5 level beyond the run's (a shared run's are 0) is damage */
+    unsigned char bad5[sizeof v5];
+    memcpy(bad5, v5, sizeof v5);
+    bad5[128 + 3] = 1;
+    reseal(bad5, sizeof bad5);
+    CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("level.ckpt", bad5, sizeof bad5), NULL, &back),
+                GROVE_PARSE_ERROR, "level of particle 3 is 1");
     /* version 3 (a checksum, no application data: its length field at byte
      * 108 is zero) is read; a length there is damage */
     version = 3;
@@ -274,13 +294,13 @@ TEST(nbody_checkpoint_keeps_application_data)
     CHECK(got && bytes == sizeof note && memcmp(got, note, sizeof note) == 0);
     CHECK(memcmp(grove_nbody_positions(sim), grove_nbody_positions(back), 3 * 40 * sizeof(double)) == 0);
     grove_nbody_free(back);
-    unsigned char buf[128 + sizeof note + 7 * 40 * 8];
+    unsigned char buf[128 + sizeof note + 40 + 7 * 40 * 8]; /* header, data, levels, state */
     FILE *f = fopen(path, "rb");
     REQUIRE(f && fread(buf, 1, sizeof buf, f) == sizeof buf);
     fclose(f);
     uint32_t version, app = 1000;
     memcpy(&version, buf + 8, 4);
-    CHECK(version == 4);
+    CHECK(version == 5);
     memcpy(buf + 108, &app, 4);
     reseal(buf, sizeof buf);
     CHECK_FAILS(grove_nbody_checkpoint_read(test_write_file("app_long.ckpt", buf, sizeof buf), NULL, &back),
@@ -627,7 +647,7 @@ TEST(nbody_checkpoint_refuses_any_flipped_bit)
     const char *path = test_path("flip.ckpt");
     REQUIRE_OK(grove_nbody_checkpoint_write(sim, path));
     grove_nbody_free(sim);
-    size_t len = 128 + 7 * n * 8;
+    size_t len = 128 + n + 7 * n * 8; /* header, levels, state */
     unsigned char *buf = malloc(len), *bad = malloc(len);
     FILE *f = fopen(path, "rb");
     REQUIRE(f && fread(buf, 1, len, f) == len && fgetc(f) == EOF);

@@ -121,6 +121,8 @@ PROTOTYPES = {
     "grove_nbody_accelerations": (_P(_d), [_vp]),
     "grove_nbody_potentials": (_P(_d), [_vp]),
     "grove_nbody_get_params": (_P(S.NbodyParams), [_vp]),
+    "grove_nbody_levels": (_P(C.c_uint8), [_vp]),
+    "grove_nbody_force_evaluations": (_u64, [_vp]),
     "grove_nbody_checkpoint_write": (_i, [_vp, _s]),
     "grove_nbody_checkpoint_read": (_i, [_s, _P(S.Options), _P(_vp)]),
     "grove_ic_params_init": (None, [_P(S.IcParams)]),

@@ -28,6 +28,8 @@ GROVE_HDBSCAN_EOM, GROVE_HDBSCAN_LEAF = 0, 1
 GROVE_HDBSCAN_TIES_ORDERED, GROVE_HDBSCAN_TIES_SIMULTANEOUS = 0, 1
 # grove_ic_kind
 GROVE_IC_PLUMMER, GROVE_IC_COLD, GROVE_IC_MERGER = 1, 2, 3
+# grove_timestep
+GROVE_TIMESTEP_SHARED, GROVE_TIMESTEP_ADAPTIVE, GROVE_TIMESTEP_BLOCK = 0, 1, 2
 
 
 @functools.cache
@@ -137,7 +139,8 @@ class GravityStats(C.Structure):
 
 
 class NbodyParams(C.Structure):
-    _fields_ = [("gravity", GravityParams), ("dt", C.c_double), ("eta", C.c_double), ("conserve_momentum", C.c_int)]
+    _fields_ = [("gravity", GravityParams), ("dt", C.c_double), ("eta", C.c_double), ("conserve_momentum", C.c_int),
+                ("timestep", C.c_int), ("max_level", C.c_int)]
 
 
 class NbodyDiag(C.Structure):

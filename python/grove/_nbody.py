@@ -13,11 +13,13 @@ from . import _clib
 from ._arrays import address, count, fixed, from_c, options, points_view
 from ._cstructs import GravityParams, GravityStats as _CStats, IcParams, NbodyDiag, NbodyParams, RenderParams
 from ._cstructs import GROVE_IC_COLD, GROVE_IC_MERGER, GROVE_IC_PLUMMER
+from ._cstructs import GROVE_TIMESTEP_ADAPTIVE, GROVE_TIMESTEP_BLOCK, GROVE_TIMESTEP_SHARED
 from ._cstructs import Snapshot as _CSnapshot
 from ._errors import InvalidArgumentError
 from ._handle import Handle
 
 _IC_KINDS = {"plummer": GROVE_IC_PLUMMER, "cold": GROVE_IC_COLD, "merger": GROVE_IC_MERGER}
+_TIMESTEPS = {"shared": GROVE_TIMESTEP_SHARED, "adaptive": GROVE_TIMESTEP_ADAPTIVE, "block": GROVE_TIMESTEP_BLOCK}
 
 
 @dataclass(frozen=True)
@@ -140,7 +142,11 @@ class NBody(Handle):
     happens here.
 
     positions, velocities: (n, 3); masses: (n,). dt: step (default 1/128);
-    eta > 0: adaptive global step <= dt; theta, softening, G, leaf_size,
+    timestep: "shared" (default; eta > 0 alone means "adaptive"),
+    "adaptive" (a global step <= dt) or "block" (each particle on its own
+    power-of-two level dt / 2^k, k <= max_level, default 20; a step is then
+    one largest step dt); eta: accuracy of the adaptive and block steps
+    (default 0.025 for them); theta, softening, G, leaf_size,
     group_size as in ``grove.gravity``. conserve_momentum (default True):
     remove the tree forces' net force after every evaluation, so the total
     momentum is conserved to rounding; False keeps the raw tree forces.
@@ -157,7 +163,8 @@ class NBody(Handle):
     def __init__(self, positions: Any, velocities: Any, masses: Any, *, dt: float | None = None,
                  eta: float | None = None, theta: float | None = None, softening: float | None = None,
                  G: float | None = None, leaf_size: int | None = None, group_size: int | None = None,
-                 conserve_momentum: bool | None = None, threads: int | None = None):
+                 conserve_momentum: bool | None = None, timestep: str | None = None,
+                 max_level: int | None = None, threads: int | None = None):
         super().__init__()
         pos = fixed(positions, np.float64, (None, 3), "positions")
         n = pos.shape[0]
@@ -171,6 +178,12 @@ class NBody(Handle):
             params.eta = float(eta)
         if conserve_momentum is not None:
             params.conserve_momentum = int(bool(conserve_momentum))
+        if timestep is not None:
+            if timestep not in _TIMESTEPS:
+                raise InvalidArgumentError(f"timestep: one of {', '.join(_TIMESTEPS)}, got {timestep!r}")
+            params.timestep = _TIMESTEPS[timestep]
+        if max_level is not None:
+            params.max_level = min(count(max_level, "max_level"), 2**31 - 1)  # C refuses > 30
         self.threads = threads
         opts = options(threads)
         _clib.call(_clib.lib.grove_nbody_create, points_view(pos), address(vel), address(mass), C.byref(params), opts,
@@ -257,6 +270,21 @@ class NBody(Handle):
     masses = property(lambda self: self._state("grove_nbody_masses", 0), doc="(n,) copy")
     accelerations = property(lambda self: self._state("grove_nbody_accelerations", 3), doc="(n, 3) copy")
     potentials = property(lambda self: self._state("grove_nbody_potentials", 0), doc="(n,) copy")
+
+    @property
+    def levels(self) -> np.ndarray:
+        """(n,) uint8 copy: each particle's block-step level k (step dt / 2^k);
+        all 0 for the shared and adaptive steps"""
+        with self._use() as h:
+            n = _clib.lib.grove_nbody_count(h)
+            return from_c(_clib.lib.grove_nbody_levels(h), (n,), np.uint8)
+
+    @property
+    def force_evaluations(self) -> int:
+        """sink force evaluations since the run began (the creation's n
+        included): the cost that compares the time-step modes"""
+        with self._use() as h:
+            return int(_clib.lib.grove_nbody_force_evaluations(h))
 
     @property
     def stats(self) -> GravityStats:

@@ -99,12 +99,16 @@ static grove_status reserve(grove__gravity *g, size_t n, int threads)
         grove__free(g->x);
         grove__free(g->out);
         grove__free(g->mark);
+        grove__free(g->sink);
+        grove__free(g->first);
         grove__free(g->group);
         g->x = grove__malloc(4 * want * sizeof *g->x, "gravity particles");
         g->out = grove__malloc(4 * want * sizeof *g->out, "gravity results");
         g->mark = grove__malloc(want * sizeof *g->mark, "gravity groups");
+        g->sink = grove__malloc(want * sizeof *g->sink, "gravity sinks");
+        g->first = grove__malloc((want + 1) * sizeof *g->first, "gravity sinks");
         g->group = grove__malloc((want + 1) * sizeof *g->group, "gravity groups");
-        g->cap_n = g->x && g->out && g->mark && g->group ? want : 0;
+        g->cap_n = g->x && g->out && g->mark && g->sink && g->first && g->group ? want : 0;
         if (!g->cap_n) return GROVE_OUT_OF_MEMORY;
     }
     if (g->nlists < threads) {
@@ -200,7 +204,7 @@ static grove_status report_overflow(const grove__gravity *g, uint32_t row, const
 }
 
 grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const double *mass, size_t n,
-                                 const grove_gravity_params *p, double *acc, double *pot,
+                                 const uint8_t *active, const grove_gravity_params *p, double *acc, double *pot,
                                  grove_gravity_stats *stats, int threads)
 {
     grove__nb_units u;
@@ -227,15 +231,16 @@ grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const dou
         g->x[3 * cap + i] = mass[r] * u.to_mass;
     }
     grove__nb_moments(g, p->theta, threads);
-    grove__nb_groups(g, p->group_size);
+    grove__nb_groups(g, p->group_size, active);
     double eps2 = u.softening * u.softening, npp, npc;
     s = walk_groups(g, p->theta, eps2, threads, &npp, &npc);
     if (s != GROVE_OK) return s;
-    /* Back to the caller's units; the lowest row of a result that is not
-     * finite is the error. */
+    /* The sinks' results back to the caller's units; the lowest row of a
+     * result that is not finite is the error. */
     uint32_t bad = UINT32_MAX;
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(min : bad)
-    for (size_t i = 0; i < n; i++) {
+    for (size_t j = 0; j < g->nsinks; j++) {
+        size_t i = g->sink[j];
         uint32_t r = order[i];
         double *a = acc + 3 * (size_t)r;
         for (int k = 0; k < 3; k++) a[k] = grove__nb_back_apply(g->out[k * cap + i], &u.acc);
@@ -267,6 +272,8 @@ void grove__gravity_free(grove__gravity *g)
     grove__free(g->x);
     grove__free(g->out);
     grove__free(g->mark);
+    grove__free(g->sink);
+    grove__free(g->first);
     grove__free(g->group);
     grove__free(g->cm);
     grove__free(g->quad);
@@ -296,7 +303,7 @@ grove_status grove_gravity(grove_points positions, const double *mass, const gro
         grove__gravity g;
         memset(&g, 0, sizeof g);
         g.options = options;
-        s = grove__gravity_eval(&g, pos, mass, n, &p, acc, pot, stats, grove__options(options).threads);
+        s = grove__gravity_eval(&g, pos, mass, n, NULL, &p, acc, pot, stats, grove__options(options).threads);
         grove__gravity_free(&g);
     }
     grove__free(copy);

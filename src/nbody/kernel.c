@@ -186,7 +186,8 @@ void grove__nb_evaluate(const grove__gravity *g, uint32_t b, uint32_t e, const g
     size_t cap = g->cap_n;
     size_t np = (L->np + GROVE__NB_PAD - 1) / GROVE__NB_PAD * GROVE__NB_PAD;
     size_t nc = (L->nc + GROVE__NB_PAD - 1) / GROVE__NB_PAD * GROVE__NB_PAD;
-    for (uint32_t i = b; i < e; i++) {
+    for (uint32_t j = b; j < e; j++) {
+        size_t i = g->sink[j];
         float s[3];
         for (int a = 0; a < 3; a++) s[a] = (float)(g->x[a * cap + i] - L->ctr[a]);
         double out[5] = {0, 0, 0, 0, 0};
@@ -204,7 +205,8 @@ void grove__nb_direct(const grove__gravity *g, uint32_t b, uint32_t e, double ep
 {
     size_t cap = g->cap_n, n = g->tree.n;
     const double *sx = g->x, *sy = g->x + cap, *sz = g->x + 2 * cap, *sm = g->x + 3 * cap;
-    for (uint32_t i = b; i < e; i++) {
+    for (uint32_t j = b; j < e; j++) {
+        size_t i = g->sink[j];
         double sum[5];
         p2p_sum_f64(sx, sy, sz, sm, n, sx[i], sy[i], sz[i], eps2, sum);
         for (int k = 0; k < 3; k++) g->out[k * cap + i] = sum[k];

@@ -36,8 +36,11 @@ typedef struct grove__gravity {
     double *x;            /* 4 columns x cap_n in tree order: x, y, z, m */
     double *out;          /* 4 columns x cap_n in tree order: ax, ay, az, pot (before
                              the walk: the positions in the evaluation's units, n x 3) */
-    uint32_t *mark;       /* cap_n: group candidates (parent + 1) */
-    uint32_t *group;      /* ngroups + 1 particle offsets */
+    uint32_t *mark;       /* cap_n: group candidates (parent + 1), per sink */
+    uint32_t *sink;       /* cap_n: the sinks (active particles), tree-order indices */
+    uint32_t *first;      /* cap_n + 1: sinks before each tree position (groups.c) */
+    size_t nsinks;
+    uint32_t *group;      /* ngroups + 1 offsets into sink[] */
     size_t ngroups;
     double *cm;           /* 4 per cell: centre of mass x, y, z and mass */
     double *quad;         /* 6 per cell: q11, q22, q33, q12, q13, q23 about cm */
@@ -89,23 +92,27 @@ grove_status grove__gravity_params(const grove_gravity_params *in, grove_gravity
 grove_status grove__gravity_input(grove_points pos, const double *mass, const double **xyz, double **copy);
 
 /* One force evaluation on validated input (n >= 1): acc n x 3, pot n or
- * NULL, stats or NULL, in input order. Computed in the units of
+ * NULL, stats or NULL, in input order. active: n flags in input order
+ * (NULL = all): the tree and moments are built from every particle, but
+ * only the active ones are sinks, and only their rows of acc and pot are
+ * written; the stats count the sinks' interactions. Computed in the units of
  * grove__nb_choose_units, so results do not depend on the caller's; fails
  * when a result is beyond the largest double (naming the particle). A
  * raised cancel flag in g->options stops it with GROVE_CANCELLED before
  * acc, pot or stats are written. */
 grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const double *mass, size_t n,
-                                 const grove_gravity_params *p, double *acc, double *pot,
+                                 const uint8_t *active, const grove_gravity_params *p, double *acc, double *pot,
                                  grove_gravity_stats *stats, int threads);
 void grove__gravity_free(grove__gravity *g);
 
 /* Steps of the evaluation (one file each). */
 /* Moments, tight boxes and opening radii of every cell, bottom up. */
 void grove__nb_moments(grove__gravity *g, double theta, int threads);
-/* Groups of at most ncrit consecutive particles (see groups.c). */
-void grove__nb_groups(grove__gravity *g, size_t ncrit);
-/* Interaction lists of particles [b, e) (breadth-first walk); false when
- * out of memory. */
+/* The sinks (active particles, input-order flags; NULL = all) and their
+ * groups of at most ncrit consecutive sinks (see groups.c). */
+void grove__nb_groups(grove__gravity *g, size_t ncrit, const uint8_t *active);
+/* Interaction lists of sinks g->sink[b..e) (breadth-first walk); false
+ * when out of memory. */
 bool grove__nb_walk(const grove__gravity *g, uint32_t b, uint32_t e, grove__nb_lists *lists);
 /* One sink (position relative to the group centre) against a list padded
  * to GROVE__NB_PAD rows, column k at list + k * cap; adds a and phi to
@@ -123,11 +130,11 @@ bool grove__nb_kernels_avx2(grove__nb_kernels *k);
 /* The set for this machine: AVX2 where it runs, else portable. */
 void grove__nb_kernels_pick(grove__nb_kernels *k);
 
-/* Evaluate the lists for sinks [b, e) with kernel set k into g->out
- * (unscaled by G). */
+/* Evaluate the lists for sinks g->sink[b..e) with kernel set k into
+ * g->out (unscaled by G). */
 void grove__nb_evaluate(const grove__gravity *g, uint32_t b, uint32_t e, const grove__nb_lists *lists,
                         const grove__nb_kernels *k, double eps2);
-/* theta = 0: sinks [b, e) against all particles, a direct sum in double
+/* theta = 0: sinks g->sink[b..e) against all particles, a direct sum in double
  * (no lists), into g->out (unscaled by G). */
 void grove__nb_direct(const grove__gravity *g, uint32_t b, uint32_t e, double eps2);
 

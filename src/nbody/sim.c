@@ -2,7 +2,8 @@
  * between steps, and the kick-drift-kick leapfrog:
  *   v += a dt/2;  x += v dt;  a = F(x);  v += a dt/2
  * The accelerations at the end of a step are those at the start of the
- * next, so each step costs one force evaluation. */
+ * next, so each step costs one force evaluation. Block steps (block.c)
+ * run the same three operations per particle on its own step. */
 #include "sim_internal.h"
 
 #include <math.h>
@@ -16,6 +17,8 @@ void grove_nbody_params_init(grove_nbody_params *p)
     p->dt = 1.0 / 128;
     p->eta = 0;
     p->conserve_momentum = 1;
+    p->timestep = GROVE_TIMESTEP_SHARED;
+    p->max_level = 20;
 }
 
 grove_status grove__nbody_params(const grove_nbody_params *in, grove_nbody_params *out)
@@ -32,6 +35,16 @@ grove_status grove__nbody_params(const grove_nbody_params *in, grove_nbody_param
         return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: dt must be finite and > 0, got %g", out->dt);
     if (!(out->eta >= 0) || !isfinite(out->eta))
         return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: eta must be finite and >= 0, got %g", out->eta);
+    if ((unsigned)out->timestep > GROVE_TIMESTEP_BLOCK)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: timestep must be shared, adaptive or block (0..2), got %d",
+                           (int)out->timestep);
+    if (out->max_level < 0 || out->max_level > GROVE_NBODY_MAX_LEVEL)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: max_level must be 0..%d, got %d", GROVE_NBODY_MAX_LEVEL,
+                           out->max_level);
+    /* Callers from before the timestep field asked for the adaptive step
+     * with eta > 0 alone; the validated params say so explicitly. */
+    if (out->timestep == GROVE_TIMESTEP_SHARED && out->eta > 0) out->timestep = GROVE_TIMESTEP_ADAPTIVE;
+    if (out->timestep != GROVE_TIMESTEP_SHARED && out->eta == 0) out->eta = GROVE_NBODY_ETA_DEFAULT;
     return GROVE_OK;
 }
 
@@ -44,10 +57,14 @@ grove_status grove__nbody_alloc(size_t n, const grove_nbody_params *p, grove_nbo
     grove_nbody *sim = grove__calloc(1, sizeof *sim, "nbody handle");
     if (!sim) return GROVE_OUT_OF_MEMORY;
     sim->state = grove__malloc(bytes ? bytes : 1, "nbody state");
-    if (!sim->state) {
+    sim->level = grove__calloc(2 * n + 1, 1, "nbody levels");
+    if (!sim->state || !sim->level) {
+        grove__free(sim->state);
+        grove__free(sim->level);
         grove__free(sim);
         return GROVE_OUT_OF_MEMORY;
     }
+    sim->active = sim->level + n;
     sim->n = n;
     sim->params = *p;
     sim->pos = sim->state;
@@ -95,14 +112,16 @@ static void remove_net_force(grove_nbody *sim)
         for (int a = 0; a < 3; a++) sim->acc[3 * i + a] -= f[a];
 }
 
-grove_status grove__nbody_forces(grove_nbody *sim, const grove_options *options)
+grove_status grove__nbody_forces(grove_nbody *sim, const uint8_t *active, const grove_options *options)
 {
     if (sim->n == 0) return GROVE_OK;
     sim->engine.options = options;
-    grove_status s = grove__gravity_eval(&sim->engine, sim->pos, sim->mass, sim->n, &sim->params.gravity, sim->acc,
-                                         sim->pot, &sim->stats, grove__options(options).threads);
+    grove_status s = grove__gravity_eval(&sim->engine, sim->pos, sim->mass, sim->n, active, &sim->params.gravity,
+                                         sim->acc, sim->pot, &sim->stats, grove__options(options).threads);
     sim->engine.options = NULL;
-    if (s == GROVE_OK && sim->params.conserve_momentum) remove_net_force(sim);
+    /* The net force is that of all particles on each other: with a part of
+     * them active it is not defined, so it is removed only when all are. */
+    if (s == GROVE_OK && !active && sim->params.conserve_momentum) remove_net_force(sim);
     return s;
 }
 
@@ -133,11 +152,12 @@ grove_status grove_nbody_create(grove_points positions, const double *vel, const
         memcpy(sim->mass, mass, n * sizeof *mass);
     }
     grove__free(copy);
-    s = grove__nbody_forces(sim, options);
+    s = grove__nbody_forces(sim, NULL, options);
     if (s != GROVE_OK) {
         grove_nbody_free(sim);
         return s;
     }
+    sim->evaluations = n;
     *out = sim;
     return GROVE_OK;
 }
@@ -148,6 +168,7 @@ void grove_nbody_free(grove_nbody *sim)
     grove__gravity_free(&sim->engine);
     grove__free(sim->app);
     grove__free(sim->state);
+    grove__free(sim->level);
     grove__free(sim);
 }
 
@@ -186,14 +207,28 @@ static double virial_radius(const grove_nbody *sim)
     return ldexp(ldexp(G, -eg) * (M * M / w), eg + em - ep);
 }
 
-/* The step length: dt, or with eta > 0 the adaptive global step from the
+double grove__nbody_eps(const grove_nbody *sim)
+{
+    double soft = sim->params.gravity.softening;
+    return soft > 0 ? soft : 0.01 * virial_radius(sim);
+}
+
+double grove__nbody_magnitude(const double a[3])
+{
+    double top = largest_magnitude(a, 3);
+    if (!(top > 0)) return 0;
+    double x = a[0] / top, y = a[1] / top, z = a[2] / top;
+    return top * sqrt(x * x + y * y + z * z);
+}
+
+/* The step length: dt, or for the adaptive step the global step from the
  * largest acceleration now. */
 static double step_length(const grove_nbody *sim)
 {
     const grove_nbody_params *p = &sim->params;
-    if (p->eta <= 0) return p->dt;
+    if (p->timestep != GROVE_TIMESTEP_ADAPTIVE) return p->dt;
     double amax = largest_acceleration(sim);
-    double eps = p->gravity.softening > 0 ? p->gravity.softening : 0.01 * virial_radius(sim);
+    double eps = grove__nbody_eps(sim);
     double dt = amax > 0 && eps > 0 ? p->eta * sqrt(eps / amax) : p->dt;
     return dt < p->dt ? dt : p->dt;
 }
@@ -201,7 +236,7 @@ static double step_length(const grove_nbody *sim)
 /* y += h x over m values: the kick (v += a h) and the drift (x += v h).
  * Returns the lowest index whose new value is not finite (a step too large
  * for the state), or m when all are. */
-static size_t axpy(double *y, const double *x, double h, size_t m, int threads)
+size_t grove__nbody_axpy(double *y, const double *x, double h, size_t m, int threads)
 {
     size_t bad = m;
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(min : bad)
@@ -214,7 +249,7 @@ static size_t axpy(double *y, const double *x, double h, size_t m, int threads)
 
 /* A step that went wrong leaves the state part advanced: the handle can
  * only be read or freed from then on. */
-static grove_status step_failed(grove_nbody *sim, grove_status s)
+grove_status grove__nbody_step_failed(grove_nbody *sim, grove_status s)
 {
     sim->failed = true;
     char where[64];
@@ -223,33 +258,67 @@ static grove_status step_failed(grove_nbody *sim, grove_status s)
     return s;
 }
 
-static grove_status not_finite(grove_nbody *sim, size_t index, const char *what, double dt)
+grove_status grove__nbody_not_finite(grove_nbody *sim, size_t index, const char *what, double dt)
 {
     grove__fail(GROVE_INVALID_ARGUMENT, "particle %zu's %s is not finite (the step dt = %g is too large?)", index / 3,
                 what, dt);
-    return step_failed(sim, GROVE_INVALID_ARGUMENT);
+    return grove__nbody_step_failed(sim, GROVE_INVALID_ARGUMENT);
 }
 
-/* One kick-drift-kick step of length dt. A state that stops being finite
- * fails the handle; a cancel inside the force evaluation puts back the
- * positions and velocities the step started from (start: 6n doubles, kept
- * whenever a cancel flag is given). */
-static grove_status kick_drift_kick(grove_nbody *sim, double dt, const double *start, const grove_options *options,
-                                    int threads)
+/* One kick-drift-kick step of length dt for all particles. A state that
+ * stops being finite fails the handle; GROVE_CANCELLED from the force
+ * evaluation leaves positions and velocities advanced, for the caller to
+ * put back. */
+static grove_status kick_drift_kick(grove_nbody *sim, double dt, const grove_options *options, int threads)
 {
     size_t m = 3 * sim->n, bad;
-    if ((bad = axpy(sim->vel, sim->acc, 0.5 * dt, m, threads)) < m) return not_finite(sim, bad, "velocity", dt);
-    if ((bad = axpy(sim->pos, sim->vel, dt, m, threads)) < m) return not_finite(sim, bad, "position", dt);
-    grove_status s = grove__nbody_forces(sim, options);
-    if (s == GROVE_CANCELLED && start) {
-        memcpy(sim->pos, start, m * sizeof *start);
-        memcpy(sim->vel, start + m, m * sizeof *start);
-        return grove__fail(GROVE_CANCELLED, "nbody: cancelled in step %llu (the state is that before it)",
-                           (unsigned long long)(sim->step + 1));
-    }
-    if (s != GROVE_OK) return step_failed(sim, s);
-    if ((bad = axpy(sim->vel, sim->acc, 0.5 * dt, m, threads)) < m) return not_finite(sim, bad, "velocity", dt);
+    if ((bad = grove__nbody_axpy(sim->vel, sim->acc, 0.5 * dt, m, threads)) < m)
+        return grove__nbody_not_finite(sim, bad, "velocity", dt);
+    if ((bad = grove__nbody_axpy(sim->pos, sim->vel, dt, m, threads)) < m)
+        return grove__nbody_not_finite(sim, bad, "position", dt);
+    grove_status s = grove__nbody_forces(sim, NULL, options);
+    if (s == GROVE_CANCELLED) return s;
+    if (s != GROVE_OK) return grove__nbody_step_failed(sim, s);
+    sim->evaluations += sim->n;
+    if ((bad = grove__nbody_axpy(sim->vel, sim->acc, 0.5 * dt, m, threads)) < m)
+        return grove__nbody_not_finite(sim, bad, "velocity", dt);
     return GROVE_OK;
+}
+
+/* What a step that may be cancelled keeps to put back: the positions and
+ * velocities (6n doubles) for the shared and adaptive steps, which leave
+ * acc and pot unchanged when cancelled; the whole state (11n), the levels
+ * and the count for block steps, whose sub-steps write acc and pot. */
+typedef struct step_start {
+    double *state;
+    uint8_t *level;
+    size_t words;
+    uint64_t evaluations;
+} step_start;
+
+static bool keep_start(const grove_nbody *sim, step_start *st)
+{
+    bool block = sim->params.timestep == GROVE_TIMESTEP_BLOCK;
+    st->words = (block ? 11 : 6) * sim->n;
+    st->state = grove__malloc(st->words * sizeof *st->state + (block ? sim->n : 0), "nbody step start");
+    st->level = block && st->state ? (uint8_t *)(st->state + st->words) : NULL;
+    return st->state != NULL;
+}
+
+static void save_start(const grove_nbody *sim, step_start *st)
+{
+    memcpy(st->state, sim->state, st->words * sizeof *st->state);
+    if (st->level) memcpy(st->level, sim->level, sim->n);
+    st->evaluations = sim->evaluations;
+}
+
+static grove_status put_back(grove_nbody *sim, const step_start *st)
+{
+    memcpy(sim->state, st->state, st->words * sizeof *st->state);
+    if (st->level) memcpy(sim->level, st->level, sim->n);
+    sim->evaluations = st->evaluations;
+    return grove__fail(GROVE_CANCELLED, "nbody: cancelled in step %llu (the state is that before it)",
+                       (unsigned long long)(sim->step + 1));
 }
 
 grove_status grove_nbody_step(grove_nbody *sim, uint64_t steps, const grove_options *options)
@@ -260,38 +329,34 @@ grove_status grove_nbody_step(grove_nbody *sim, uint64_t steps, const grove_opti
         return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: step %llu failed, so the state is not valid to go on from",
                            (unsigned long long)(sim->step + 1));
     int threads = grove__options(options).threads;
-    size_t m = 3 * sim->n;
-    /* With a cancel flag the force evaluation can stop inside a step: the
-     * positions and velocities the step started from are kept (6n doubles)
-     * to be put back, so a cancelled step leaves the state as it was. */
-    double *start = NULL;
-    if (options && options->cancel && m) {
-        start = grove__malloc(2 * m * sizeof *start, "nbody step start");
-        if (!start) return GROVE_OUT_OF_MEMORY;
-    }
+    /* With a cancel flag the force evaluation can stop inside a step: what
+     * the step started from is kept to be put back, so a cancelled step
+     * leaves the state as it was. */
+    step_start start = {NULL, NULL, 0, 0};
+    if (options && options->cancel && sim->n && !keep_start(sim, &start)) return GROVE_OUT_OF_MEMORY;
     grove_status s = GROVE_OK;
     for (uint64_t k = 0; k < steps; k++) {
         if (grove__cancelled(options)) {
             s = grove__fail(GROVE_CANCELLED, "nbody: cancelled after %llu steps", (unsigned long long)k);
             break;
         }
-        if (start) {
-            memcpy(start, sim->pos, m * sizeof *start);
-            memcpy(start + m, sim->vel, m * sizeof *start);
-        }
+        if (start.state) save_start(sim, &start);
         double dt = step_length(sim);
         if (!(dt > 0)) {
             grove__fail(GROVE_INVALID_ARGUMENT, "the adaptive step eta sqrt(eps / max |a|) underflows to 0");
-            s = step_failed(sim, GROVE_INVALID_ARGUMENT);
+            s = grove__nbody_step_failed(sim, GROVE_INVALID_ARGUMENT);
             break;
         }
-        s = kick_drift_kick(sim, dt, start, options, threads);
+        s = sim->params.timestep == GROVE_TIMESTEP_BLOCK ? grove__nbody_block_step(sim, options, threads)
+                                                          : kick_drift_kick(sim, dt, options, threads);
+        /* A cancel flag always comes with a start (n > 0: n = 0 never evaluates). */
+        if (s == GROVE_CANCELLED) s = put_back(sim, &start);
         if (s != GROVE_OK) break;
         sim->time += dt;
         sim->step++;
         grove__progress(options, "nbody", (double)(k + 1) / (double)steps);
     }
-    grove__free(start);
+    grove__free(start.state);
     return s;
 }
 
@@ -367,6 +432,8 @@ const double *grove_nbody_masses(const grove_nbody *sim) { return sim ? sim->mas
 const double *grove_nbody_accelerations(const grove_nbody *sim) { return sim ? sim->acc : NULL; }
 const double *grove_nbody_potentials(const grove_nbody *sim) { return sim ? sim->pot : NULL; }
 const grove_nbody_params *grove_nbody_get_params(const grove_nbody *sim) { return sim ? &sim->params : NULL; }
+const uint8_t *grove_nbody_levels(const grove_nbody *sim) { return sim ? sim->level : NULL; }
+uint64_t grove_nbody_force_evaluations(const grove_nbody *sim) { return sim ? sim->evaluations : 0; }
 
 grove_status grove_nbody_set_app_data(grove_nbody *sim, const void *data, size_t bytes)
 {

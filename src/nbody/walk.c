@@ -91,10 +91,12 @@ bool grove__nb_walk(const grove__gravity *g, uint32_t b, uint32_t e, grove__nb_l
     const grove__octree *t = &g->tree;
     size_t cap = g->cap_n;
     double lo[3], hi[3], ctr[3], half[3];
-    for (int a = 0; a < 3; a++) lo[a] = hi[a] = g->x[a * cap + b];
-    for (uint32_t i = b + 1; i < e; i++)
+    /* The box of the group's sinks only: inactive particles among them in
+     * the tree need no forces, so they do not widen it. */
+    for (int a = 0; a < 3; a++) lo[a] = hi[a] = g->x[a * cap + g->sink[b]];
+    for (uint32_t j = b + 1; j < e; j++)
         for (int a = 0; a < 3; a++) {
-            double v = g->x[a * cap + i];
+            double v = g->x[a * cap + g->sink[j]];
             if (v < lo[a]) lo[a] = v;
             if (v > hi[a]) hi[a] = v;
         }
