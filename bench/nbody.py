@@ -62,7 +62,8 @@ class IcParams(C.Structure):
 
 
 class NbodyParams(C.Structure):
-    _fields_ = [("gravity", GravityParams), ("dt", C.c_double), ("eta", C.c_double), ("conserve_momentum", C.c_int)]
+    _fields_ = [("gravity", GravityParams), ("dt", C.c_double), ("eta", C.c_double), ("conserve_momentum", C.c_int),
+                ("timestep", C.c_int), ("max_level", C.c_int)]
 
 
 class Diag(C.Structure):

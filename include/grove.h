@@ -1184,10 +1184,12 @@ GROVE_API const void *grove_nbody_app_data(const grove_nbody *sim, size_t *bytes
  * (temporary file + rename), so a killed run leaves the previous
  * checkpoint intact. Resuming from one reproduces the uninterrupted run
  * bit for bit (the forces are a deterministic function of the positions).
- * Format version 4 adds the application data; versions 3 and 4 carry a
- * CRC-32C of the file, checked on reading (a damaged file is refused with
- * GROVE_PARSE_ERROR naming it); versions 1 to 3 are still read (1 and 2
- * without a checksum; none of them with application data). */
+ * Format version 5 (written now) adds the time-step mode, max_level, the
+ * force-evaluation count and each particle's level; version 4 added the
+ * application data; versions 3 to 5 carry a CRC-32C of the file, checked
+ * on reading (a damaged file is refused with GROVE_PARSE_ERROR naming it);
+ * versions 1 to 4 are still read (as shared or adaptive runs, levels 0;
+ * 1 and 2 without a checksum; 1 to 3 without application data). */
 GROVE_API grove_status grove_nbody_checkpoint_write(const grove_nbody *sim, const char *path);
 GROVE_API grove_status grove_nbody_checkpoint_read(const char *path, const grove_options *options,
                                                    grove_nbody **out);
