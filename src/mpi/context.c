@@ -4,26 +4,6 @@
 
 #include <stdlib.h>
 
-int grove_mpi_rank(const grove_mpi *mpi)
-{
-#ifdef GROVE_HAVE_MPI
-    return mpi ? mpi->rank : 0;
-#else
-    (void)mpi;
-    return 0;
-#endif
-}
-
-int grove_mpi_size(const grove_mpi *mpi)
-{
-#ifdef GROVE_HAVE_MPI
-    return mpi ? mpi->size : 1;
-#else
-    (void)mpi;
-    return 1;
-#endif
-}
-
 grove_status grove__mpi_single(const grove_options *options, const char *what)
 {
     int ranks = grove__mpi_ranks(options);
@@ -34,6 +14,8 @@ grove_status grove__mpi_single(const grove_options *options, const char *what)
 #ifdef GROVE_HAVE_MPI
 
 int grove_mpi_built(void) { return 1; }
+int grove_mpi_rank(const grove_mpi *mpi) { return mpi ? mpi->rank : 0; }
+int grove_mpi_size(const grove_mpi *mpi) { return mpi ? mpi->size : 1; }
 
 static grove_status make_context(MPI_Comm comm, bool finalize, grove_mpi **out)
 {
@@ -106,7 +88,10 @@ void grove_mpi_free(grove_mpi *mpi)
 
 #else
 
+/* Without the MPI part no context exists: every process is alone. */
 int grove_mpi_built(void) { return 0; }
+int grove_mpi_rank(const grove_mpi *mpi) { (void)mpi; return 0; }
+int grove_mpi_size(const grove_mpi *mpi) { (void)mpi; return 1; }
 
 /* The number of processes a launcher says it started (1 when none): a
  * build without MPI refuses to run as one of several copies, each of
