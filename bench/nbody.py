@@ -5,6 +5,7 @@ sphere (Henon units, softening 0.01).
 
     make && python3 bench/nbody.py [--sizes 100000,1000000] [--threads 1,2] [--quick]
     python3 bench/nbody.py --energy      # 10^4 particles, 1000 steps: energy error
+    python3 bench/nbody.py --block       # block vs shared steps at equal energy error (bench/nbody_block.py)
 
 For each n, theta and thread count: particles per second of one call (tree
 build + moments + walk + kernels; minimum over --repeats), the median and
@@ -19,10 +20,12 @@ import argparse
 import ctypes as C
 import os
 import platform
+import sys
 import time
 
 import numpy as np
 
+import nbody_block
 from machine import cpu_model
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -78,6 +81,8 @@ def load(path):
     lib.grove_last_error.restype = C.c_char_p
     lib.grove_nbody_create.restype = C.c_int
     lib.grove_nbody_step.restype = C.c_int
+    lib.grove_nbody_force_evaluations.restype = C.c_uint64
+    lib.grove_nbody_levels.restype = C.POINTER(C.c_uint8)
     return lib
 
 
@@ -186,12 +191,16 @@ def main():
     ap.add_argument("--rebound-budget", type=float, default=60,
                     help="seconds of REBOUND runs per theta when searching for equal accuracy")
     ap.add_argument("--energy", action="store_true", help="the 1000-step energy run instead")
+    nbody_block.add_arguments(ap)
     a = ap.parse_args()
     lib = load(a.lib)
     cpu = cpu_model()
     print(f"# machine: {cpu}, {os.cpu_count()} cpus, {platform.system()} {platform.release()}")
     if a.energy:
         energy_run(lib, 10000, 1000, 1.0 / 128, 0.75, a.softening, 2)
+        return
+    if a.block:
+        nbody_block.bench(sys.modules[__name__], lib, a)
         return
     sizes = [100000] if a.quick else [int(s) for s in a.sizes.split(",")]
     thetas = [float(t) for t in a.thetas.split(",")]
