@@ -81,10 +81,10 @@ static double hernquist_sigma2(double r)
  * int_r^inf rho(s) (mu + M_s(s)) / s^2 ds, in u = ln s (Simpson). */
 static double plummer_bh_sigma2(double r, double mu)
 {
-    double ms = 1 - mu, lo = log(r), hi = log(r) + 12, h = (hi - lo) / 2000, sum = 0;
-    for (int k = 0; k <= 2000; k++) {
+    double ms = 1 - mu, lo = log(r), hi = log(r) + 12, h = (hi - lo) / 240, sum = 0;
+    for (int k = 0; k <= 240; k++) {
         double s = exp(lo + k * h), rho = pow(1 + s * s / (B * B), -2.5);
-        double mass = mu + ms * pow(s * s / (s * s + B * B), 1.5), w = k == 0 || k == 2000 ? 1 : k % 2 ? 4 : 2;
+        double mass = mu + ms * pow(s * s / (s * s + B * B), 1.5), w = k == 0 || k == 240 ? 1 : k % 2 ? 4 : 2;
         sum += w * rho * mass / (s * s) * s;
     }
     return sum * h / 3 / pow(1 + r * r / (B * B), -2.5);
@@ -223,7 +223,7 @@ TEST(ic_plummer_bh_against_its_closed_forms)
 
 /* Without the point mass the Eddington table (384 nodes, as the sampler
  * uses) is Plummer's own DF,
- * f = 24 sqrt(2) b^2 / (7 pi^3 G^5 M^4) E^(7/2) (Dejonghe 1987). */
+ * f = 24 sqrt(2) b^2 / (7 pi^3 G^5 M^4) E^(7/2) (Binney & Tremaine 2008, section 4.3). */
 TEST(ic_eddington_table_without_a_point_mass_is_plummers_df)
 {
     grove__eddington t;
