@@ -61,7 +61,7 @@ class Options(C.Structure):
 
 class IcParams(C.Structure):
     _fields_ = [("kind", C.c_int), ("n", C.c_size_t), ("seed", C.c_uint64), ("separation", C.c_double),
-                ("impact", C.c_double)]
+                ("impact", C.c_double), ("bh_mass", C.c_double)]
 
 
 class NbodyParams(C.Structure):
@@ -92,7 +92,7 @@ def ptr(a):
 
 def plummer(lib, n, seed=1):
     x, v, m = np.empty((n, 3)), np.empty((n, 3)), np.empty(n)
-    ic = IcParams(1, n, seed, 10.0, 1.0)
+    ic = IcParams(1, n, seed, 10.0, 1.0, 0.01)
     if lib.grove_ic_generate(C.byref(ic), ptr(x), ptr(v), ptr(m)) != 0:
         raise RuntimeError(lib.grove_last_error().decode())
     return x, v, m

@@ -1,4 +1,5 @@
-/* grove nbody [--ic plummer|cold|merger --n N --seed S | --input SNAP] [--dt DT] --steps K
+/* grove nbody [--ic plummer|cold|merger|hernquist|plummer-bh --n N --seed S [--bh-mass F] | --input SNAP]
+ *             [--dt DT] --steps K
  *             [--timestep shared|adaptive|block] [--eta ETA] [--max-level K]
  *             [--theta T] [--softening E] [--snapshot-every M] --out DIR [--tipsy] [--render] [--resume] */
 #include "command.h"
@@ -11,14 +12,17 @@
 #include <sys/stat.h>
 
 static const char usage[] =
-    "usage: grove nbody [--ic plummer|cold|merger --n N --seed S | --input SNAP] [--dt DT] --steps K\n"
+    "usage: grove nbody [--ic plummer|cold|merger|hernquist|plummer-bh --n N --seed S [--bh-mass F]\n"
+    "                   | --input SNAP] [--dt DT] --steps K\n"
     "                   [--timestep shared|adaptive|block] [--eta ETA] [--max-level K]\n"
     "                   [--theta T] [--softening E] [--G G] [--snapshot-every M] [--report-every R]\n"
     "                   [--raw-forces] --out DIR [--tipsy] [--render] [--render-extent L] [--resume] [--threads N]\n"
     "                   [--json] [--quiet]\n"
     "Kick-drift-kick leapfrog N-body run on Barnes-Hut tree forces (G = 1 unless --G, Henon units for\n"
     "the ICs; any units give the same relative accuracy).\n"
-    "  --ic KIND         plummer (default), cold (uniform sphere at rest) or merger (two Plummers)\n"
+    "  --ic KIND         plummer (default), cold (uniform sphere at rest), merger (two Plummers),\n"
+    "                    hernquist (isotropic Hernquist sphere, scale 1/3) or plummer-bh (a Plummer\n"
+    "                    sphere around a point mass, particle 0, of fraction --bh-mass, default 0.01)\n"
     "  --input SNAP      start from a snapshot: .npy (n, 7) float64 x y z vx vy vz m, or tipsy\n"
     "  --dt DT           time step (default 1/128), the largest step for adaptive and block\n"
     "  --timestep MODE   shared (default; --eta alone means adaptive), adaptive (a global step\n"
@@ -44,12 +48,12 @@ typedef struct nbody_args {
     size_t n, snapshot_every, report_every;
     int max_level;
     uint64_t seed, steps;
-    double render_extent;
+    double render_extent, bh_mass;
     bool have_steps, render, resume, tipsy, raw_forces;
     grove_nbody_params params;
     /* Which settings the command line gives (a resumed run checks them). */
     struct {
-        bool ic, n, seed, input, dt, eta, theta, softening, G, snapshot_every, report_every, render_extent, timestep,
+        bool ic, n, seed, bh_mass, input, dt, eta, theta, softening, G, snapshot_every, report_every, render_extent, timestep,
             max_level;
     } given;
     /* The run: the simulation, whether it resumed, its first and last
@@ -69,7 +73,8 @@ typedef struct nbody_args {
 
 /* The --ic kinds, by name; the one table every check and lookup reads. */
 static const struct { const char *name; grove_ic_kind kind; } IC_KINDS[] = {
-    {"plummer", GROVE_IC_PLUMMER}, {"cold", GROVE_IC_COLD}, {"merger", GROVE_IC_MERGER}};
+    {"plummer", GROVE_IC_PLUMMER}, {"cold", GROVE_IC_COLD}, {"merger", GROVE_IC_MERGER},
+    {"hernquist", GROVE_IC_HERNQUIST}, {"plummer-bh", GROVE_IC_PLUMMER_BH}};
 
 /* Whether name is an --ic kind, and which (kind may be NULL). */
 static bool ic_kind(const char *name, grove_ic_kind *kind)
@@ -151,6 +156,7 @@ static grove_status start(const nbody_args *a, const grove_options *o, grove_nbo
     ic_kind(a->ic, &ic.kind); /* check() accepted it */
     ic.n = a->n;
     ic.seed = a->seed;
+    if (a->given.bh_mass) ic.bh_mass = a->bh_mass;
     double *buf = malloc((7 * a->n + 1) * sizeof *buf);
     if (!buf) return GROVE_OUT_OF_MEMORY;
     grove_status s = grove_ic_generate(&ic, buf, buf + 3 * a->n, buf + 6 * a->n);
@@ -247,7 +253,7 @@ static void report(const nbody_args *a, const grove_nbody_diag *d)
     "grove nbody settings 1\nstart %s\nseed %llu\nsnapshot-every %zu\nreport-every %zu\ntipsy %d\nrender %d\n" \
     "render-extent %a\n"
 #define SETTINGS_IN \
-    "grove nbody settings 1 start %7s seed %llu snapshot-every %zu report-every %zu tipsy %d render %d " \
+    "grove nbody settings 1 start %15s seed %llu snapshot-every %zu report-every %zu tipsy %d render %d " \
     "render-extent %la%n"
 
 /* How the run started: an IC kind, or "input" for a snapshot. */
@@ -331,7 +337,7 @@ static grove_status resume_settings(nbody_args *a, cli_run *run)
     size_t bytes;
     const char *data = grove_nbody_app_data(a->sim, &bytes);
     if (!data) return GROVE_OK;
-    char text[512], start[8] = "";
+    char text[512], start[16] = "";
     unsigned long long seed = 0;
     size_t every = 0, report = 0;
     int tipsy = 0, render = 0, end = -1;
@@ -355,6 +361,10 @@ static grove_status resume_settings(nbody_args *a, cli_run *run)
          agree(a, "--input", a->given.input, !from_ic, a->input.path, began) &&
          (!from_ic || (agree_count(a, "--n", a->given.n, a->n, grove_nbody_count(a->sim)) &&
                        agree_count(a, "--seed", a->given.seed, a->seed, seed))) &&
+         /* The point mass is particle 0, whose mass the run keeps. */
+         (strcmp(start, "plummer-bh") == 0
+              ? agree_number(a, "--bh-mass", a->given.bh_mass, a->bh_mass, grove_nbody_masses(a->sim)[0])
+              : agree(a, "--bh-mass", a->given.bh_mass, false, "", began)) &&
          agree_count(a, "--snapshot-every", a->given.snapshot_every, a->snapshot_every, every) &&
          agree_count(a, "--report-every", a->given.report_every, a->report_every, report) &&
          agree_flag(a, "--tipsy", a->tipsy, tipsy) && agree_flag(a, "--render", a->render, render) &&
@@ -382,7 +392,15 @@ static bool check(void *state)
     }
     if (!a->ic) a->ic = "plummer";
     if (!ic_kind(a->ic, NULL)) {
-        cli_error("nbody", "--ic: expected plummer, cold or merger, got '%s'", a->ic);
+        cli_error("nbody", "--ic: expected plummer, cold, merger, hernquist or plummer-bh, got '%s'", a->ic);
+        return false;
+    }
+    if (a->given.bh_mass && !(a->bh_mass >= 0 && a->bh_mass < 1)) {
+        cli_error("nbody", "--bh-mass: expected a fraction in [0, 1), got %g", a->bh_mass);
+        return false;
+    }
+    if (a->given.bh_mass && !a->resume && strcmp(a->ic, "plummer-bh") != 0) {
+        cli_error("nbody", "--bh-mass needs --ic plummer-bh");
         return false;
     }
     if (a->timestep) {
@@ -551,6 +569,7 @@ int cmd_nbody(int argc, char **argv)
         {"--ic", OPT_STRING, &a.ic, &a.given.ic, CLI_ANY},
         {"--n", OPT_SIZE, &a.n, &a.given.n, CLI_ANY},
         {"--seed", OPT_U64, &a.seed, &a.given.seed, CLI_ANY},
+        {"--bh-mass", OPT_DOUBLE, &a.bh_mass, &a.given.bh_mass, CLI_ANY},
         {"--input", OPT_INPUT, &a.input, &a.given.input, CLI_ANY},
         {"--dt", OPT_DOUBLE, &a.params.dt, &a.given.dt, CLI_ABOVE(0)},
         {"--eta", OPT_DOUBLE, &a.params.eta, &a.given.eta, CLI_AT_LEAST(0)},

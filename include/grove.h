@@ -1194,23 +1194,41 @@ GROVE_API grove_status grove_nbody_checkpoint_write(const grove_nbody *sim, cons
 GROVE_API grove_status grove_nbody_checkpoint_read(const char *path, const grove_options *options,
                                                    grove_nbody **out);
 
-/* Initial conditions, equal masses with total mass 1, G = 1, centre of
- * mass at rest at the origin. The same params give the same particles on
- * the same build for any thread count.
+/* Initial conditions, total mass 1, G = 1, centre of mass at rest at the
+ * origin (docs/nbody.md, Initial conditions). The same params give the
+ * same particles on the same build for any thread count.
  *  PLUMMER: Aarseth, Henon & Wielen (1974) sampling in Henon units (E = -1/4,
  *           scale a = 3 pi / 16), radii beyond 99.9% of the mass redrawn.
  *  COLD:    uniform sphere of radius 1, at rest (collapses in t ~ 1.1).
  *  MERGER:  two Plummer spheres of mass 1/2 each, `separation` apart (default
  *           10 Henon lengths) with impact parameter `impact` (default 1), on a
- *           parabolic orbit towards each other. */
-typedef enum grove_ic_kind { GROVE_IC_PLUMMER = 1, GROVE_IC_COLD = 2, GROVE_IC_MERGER = 3 } grove_ic_kind;
+ *           parabolic orbit towards each other.
+ *  HERNQUIST: Hernquist (1990) sphere, scale a = 1/3, the inner 99% of a
+ *           model of mass 1/0.99 (radii < 66.2), isotropic, speeds from its
+ *           exact distribution function; mirrored pairs (particle 2i+1 is
+ *           -particle 2i in position and velocity; an unpaired last one is at
+ *           rest at the origin), so the momentum is exactly zero.
+ *  PLUMMER_BH: particle 0 a point mass `bh_mass` at rest at the origin, the
+ *           others a Plummer sphere of mass 1 - bh_mass (scale 3 pi / 16,
+ *           radii beyond 99.9% of its mass redrawn) with speeds from its
+ *           isotropic distribution function in the combined potential
+ *           (Eddington's formula, tabulated; its negative part clipped to 0);
+ *           stars in mirrored pairs as HERNQUIST. n >= 2. */
+typedef enum grove_ic_kind {
+    GROVE_IC_PLUMMER = 1,
+    GROVE_IC_COLD = 2,
+    GROVE_IC_MERGER = 3,
+    GROVE_IC_HERNQUIST = 4,
+    GROVE_IC_PLUMMER_BH = 5
+} grove_ic_kind;
 
 typedef struct grove_ic_params {
     grove_ic_kind kind; /* default PLUMMER */
-    size_t n;           /* particles >= 1 (MERGER: >= 2) */
+    size_t n;           /* particles >= 1 (MERGER, PLUMMER_BH: >= 2) */
     uint64_t seed;      /* default 0 */
     double separation;  /* MERGER: initial distance of the centres (default 10) */
     double impact;      /* MERGER: impact parameter (default 1) */
+    double bh_mass;     /* PLUMMER_BH: the point mass's fraction of the total, in [0, 1) (default 0.01) */
 } grove_ic_params;
 
 GROVE_API void grove_ic_params_init(grove_ic_params *params);

@@ -27,7 +27,7 @@ GROVE_BALLTREE_FULL = -1
 GROVE_HDBSCAN_EOM, GROVE_HDBSCAN_LEAF = 0, 1
 GROVE_HDBSCAN_TIES_ORDERED, GROVE_HDBSCAN_TIES_SIMULTANEOUS = 0, 1
 # grove_ic_kind
-GROVE_IC_PLUMMER, GROVE_IC_COLD, GROVE_IC_MERGER = 1, 2, 3
+GROVE_IC_PLUMMER, GROVE_IC_COLD, GROVE_IC_MERGER, GROVE_IC_HERNQUIST, GROVE_IC_PLUMMER_BH = 1, 2, 3, 4, 5
 # grove_timestep
 GROVE_TIMESTEP_SHARED, GROVE_TIMESTEP_ADAPTIVE, GROVE_TIMESTEP_BLOCK = 0, 1, 2
 
@@ -151,7 +151,7 @@ class NbodyDiag(C.Structure):
 
 class IcParams(C.Structure):
     _fields_ = [("kind", C.c_int), ("n", C.c_size_t), ("seed", C.c_uint64), ("separation", C.c_double),
-                ("impact", C.c_double)]
+                ("impact", C.c_double), ("bh_mass", C.c_double)]
 
 
 class Snapshot(C.Structure):

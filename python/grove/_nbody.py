@@ -12,13 +12,14 @@ import numpy as np
 from . import _clib
 from ._arrays import address, count, fixed, from_c, options, points_view
 from ._cstructs import GravityParams, GravityStats as _CStats, IcParams, NbodyDiag, NbodyParams, RenderParams
-from ._cstructs import GROVE_IC_COLD, GROVE_IC_MERGER, GROVE_IC_PLUMMER
+from ._cstructs import GROVE_IC_COLD, GROVE_IC_HERNQUIST, GROVE_IC_MERGER, GROVE_IC_PLUMMER, GROVE_IC_PLUMMER_BH
 from ._cstructs import GROVE_TIMESTEP_ADAPTIVE, GROVE_TIMESTEP_BLOCK, GROVE_TIMESTEP_SHARED
 from ._cstructs import Snapshot as _CSnapshot
 from ._errors import InvalidArgumentError
 from ._handle import Handle
 
-_IC_KINDS = {"plummer": GROVE_IC_PLUMMER, "cold": GROVE_IC_COLD, "merger": GROVE_IC_MERGER}
+_IC_KINDS = {"plummer": GROVE_IC_PLUMMER, "cold": GROVE_IC_COLD, "merger": GROVE_IC_MERGER,
+             "hernquist": GROVE_IC_HERNQUIST, "plummer-bh": GROVE_IC_PLUMMER_BH}
 _TIMESTEPS = {"shared": GROVE_TIMESTEP_SHARED, "adaptive": GROVE_TIMESTEP_ADAPTIVE, "block": GROVE_TIMESTEP_BLOCK}
 
 
@@ -191,11 +192,13 @@ class NBody(Handle):
 
     @classmethod
     def from_ic(cls, kind: str, n: int, *, seed: int = 0, separation: float | None = None,
-                impact: float | None = None, **params: Any) -> NBody:
+                impact: float | None = None, bh_mass: float | None = None, **params: Any) -> NBody:
         """A simulation from generated initial conditions (Henon units, total
-        mass 1, G = 1): "plummer", "cold" (uniform sphere at rest) or
-        "merger" (two Plummer spheres `separation` apart, impact parameter
-        `impact`). The other keywords go to NBody()."""
+        mass 1, G = 1): "plummer", "cold" (uniform sphere at rest), "merger"
+        (two Plummer spheres `separation` apart, impact parameter `impact`),
+        "hernquist" (isotropic Hernquist sphere, scale 1/3) or "plummer-bh"
+        (a Plummer sphere around a point mass of fraction `bh_mass`, default
+        0.01, as particle 0). The other keywords go to NBody()."""
         if kind not in _IC_KINDS:
             raise InvalidArgumentError(f"kind: one of {', '.join(_IC_KINDS)}, got {kind!r}")
         ic = _clib.defaults(IcParams)
@@ -204,6 +207,8 @@ class NBody(Handle):
             ic.separation = float(separation)
         if impact is not None:
             ic.impact = float(impact)
+        if bh_mass is not None:
+            ic.bh_mass = float(bh_mass)
         pos, vel, mass = np.empty((n, 3)), np.empty((n, 3)), np.empty(n)
         _clib.check(_clib.lib.grove_ic_generate(C.byref(ic), address(pos), address(vel), address(mass)))
         return cls(pos, vel, mass, **params)

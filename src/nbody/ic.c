@@ -1,11 +1,14 @@
 /* Initial conditions: Plummer spheres (Aarseth, Henon & Wielen 1974), a
  * uniform cold sphere and a two-Plummer collision, from grove_rng so a seed
- * always gives the same particles on one build. */
+ * always gives the same particles on one build; the kinds' parameters are
+ * checked here (Hernquist and Plummer with a point mass have files of
+ * their own). */
+#include "ic_internal.h"
 #include "nbody_internal.h"
 
 #include <math.h>
 
-static const double PI = 3.14159265358979323846;
+static const double PI = GROVE__PI;
 
 void grove_ic_params_init(grove_ic_params *p)
 {
@@ -15,16 +18,31 @@ void grove_ic_params_init(grove_ic_params *p)
     p->seed = 0;
     p->separation = 10;
     p->impact = 1;
+    p->bh_mass = 0.01;
 }
 
-/* A random vector of length r, isotropic. */
-static void isotropic(grove_rng *rng, double r, double *out)
+void grove__ic_isotropic(grove_rng *rng, double r, double *out)
 {
     double z = (1 - 2 * grove_rng_uniform(rng)) * r, phi = 2 * PI * grove_rng_uniform(rng);
     double rho = sqrt(r * r - z * z > 0 ? r * r - z * z : 0);
     out[0] = rho * cos(phi);
     out[1] = rho * sin(phi);
     out[2] = z;
+}
+
+void grove__ic_mirror(double *pos, double *vel, size_t first, size_t count)
+{
+    for (size_t k = 0; k < count; k += 2) {
+        double *x = pos + 3 * (first + k), *v = vel + 3 * (first + k);
+        for (int a = 0; a < 3; a++) {
+            if (k + 1 < count) {
+                x[3 + a] = -x[a];
+                v[3 + a] = -v[a];
+            } else {
+                x[a] = v[a] = 0;
+            }
+        }
+    }
 }
 
 /* Subtract the mean of n rows of 3 (equal masses: the centre of mass). */
@@ -50,7 +68,7 @@ static void plummer(grove_rng *rng, size_t n, double mtot, double *pos, double *
         do x1 = grove_rng_uniform(rng);
         while (x1 == 0 || x1 > 0.999); /* radii beyond 99.9% of the mass: redraw */
         double r = 1 / sqrt(pow(x1, -2.0 / 3.0) - 1);
-        isotropic(rng, r * rs, pos + 3 * i);
+        grove__ic_isotropic(rng, r * rs, pos + 3 * i);
         /* Speed: q = v / v_escape from g(q) = q^2 (1 - q^2)^3.5 by rejection
          * (its maximum is below 0.1). */
         double q, y;
@@ -59,7 +77,7 @@ static void plummer(grove_rng *rng, size_t n, double mtot, double *pos, double *
             y = 0.1 * grove_rng_uniform(rng);
         } while (y > q * q * pow(1 - q * q, 3.5));
         double v = q * sqrt(2.0) * pow(1 + r * r, -0.25);
-        isotropic(rng, v * vs, vel + 3 * i);
+        grove__ic_isotropic(rng, v * vs, vel + 3 * i);
         mass[i] = mtot / (double)n;
     }
     centre(pos, n);
@@ -107,9 +125,9 @@ grove_status grove_ic_generate(const grove_ic_params *params, double *pos, doubl
     grove__clear_error();
     if (!params) return grove__fail(GROVE_INVALID_ARGUMENT, "initial conditions: params is NULL");
     const grove_ic_params *p = params;
-    if (p->kind != GROVE_IC_PLUMMER && p->kind != GROVE_IC_COLD && p->kind != GROVE_IC_MERGER)
+    if (p->kind < GROVE_IC_PLUMMER || p->kind > GROVE_IC_PLUMMER_BH)
         return grove__fail(GROVE_INVALID_ARGUMENT, "initial conditions: unknown kind %d", (int)p->kind);
-    size_t least = p->kind == GROVE_IC_MERGER ? 2 : 1;
+    size_t least = p->kind == GROVE_IC_MERGER || p->kind == GROVE_IC_PLUMMER_BH ? 2 : 1;
     if (p->n < least)
         return grove__fail(GROVE_INVALID_ARGUMENT, "initial conditions: n must be >= %zu, got %zu", least, p->n);
     if (p->n > GROVE__OCT_MAX_N)
@@ -118,12 +136,16 @@ grove_status grove_ic_generate(const grove_ic_params *params, double *pos, doubl
     if (p->kind == GROVE_IC_MERGER &&
         (!isfinite(p->separation) || !(p->separation > 0) || !isfinite(p->impact) || p->impact < 0))
         return grove__fail(GROVE_INVALID_ARGUMENT, "initial conditions: separation must be > 0 and impact >= 0");
+    if (p->kind == GROVE_IC_PLUMMER_BH && !(p->bh_mass >= 0 && p->bh_mass < 1))
+        return grove__fail(GROVE_INVALID_ARGUMENT, "initial conditions: bh_mass must be in [0, 1), got %g", p->bh_mass);
     grove_rng rng;
     grove_rng_seed(&rng, p->seed);
     switch (p->kind) {
     case GROVE_IC_PLUMMER: plummer(&rng, p->n, 1.0, pos, vel, mass); break;
     case GROVE_IC_COLD: cold_sphere(&rng, p->n, pos, vel, mass); break;
     case GROVE_IC_MERGER: merger(&rng, p, pos, vel, mass); break;
+    case GROVE_IC_HERNQUIST: grove__ic_hernquist(&rng, p->n, pos, vel, mass); break;
+    case GROVE_IC_PLUMMER_BH: return grove__ic_plummer_bh(&rng, p->n, p->bh_mass, pos, vel, mass);
     }
     return GROVE_OK;
 }
