@@ -29,7 +29,7 @@ def run(nb, lib, ic, params, t_end, threads):
         raise RuntimeError(lib.grove_last_error().decode())
     d0, d = nb.Diag(), nb.Diag()
     lib.grove_nbody_diagnostics(sim, C.byref(d0))
-    steps = int(round(t_end / params.dt))
+    steps = int(round(t_end / params.dt))  # t_end is a multiple of dt
     worst = 0.0
     for _ in range(steps):
         if lib.grove_nbody_step(sim, C.c_uint64(1), C.byref(o)) != 0:
@@ -79,7 +79,8 @@ def bench(nb, lib, a):
     if lib.grove_ic_generate(C.byref(ic_params), nb.ptr(x), nb.ptr(v), nb.ptr(m)) != 0:
         raise RuntimeError(lib.grove_last_error().decode())
     ic = (x, v, m)
-    t_end = a.block_time
+    # A whole number of largest steps, the same span for every run.
+    t_end = max(1, round(a.block_time / a.block_dt)) * a.block_dt
     threads = max(int(t) for t in a.threads.split(","))
 
     def params(dt, timestep, eta=0.0):
@@ -97,22 +98,35 @@ def bench(nb, lib, a):
     occupied = np.bincount(levels)
     print(f"{'grove block':22} {evals_b:12d} {sec_b:9.2f} {err_b:10.3e}   levels at the end: "
           + ", ".join(f"{k}:{c}" for k, c in enumerate(occupied) if c), flush=True)
-    dt, match = a.block_dt, None
-    for _ in range(a.block_max_level + 1):
-        evals_s, sec_s, err_s, _ = run(nb, lib, ic, params(dt, 0), t_end, threads)
-        print(f"{'grove shared dt ' + format(dt, '.3g'):22} {evals_s:12d} {sec_s:9.2f} {err_s:10.3e}", flush=True)
-        if err_s <= err_b:
-            match = (dt, evals_s, sec_s, err_s)
+    # Shared steps dt_max / m: m doubles until a run is as accurate as the
+    # block run, then bisects between the last two m (the energy error
+    # falls steadily with dt here), so the match is the coarsest such step.
+    tried = {}
+
+    def shared(m_div):
+        if m_div not in tried:
+            dt = a.block_dt / m_div
+            tried[m_div] = run(nb, lib, ic, params(dt, 0), t_end, threads)[:3]
+            evals, sec, err = tried[m_div]
+            print(f"{'grove shared dt/' + str(m_div):22} {evals:12d} {sec:9.2f} {err:10.3e}", flush=True)
+        return tried[m_div]
+
+    lo, hi = 0, 1
+    while shared(hi)[2] > err_b:
+        if shared(hi)[1] > a.block_budget:
+            print(f"# shared step: stopped halving dt after a {shared(hi)[1]:.0f} s run (--block-budget); the "
+                  "ratios below are lower bounds")
             break
-        if sec_s > a.block_budget:
-            print(f"# shared step: stopped halving dt after a {sec_s:.0f} s run (--block-budget)")
-            break
-        dt /= 2
-    if match is None:
-        print("# no shared step reached the block run's energy error within the budget: the ratios below are "
-              "lower bounds against the last shared run")
-        match = (dt, evals_s, sec_s, err_s)
-    dt, evals_s, sec_s, err_s = match
+        lo, hi = hi, 2 * hi
+    else:
+        while hi - lo > max(1, hi // 8):
+            mid = (lo + hi) // 2
+            if shared(mid)[2] <= err_b:
+                hi = mid
+            else:
+                lo = mid
+    evals_s, sec_s, err_s = shared(hi)
+    dt = a.block_dt / hi
     print(f"shared / block at equal |dE/E| (shared dt {dt:.3g}): evaluations {evals_s / evals_b:.2f}x, "
           f"seconds {sec_s / sec_b:.2f}x")
     if a.no_rebound:
