@@ -171,6 +171,9 @@ GROVE_API void grove_mpi_free(grove_mpi *mpi);
 /* This rank (0 for NULL) and the number of ranks (1 for NULL). */
 GROVE_API int grove_mpi_rank(const grove_mpi *mpi);
 GROVE_API int grove_mpi_size(const grove_mpi *mpi);
+/* Bytes this rank has sent in grove's distributed calls on the context
+ * (0 for NULL and without the MPI part). */
+GROVE_API int64_t grove_mpi_bytes_sent(const grove_mpi *mpi);
 
 /* ------------------------------------------------------------------------ */
 /* Random numbers                                                            */
@@ -917,7 +920,19 @@ GROVE_API grove_status grove_join_search(const grove_index *index, const grove_p
 /* Build an index on data (index_params, e.g. a periodic box; NULL =
  * defaults) and grove_join_search it. The index is built for the data and
  * the queries together, so queries beyond the range of an index built on
- * the data alone are answered too. */
+ * the data alone are answered too.
+ *
+ * Distributed (options->mpi with more than one rank; docs/mpi.md): every
+ * rank calls it with its part of the global data, rows offset_r ..
+ * offset_r + n_r - 1 for rank r in rank order (and likewise its part of
+ * the global queries for a semi-join; NULL on every rank for a
+ * self-join); any part may be empty. Each rank gets the CSR rows of its
+ * own queries (nq = its part's rows) with GLOBAL data rows, the same bytes
+ * as the rows of the single-process call on the whole input. Not with a
+ * periodic box or queries of another dtype than the data's
+ * (GROVE_UNSUPPORTED); memory_budget applies to each rank's results.
+ * The index-based calls above run on one process (grove_index_create
+ * refuses several ranks). */
 GROVE_API grove_status grove_join(grove_points data, const grove_points *queries,
                                   const grove_index_params *index_params, const grove_join_params *params,
                                   grove_join_result *result, const grove_options *options);

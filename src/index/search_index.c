@@ -4,6 +4,7 @@
  * copied in leaf order (grove__tree_fill) so every group is contiguous. */
 #include "search_index.h"
 #include "parallel.h"
+#include "../mpi/mpi_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -328,6 +329,8 @@ grove_status grove_index_create(grove_points data, const grove_index_params *par
                                 grove_index **out)
 {
     grove__clear_error();
+    grove_status s = grove__mpi_single(options, "index");
+    if (s != GROVE_OK) return s;
     return grove__index_build_for(data, NULL, params, options, out);
 }
 

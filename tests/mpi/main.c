@@ -8,6 +8,7 @@ static const struct {
     mpi_case_fn *fn;
 } cases[] = {
     {"context", mpi_case_context},
+    {"join", mpi_case_join},
 };
 
 int main(int argc, char **argv)
