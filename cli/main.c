@@ -19,7 +19,7 @@ static const struct {
     {"gravity", cmd_gravity, "Barnes-Hut tree gravity: accelerations and potentials (Bonsai)", false},
     {"hdbscan", cmd_hdbscan, "HDBSCAN* clustering: labels, probabilities, outlier scores", false},
     {"info", cmd_info, "version, build flags, threads and optional parts", true},
-    {"join", cmd_join, "exact epsilon similarity join: all pairs within a distance (RT-HiSS)", false},
+    {"join", cmd_join, "exact epsilon similarity join: all pairs within a distance (RT-HiSS)", true},
     {"knn", cmd_knn, "exact k nearest neighbours", false},
     {"nbody", cmd_nbody, "N-body simulation: leapfrog on tree gravity, snapshots, checkpoints", false},
 };

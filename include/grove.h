@@ -174,6 +174,9 @@ GROVE_API int grove_mpi_size(const grove_mpi *mpi);
 /* Bytes this rank has sent in grove's distributed calls on the context
  * (0 for NULL and without the MPI part). */
 GROVE_API int64_t grove_mpi_bytes_sent(const grove_mpi *mpi);
+/* Collective: all[r] = rank r's value, on rank 0 (size entries; all is
+ * not touched elsewhere). Alone (NULL): all[0] = value. */
+GROVE_API void grove_mpi_gather_int64(const grove_mpi *mpi, int64_t value, int64_t *all);
 
 /* ------------------------------------------------------------------------ */
 /* Random numbers                                                            */
@@ -937,6 +940,11 @@ GROVE_API grove_status grove_join(grove_points data, const grove_points *queries
                                   const grove_index_params *index_params, const grove_join_params *params,
                                   grove_join_result *result, const grove_options *options);
 GROVE_API void grove_join_result_free(grove_join_result *result);
+/* Collective, after a distributed grove_join: rank 0's result becomes the
+ * whole CSR (every rank's rows in rank order, the single-process result);
+ * the others' results are freed (zeroed). A no-op alone. Memory on rank 0:
+ * the whole result. */
+GROVE_API grove_status grove_join_result_gather(grove_join_result *result, const grove_options *options);
 
 /* Exact k nearest neighbours of each query among the indexed points, k =
  * params->k: indices[q k + r] (input rows) and distances[q k + r]

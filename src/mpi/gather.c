@@ -1,0 +1,102 @@
+/* Gathers to rank 0 for callers without MPI types (the CLI): one value
+ * per rank, and a distributed join's rows in rank order. */
+#include "mpi_internal.h"
+
+#include <string.h>
+
+#ifdef GROVE_HAVE_MPI
+
+#include <limits.h>
+
+void grove_mpi_gather_int64(const grove_mpi *mpi, int64_t value, int64_t *all)
+{
+    if (!mpi) {
+        if (all) all[0] = value;
+        return;
+    }
+    MPI_Gather(&value, 1, MPI_INT64_T, all, 1, MPI_INT64_T, 0, mpi->comm);
+}
+
+/* counts (P) and displacements of every rank's n, on rank 0; false past INT_MAX. */
+static bool layout(const grove_mpi *mpi, int64_t n, int *counts, int *displs, int64_t *total)
+{
+    int64_t *all = grove__malloc((size_t)mpi->size * sizeof *all, "join gather");
+    MPI_Gather(&n, 1, MPI_INT64_T, all, 1, MPI_INT64_T, 0, mpi->comm);
+    bool fits = true;
+    *total = 0;
+    for (int r = 0; mpi->rank == 0 && r < mpi->size; r++) {
+        counts[r] = (int)all[r];
+        displs[r] = (int)*total;
+        *total += all[r];
+        fits = fits && all[r] <= INT_MAX && *total <= INT_MAX;
+    }
+    grove__free(all);
+    return fits;
+}
+
+static grove_status gather(const grove_mpi *mpi, grove_join_result *result, grove_join_result *whole)
+{
+    int P = mpi->size, lead = mpi->rank == 0;
+    int *c = grove__malloc(4 * (size_t)P * sizeof *c, "join gather"), *dq = c + P, *cp = c + 2 * P, *dp = c + 3 * P;
+    int64_t nq, pairs;
+    bool fits = layout(mpi, (int64_t)result->nq, c, dq, &nq) & layout(mpi, result->pairs, cp, dp, &pairs);
+    grove_status s = lead && !fits ? grove__fail(GROVE_TOO_LARGE, "join: more than 2^31 - 1 rows or pairs to gather")
+                                   : GROVE_OK;
+    int has = result->distances != NULL;
+    if (lead && s == GROVE_OK) {
+        whole->nq = (size_t)nq;
+        whole->pairs = pairs;
+        whole->offsets = grove__malloc(((size_t)nq + 1) * sizeof *whole->offsets, "join offsets");
+        whole->indices = grove__malloc((pairs ? (size_t)pairs : 1) * sizeof *whole->indices, "join indices");
+        whole->distances = has ? grove__malloc((pairs ? (size_t)pairs : 1) * sizeof(double), "join distances") : NULL;
+        if (!whole->offsets || !whole->indices || (has && !whole->distances)) s = GROVE_OUT_OF_MEMORY;
+    }
+    s = grove__mpi_agree(mpi, s, "join gather");
+    if (s == GROVE_OK) {
+        /* Each rank's row lengths, then the running sum on rank 0. */
+        for (size_t q = 0; q < result->nq; q++) result->offsets[q] = result->offsets[q + 1] - result->offsets[q];
+        MPI_Gatherv(result->offsets, (int)result->nq, MPI_INT64_T, lead ? whole->offsets + 1 : NULL, c, dq,
+                    MPI_INT64_T, 0, mpi->comm);
+        MPI_Gatherv(result->indices, (int)result->pairs, MPI_INT64_T, whole->indices, cp, dp, MPI_INT64_T, 0,
+                    mpi->comm);
+        if (has)
+            MPI_Gatherv(result->distances, (int)result->pairs, MPI_DOUBLE, whole->distances, cp, dp, MPI_DOUBLE, 0,
+                        mpi->comm);
+        for (size_t q = 0; lead && q < (size_t)nq; q++) whole->offsets[q + 1] += q ? whole->offsets[q] : 0;
+        if (lead) whole->offsets[0] = 0;
+    }
+    grove__free(c);
+    return s;
+}
+
+grove_status grove_join_result_gather(grove_join_result *result, const grove_options *options)
+{
+    grove__clear_error();
+    if (!result) return grove__fail(GROVE_INVALID_ARGUMENT, "join gather: result is NULL");
+    const grove_mpi *mpi = options ? options->mpi : NULL;
+    if (!mpi || mpi->size == 1) return GROVE_OK;
+    grove_join_result whole;
+    memset(&whole, 0, sizeof whole);
+    grove_status s = gather(mpi, result, &whole);
+    grove_join_result_free(result);
+    if (s == GROVE_OK) *result = whole;
+    else grove_join_result_free(&whole);
+    return s;
+}
+
+#else
+
+void grove_mpi_gather_int64(const grove_mpi *mpi, int64_t value, int64_t *all)
+{
+    (void)mpi;
+    if (all) all[0] = value;
+}
+
+grove_status grove_join_result_gather(grove_join_result *result, const grove_options *options)
+{
+    (void)options;
+    grove__clear_error();
+    return result ? GROVE_OK : grove__fail(GROVE_INVALID_ARGUMENT, "join gather: result is NULL");
+}
+
+#endif
