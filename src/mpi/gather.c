@@ -18,9 +18,8 @@ void grove_mpi_gather_int64(const grove_mpi *mpi, int64_t value, int64_t *all)
 }
 
 /* counts (P) and displacements of every rank's n, on rank 0; false past INT_MAX. */
-static bool layout(const grove_mpi *mpi, int64_t n, int *counts, int *displs, int64_t *total)
+static bool layout(const grove_mpi *mpi, int64_t n, int64_t *all, int *counts, int *displs, int64_t *total)
 {
-    int64_t *all = grove__malloc((size_t)mpi->size * sizeof *all, "join gather");
     MPI_Gather(&n, 1, MPI_INT64_T, all, 1, MPI_INT64_T, 0, mpi->comm);
     bool fits = true;
     *total = 0;
@@ -30,17 +29,25 @@ static bool layout(const grove_mpi *mpi, int64_t n, int *counts, int *displs, in
         *total += all[r];
         fits = fits && all[r] <= INT_MAX && *total <= INT_MAX;
     }
-    grove__free(all);
     return fits;
 }
 
 static grove_status gather(const grove_mpi *mpi, grove_join_result *result, grove_join_result *whole)
 {
     int P = mpi->size, lead = mpi->rank == 0;
-    int *c = grove__malloc(4 * (size_t)P * sizeof *c, "join gather"), *dq = c + P, *cp = c + 2 * P, *dp = c + 3 * P;
+    int *c = grove__malloc(4 * (size_t)P * sizeof *c, "join gather");
+    int64_t *all = grove__malloc((size_t)P * sizeof *all, "join gather");
+    grove_status s = grove__mpi_agree(mpi, c && all ? GROVE_OK : GROVE_OUT_OF_MEMORY, "join gather");
+    if (s != GROVE_OK) {
+        grove__free(c);
+        grove__free(all);
+        return s;
+    }
+    int *dq = c + P, *cp = c + 2 * P, *dp = c + 3 * P;
     int64_t nq, pairs;
-    bool fits = layout(mpi, (int64_t)result->nq, c, dq, &nq) & layout(mpi, result->pairs, cp, dp, &pairs);
-    grove_status s = lead && !fits ? grove__fail(GROVE_TOO_LARGE, "join: more than 2^31 - 1 rows or pairs to gather")
+    bool fits = layout(mpi, (int64_t)result->nq, all, c, dq, &nq);
+    fits = layout(mpi, result->pairs, all, cp, dp, &pairs) && fits;
+    s = lead && !fits ? grove__fail(GROVE_TOO_LARGE, "join: more than 2^31 - 1 rows or pairs to gather")
                                    : GROVE_OK;
     int has = result->distances != NULL;
     if (lead && s == GROVE_OK) {
@@ -66,6 +73,7 @@ static grove_status gather(const grove_mpi *mpi, grove_join_result *result, grov
         if (lead) whole->offsets[0] = 0;
     }
     grove__free(c);
+    grove__free(all);
     return s;
 }
 
