@@ -996,6 +996,14 @@ GROVE_API grove_status grove_knn(grove_points data, const grove_points *queries,
  * options->memory_budget is set and that working memory exceeds it, the
  * call is refused (GROVE_OVER_BUDGET) before the index is built. Time: the
  * join's, about three join passes.
+ *
+ * Distributed (options->mpi with more than one rank; docs/mpi.md): every
+ * rank passes its part of the rows in rank order (as grove_join) and gets
+ * its rows' labels and core flags, those of the single-process call, and
+ * the global counts. The neighbourhoods come from the distributed join and
+ * are held (8 bytes a pair per rank); every rank holds n core flags and n
+ * labels (9 bytes a point); sample_weight and memory_budget's refusal are
+ * for one process only (GROVE_UNSUPPORTED with weights).
  */
 typedef struct grove_dbscan_params {
     double eps;                  /* neighbourhood radius >= 0, inclusive (default 0.5) */

@@ -23,6 +23,16 @@ TEST(mpi_join_rows_byte_identical_to_one_process_on_1_to_4_ranks)
     }
 }
 
+TEST(mpi_dbscan_labels_identical_to_one_process_on_1_to_4_ranks)
+{
+    if (!test_mpi_ready()) return;
+    for (int p = 1; p <= 4; p++) {
+        char *out = NULL;
+        CHECK_MSG(test_mpirun(p, "test_mpi", "dbscan", &out) == 0, "np %d: %s", p, out);
+        free(out);
+    }
+}
+
 TEST(mpi_cli_info_prints_once_with_ranks)
 {
     if (!test_mpi_ready()) return;

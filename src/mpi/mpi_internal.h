@@ -42,6 +42,11 @@ int grove__mpi_home(const int64_t *offsets, int ranks, int64_t row);
 grove_status grove__mpi_join(grove_points data, const grove_points *queries, const grove_index_params *index_params,
                              const grove_join_params *params, grove_join_result *result,
                              const grove_options *options);
+/* The distributed grove_dbscan (src/mpi/dbscan.c), likewise; checked:
+ * this rank's check of the arguments (agreed on first). */
+grove_status grove__mpi_dbscan(grove_status checked, grove_points data, const grove_index_params *index_params,
+                               const grove_dbscan_params *params, int64_t *labels, uint8_t *core,
+                               grove_dbscan_counts *counts, const grove_options *options);
 
 /* The options' communicator size (1 without one). */
 static inline int grove__mpi_ranks(const grove_options *options)

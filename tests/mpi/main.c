@@ -9,6 +9,7 @@ static const struct {
 } cases[] = {
     {"context", mpi_case_context},
     {"join", mpi_case_join},
+    {"dbscan", mpi_case_dbscan},
 };
 
 int main(int argc, char **argv)
