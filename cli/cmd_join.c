@@ -218,13 +218,13 @@ static grove_status full_join(const grove_index *ix, const grove_points *qp, joi
     return close_outputs(a, s);
 }
 
-/* Rank r's block of rows r n / P .. (r + 1) n / P of p. */
-static grove_points block(grove_points p, int rank, int ranks)
+/* This rank's block of the rows of p (grove_mpi_block). */
+static grove_points block(grove_points p, const grove_mpi *mpi)
 {
-    size_t first = p.n * (size_t)rank / (size_t)ranks, end = p.n * (size_t)(rank + 1) / (size_t)ranks;
-    size_t es = p.dtype == GROVE_FLOAT32 ? sizeof(float) : sizeof(double);
-    if (p.data) p.data = (const char *)p.data + first * (p.stride ? p.stride : p.d * es);
-    p.n = end - first;
+    size_t first, count;
+    grove_mpi_block(mpi, p.n, &first, &count);
+    if (p.data) p.data = (const char *)p.data + first * (p.stride ? p.stride : p.d * grove_dtype_size(p.dtype));
+    p.n = count;
     return p;
 }
 
@@ -235,7 +235,7 @@ static grove_status distributed_join(const grove_points *qp, join_args *a, cli_r
 {
     const grove_mpi *mpi = run->options.mpi;
     int rank = grove_mpi_rank(mpi), ranks = grove_mpi_size(mpi);
-    grove_points mine = block(a->data.points, rank, ranks), mine_q = qp ? block(*qp, rank, ranks) : mine;
+    grove_points mine = block(a->data.points, mpi), mine_q = qp ? block(*qp, mpi) : mine;
     grove_join_params params = list_params(a);
     params.distances = params.distances && !a->count_only;
     grove_join_result res;

@@ -12,7 +12,7 @@ static const struct {
     bool distributed; /* runs under mpirun on several ranks (docs/mpi.md) */
 } commands[] = {
     {"balltree", cmd_balltree, "perfect binary ball trees over batched point clouds (Erwin)", false},
-    {"dbscan", cmd_dbscan, "exact DBSCAN clustering, labelled as scikit-learn labels it", false},
+    {"dbscan", cmd_dbscan, "exact DBSCAN clustering, labelled as scikit-learn labels it", true},
     {"emst", cmd_emst, "Euclidean / mutual-reachability minimum spanning tree (Boruvka)", false},
     {"fof", cmd_fof, "friends-of-friends groups (halos) of a snapshot, with a catalogue", false},
     {"gen", cmd_gen, "seeded synthetic point sets (.npy)", false},

@@ -177,6 +177,13 @@ GROVE_API int64_t grove_mpi_bytes_sent(const grove_mpi *mpi);
 /* Collective: all[r] = rank r's value, on rank 0 (size entries; all is
  * not touched elsewhere). Alone (NULL): all[0] = value. */
 GROVE_API void grove_mpi_gather_int64(const grove_mpi *mpi, int64_t value, int64_t *all);
+/* Rank r's block of n rows: first = r n / size, count = (r + 1) n / size
+ * - first (alone: 0 and n). */
+GROVE_API void grove_mpi_block(const grove_mpi *mpi, size_t n, size_t *first, size_t *count);
+/* Collective: array holds n elements of elem bytes on every rank, each
+ * rank's block (grove_mpi_block) filled; afterwards rank 0's holds every
+ * rank's block. A no-op alone. */
+GROVE_API grove_status grove_mpi_gather_blocks(const grove_mpi *mpi, void *array, size_t n, size_t elem);
 
 /* ------------------------------------------------------------------------ */
 /* Random numbers                                                            */

@@ -128,3 +128,28 @@ TEST(mpi_cli_join_outputs_identical_to_a_plain_run)
           strstr(out, "\"rank_bytes_sent\": ["));
     free(out);
 }
+
+/* `grove dbscan` under mpirun on 1..4 ranks writes the plain run's labels
+ * and core rows, byte for byte. */
+TEST(mpi_cli_dbscan_outputs_identical_to_a_plain_run)
+{
+    if (!test_mpi_ready()) return;
+    char cmd[4096], data[512], l0[512], c0[512], l[512], c[512], *out = NULL;
+    out_path(data, sizeof data, "blobs_", 0);
+    snprintf(cmd, sizeof cmd, "gen blobs --n 4000 --dims 3 --centers 5 --seed 2 -o %s --quiet", data);
+    REQUIRE(test_grove(cmd, NULL) == 0);
+    for (int p = 0; p <= 4; p++) {
+        snprintf(cmd, sizeof cmd, "dbscan %s --eps 0.5 --min-samples 8 --labels %s --core %s --json", data,
+                 out_path(l, sizeof l, "labels", p), out_path(c, sizeof c, "core", p));
+        int rc = p == 0 ? test_grove(cmd, &out) : test_mpirun(p, "grove", cmd, &out);
+        CHECK_MSG(rc == 0, "np %d: %s", p, out);
+        /* Several clusters and some noise: labels worth comparing. */
+        CHECK_MSG(p > 0 || (strstr(out, "\"noise\": 0,") == NULL && strstr(out, "\"clusters\": 1,") == NULL &&
+                            strstr(out, "\"clusters\": 0,") == NULL),
+                  "%s", out);
+        free(out);
+        if (p == 0) continue;
+        CHECK_MSG(same_file(out_path(l0, sizeof l0, "labels", 0), l), "np %d: labels differ", p);
+        CHECK_MSG(same_file(out_path(c0, sizeof c0, "core", 0), c), "np %d: core rows differ", p);
+    }
+}

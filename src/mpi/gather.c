@@ -17,6 +17,36 @@ void grove_mpi_gather_int64(const grove_mpi *mpi, int64_t value, int64_t *all)
     MPI_Gather(&value, 1, MPI_INT64_T, all, 1, MPI_INT64_T, 0, mpi->comm);
 }
 
+void grove_mpi_block(const grove_mpi *mpi, size_t n, size_t *first, size_t *count)
+{
+    size_t r = (size_t)grove_mpi_rank(mpi), P = (size_t)grove_mpi_size(mpi);
+    *first = n * r / P;
+    *count = n * (r + 1) / P - *first;
+}
+
+grove_status grove_mpi_gather_blocks(const grove_mpi *mpi, void *array, size_t n, size_t elem)
+{
+    grove__clear_error();
+    if (!mpi || mpi->size == 1) return GROVE_OK;
+    int P = mpi->size;
+    int *counts = grove__malloc(2 * (size_t)P * sizeof *counts, "mpi gather"), *displs = counts ? counts + P : NULL;
+    grove_status s = counts ? GROVE_OK : GROVE_OUT_OF_MEMORY;
+    if (s == GROVE_OK && n * elem > INT_MAX) s = grove__fail(GROVE_TOO_LARGE, "mpi gather: more than 2^31 - 1 bytes");
+    s = grove__mpi_agree(mpi, s, "mpi gather");
+    if (s == GROVE_OK) {
+        for (int r = 0; r < P; r++) {
+            size_t a = n * (size_t)r / (size_t)P, b = n * (size_t)(r + 1) / (size_t)P;
+            displs[r] = (int)(a * elem);
+            counts[r] = (int)((b - a) * elem);
+        }
+        char *mine = (char *)array + displs[mpi->rank];
+        MPI_Gatherv(mpi->rank == 0 ? MPI_IN_PLACE : mine, counts[mpi->rank], MPI_BYTE, array, counts, displs, MPI_BYTE,
+                    0, mpi->comm);
+    }
+    grove__free(counts);
+    return s;
+}
+
 /* counts (P) and displacements of every rank's n, on rank 0; false past INT_MAX. */
 static bool layout(const grove_mpi *mpi, int64_t n, int64_t *all, int *counts, int *displs, int64_t *total)
 {
@@ -93,6 +123,20 @@ grove_status grove_join_result_gather(grove_join_result *result, const grove_opt
 }
 
 #else
+
+void grove_mpi_block(const grove_mpi *mpi, size_t n, size_t *first, size_t *count)
+{
+    (void)mpi;
+    *first = 0;
+    *count = n;
+}
+
+grove_status grove_mpi_gather_blocks(const grove_mpi *mpi, void *array, size_t n, size_t elem)
+{
+    (void)mpi, (void)array, (void)n, (void)elem;
+    grove__clear_error();
+    return GROVE_OK;
+}
 
 void grove_mpi_gather_int64(const grove_mpi *mpi, int64_t value, int64_t *all)
 {
