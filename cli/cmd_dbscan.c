@@ -59,14 +59,28 @@ static grove_status run(void *state, cli_run *run)
     grove_array flags = {0};
     grove_status s = grove_array_create(&a->labels.array, GROVE_INT64, pts.n, 0);
     if (s == GROVE_OK) s = grove_array_create(&flags, GROVE_BOOL, pts.n, 0);
+    /* Under mpirun each rank clusters its block of rows and rank 0
+     * gathers the labels and flags (docs/mpi.md); alone the block is all. */
+    const grove_mpi *mpi = run->options.mpi;
+    size_t first, count;
+    grove_mpi_block(mpi, pts.n, &first, &count);
+    grove_points mine = pts;
+    if (pts.data) mine.data = (const char *)pts.data + first * (pts.stride ? pts.stride : pts.d * grove_dtype_size(pts.dtype));
+    mine.n = count;
+    int64_t *labels = a->labels.array.data;
+    uint8_t *core = flags.data;
     if (s == GROVE_OK) {
         double start = cli_now();
-        s = grove_dbscan(pts, &a->index, &a->params, a->labels.array.data, flags.data, &a->counts, &run->options);
+        s = grove_dbscan(mine, &a->index, &a->params, labels ? labels + first : NULL, core ? core + first : NULL,
+                         &a->counts, &run->options);
         run->seconds = cli_now() - start;
     }
-    if (s == GROVE_OK && a->core.path) s = core_rows(flags.data, pts.n, a->counts.core, &a->core.array);
+    if (s == GROVE_OK) s = grove_mpi_gather_blocks(mpi, labels, pts.n, sizeof *labels);
+    if (s == GROVE_OK) s = grove_mpi_gather_blocks(mpi, core, pts.n, 1);
+    bool lead = grove_mpi_rank(mpi) == 0;
+    if (s == GROVE_OK && a->core.path && lead) s = core_rows(flags.data, pts.n, a->counts.core, &a->core.array);
     grove_array_free(&flags);
-    return s == GROVE_OK ? cli_run_stage(run) : s;
+    return s == GROVE_OK && lead ? cli_run_stage(run) : s;
 }
 
 static void summary(void *state, const cli_run *run)

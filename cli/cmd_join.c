@@ -53,6 +53,7 @@ typedef struct join_args {
     size_t budget, verify, leaf, dims;
     double index_seconds, selectivity;
     int64_t pairs_found;
+    int64_t *rank_points, *rank_bytes; /* per rank, on rank 0 of a distributed run */
     join_sink sink;
     check_brute check;
 } join_args;
@@ -170,8 +171,8 @@ static grove_status count_only(const grove_index *ix, const grove_points *qp, jo
     return cli_run_stage(run);
 }
 
-/* The full join, its lists streamed into the outputs batch by batch. */
-static grove_status full_join(const grove_index *ix, const grove_points *qp, join_args *a, cli_run *run)
+/* The outputs the flags ask for, opened for streaming. */
+static grove_status open_outputs(join_args *a, cli_run *run)
 {
     join_sink *sink = &a->sink;
     cli_outputs *outs = &run->outs;
@@ -181,11 +182,14 @@ static grove_status full_join(const grove_index *ix, const grove_points *qp, joi
     if (s == GROVE_OK && a->distances.path)
         s = cli_outputs_stream(outs, a->distances.path, GROVE_FLOAT64, 0, &sink->distances);
     if (s == GROVE_OK && a->pairs.path) s = cli_outputs_stream(outs, a->pairs.path, GROVE_INT64, 2, &sink->pair_rows);
-    grove_join_params params = a->params;
-    params.distances = a->distances.path != NULL || sink->check != NULL;
-    if (s == GROVE_OK) s = grove_join_stream(ix, qp, &params, on_batch, sink, &run->options);
+    return s;
+}
+
+/* The closing offset (the total) and the streams closed, after s. */
+static grove_status close_outputs(join_args *a, grove_status s)
+{
+    join_sink *sink = &a->sink;
     if (s == GROVE_OK && sink->offsets.f) {
-        /* The closing offset: the total. */
         int64_t total = sink->pairs;
         s = cli_stream_write(&sink->offsets, &total, 1);
     }
@@ -195,6 +199,71 @@ static grove_status full_join(const grove_index *ix, const grove_points *qp, joi
         if (s == GROVE_OK) s = c;
     }
     a->pairs_found = sink->pairs;
+    return s;
+}
+
+static grove_join_params list_params(const join_args *a)
+{
+    grove_join_params params = a->params;
+    params.distances = a->distances.path != NULL || a->sink.check != NULL;
+    return params;
+}
+
+/* The full join, its lists streamed into the outputs batch by batch. */
+static grove_status full_join(const grove_index *ix, const grove_points *qp, join_args *a, cli_run *run)
+{
+    grove_status s = open_outputs(a, run);
+    grove_join_params params = list_params(a);
+    if (s == GROVE_OK) s = grove_join_stream(ix, qp, &params, on_batch, &a->sink, &run->options);
+    return close_outputs(a, s);
+}
+
+/* This rank's block of the rows of p (grove_mpi_block). */
+static grove_points block(grove_points p, const grove_mpi *mpi)
+{
+    size_t first, count;
+    grove_mpi_block(mpi, p.n, &first, &count);
+    if (p.data) p.data = (const char *)p.data + first * (p.stride ? p.stride : p.d * grove_dtype_size(p.dtype));
+    p.n = count;
+    return p;
+}
+
+/* Under mpirun on several ranks: every rank reads the whole input, joins
+ * its block of rows distributed (grove_join), and rank 0 gathers the rows
+ * and writes the outputs as one batch (docs/mpi.md). */
+static grove_status distributed_join(const grove_points *qp, join_args *a, cli_run *run)
+{
+    const grove_mpi *mpi = run->options.mpi;
+    int rank = grove_mpi_rank(mpi), ranks = grove_mpi_size(mpi);
+    grove_points mine = block(a->data.points, mpi), mine_q = qp ? block(*qp, mpi) : mine;
+    grove_join_params params = list_params(a);
+    params.distances = params.distances && !a->count_only;
+    grove_join_result res;
+    grove_status s = grove_join(mine, qp ? &mine_q : NULL, &a->index, &params, &res, &run->options);
+    if (s == GROVE_OK) s = grove_join_result_gather(&res, &run->options);
+    a->rank_points = calloc((size_t)ranks, sizeof *a->rank_points);
+    a->rank_bytes = calloc((size_t)ranks, sizeof *a->rank_bytes);
+    if (!a->rank_points || !a->rank_bytes) s = GROVE_OUT_OF_MEMORY;
+    if (s == GROVE_OK) {
+        grove_mpi_gather_int64(mpi, (int64_t)mine.n, a->rank_points);
+        grove_mpi_gather_int64(mpi, grove_mpi_bytes_sent(mpi), a->rank_bytes);
+    }
+    if (s == GROVE_OK && rank == 0 && a->count_only) {
+        a->pairs_found = res.pairs;
+        if (a->offsets.path) {
+            s = grove_array_create(&a->offsets.array, GROVE_INT64, res.nq + 1, 0);
+            if (s == GROVE_OK) memcpy(a->offsets.array.data, res.offsets, (res.nq + 1) * sizeof *res.offsets);
+            if (s == GROVE_OK) s = cli_run_stage(run);
+        }
+    } else if (s == GROVE_OK && rank == 0) {
+        s = open_outputs(a, run);
+        grove_join_batch sizes = {0, 0, res.offsets, NULL, NULL, 0, res.pairs};
+        grove_join_batch all = {0, res.nq, res.offsets, res.indices, res.distances, 0, res.pairs};
+        if (s == GROVE_OK && res.nq > 0 && on_batch(&a->sink, &sizes)) s = GROVE_IO_ERROR;
+        if (s == GROVE_OK && on_batch(&a->sink, &all)) s = GROVE_IO_ERROR;
+        s = close_outputs(a, s);
+    }
+    grove_join_result_free(&res);
     return s;
 }
 
@@ -211,10 +280,12 @@ static grove_status run(void *state, cli_run *run)
     if (!cli_box_apply("join", &a->box, pts.d, &a->index)) return cli_run_usage(run);
     double start = cli_now();
     grove_index *ix = NULL;
-    grove_status s = grove_index_create(pts, &a->index, &run->options, &ix);
+    bool distributed = grove_mpi_size(run->options.mpi) > 1;
+    grove_status s = distributed ? GROVE_OK : grove_index_create(pts, &a->index, &run->options, &ix);
     a->index_seconds = cli_now() - start;
     a->sink.nq = nq;
-    if (s == GROVE_OK && a->verify && !a->count_only) {
+    bool lead = grove_mpi_rank(run->options.mpi) == 0;
+    if (s == GROVE_OK && a->verify && !a->count_only && lead) {
         check_brute_init(&a->check, pts, qp, a->index.boxsize ? &a->box : NULL, a->params.eps, a->exclude_self,
                          a->verify);
         a->sink.check = &a->check;
@@ -222,13 +293,14 @@ static grove_status run(void *state, cli_run *run)
     /* Writing the offsets is file I/O, kept out of `seconds` like the
      * streamed outputs (sink.io_seconds). */
     double io_before = run->io_seconds;
-    if (s == GROVE_OK && a->count_only) s = count_only(ix, qp, a, nq, run);
+    if (s == GROVE_OK && distributed) s = distributed_join(qp, a, run);
+    else if (s == GROVE_OK && a->count_only) s = count_only(ix, qp, a, nq, run);
     else if (s == GROVE_OK) s = full_join(ix, qp, a, run);
     double io = a->sink.io_seconds + run->io_seconds - io_before;
     run->seconds = cli_now() - start - io;
     run->io_seconds = io_before + io;
-    a->leaf = grove_index_leaf_size(ix);
-    a->dims = grove_index_dims(ix);
+    a->leaf = ix ? grove_index_leaf_size(ix) : a->index.leaf_size;
+    a->dims = ix ? grove_index_dims(ix) : a->index.index_dims;
     grove_index_free(ix);
     /* Selectivity as RT-HiSS defines it: neighbours per query besides the
      * query itself. */
@@ -272,12 +344,23 @@ static void json(void *state, const cli_run *run, cli_json *j)
     cli_json_int(j, "memory_budget", (long long)run->options.memory_budget);
     cli_json_int(j, "leaf_size", (long long)a->leaf);
     cli_json_int(j, "index_dims", (long long)a->dims);
+    int ranks = grove_mpi_size(run->options.mpi);
+    cli_json_int(j, "ranks", ranks);
+    long long *v = a->rank_points ? malloc((size_t)ranks * sizeof *v) : NULL;
+    for (int k = 0; v && k < 2; k++) {
+        const int64_t *from = k ? a->rank_bytes : a->rank_points;
+        for (int r = 0; r < ranks; r++) v[r] = from[r];
+        cli_json_ints(j, k ? "rank_bytes_sent" : "rank_points", v, (size_t)ranks);
+    }
+    free(v);
 }
 
 static void release(void *state)
 {
     join_args *a = state;
     free(a->sink.scratch);
+    free(a->rank_points);
+    free(a->rank_bytes);
 }
 
 int cmd_join(int argc, char **argv)

@@ -12,14 +12,14 @@ static const struct {
     bool distributed; /* runs under mpirun on several ranks (docs/mpi.md) */
 } commands[] = {
     {"balltree", cmd_balltree, "perfect binary ball trees over batched point clouds (Erwin)", false},
-    {"dbscan", cmd_dbscan, "exact DBSCAN clustering, labelled as scikit-learn labels it", false},
+    {"dbscan", cmd_dbscan, "exact DBSCAN clustering, labelled as scikit-learn labels it", true},
     {"emst", cmd_emst, "Euclidean / mutual-reachability minimum spanning tree (Boruvka)", false},
     {"fof", cmd_fof, "friends-of-friends groups (halos) of a snapshot, with a catalogue", false},
     {"gen", cmd_gen, "seeded synthetic point sets (.npy)", false},
     {"gravity", cmd_gravity, "Barnes-Hut tree gravity: accelerations and potentials (Bonsai)", false},
     {"hdbscan", cmd_hdbscan, "HDBSCAN* clustering: labels, probabilities, outlier scores", false},
     {"info", cmd_info, "version, build flags, threads and optional parts", true},
-    {"join", cmd_join, "exact epsilon similarity join: all pairs within a distance (RT-HiSS)", false},
+    {"join", cmd_join, "exact epsilon similarity join: all pairs within a distance (RT-HiSS)", true},
     {"knn", cmd_knn, "exact k nearest neighbours", false},
     {"nbody", cmd_nbody, "N-body simulation: leapfrog on tree gravity, snapshots, checkpoints", false},
 };

@@ -171,6 +171,19 @@ GROVE_API void grove_mpi_free(grove_mpi *mpi);
 /* This rank (0 for NULL) and the number of ranks (1 for NULL). */
 GROVE_API int grove_mpi_rank(const grove_mpi *mpi);
 GROVE_API int grove_mpi_size(const grove_mpi *mpi);
+/* Bytes this rank has sent in grove's distributed calls on the context
+ * (0 for NULL and without the MPI part). */
+GROVE_API int64_t grove_mpi_bytes_sent(const grove_mpi *mpi);
+/* Collective: all[r] = rank r's value, on rank 0 (size entries; all is
+ * not touched elsewhere). Alone (NULL): all[0] = value. */
+GROVE_API void grove_mpi_gather_int64(const grove_mpi *mpi, int64_t value, int64_t *all);
+/* Rank r's block of n rows: first = r n / size, count = (r + 1) n / size
+ * - first (alone: 0 and n). */
+GROVE_API void grove_mpi_block(const grove_mpi *mpi, size_t n, size_t *first, size_t *count);
+/* Collective: array holds n elements of elem bytes on every rank, each
+ * rank's block (grove_mpi_block) filled; afterwards rank 0's holds every
+ * rank's block. A no-op alone. */
+GROVE_API grove_status grove_mpi_gather_blocks(const grove_mpi *mpi, void *array, size_t n, size_t elem);
 
 /* ------------------------------------------------------------------------ */
 /* Random numbers                                                            */
@@ -917,11 +930,28 @@ GROVE_API grove_status grove_join_search(const grove_index *index, const grove_p
 /* Build an index on data (index_params, e.g. a periodic box; NULL =
  * defaults) and grove_join_search it. The index is built for the data and
  * the queries together, so queries beyond the range of an index built on
- * the data alone are answered too. */
+ * the data alone are answered too.
+ *
+ * Distributed (options->mpi with more than one rank; docs/mpi.md): every
+ * rank calls it with its part of the global data, rows offset_r ..
+ * offset_r + n_r - 1 for rank r in rank order (and likewise its part of
+ * the global queries for a semi-join; NULL on every rank for a
+ * self-join); any part may be empty. Each rank gets the CSR rows of its
+ * own queries (nq = its part's rows) with GLOBAL data rows, the same bytes
+ * as the rows of the single-process call on the whole input. Not with a
+ * periodic box or queries of another dtype than the data's
+ * (GROVE_UNSUPPORTED); memory_budget applies to each rank's results.
+ * The index-based calls above run on one process (grove_index_create
+ * refuses several ranks). */
 GROVE_API grove_status grove_join(grove_points data, const grove_points *queries,
                                   const grove_index_params *index_params, const grove_join_params *params,
                                   grove_join_result *result, const grove_options *options);
 GROVE_API void grove_join_result_free(grove_join_result *result);
+/* Collective, after a distributed grove_join: rank 0's result becomes the
+ * whole CSR (every rank's rows in rank order, the single-process result);
+ * the others' results are freed (zeroed). A no-op alone. Memory on rank 0:
+ * the whole result. */
+GROVE_API grove_status grove_join_result_gather(grove_join_result *result, const grove_options *options);
 
 /* Exact k nearest neighbours of each query among the indexed points, k =
  * params->k: indices[q k + r] (input rows) and distances[q k + r]
@@ -973,6 +1003,14 @@ GROVE_API grove_status grove_knn(grove_points data, const grove_points *queries,
  * options->memory_budget is set and that working memory exceeds it, the
  * call is refused (GROVE_OVER_BUDGET) before the index is built. Time: the
  * join's, about three join passes.
+ *
+ * Distributed (options->mpi with more than one rank; docs/mpi.md): every
+ * rank passes its part of the rows in rank order (as grove_join) and gets
+ * its rows' labels and core flags, those of the single-process call, and
+ * the global counts. The neighbourhoods come from the distributed join and
+ * are held (8 bytes a pair per rank); every rank holds n core flags and n
+ * labels (9 bytes a point); sample_weight and memory_budget's refusal are
+ * for one process only (GROVE_UNSUPPORTED with weights).
  */
 typedef struct grove_dbscan_params {
     double eps;                  /* neighbourhood radius >= 0, inclusive (default 0.5) */

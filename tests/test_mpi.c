@@ -13,6 +13,26 @@ TEST(mpi_context_on_1_to_4_ranks)
     }
 }
 
+TEST(mpi_join_rows_byte_identical_to_one_process_on_1_to_4_ranks)
+{
+    if (!test_mpi_ready()) return;
+    for (int p = 1; p <= 4; p++) {
+        char *out = NULL;
+        CHECK_MSG(test_mpirun(p, "test_mpi", "join", &out) == 0, "np %d: %s", p, out);
+        free(out);
+    }
+}
+
+TEST(mpi_dbscan_labels_identical_to_one_process_on_1_to_4_ranks)
+{
+    if (!test_mpi_ready()) return;
+    for (int p = 1; p <= 4; p++) {
+        char *out = NULL;
+        CHECK_MSG(test_mpirun(p, "test_mpi", "dbscan", &out) == 0, "np %d: %s", p, out);
+        free(out);
+    }
+}
+
 TEST(mpi_cli_info_prints_once_with_ranks)
 {
     if (!test_mpi_ready()) return;
@@ -37,4 +57,99 @@ TEST(mpi_cli_refuses_one_process_commands_on_several_ranks)
     snprintf(args, sizeof args, "gen uniform --n 10 --dims 2 --seed 1 -o %s --quiet", test_path("mpi_gen.npy"));
     CHECK(test_mpirun(1, "grove", args, &out) == 0);
     free(out);
+}
+
+/* Whether two files hold the same bytes. */
+static bool same_file(const char *a, const char *b)
+{
+    size_t na = 0, nb = 0;
+    char *x = test_read_file(a, &na), *y = test_read_file(b, &nb);
+    bool same = x && y && na == nb && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* tmpdir/mj_<stem><p>.npy into buf. */
+static const char *out_path(char *buf, size_t size, const char *stem, int p)
+{
+    char name[64];
+    snprintf(name, sizeof name, "mj_%s%d.npy", stem, p);
+    snprintf(buf, size, "%s", test_path(name));
+    return buf;
+}
+
+/* `grove join` under mpirun on 1..4 ranks writes the files of the plain
+ * run (p = 0), byte for byte: a self-join with distances and exclude_self
+ * (d = 3, blobs), a semi-join's pairs (d = 64, float32), counted offsets. */
+TEST(mpi_cli_join_outputs_identical_to_a_plain_run)
+{
+    if (!test_mpi_ready()) return;
+    char cmd[4096], d3[512], d64[512], q64[512], *out = NULL;
+    out_path(d3, sizeof d3, "data3_", 0);
+    out_path(d64, sizeof d64, "data64_", 0);
+    out_path(q64, sizeof q64, "queries64_", 0);
+    snprintf(cmd, sizeof cmd, "gen blobs --n 3000 --dims 3 --centers 4 --seed 3 -o %s --quiet", d3);
+    REQUIRE(test_grove(cmd, NULL) == 0);
+    snprintf(cmd, sizeof cmd, "gen blobs --n 800 --dims 64 --centers 3 --seed 4 --float32 -o %s --quiet", d64);
+    REQUIRE(test_grove(cmd, NULL) == 0);
+    snprintf(cmd, sizeof cmd, "gen blobs --n 300 --dims 64 --centers 3 --seed 4 --float32 -o %s --quiet", q64);
+    REQUIRE(test_grove(cmd, NULL) == 0);
+    static const char *const stems[] = {"o", "i", "x", "p", "c"};
+    for (int p = 0; p <= 4; p++) {
+        char o[5][512];
+        for (int k = 0; k < 5; k++) out_path(o[k], sizeof o[k], stems[k], p);
+        char runs[3][4096];
+        snprintf(runs[0], sizeof runs[0], "join %s --eps 0.4 --exclude-self --offsets %s --indices %s --distances %s --quiet",
+                 d3, o[0], o[1], o[2]);
+        snprintf(runs[1], sizeof runs[1], "join %s --queries %s --eps 11 --pairs %s --quiet", d64, q64, o[3]);
+        snprintf(runs[2], sizeof runs[2], "join %s --eps 0.3 --count-only --offsets %s --quiet", d3, o[4]);
+        for (int r = 0; r < 3; r++) {
+            int rc = p == 0 ? test_grove(runs[r], &out) : test_mpirun(p, "grove", runs[r], &out);
+            CHECK_MSG(rc == 0, "np %d: %s: %s", p, runs[r], out);
+            free(out);
+        }
+        for (int k = 0; p > 0 && k < 5; k++) {
+            char plain[512];
+            CHECK_MSG(same_file(out_path(plain, sizeof plain, stems[k], 0), o[k]), "np %d: %s differs from the plain run's",
+                      p, o[k]);
+        }
+    }
+    /* The semi-join found pairs (a header of 128 bytes, 16 bytes a pair). */
+    char plain[512];
+    size_t len = 0;
+    char *pairs = test_read_file(out_path(plain, sizeof plain, "p", 0), &len);
+    CHECK(pairs && len > 128 + 16 * 100);
+    free(pairs);
+    /* --json says how the run was spread. */
+    snprintf(cmd, sizeof cmd, "join %s --eps 0.4 --count-only --json", d3);
+    REQUIRE(test_mpirun(3, "grove", cmd, &out) == 0);
+    CHECK(strstr(out, "\"ranks\": 3") && strstr(out, "\"rank_points\": [1000, 1000, 1000]") &&
+          strstr(out, "\"rank_bytes_sent\": ["));
+    free(out);
+}
+
+/* `grove dbscan` under mpirun on 1..4 ranks writes the plain run's labels
+ * and core rows, byte for byte. */
+TEST(mpi_cli_dbscan_outputs_identical_to_a_plain_run)
+{
+    if (!test_mpi_ready()) return;
+    char cmd[4096], data[512], l0[512], c0[512], l[512], c[512], *out = NULL;
+    out_path(data, sizeof data, "blobs_", 0);
+    snprintf(cmd, sizeof cmd, "gen blobs --n 4000 --dims 3 --centers 5 --seed 2 -o %s --quiet", data);
+    REQUIRE(test_grove(cmd, NULL) == 0);
+    for (int p = 0; p <= 4; p++) {
+        snprintf(cmd, sizeof cmd, "dbscan %s --eps 0.5 --min-samples 8 --labels %s --core %s --json", data,
+                 out_path(l, sizeof l, "labels", p), out_path(c, sizeof c, "core", p));
+        int rc = p == 0 ? test_grove(cmd, &out) : test_mpirun(p, "grove", cmd, &out);
+        CHECK_MSG(rc == 0, "np %d: %s", p, out);
+        /* Several clusters and some noise: labels worth comparing. */
+        CHECK_MSG(p > 0 || (strstr(out, "\"noise\": 0,") == NULL && strstr(out, "\"clusters\": 1,") == NULL &&
+                            strstr(out, "\"clusters\": 0,") == NULL),
+                  "%s", out);
+        free(out);
+        if (p == 0) continue;
+        CHECK_MSG(same_file(out_path(l0, sizeof l0, "labels", 0), l), "np %d: labels differ", p);
+        CHECK_MSG(same_file(out_path(c0, sizeof c0, "core", 0), c), "np %d: core rows differ", p);
+    }
 }

@@ -4,6 +4,7 @@
  * copied in leaf order (grove__tree_fill) so every group is contiguous. */
 #include "search_index.h"
 #include "parallel.h"
+#include "../mpi/mpi_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -212,24 +213,25 @@ grove_status grove__index_build(grove_points points, double magnitude, int expon
     return GROVE_OK;
 }
 
-/* Dimensions by decreasing variance (ties to the lower dimension), from a
- * two-pass mean and variance in double over all points times scale. */
-static grove_status variance_order(grove_points p, double scale, int threads, size_t *order)
+void grove__dim_sums(grove_points p, double scale, const double *centre, int threads, double *acc)
 {
     size_t n = p.n, d = p.d, stride = grove__points_stride(p);
-    double *var = grove__calloc(d, sizeof *var, "index dimension variances");
-    if (!var) return GROVE_OUT_OF_MEMORY;
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t j = 0; j < d; j++) {
-        double s = 0, s2 = 0;
-        for (size_t i = 0; i < n; i++) s += grove__coord(p, stride, i, j) * scale;
-        s /= (double)(n ? n : 1);
-        for (size_t i = 0; i < n; i++) {
-            double t = grove__coord(p, stride, i, j) * scale - s;
-            s2 += t * t;
-        }
-        var[j] = s2;
+        double s = acc[j];
+        if (centre)
+            for (size_t i = 0; i < n; i++) {
+                double t = grove__coord(p, stride, i, j) * scale - centre[j];
+                s += t * t;
+            }
+        else
+            for (size_t i = 0; i < n; i++) s += grove__coord(p, stride, i, j) * scale;
+        acc[j] = s;
     }
+}
+
+void grove__dims_by_variance(const double *var, size_t d, size_t *order)
+{
     for (size_t j = 0; j < d; j++) order[j] = j;
     /* Insertion sort: stable, and d is at most a few thousand. */
     for (size_t j = 1; j < d; j++) {
@@ -240,7 +242,20 @@ static grove_status variance_order(grove_points p, double scale, int threads, si
         }
         order[k] = v;
     }
-    grove__free(var);
+}
+
+/* Dimensions by decreasing variance (ties to the lower dimension), from a
+ * two-pass mean and variance in double over all points times scale. */
+static grove_status variance_order(grove_points p, double scale, int threads, size_t *order)
+{
+    size_t d = p.d;
+    double *mean = grove__calloc(2 * d, sizeof *mean, "index dimension variances"), *var = mean + d;
+    if (!mean) return GROVE_OUT_OF_MEMORY;
+    grove__dim_sums(p, scale, NULL, threads, mean);
+    for (size_t j = 0; j < d; j++) mean[j] /= (double)(p.n ? p.n : 1);
+    grove__dim_sums(p, scale, mean, threads, var);
+    grove__dims_by_variance(var, d, order);
+    grove__free(mean);
     return GROVE_OK;
 }
 
@@ -314,7 +329,48 @@ grove_status grove_index_create(grove_points data, const grove_index_params *par
                                 grove_index **out)
 {
     grove__clear_error();
+    grove_status s = grove__mpi_single(options, "index");
+    if (s != GROVE_OK) return s;
     return grove__index_build_for(data, NULL, params, options, out);
+}
+
+/* The leaf size and key dimensions params ask for d dimensions (0: the
+ * defaults). */
+static grove_status index_shape(const grove_index_params *pr, size_t d, size_t *leaf, size_t *dims)
+{
+    if (d == 0) return grove__fail(GROVE_INVALID_ARGUMENT, "index: points have d = 0 dimensions");
+    if (pr->leaf_size > LEAF_MAX)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "index: leaf_size = %zu; it must be 1..%d (0 = automatic)",
+                           pr->leaf_size, LEAF_MAX);
+    if (pr->index_dims > d)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "index: index_dims = %zu exceeds d = %zu (0 = automatic)",
+                           pr->index_dims, d);
+    *leaf = pr->leaf_size ? pr->leaf_size : auto_leaf(d);
+    *dims = pr->index_dims ? pr->index_dims : auto_dims(d);
+    return GROVE_OK;
+}
+
+/* The index on data in a given scale and dimension order: principal axes
+ * for the keys above SOA_MAX dimensions (project.c), except in a periodic
+ * box, where a projection of the minimum image is not the projection of
+ * the points: the keys are then the leading coordinates. */
+static grove_status build_ordered(grove_points data, double magnitude, int exponent, const size_t *order, size_t leaf,
+                                  size_t dims, const double *box, int threads, grove_index **out)
+{
+    double *axes = NULL, *mean = NULL;
+    grove_status s = GROVE_OK;
+    if (data.d > GROVE__JOIN_SOA_MAX && !box) {
+        axes = grove__malloc(dims * data.d * sizeof *axes, "index axes");
+        mean = grove__malloc(data.d * sizeof *mean, "index axes");
+        s = axes && mean ? grove__principal_axes(data, ldexp(1, -exponent), order, dims, threads, axes, mean)
+                         : GROVE_OUT_OF_MEMORY;
+    }
+    if (s == GROVE_OK)
+        s = grove__index_build(data, magnitude, exponent, data.dtype, order, axes, mean, dims, leaf, box, threads,
+                               out);
+    grove__free(axes);
+    grove__free(mean);
+    return s;
 }
 
 grove_status grove__index_build_for(grove_points data, const grove_points *queries, const grove_index_params *params,
@@ -327,18 +383,12 @@ grove_status grove__index_build_for(grove_points data, const grove_points *queri
     grove_status s = grove__points_validate_range(data, threads, &magnitude);
     if (s == GROVE_OK) s = queries_magnitude(queries, threads, &reach);
     if (s != GROVE_OK) return s;
-    if (data.d == 0) return grove__fail(GROVE_INVALID_ARGUMENT, "index: points have d = 0 dimensions");
     grove_index_params pr;
     grove_index_params_init(&pr);
     if (params) pr = *params;
-    if (pr.leaf_size > LEAF_MAX)
-        return grove__fail(GROVE_INVALID_ARGUMENT, "index: leaf_size = %zu; it must be 1..%d (0 = automatic)",
-                           pr.leaf_size, LEAF_MAX);
-    if (pr.index_dims > data.d)
-        return grove__fail(GROVE_INVALID_ARGUMENT, "index: index_dims = %zu exceeds d = %zu (0 = automatic)",
-                           pr.index_dims, data.d);
-    size_t leaf = pr.leaf_size ? pr.leaf_size : auto_leaf(data.d);
-    size_t dims = pr.index_dims ? pr.index_dims : auto_dims(data.d);
+    size_t leaf = 0, dims = 0;
+    s = index_shape(&pr, data.d, &leaf, &dims);
+    if (s != GROVE_OK) return s;
     double *box = NULL, longest = 0;
     s = box_lengths(&pr, data.d, &box, &longest);
     if (s == GROVE_OK) s = grove__box_check(data, box, "data", threads);
@@ -354,26 +404,24 @@ grove_status grove__index_build_for(grove_points data, const grove_points *queri
     size_t terms;
     if (!grove__mul_size(data.n, data.d, &terms)) terms = SIZE_MAX;
     int exponent = grove__range_exponent(reach > magnitude ? reach : magnitude, terms, data.dtype);
-    double scale = ldexp(1, -exponent);
     size_t *order = grove__malloc(data.d * sizeof *order, "index dimension order");
-    s = order ? variance_order(data, scale, threads, order) : GROVE_OUT_OF_MEMORY;
-    /* Many dimensions: keys on principal axes (project.c), except in a
-     * periodic box, where a projection of the minimum image is not the
-     * projection of the points: the keys are then the leading coordinates. */
-    double *axes = NULL, *mean = NULL;
-    if (s == GROVE_OK && data.d > GROVE__JOIN_SOA_MAX && !box) {
-        axes = grove__malloc(dims * data.d * sizeof *axes, "index axes");
-        mean = grove__malloc(data.d * sizeof *mean, "index axes");
-        s = axes && mean ? grove__principal_axes(data, scale, order, dims, threads, axes, mean) : GROVE_OUT_OF_MEMORY;
-    }
-    if (s == GROVE_OK)
-        s = grove__index_build(data, magnitude, exponent, data.dtype, order, axes, mean, dims, leaf, box, threads,
-                               out);
+    s = order ? variance_order(data, ldexp(1, -exponent), threads, order) : GROVE_OUT_OF_MEMORY;
+    if (s == GROVE_OK) s = build_ordered(data, magnitude, exponent, order, leaf, dims, box, threads, out);
     grove__free(box);
     grove__free(order);
-    grove__free(axes);
-    grove__free(mean);
     return s;
+}
+
+grove_status grove__index_build_ordered(grove_points data, double magnitude, int exponent, const size_t *order,
+                                        const grove_index_params *params, const grove_options *options,
+                                        grove_index **out)
+{
+    *out = NULL;
+    size_t leaf = 0, dims = 0;
+    grove_status s = index_shape(params, data.d, &leaf, &dims);
+    if (s != GROVE_OK) return s;
+    int threads = grove__threads_for(grove__options(options).threads, data.n);
+    return build_ordered(data, magnitude, exponent, order, leaf, dims, NULL, threads, out);
 }
 
 grove_status grove__queries_prepare(const grove_index *index, const grove_points *queries, int exclude_self,

@@ -64,6 +64,21 @@ grove_status grove__box_check(grove_points p, const double *boxsize, const char 
  * grove_knn). */
 grove_status grove__index_build_for(grove_points data, const grove_points *queries, const grove_index_params *params,
                                     const grove_options *options, grove_index **out);
+/* The same without a periodic box, in a scale (2^-exponent) and dimension
+ * order given by the caller, who validated the points (largest |coordinate|
+ * magnitude): a distributed join's local index, whose scale and order come
+ * from every rank's points (src/mpi/join.c). params: leaf size and key
+ * dimensions (not NULL; its box is ignored). */
+grove_status grove__index_build_ordered(grove_points data, double magnitude, int exponent, const size_t *order,
+                                        const grove_index_params *params, const grove_options *options,
+                                        grove_index **out);
+/* The variance order's passes: acc[j] += the sum over the points of their
+ * coordinate j times scale (centre NULL) or of its squared deviation from
+ * centre[j], summed over the rows in order (so sums continued from one
+ * block of rows to the next are those over all of them); and the order by
+ * decreasing variance, ties to the lower dimension. */
+void grove__dim_sums(grove_points p, double scale, const double *centre, int threads, double *acc);
+void grove__dims_by_variance(const double *var, size_t d, size_t *order);
 
 /* The m leading principal axes (m x d, orthonormal rows over the input
  * dimensions) and the centre of a fixed sample of p times scale (a power

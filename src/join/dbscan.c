@@ -21,6 +21,7 @@
 #include "visit.h"
 
 #include "../core/union_find.h"
+#include "../mpi/mpi_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -156,6 +157,8 @@ grove_status grove_dbscan(grove_points data, const grove_index_params *index_par
     grove__clear_error();
     if (counts) memset(counts, 0, sizeof *counts);
     grove_status s = check_params(data, params, labels);
+    if (grove__mpi_ranks(options) > 1)
+        return grove__mpi_dbscan(s, data, index_params, params, labels, core, counts, options);
     if (s == GROVE_OK && data.n == 0) return grove__points_check_shape(data);
     /* Working memory beside the index, the same for every eps: the count
      * pass's tallies (8 bytes a point; the counts go into labels) or the

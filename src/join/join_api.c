@@ -1,6 +1,7 @@
 /* The public join calls: count, fill, stream (batches under the memory
  * budget) and the allocating ones, on an index (search) or building it. */
 #include "join_run.h"
+#include "../mpi/mpi_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -329,6 +330,8 @@ grove_status grove_join(grove_points data, const grove_points *queries, const gr
     memset(result, 0, sizeof *result);
     grove_index *index = NULL;
     grove_status s = check_join_params(params);
+    if (s == GROVE_OK && grove__mpi_ranks(options) > 1)
+        return grove__mpi_join(data, queries, index_params, params, result, options);
     if (s == GROVE_OK) s = grove__index_build_for(data, queries, index_params, options, &index);
     if (s == GROVE_OK) s = grove_join_search(index, queries, params, result, options);
     grove_index_free(index);

@@ -13,8 +13,40 @@ struct grove_mpi {
     MPI_Comm comm;   /* grove's own duplicate */
     int rank, size;
     bool finalize;   /* grove_mpi_launch initialised MPI: free finalises it */
+    int64_t bytes_sent; /* by this rank in grove's distributed calls */
 };
+
+/* One status on every rank (collective): a rank that failed keeps its own
+ * message, prefixed with its rank; the others fail with the worst status,
+ * saying another rank failed (`what` names the call). */
+grove_status grove__mpi_agree(const grove_mpi *mpi, grove_status s, const char *what);
+/* offsets[r] = the rows of ranks before r, for every rank's n (P + 1 entries). */
+void grove__mpi_offsets(const grove_mpi *mpi, size_t n, int64_t *offsets);
+/* acc (p.d entries) = grove__dim_sums over every rank's rows in rank order:
+ * each rank continues the sums of the ranks before it, so the additions
+ * are those one process makes over all rows, bit for bit; the last rank's
+ * totals are broadcast. p.d must be the same on every rank. */
+void grove__mpi_chain_sums(const grove_mpi *mpi, grove_points p, double scale, const double *centre, int threads,
+                           double *acc);
+/* The size - 1 cuts of a sample sort: every rank's samples gathered and
+ * sorted, cut k the sample at rank k / size of them (0 without samples). */
+grove_status grove__mpi_cuts(const grove_mpi *mpi, const double *samples, size_t count, double *cuts);
+/* The slab of x among ncuts ascending cuts: the number of cuts <= x. */
+int grove__mpi_slab(const double *cuts, int ncuts, double x);
+/* The rank whose rows (offsets from grove__mpi_offsets) hold row. */
+int grove__mpi_home(const int64_t *offsets, int ranks, int64_t row);
 #endif
+
+/* The distributed grove_join (src/mpi/join.c), for options with more than
+ * one rank; GROVE_UNSUPPORTED without the MPI part. */
+grove_status grove__mpi_join(grove_points data, const grove_points *queries, const grove_index_params *index_params,
+                             const grove_join_params *params, grove_join_result *result,
+                             const grove_options *options);
+/* The distributed grove_dbscan (src/mpi/dbscan.c), likewise; checked:
+ * this rank's check of the arguments (agreed on first). */
+grove_status grove__mpi_dbscan(grove_status checked, grove_points data, const grove_index_params *index_params,
+                               const grove_dbscan_params *params, int64_t *labels, uint8_t *core,
+                               grove_dbscan_counts *counts, const grove_options *options);
 
 /* The options' communicator size (1 without one). */
 static inline int grove__mpi_ranks(const grove_options *options)

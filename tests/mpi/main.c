@@ -8,6 +8,8 @@ static const struct {
     mpi_case_fn *fn;
 } cases[] = {
     {"context", mpi_case_context},
+    {"join", mpi_case_join},
+    {"dbscan", mpi_case_dbscan},
 };
 
 int main(int argc, char **argv)

@@ -25,5 +25,7 @@ typedef void mpi_case_fn(int argc, char **argv);
 
 /* Cases, one file per module under tests/mpi, listed in main.c. */
 mpi_case_fn mpi_case_context;
+mpi_case_fn mpi_case_join;
+mpi_case_fn mpi_case_dbscan;
 
 #endif

@@ -1,0 +1,106 @@
+/* Collective helpers of the distributed calls: one status for every rank,
+ * row offsets of the ranks' parts, sums continued rank after rank, and the
+ * sample-sort cuts of a coordinate. */
+#include "mpi_internal.h"
+
+#ifdef GROVE_HAVE_MPI
+
+#include "../index/search_index.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { TAG_CHAIN = 7101 };
+
+grove_status grove__mpi_agree(const grove_mpi *mpi, grove_status s, const char *what)
+{
+    int mine = (int)s, worst = 0;
+    MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, mpi->comm);
+    if (s == GROVE_OK && worst != 0)
+        return grove__fail((grove_status)worst, "%s: failed on another MPI rank (%s)", what,
+                           grove_status_str((grove_status)worst));
+    if (s != GROVE_OK) {
+        char where[32];
+        snprintf(where, sizeof where, "rank %d", mpi->rank);
+        grove__error_prefix(where);
+    }
+    return s;
+}
+
+void grove__mpi_offsets(const grove_mpi *mpi, size_t n, int64_t *offsets)
+{
+    int64_t mine = (int64_t)n;
+    MPI_Allgather(&mine, 1, MPI_INT64_T, offsets + 1, 1, MPI_INT64_T, mpi->comm);
+    offsets[0] = 0;
+    for (int r = 0; r < mpi->size; r++) offsets[r + 1] += offsets[r];
+}
+
+void grove__mpi_chain_sums(const grove_mpi *mpi, grove_points p, double scale, const double *centre, int threads,
+                           double *acc)
+{
+    size_t d = p.d;
+    if (mpi->rank > 0) MPI_Recv(acc, (int)d, MPI_DOUBLE, mpi->rank - 1, TAG_CHAIN, mpi->comm, MPI_STATUS_IGNORE);
+    else memset(acc, 0, d * sizeof *acc);
+    if (p.n > 0) grove__dim_sums(p, scale, centre, threads, acc);
+    if (mpi->rank + 1 < mpi->size) MPI_Send(acc, (int)d, MPI_DOUBLE, mpi->rank + 1, TAG_CHAIN, mpi->comm);
+    MPI_Bcast(acc, (int)d, MPI_DOUBLE, mpi->size - 1, mpi->comm);
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+grove_status grove__mpi_cuts(const grove_mpi *mpi, const double *samples, size_t count, double *cuts)
+{
+    int P = mpi->size, mine = (int)count;
+    int *counts = grove__malloc(2 * (size_t)P * sizeof *counts, "mpi sample counts"), *displs = counts + P;
+    grove_status s = counts ? GROVE_OK : GROVE_OUT_OF_MEMORY;
+    s = grove__mpi_agree(mpi, s, "mpi cuts");
+    if (s != GROVE_OK) {
+        grove__free(counts);
+        return s;
+    }
+    MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, mpi->comm);
+    size_t total = 0;
+    for (int r = 0; r < P; r++) {
+        displs[r] = (int)total;
+        total += (size_t)counts[r];
+    }
+    double *all = grove__malloc((total ? total : 1) * sizeof *all, "mpi samples");
+    s = grove__mpi_agree(mpi, all ? GROVE_OK : GROVE_OUT_OF_MEMORY, "mpi cuts");
+    if (s == GROVE_OK) {
+        MPI_Allgatherv(samples, mine, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, mpi->comm);
+        qsort(all, total, sizeof *all, compare_double);
+        for (int k = 1; k < P; k++) cuts[k - 1] = total ? all[(size_t)k * total / (size_t)P] : 0;
+    }
+    grove__free(all);
+    grove__free(counts);
+    return s;
+}
+
+int grove__mpi_slab(const double *cuts, int ncuts, double x)
+{
+    int lo = 0, hi = ncuts;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (cuts[mid] <= x) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+int grove__mpi_home(const int64_t *offsets, int ranks, int64_t row)
+{
+    int lo = 0, hi = ranks - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (offsets[mid] <= row) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+#endif
