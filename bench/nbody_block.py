@@ -148,8 +148,8 @@ def add_arguments(ap):
     ap.add_argument("--block-ic", default="hernquist", choices=("hernquist", "plummer-bh", "plummer"))
     ap.add_argument("--block-n", type=int, default=100000)
     ap.add_argument("--block-time", type=float, default=2.0 * np.sqrt(2.0), help="default: one crossing time")
-    ap.add_argument("--block-dt", type=float, default=1.0 / 16, help="the block run's largest step")
-    ap.add_argument("--block-eta", type=float, default=0.025)
+    ap.add_argument("--block-dt", type=float, default=0.25, help="the block run's largest step")
+    ap.add_argument("--block-eta", type=float, default=0.2)
     ap.add_argument("--block-max-level", type=int, default=20)
     ap.add_argument("--block-theta", type=float, default=0.5)
     ap.add_argument("--block-budget", type=float, default=600,
