@@ -33,6 +33,16 @@ TEST(mpi_dbscan_labels_identical_to_one_process_on_1_to_4_ranks)
     }
 }
 
+TEST(mpi_fof_groups_and_catalogue_identical_to_one_process_on_1_to_4_ranks)
+{
+    if (!test_mpi_ready()) return;
+    for (int p = 1; p <= 4; p++) {
+        char *out = NULL;
+        CHECK_MSG(test_mpirun(p, "test_mpi", "fof", &out) == 0, "np %d: %s", p, out);
+        free(out);
+    }
+}
+
 TEST(mpi_cli_info_prints_once_with_ranks)
 {
     if (!test_mpi_ready()) return;
