@@ -109,7 +109,7 @@ grove_status grove__mpi_alltoallv(const grove_mpi *mpi, const char *call, const 
     s = grove__mpi_agree(mpi, s, call);
     if (s == GROVE_OK) {
         MPI_Alltoallv(send, counts, sd, t, *got, got_counts, rd, t, mpi->comm);
-        grove__mpi_sent(mpi, (size_t)sent * size);
+        grove__mpi_sent(mpi, (size_t)(sent - counts[mpi->rank]) * size); /* not what stays here */
     } else {
         grove__free(*got);
         *got = NULL;

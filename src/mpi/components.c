@@ -66,7 +66,7 @@ grove_status grove__mpi_components(const grove_mpi *mpi, const grove_join_result
     }
     if (s == GROVE_OK) {
         MPI_Gatherv(links, count, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, mpi->comm);
-        grove__mpi_sent(mpi, (size_t)count * sizeof *links);
+        if (!lead) grove__mpi_sent(mpi, (size_t)count * sizeof *links);
     }
     grove__uf uf = {0};
     if (s == GROVE_OK && lead) s = grove__uf_init(&uf, n, 1);

@@ -34,7 +34,7 @@ grove_status grove__mpi_cuts(const grove_mpi *mpi, const double *samples, size_t
 /* Collective: an all-to-all exchange of counts[r] items of type t (size
  * bytes each) to each rank r: *got receives them (allocated, free with
  * grove__free), *got_counts (P entries) their numbers by source; the
- * bytes sent are counted. `call` names the call in messages, `what` the
+ * bytes sent to other ranks are counted. `call` names the call in messages, `what` the
  * items. GROVE_TOO_LARGE past 2^31 - 1 items a side. */
 grove_status grove__mpi_alltoallv(const grove_mpi *mpi, const char *call, const void *send, const int *counts,
                                   MPI_Datatype t, size_t size, void **got, int *got_counts, const char *what);
