@@ -3,44 +3,34 @@
  * Without the MPI part in the build there is nothing distributed to test. */
 #include "test.h"
 
-TEST(mpi_context_on_1_to_4_ranks)
+/* build/test_mpi CASE on 1, 2, 3 and 4 ranks, each run passing. */
+static void case_on_1_to_4_ranks(const char *name)
 {
-    if (!test_mpi_ready()) return;
     for (int p = 1; p <= 4; p++) {
         char *out = NULL;
-        CHECK_MSG(test_mpirun(p, "test_mpi", "context", &out) == 0, "np %d: %s", p, out);
+        CHECK_MSG(test_mpirun(p, "test_mpi", name, &out) == 0, "np %d: %s", p, out);
         free(out);
     }
+}
+
+TEST(mpi_context_on_1_to_4_ranks)
+{
+    if (test_mpi_ready()) case_on_1_to_4_ranks("context");
 }
 
 TEST(mpi_join_rows_byte_identical_to_one_process_on_1_to_4_ranks)
 {
-    if (!test_mpi_ready()) return;
-    for (int p = 1; p <= 4; p++) {
-        char *out = NULL;
-        CHECK_MSG(test_mpirun(p, "test_mpi", "join", &out) == 0, "np %d: %s", p, out);
-        free(out);
-    }
+    if (test_mpi_ready()) case_on_1_to_4_ranks("join");
 }
 
 TEST(mpi_dbscan_labels_identical_to_one_process_on_1_to_4_ranks)
 {
-    if (!test_mpi_ready()) return;
-    for (int p = 1; p <= 4; p++) {
-        char *out = NULL;
-        CHECK_MSG(test_mpirun(p, "test_mpi", "dbscan", &out) == 0, "np %d: %s", p, out);
-        free(out);
-    }
+    if (test_mpi_ready()) case_on_1_to_4_ranks("dbscan");
 }
 
 TEST(mpi_fof_groups_and_catalogue_identical_to_one_process_on_1_to_4_ranks)
 {
-    if (!test_mpi_ready()) return;
-    for (int p = 1; p <= 4; p++) {
-        char *out = NULL;
-        CHECK_MSG(test_mpirun(p, "test_mpi", "fof", &out) == 0, "np %d: %s", p, out);
-        free(out);
-    }
+    if (test_mpi_ready()) case_on_1_to_4_ranks("fof");
 }
 
 TEST(mpi_cli_info_prints_once_with_ranks)

@@ -31,20 +31,6 @@ static void make(size_t n, int kind, uint64_t seed, double *x, double *mass, dou
     }
 }
 
-/* Rank's rows: even (0), growing with uneven and an empty rank 1 (1), all
- * on rank 0 (2). */
-static void part(size_t n, int ranks, int rank, int kind, size_t *first, size_t *count)
-{
-    size_t total = 0, before = 0, w[64];
-    for (int r = 0; r < ranks; r++) {
-        w[r] = kind == 0 ? 1 : kind == 2 ? (r == 0) : (ranks > 2 && r == 1) ? 0 : (size_t)(r + 1) * (r + 1);
-        total += w[r];
-    }
-    for (int r = 0; r < rank; r++) before += w[r];
-    *first = n * before / total;
-    *count = n * (before + w[rank]) / total - *first;
-}
-
 static int same(const void *a, const void *b, size_t bytes) { return (!a && !b) || (a && b && !memcmp(a, b, bytes)); }
 
 static void check_catalogue(const grove_fof_catalogue *a, const grove_fof_catalogue *b)
@@ -68,8 +54,8 @@ void mpi_case_fof(int argc, char **argv)
         size_t n, min_members;
         double link;
         int data, parts, particles, f32; /* particles: 0 none, 1 masses, 2 masses and velocities */
-    } cases[] = {{4000, 5, 0.9, 0, 0, 2, 0}, {4000, 3, 1.0, 1, 1, 1, 0}, {3000, 8, 1.5, 1, 2, 0, 0},
-                 {4000, 4, 0.8, 0, 1, 2, 1}, {3000, 1, 0.0, 1, 0, 2, 0}};
+    } cases[] = {{4000, 5, 0.9, 0, 0, 2, 0}, {4000, 3, 1.0, 1, 1, 1, 0}, {3000, 8, 1.5, 1, 3, 0, 0},
+                 {4000, 4, 0.8, 0, 1, 2, 1}, {3000, 1, 0.0, 1, 2, 2, 0}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         size_t n = cases[c].n, f, m;
         double *x = malloc(n * 3 * sizeof *x), *mass = malloc(n * sizeof *mass), *vel = malloc(n * 3 * sizeof *vel);
@@ -86,7 +72,7 @@ void mpi_case_fof(int argc, char **argv)
         grove_fof_catalogue c1, cm;
         grove_points all = cases[c].f32 ? grove_points_f32(x32, n, 3) : grove_points_f64(x, n, 3);
         MPI_CHECK(grove_fof(all, ms, vs, &p, one, &g1, &c1, NULL) == GROVE_OK);
-        part(n, ranks, rank, cases[c].parts, &f, &m);
+        mpi_part(n, ranks, rank, cases[c].parts, &f, &m);
         grove_options o;
         grove_options_init(&o);
         o.mpi = mpi;

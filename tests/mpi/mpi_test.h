@@ -23,6 +23,11 @@
 
 typedef void mpi_case_fn(int argc, char **argv);
 
+/* Rank r's first row and row count of n under split kind (tests/mpi/parts.c):
+ * 0 even, 1 uneven (rank 1 empty when there are more than two), 2 all on
+ * the last rank, 3 all on the first. */
+void mpi_part(size_t n, int ranks, int rank, int kind, size_t *first, size_t *count);
+
 /* Cases, one file per module under tests/mpi, listed in main.c. */
 mpi_case_fn mpi_case_context;
 mpi_case_fn mpi_case_join;
