@@ -30,9 +30,8 @@ void mpi_case_dbscan(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    grove_mpi *mpi = NULL;
-    MPI_CHECK(grove_mpi_create(MPI_COMM_WORLD, &mpi) == GROVE_OK);
-    int rank = grove_mpi_rank(mpi), ranks = grove_mpi_size(mpi);
+    int rank, ranks;
+    grove_mpi *mpi = mpi_world(&rank, &ranks);
     static const struct {
         size_t n, d, min_samples;
         double eps;

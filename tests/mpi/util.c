@@ -1,4 +1,5 @@
-/* How the cases split the global rows among the ranks. */
+/* Helpers the cases share: the world context, and how the global rows are
+ * split among the ranks. */
 #include "mpi_test.h"
 
 void mpi_part(size_t n, int ranks, int rank, int kind, size_t *first, size_t *count)
@@ -15,4 +16,13 @@ void mpi_part(size_t n, int ranks, int rank, int kind, size_t *first, size_t *co
     for (int r = 0; r < rank; r++) before += w[r];
     *first = n * before / total;
     *count = n * (before + w[rank]) / total - *first;
+}
+
+grove_mpi *mpi_world(int *rank, int *ranks)
+{
+    grove_mpi *mpi = NULL;
+    MPI_CHECK(grove_mpi_create(MPI_COMM_WORLD, &mpi) == GROVE_OK);
+    *rank = grove_mpi_rank(mpi);
+    *ranks = grove_mpi_size(mpi);
+    return mpi;
 }
