@@ -19,8 +19,11 @@ its "rank_bytes_sent" (grove_mpi_bytes_sent: the point exchange, the rows
 sent home and, for DBSCAN and FoF, the links and labels).
 
 Sections (functions below; a gravity section can sit beside them):
-  join    the self-join (--count-only: every rank computes its rows, rank 0
-          gathers them, nothing is written): strong scaling at N points on
+  join    the self-join writing --offsets and --indices (one process
+          streams its rows; under mpirun every rank computes its rows and
+          rank 0 gathers them, inside "seconds"; writing is outside it on
+          both; --count-only would not compare, since alone it only
+          counts): strong scaling at N points on
           each rank count, weak scaling at --per-rank points per rank (eps
           shrinking with n so the neighbours per point stay the same), and
           the strong runs again on the points sorted by x (by the slab
@@ -145,13 +148,16 @@ def join_section(opts):
 
     def join_args(sort_x):
         return lambda n: ["join", uniform(opts.grove, n, opts.cache, sort_x), "--eps", "%.6g" % eps_for(n, k),
-                          "--count-only"]
+                          "--offsets", os.path.join(opts.cache, "mpi_bench_offsets.npy"),
+                          "--indices", os.path.join(opts.cache, "mpi_bench_indices.npy")]
 
     rows = scaling("strong", opts.ranks, lambda p: N, join_args(False), opts)
     rows += scaling("weak", opts.ranks, lambda p: opts.per_rank * p, join_args(False), opts)
     rows += scaling("strong, x-sorted", opts.ranks, lambda p: N, join_args(True), opts)
-    print_table("join: self-join, uniform [0,1)^3, d = 3, eps for %d neighbours (%.5g at n = %d), --count-only"
+    print_table("join: self-join, uniform [0,1)^3, d = 3, eps for %d neighbours (%.5g at n = %d), rows written"
                 % (k, eps_for(N, k), N), rows)
+    for name in ("mpi_bench_offsets.npy", "mpi_bench_indices.npy"):
+        os.remove(os.path.join(opts.cache, name))
     return rows
 
 
