@@ -57,7 +57,8 @@ static int compare_double(const void *a, const void *b)
 grove_status grove__mpi_cuts(const grove_mpi *mpi, const double *samples, size_t count, double *cuts)
 {
     int P = mpi->size, mine = (int)count;
-    int *counts = grove__malloc(2 * (size_t)P * sizeof *counts, "mpi sample counts"), *displs = counts + P;
+    int *counts = grove__malloc(2 * (size_t)P * sizeof *counts, "mpi sample counts");
+    int *displs = counts ? counts + P : NULL;
     grove_status s = counts ? GROVE_OK : GROVE_OUT_OF_MEMORY;
     s = grove__mpi_agree(mpi, s, "mpi cuts");
     if (s != GROVE_OK) {

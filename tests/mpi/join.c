@@ -30,7 +30,7 @@ static double *make_points(size_t n, size_t d, int clustered, uint64_t seed)
 static grove_points view(const void *x, size_t first, size_t n, size_t d, grove_dtype t)
 {
     size_t es = t == GROVE_FLOAT32 ? sizeof(float) : sizeof(double);
-    grove_points p = {(const char *)x + first * d * es, n, d, t, 0};
+    grove_points p = {x ? (const char *)x + first * d * es : NULL, n, d, t, 0};
     return p;
 }
 
