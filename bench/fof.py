@@ -50,7 +50,7 @@ import tempfile
 
 import numpy as np
 
-from machine import cpu_model
+from machine import cache_dir, cpu_model, last_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -121,16 +121,6 @@ def thread_env(threads):
     return env
 
 
-def last_json(text):
-    for line in reversed((text or "").strip().splitlines()):
-        if line.strip().startswith("{"):
-            try:
-                return json.loads(line)
-            except ValueError:
-                pass
-    return None
-
-
 def run_peer(tool, path, link, box, threads, timeout, labels_path):
     try:
         p = subprocess.run([sys.executable, "-c", PEER_CODE, tool, path, repr(link), repr(box), str(threads),
@@ -167,14 +157,6 @@ def same_partition(a, b):
         return None
     pairs = np.unique(np.stack([a, b], axis=1), axis=0)
     return len(pairs) == len(np.unique(a)) == len(np.unique(b))
-
-
-def cache_dir(arg):
-    d = arg or os.path.join(os.environ.get("XDG_CACHE_HOME", "/tmp"), "grove-bench-data")
-    if not arg and "XDG_CACHE_HOME" not in os.environ:
-        d = "/tmp/grove-bench-data"
-    os.makedirs(d, exist_ok=True)
-    return d
 
 
 def nbody_positions(grove, n, steps, cache):

@@ -78,7 +78,7 @@ import time
 
 import numpy as np
 
-from machine import cpu_model
+from machine import cache_dir, cpu_model, last_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -243,18 +243,6 @@ def thread_env(threads):
     return env
 
 
-def last_json(text):
-    """The last JSON object line of a process's stdout, or None."""
-    for line in reversed((text or "").strip().splitlines()):
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                return json.loads(line)
-            except ValueError:
-                pass
-    return None
-
-
 def run_json(cmd, threads, timeout):
     """(result dict, status): status 'ok', 'timeout' or 'error: ...'."""
     t0 = time.perf_counter()
@@ -280,16 +268,6 @@ def run_json(cmd, threads, timeout):
 
 
 # ---- data -------------------------------------------------------------------
-
-def cache_dir(arg):
-    if arg:
-        d = arg
-    elif os.environ.get("XDG_CACHE_HOME"):
-        d = os.path.join(os.environ["XDG_CACHE_HOME"], "grove-bench-data")
-    else:
-        d = "/tmp/grove-bench-data"
-    os.makedirs(d, exist_ok=True)
-    return d
 
 
 def synthetic(kind, n, cache, grove, seed=1):

@@ -1,5 +1,8 @@
 """Helpers the bench scripts share: the machine they ran on, a timing
-loop, and the torch stand-in that lets balltree-erwin load."""
+loop, the data cache, a tool's --json line, and the torch stand-in that
+lets balltree-erwin load."""
+import json
+import os
 import sys
 import time
 import types
@@ -45,6 +48,31 @@ def best_seconds(fn, budget_s, min_repeats=3, max_repeats=50):
         if dt > budget_s:
             break
     return best
+
+
+def cache_dir(arg):
+    """The data cache: arg, else $XDG_CACHE_HOME/grove-bench-data, else
+    /tmp/grove-bench-data (created); never the repository."""
+    if arg:
+        d = arg
+    elif os.environ.get("XDG_CACHE_HOME"):
+        d = os.path.join(os.environ["XDG_CACHE_HOME"], "grove-bench-data")
+    else:
+        d = "/tmp/grove-bench-data"
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def last_json(text):
+    """The last JSON object line of a process's stdout, or None."""
+    for line in reversed((text or "").strip().splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                return json.loads(line)
+            except ValueError:
+                pass
+    return None
 
 
 def torch_standin():

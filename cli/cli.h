@@ -226,6 +226,20 @@ void cli_json_header_line(cli_json *j, const char *key, const grove_load_info *i
  * prints it as the last line of stdout and frees it. */
 void cli_json_finish(cli_json *j, double seconds, double io_seconds, int threads);
 
+/* Distributed runs (cli/ranks.c): this rank's block of p's rows
+ * (grove_mpi_block; all of them alone), its first row in *first. */
+grove_points cli_block(grove_points p, const grove_mpi *mpi, size_t *first);
+/* Per-rank counts of a distributed run, on rank 0 after cli_ranks_gather
+ * (collective: every rank's rows and bytes sent). cli_ranks_json writes
+ * `ranks` and, when gathered, `rank_points` and `rank_bytes_sent`. */
+typedef struct cli_ranks {
+    int ranks;
+    int64_t *points, *bytes;
+} cli_ranks;
+grove_status cli_ranks_gather(cli_ranks *r, const grove_mpi *mpi, size_t points);
+void cli_ranks_json(const cli_ranks *r, const grove_mpi *mpi, cli_json *j);
+void cli_ranks_free(cli_ranks *r);
+
 /* Commands. */
 int cmd_gen(int argc, char **argv);
 int cmd_info(int argc, char **argv);

@@ -30,6 +30,7 @@ typedef struct dbscan_args {
     bool have_eps, have_min_samples, have_budget;
     size_t budget;
     grove_dbscan_counts counts;
+    cli_ranks ranks; /* on rank 0 of a distributed run */
 } dbscan_args;
 
 static bool check(void *state)
@@ -62,11 +63,8 @@ static grove_status run(void *state, cli_run *run)
     /* Under mpirun each rank clusters its block of rows and rank 0
      * gathers the labels and flags (docs/mpi.md); alone the block is all. */
     const grove_mpi *mpi = run->options.mpi;
-    size_t first, count;
-    grove_mpi_block(mpi, pts.n, &first, &count);
-    grove_points mine = pts;
-    if (pts.data) mine.data = (const char *)pts.data + first * (pts.stride ? pts.stride : pts.d * grove_dtype_size(pts.dtype));
-    mine.n = count;
+    size_t first;
+    grove_points mine = cli_block(pts, mpi, &first);
     int64_t *labels = a->labels.array.data;
     uint8_t *core = flags.data;
     if (s == GROVE_OK) {
@@ -77,6 +75,7 @@ static grove_status run(void *state, cli_run *run)
     }
     if (s == GROVE_OK) s = grove_mpi_gather_blocks(mpi, labels, pts.n, sizeof *labels);
     if (s == GROVE_OK) s = grove_mpi_gather_blocks(mpi, core, pts.n, 1);
+    if (s == GROVE_OK && grove_mpi_size(mpi) > 1) s = cli_ranks_gather(&a->ranks, mpi, mine.n);
     bool lead = grove_mpi_rank(mpi) == 0;
     if (s == GROVE_OK && a->core.path && lead) s = core_rows(flags.data, pts.n, a->counts.core, &a->core.array);
     grove_array_free(&flags);
@@ -105,11 +104,14 @@ static void json(void *state, const cli_run *run, cli_json *j)
     cli_json_int(j, "core", (long long)a->counts.core);
     cli_json_int(j, "noise", (long long)a->counts.noise);
     cli_json_int(j, "memory_budget", (long long)run->options.memory_budget);
+    cli_ranks_json(&a->ranks, run->options.mpi, j);
 }
+
+static void release(void *state) { cli_ranks_free(&((dbscan_args *)state)->ranks); }
 
 int cmd_dbscan(int argc, char **argv)
 {
-    static const cli_command command = {"dbscan", usage, check, run, summary, NULL, json, NULL};
+    static const cli_command command = {"dbscan", usage, check, run, summary, NULL, json, release};
     dbscan_args a;
     memset(&a, 0, sizeof a);
     grove_dbscan_params_init(&a.params);

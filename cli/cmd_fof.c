@@ -134,6 +134,7 @@ typedef struct fof_args {
     grove_fof_params params;
     size_t n, ngroups;
     int64_t grouped, largest;
+    cli_ranks ranks; /* on rank 0 of a distributed run */
 } fof_args;
 
 static bool check(void *state)
@@ -172,6 +173,23 @@ static grove_status write_outputs(fof_args *a, const grove_fof_catalogue *cat, c
     return s;
 }
 
+/* The groups: under mpirun each rank groups its block of rows and rank 0
+ * gathers the ids (every rank gets the whole catalogue; docs/mpi.md);
+ * alone the block is all. */
+static grove_status find_groups(fof_args *a, const fof_snap *snap, grove_fof_catalogue *cat, cli_run *run)
+{
+    const grove_mpi *mpi = run->options.mpi;
+    size_t first;
+    grove_points mine = cli_block(snap->points, mpi, &first);
+    int64_t *groups = a->groups.array.data;
+    grove_status s = grove_fof(mine, snap->mass ? snap->mass + first : NULL,
+                               snap->velocity ? snap->velocity + 3 * first : NULL, &a->params,
+                               groups ? groups + first : NULL, &a->ngroups, cat, &run->options);
+    if (s == GROVE_OK) s = grove_mpi_gather_blocks(mpi, groups, a->n, sizeof *groups);
+    if (s == GROVE_OK && grove_mpi_size(mpi) > 1) s = cli_ranks_gather(&a->ranks, mpi, mine.n);
+    return s;
+}
+
 static grove_status run(void *state, cli_run *run)
 {
     fof_args *a = state;
@@ -192,16 +210,14 @@ static grove_status run(void *state, cli_run *run)
             s = grove_fof_mean_separation(snap.points, a->box.len, a->box.count, &a->separation);
             a->params.linking_length = a->b * a->separation;
         }
-        if (s == GROVE_OK)
-            s = grove_fof(snap.points, snap.mass, snap.velocity, &a->params, a->groups.array.data, &a->ngroups, &cat,
-                          &run->options);
+        if (s == GROVE_OK) s = find_groups(a, &snap, &cat, run);
         run->seconds = cli_now() - start;
     }
     a->largest = s == GROVE_OK && a->ngroups ? cat.members[0] : 0;
     for (size_t g = 0; s == GROVE_OK && g < a->ngroups; g++) a->grouped += cat.members[g];
     a->masses = snap.mass != NULL;
     a->velocities = snap.velocity != NULL;
-    if (s == GROVE_OK) s = write_outputs(a, &cat, run);
+    if (s == GROVE_OK && grove_mpi_rank(run->options.mpi) == 0) s = write_outputs(a, &cat, run);
     grove_fof_catalogue_free(&cat);
     snap_free(&snap);
     return s;
@@ -219,7 +235,6 @@ static void summary(void *state, const cli_run *run)
 
 static void json(void *state, const cli_run *run, cli_json *j)
 {
-    (void)run;
     const fof_args *a = state;
     cli_json_int(j, "n", (long long)a->n);
     cli_json_int(j, "d", 3);
@@ -235,11 +250,14 @@ static void json(void *state, const cli_run *run, cli_json *j)
     cli_json_int(j, "groups", (long long)a->ngroups);
     cli_json_int(j, "grouped_particles", (long long)a->grouped);
     cli_json_int(j, "largest", (long long)a->largest);
+    cli_ranks_json(&a->ranks, run->options.mpi, j);
 }
+
+static void release(void *state) { cli_ranks_free(&((fof_args *)state)->ranks); }
 
 int cmd_fof(int argc, char **argv)
 {
-    static const cli_command command = {"fof", usage, check, run, summary, NULL, json, NULL};
+    static const cli_command command = {"fof", usage, check, run, summary, NULL, json, release};
     fof_args a;
     memset(&a, 0, sizeof a);
     grove_fof_params_init(&a.params);

@@ -53,7 +53,7 @@ typedef struct join_args {
     size_t budget, verify, leaf, dims;
     double index_seconds, selectivity;
     int64_t pairs_found;
-    int64_t *rank_points, *rank_bytes; /* per rank, on rank 0 of a distributed run */
+    cli_ranks ranks; /* on rank 0 of a distributed run */
     join_sink sink;
     check_brute check;
 } join_args;
@@ -218,36 +218,21 @@ static grove_status full_join(const grove_index *ix, const grove_points *qp, joi
     return close_outputs(a, s);
 }
 
-/* This rank's block of the rows of p (grove_mpi_block). */
-static grove_points block(grove_points p, const grove_mpi *mpi)
-{
-    size_t first, count;
-    grove_mpi_block(mpi, p.n, &first, &count);
-    if (p.data) p.data = (const char *)p.data + first * (p.stride ? p.stride : p.d * grove_dtype_size(p.dtype));
-    p.n = count;
-    return p;
-}
-
 /* Under mpirun on several ranks: every rank reads the whole input, joins
  * its block of rows distributed (grove_join), and rank 0 gathers the rows
  * and writes the outputs as one batch (docs/mpi.md). */
 static grove_status distributed_join(const grove_points *qp, join_args *a, cli_run *run)
 {
     const grove_mpi *mpi = run->options.mpi;
-    int rank = grove_mpi_rank(mpi), ranks = grove_mpi_size(mpi);
-    grove_points mine = block(a->data.points, mpi), mine_q = qp ? block(*qp, mpi) : mine;
+    int rank = grove_mpi_rank(mpi);
+    size_t first;
+    grove_points mine = cli_block(a->data.points, mpi, &first), mine_q = qp ? cli_block(*qp, mpi, &first) : mine;
     grove_join_params params = list_params(a);
     params.distances = params.distances && !a->count_only;
     grove_join_result res;
     grove_status s = grove_join(mine, qp ? &mine_q : NULL, &a->index, &params, &res, &run->options);
     if (s == GROVE_OK) s = grove_join_result_gather(&res, &run->options);
-    a->rank_points = calloc((size_t)ranks, sizeof *a->rank_points);
-    a->rank_bytes = calloc((size_t)ranks, sizeof *a->rank_bytes);
-    if (!a->rank_points || !a->rank_bytes) s = GROVE_OUT_OF_MEMORY;
-    if (s == GROVE_OK) {
-        grove_mpi_gather_int64(mpi, (int64_t)mine.n, a->rank_points);
-        grove_mpi_gather_int64(mpi, grove_mpi_bytes_sent(mpi), a->rank_bytes);
-    }
+    if (s == GROVE_OK) s = cli_ranks_gather(&a->ranks, mpi, mine.n);
     if (s == GROVE_OK && rank == 0 && a->count_only) {
         a->pairs_found = res.pairs;
         if (a->offsets.path) {
@@ -344,23 +329,14 @@ static void json(void *state, const cli_run *run, cli_json *j)
     cli_json_int(j, "memory_budget", (long long)run->options.memory_budget);
     cli_json_int(j, "leaf_size", (long long)a->leaf);
     cli_json_int(j, "index_dims", (long long)a->dims);
-    int ranks = grove_mpi_size(run->options.mpi);
-    cli_json_int(j, "ranks", ranks);
-    long long *v = a->rank_points ? malloc((size_t)ranks * sizeof *v) : NULL;
-    for (int k = 0; v && k < 2; k++) {
-        const int64_t *from = k ? a->rank_bytes : a->rank_points;
-        for (int r = 0; r < ranks; r++) v[r] = from[r];
-        cli_json_ints(j, k ? "rank_bytes_sent" : "rank_points", v, (size_t)ranks);
-    }
-    free(v);
+    cli_ranks_json(&a->ranks, run->options.mpi, j);
 }
 
 static void release(void *state)
 {
     join_args *a = state;
     free(a->sink.scratch);
-    free(a->rank_points);
-    free(a->rank_bytes);
+    cli_ranks_free(&a->ranks);
 }
 
 int cmd_join(int argc, char **argv)

@@ -14,7 +14,7 @@ static const struct {
     {"balltree", cmd_balltree, "perfect binary ball trees over batched point clouds (Erwin)", false},
     {"dbscan", cmd_dbscan, "exact DBSCAN clustering, labelled as scikit-learn labels it", true},
     {"emst", cmd_emst, "Euclidean / mutual-reachability minimum spanning tree (Boruvka)", false},
-    {"fof", cmd_fof, "friends-of-friends groups (halos) of a snapshot, with a catalogue", false},
+    {"fof", cmd_fof, "friends-of-friends groups (halos) of a snapshot, with a catalogue", true},
     {"gen", cmd_gen, "seeded synthetic point sets (.npy)", false},
     {"gravity", cmd_gravity, "Barnes-Hut tree gravity: accelerations and potentials (Bonsai)", false},
     {"hdbscan", cmd_hdbscan, "HDBSCAN* clustering: labels, probabilities, outlier scores", false},

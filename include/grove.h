@@ -1359,6 +1359,17 @@ GROVE_API grove_status grove_render_png(grove_points positions, const double *ma
  * catalogue also 4 bytes per grouped particle and the rows. O(n) in all:
  * no pairs are stored, whatever the linking length. Time: the self-join's
  * search (without its output) plus O(n alpha(n)) for the union-find.
+ *
+ * Distributed (options->mpi with more than one rank; docs/mpi.md): every
+ * rank passes its part of the rows in rank order (as grove_join), with
+ * those rows' masses and velocities (given on every rank with rows, or on
+ * none), and gets its rows' group ids, the global group count and, when
+ * catalogue is non-NULL (on every rank), the whole catalogue with global
+ * `first` rows: the single-process results, bit for bit. Unlike the
+ * single-process call, the friend pairs are held (the distributed join's
+ * rows, 8 bytes a pair per rank), and every rank holds 4 bytes a point of
+ * union-find; rank 0 holds 12 more. n < 2^31; no periodic box
+ * (GROVE_UNSUPPORTED).
  */
 typedef struct grove_fof_params {
     double linking_length;    /* >= 0, in the points' units */

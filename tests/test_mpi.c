@@ -3,34 +3,34 @@
  * Without the MPI part in the build there is nothing distributed to test. */
 #include "test.h"
 
-TEST(mpi_context_on_1_to_4_ranks)
+/* build/test_mpi CASE on 1, 2, 3 and 4 ranks, each run passing. */
+static void case_on_1_to_4_ranks(const char *name)
 {
-    if (!test_mpi_ready()) return;
     for (int p = 1; p <= 4; p++) {
         char *out = NULL;
-        CHECK_MSG(test_mpirun(p, "test_mpi", "context", &out) == 0, "np %d: %s", p, out);
+        CHECK_MSG(test_mpirun(p, "test_mpi", name, &out) == 0, "np %d: %s", p, out);
         free(out);
     }
+}
+
+TEST(mpi_context_on_1_to_4_ranks)
+{
+    if (test_mpi_ready()) case_on_1_to_4_ranks("context");
 }
 
 TEST(mpi_join_rows_byte_identical_to_one_process_on_1_to_4_ranks)
 {
-    if (!test_mpi_ready()) return;
-    for (int p = 1; p <= 4; p++) {
-        char *out = NULL;
-        CHECK_MSG(test_mpirun(p, "test_mpi", "join", &out) == 0, "np %d: %s", p, out);
-        free(out);
-    }
+    if (test_mpi_ready()) case_on_1_to_4_ranks("join");
 }
 
 TEST(mpi_dbscan_labels_identical_to_one_process_on_1_to_4_ranks)
 {
-    if (!test_mpi_ready()) return;
-    for (int p = 1; p <= 4; p++) {
-        char *out = NULL;
-        CHECK_MSG(test_mpirun(p, "test_mpi", "dbscan", &out) == 0, "np %d: %s", p, out);
-        free(out);
-    }
+    if (test_mpi_ready()) case_on_1_to_4_ranks("dbscan");
+}
+
+TEST(mpi_fof_groups_and_catalogue_identical_to_one_process_on_1_to_4_ranks)
+{
+    if (test_mpi_ready()) case_on_1_to_4_ranks("fof");
 }
 
 TEST(mpi_cli_info_prints_once_with_ranks)
@@ -152,4 +152,53 @@ TEST(mpi_cli_dbscan_outputs_identical_to_a_plain_run)
         CHECK_MSG(same_file(out_path(l0, sizeof l0, "labels", 0), l), "np %d: labels differ", p);
         CHECK_MSG(same_file(out_path(c0, sizeof c0, "core", 0), c), "np %d: core rows differ", p);
     }
+}
+
+/* `grove fof` under mpirun on 1..4 ranks writes the plain run's groups and
+ * catalogue, byte for byte: (n, 3) float64 positions (blobs) with a .npy
+ * catalogue, (n, 7) rows with masses and velocities and a .csv catalogue
+ * by --b, (n, 4) float32 rows with masses. */
+TEST(mpi_cli_fof_outputs_identical_to_a_plain_run)
+{
+    if (!test_mpi_ready()) return;
+    char cmd[4096], snaps[3][512], *out = NULL;
+    static const char *const gens[] = {"blobs --n 4000 --dims 3 --centers 6", "uniform --n 3000 --dims 7",
+                                       "uniform --n 3000 --dims 4 --float32"};
+    static const char *const flags[] = {"--linking-length 0.35 --min-members 10", "--b 0.7 --min-members 4",
+                                        "--b 0.65 --min-members 3"};
+    static const char *const cats[] = {"npy", "csv", "npy"};
+    for (int k = 0; k < 3; k++) {
+        char stem[32];
+        snprintf(stem, sizeof stem, "fofsnap%d_", k);
+        out_path(snaps[k], sizeof snaps[k], stem, 0);
+        snprintf(cmd, sizeof cmd, "gen %s --seed %d -o %s --quiet", gens[k], 5 + k, snaps[k]);
+        REQUIRE(test_grove(cmd, NULL) == 0);
+    }
+    for (int p = 0; p <= 4; p++)
+        for (int k = 0; k < 3; k++) {
+            char g[512], c[512], g0[512], c0[512], stem[32];
+            snprintf(stem, sizeof stem, "fofg%d_", k);
+            out_path(g, sizeof g, stem, p);
+            out_path(g0, sizeof g0, stem, 0);
+            snprintf(stem, sizeof stem, "fofc%d_", k);
+            out_path(c, sizeof c, stem, p);
+            out_path(c0, sizeof c0, stem, 0);
+            if (strcmp(cats[k], "csv") == 0) strcpy(c + strlen(c) - 3, "csv"), strcpy(c0 + strlen(c0) - 3, "csv");
+            snprintf(cmd, sizeof cmd, "fof %s %s --groups %s --catalogue %s --json", snaps[k], flags[k], g, c);
+            int rc = p == 0 ? test_grove(cmd, &out) : test_mpirun(p, "grove", cmd, &out);
+            CHECK_MSG(rc == 0, "np %d: %s: %s", p, cmd, out);
+            /* Several groups: files worth comparing. */
+            CHECK_MSG(p > 0 || (strstr(out, "\"groups\": 0,") == NULL && strstr(out, "\"groups\": 1,") == NULL),
+                      "%s", out);
+            CHECK_MSG(p != 3 || strstr(out, "\"ranks\": 3, \"rank_points\": [") != NULL, "%s", out);
+            free(out);
+            if (p == 0) continue;
+            CHECK_MSG(same_file(g0, g), "np %d: %s differs from the plain run's", p, g);
+            CHECK_MSG(same_file(c0, c), "np %d: %s differs from the plain run's", p, c);
+        }
+    /* A periodic box runs on one process. */
+    snprintf(cmd, sizeof cmd, "fof %s --linking-length 0.1 --box 1 --groups %s", snaps[1], test_path("mj_never.npy"));
+    CHECK(test_mpirun(2, "grove", cmd, &out) == 1);
+    CHECK(strstr(out, "a periodic box runs on one process only") != NULL);
+    free(out);
 }

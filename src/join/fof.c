@@ -2,9 +2,11 @@
  * a grove_index joins the pairs within the linking length in a concurrent
  * union-find (no pair is stored), whose roots are the components'
  * smallest members; grove__fof_number ranks the components
- * and grove__fof_catalogue describes them. */
+ * and grove__fof_catalogue describes them. On several MPI ranks the call
+ * is grove__mpi_fof's (src/mpi/fof.c). */
 #include "fof_internal.h"
 #include "join_internal.h"
+#include "../mpi/mpi_internal.h"
 #include "parallel.h"
 #include "union_find.h"
 #include "visit.h"
@@ -58,6 +60,8 @@ grove_status grove_fof(grove_points points, const double *mass, const double *ve
     if (s == GROVE_OK) s = grove__points_validate(points, threads);
     if (s == GROVE_OK && points.n > 0 && !group) s = grove__fail(GROVE_INVALID_ARGUMENT, "fof: group is NULL");
     if (s == GROVE_OK) s = check_particles(points.n, points.d, mass, velocity);
+    if (grove__mpi_ranks(options) > 1)
+        return grove__mpi_fof(s, points, mass, velocity, params, group, groups, catalogue, options);
     if (s != GROVE_OK) return s;
     size_t n = points.n, ngroups = 0;
     grove_index *index = NULL;

@@ -110,7 +110,7 @@ static void fof_row(const fof_rows *r, size_t g, double *sum)
     c->dispersion[g] = sqrt(spread / total);
 }
 
-static grove_status alloc_rows(grove_fof_catalogue *c, size_t groups, size_t d, int velocities)
+grove_status grove__fof_catalogue_alloc(grove_fof_catalogue *c, size_t groups, size_t d, int velocities)
 {
     size_t rows = groups ? groups : 1, cells;
     if (!grove__mul_size(rows, d * sizeof(double), &cells))
@@ -139,7 +139,7 @@ grove_status grove__fof_catalogue(grove_points points, const double *mass, const
 {
     size_t n = points.n, d = points.d;
     memset(out, 0, sizeof *out);
-    grove_status s = alloc_rows(out, groups, d, velocity != NULL);
+    grove_status s = grove__fof_catalogue_alloc(out, groups, d, velocity != NULL);
     int64_t *start = s == GROVE_OK ? grove__calloc(groups + 1, sizeof *start, "fof catalogue members") : NULL;
     if (s == GROVE_OK && !start) s = GROVE_OUT_OF_MEMORY;
     size_t grouped = 0;

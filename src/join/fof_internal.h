@@ -21,4 +21,9 @@ grove_status grove__fof_catalogue(grove_points points, const double *mass, const
                                   const double *box, const int64_t *group, size_t groups, int threads,
                                   grove_fof_catalogue *out);
 
+/* The arrays of a catalogue of `groups` rows in d dimensions (velocity and
+ * dispersion too when velocities), uninitialised; on failure the caller
+ * frees what was allocated with grove_fof_catalogue_free. */
+grove_status grove__fof_catalogue_alloc(grove_fof_catalogue *c, size_t groups, size_t d, int velocities);
+
 #endif

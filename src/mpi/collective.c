@@ -1,12 +1,13 @@
 /* Collective helpers of the distributed calls: one status for every rank,
- * row offsets of the ranks' parts, sums continued rank after rank, and the
- * sample-sort cuts of a coordinate. */
+ * row offsets of the ranks' parts, sums continued rank after rank, the
+ * sample-sort cuts of a coordinate, and an all-to-all exchange. */
 #include "mpi_internal.h"
 
 #ifdef GROVE_HAVE_MPI
 
 #include "../index/search_index.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,8 @@ static int compare_double(const void *a, const void *b)
 grove_status grove__mpi_cuts(const grove_mpi *mpi, const double *samples, size_t count, double *cuts)
 {
     int P = mpi->size, mine = (int)count;
-    int *counts = grove__malloc(2 * (size_t)P * sizeof *counts, "mpi sample counts"), *displs = counts + P;
+    int *counts = grove__malloc(2 * (size_t)P * sizeof *counts, "mpi sample counts");
+    int *displs = counts ? counts + P : NULL;
     grove_status s = counts ? GROVE_OK : GROVE_OUT_OF_MEMORY;
     s = grove__mpi_agree(mpi, s, "mpi cuts");
     if (s != GROVE_OK) {
@@ -78,6 +80,50 @@ grove_status grove__mpi_cuts(const grove_mpi *mpi, const double *samples, size_t
     }
     grove__free(all);
     grove__free(counts);
+    return s;
+}
+
+/* Displacements of counts (P entries) into displs; the total, or -1 past
+ * INT_MAX. */
+static long long displace(const int *counts, int P, int *displs)
+{
+    long long total = 0;
+    for (int r = 0; r < P; r++) {
+        displs[r] = total > INT_MAX ? 0 : (int)total;
+        total += counts[r];
+    }
+    return total > INT_MAX ? -1 : total;
+}
+
+grove_status grove__mpi_alltoallv(const grove_mpi *mpi, const char *call, const void *send, const int *counts,
+                                  MPI_Datatype t, size_t size, void **got, int *got_counts, const char *what)
+{
+    int P = mpi->size, me = mpi->rank;
+    int *sd = grove__malloc(4 * (size_t)P * sizeof *sd, what), *rd = sd ? sd + P : NULL;
+    int *sc = sd ? sd + 2 * P : NULL, *rc = sd ? sd + 3 * P : NULL;
+    MPI_Alltoall(counts, 1, MPI_INT, got_counts, 1, MPI_INT, mpi->comm);
+    long long sent = sd ? displace(counts, P, sd) : 0, recv = sd ? displace(got_counts, P, rd) : 0;
+    grove_status s = sd ? GROVE_OK : GROVE_OUT_OF_MEMORY;
+    if (s == GROVE_OK && (sent < 0 || recv < 0))
+        s = grove__fail(GROVE_TOO_LARGE, "%s: more than 2^31 - 1 %s in one exchange", call, what);
+    *got = s == GROVE_OK ? grove__malloc(((size_t)recv ? (size_t)recv : 1) * size, what) : NULL;
+    if (s == GROVE_OK && !*got) s = GROVE_OUT_OF_MEMORY;
+    s = grove__mpi_agree(mpi, s, call);
+    if (s == GROVE_OK) {
+        /* What stays here is copied, not sent through MPI (much slower
+         * for a large part on Open MPI's self transport). */
+        memcpy(sc, counts, (size_t)P * sizeof *sc);
+        memcpy(rc, got_counts, (size_t)P * sizeof *rc);
+        sc[me] = rc[me] = 0;
+        if (counts[me]) memcpy((char *)*got + (size_t)rd[me] * size, (const char *)send + (size_t)sd[me] * size,
+                               (size_t)counts[me] * size);
+        MPI_Alltoallv(send, sc, sd, t, *got, rc, rd, t, mpi->comm);
+        grove__mpi_sent(mpi, (size_t)(sent - counts[me]) * size);
+    } else {
+        grove__free(*got);
+        *got = NULL;
+    }
+    grove__free(sd);
     return s;
 }
 

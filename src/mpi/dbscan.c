@@ -1,16 +1,13 @@
 /* Distributed DBSCAN (docs/mpi.md): the neighbourhoods from the
  * distributed self-join (each rank its own rows, global ids), core flags
- * from their sizes, and the clusters merged on rank 0: each rank reduces
- * its core-core pairs with a union-find of its own and sends the links
- * (point, root) it found; rank 0 unions them and numbers the clusters in
- * the order of their lowest core row, the single-process rule (roots are
- * each component's smallest row), and broadcasts the core points' labels;
+ * from their sizes, and the components of the core-core pairs merged on
+ * rank 0 (grove__mpi_components); rank 0 numbers the clusters in the order
+ * of their lowest core row, the single-process rule (roots are each
+ * component's smallest row), and broadcasts the core points' labels;
  * a border point takes the smallest label among its core neighbours. */
 #include "mpi_internal.h"
 
 #ifdef GROVE_HAVE_MPI
-
-#include "../core/union_find.h"
 
 #include <limits.h>
 #include <string.h>
@@ -39,65 +36,19 @@ static grove_status share_core(dbscan_mpi *m, const uint8_t *mine, size_t n_mine
     return s;
 }
 
-/* This rank's links (point, root of its core-core pairs), two int64 each. */
-static grove_status local_links(const dbscan_mpi *m, const grove_join_result *res, int64_t **links, int *count)
+/* The clusters of the core-core pairs (grove__mpi_components), numbered
+ * on rank 0 by lowest core row; every rank gets the core points' labels. */
+static grove_status label_cores(dbscan_mpi *m, const grove_join_result *res, size_t *clusters)
 {
-    grove__uf uf;
-    grove_status s = grove__uf_init(&uf, m->n, 1);
-    int64_t first = m->off[m->mpi->rank];
-    for (size_t q = 0; s == GROVE_OK && q < res->nq; q++)
-        if (m->core[first + (int64_t)q])
-            for (int64_t k = res->offsets[q]; k < res->offsets[q + 1]; k++)
-                if (m->core[res->indices[k]]) grove__uf_union(&uf, (uint32_t)(first + (int64_t)q), (uint32_t)res->indices[k]);
-    size_t c = 0;
-    if (s == GROVE_OK) {
-        grove__uf_flatten(&uf);
-        for (size_t i = 0; i < m->n; i++) c += uf.parent[i] != i;
-        *links = grove__malloc((c ? 2 * c : 1) * sizeof **links, "dbscan links");
-        if (!*links) s = GROVE_OUT_OF_MEMORY;
-        else if (c > INT_MAX / 2) s = grove__fail(GROVE_TOO_LARGE, "dbscan: more than 2^30 links on one rank");
-    }
-    for (size_t i = 0, w = 0; s == GROVE_OK && i < m->n; i++)
-        if (uf.parent[i] != i) {
-            (*links)[w++] = (int64_t)i;
-            (*links)[w++] = uf.parent[i];
-        }
-    *count = (int)(2 * c);
-    grove__uf_free(&uf);
-    return s;
-}
-
-/* Rank 0: the clusters of every link, numbered by lowest core row; then
- * every rank gets the labels. */
-static grove_status merge(dbscan_mpi *m, const int64_t *links, int count, size_t *clusters)
-{
-    int P = m->mpi->size, lead = m->mpi->rank == 0;
-    MPI_Gather(&count, 1, MPI_INT, m->counts, 1, MPI_INT, 0, m->mpi->comm);
-    long long total = 0;
-    for (int r = 0; lead && r < P; r++) {
-        m->displs[r] = (int)total;
-        total += m->counts[r];
-    }
-    int64_t *all = lead ? grove__malloc((total ? (size_t)total : 1) * sizeof *all, "dbscan links") : NULL;
+    uint32_t *root = NULL;
+    grove_status s = grove__mpi_components(m->mpi, res, m->off[m->mpi->rank], m->n, m->core, &root, "dbscan");
     m->label = grove__malloc((m->n ? m->n : 1) * sizeof *m->label, "dbscan labels");
-    grove_status s = m->label && (!lead || all) ? GROVE_OK : GROVE_OUT_OF_MEMORY;
-    if (lead && total > INT_MAX) s = grove__fail(GROVE_TOO_LARGE, "dbscan: more than 2^31 - 1 links to merge");
-    s = grove__mpi_agree(m->mpi, s, "dbscan");
-    if (s == GROVE_OK)
-        MPI_Gatherv(links, count, MPI_INT64_T, all, m->counts, m->displs, MPI_INT64_T, 0, m->mpi->comm);
-    grove__uf uf = {0};
-    if (s == GROVE_OK && lead) s = grove__uf_init(&uf, m->n, 1);
+    s = grove__mpi_agree(m->mpi, s == GROVE_OK && !m->label ? GROVE_OUT_OF_MEMORY : s, "dbscan");
     int64_t next = 0;
-    if (s == GROVE_OK && lead) {
-        for (long long k = 0; k < total; k += 2) grove__uf_union(&uf, (uint32_t)all[k], (uint32_t)all[k + 1]);
-        grove__uf_flatten(&uf);
-        /* Roots are the smallest rows: a parent is labelled before its children. */
-        for (size_t i = 0; i < m->n; i++)
-            m->label[i] = !m->core[i] ? -1 : uf.parent[i] == i ? next++ : m->label[uf.parent[i]];
-    }
-    grove__uf_free(&uf);
-    grove__free(all);
-    s = grove__mpi_agree(m->mpi, s, "dbscan");
+    /* Roots are the smallest rows: a parent is labelled before its children. */
+    for (size_t i = 0; s == GROVE_OK && root && i < m->n; i++)
+        m->label[i] = !m->core[i] ? -1 : root[i] == i ? next++ : m->label[root[i]];
+    grove__free(root);
     if (s == GROVE_OK) {
         MPI_Bcast(m->label, (int)m->n, MPI_INT64_T, 0, m->mpi->comm);
         MPI_Bcast(&next, 1, MPI_INT64_T, 0, m->mpi->comm);
@@ -150,8 +101,6 @@ grove_status grove__mpi_dbscan(grove_status checked, grove_points data, const gr
     m.counts = grove__malloc(2 * (size_t)P * sizeof *m.counts, "dbscan offsets");
     m.displs = m.counts ? m.counts + P : NULL;
     uint8_t *mine = grove__malloc(data.n ? data.n : 1, "dbscan core flags");
-    int64_t *links = NULL;
-    int nlinks = 0;
     s = grove__mpi_agree(mpi, m.off && m.counts && mine ? GROVE_OK : GROVE_OUT_OF_MEMORY, "dbscan");
     if (s == GROVE_OK) {
         grove__mpi_offsets(mpi, data.n, m.off);
@@ -161,9 +110,8 @@ grove_status grove__mpi_dbscan(grove_status checked, grove_points data, const gr
     for (size_t q = 0; s == GROVE_OK && q < data.n; q++)
         mine[q] = (uint64_t)(res.offsets[q + 1] - res.offsets[q]) >= params->min_samples;
     if (s == GROVE_OK) s = share_core(&m, mine, data.n);
-    if (s == GROVE_OK) s = grove__mpi_agree(mpi, local_links(&m, &res, &links, &nlinks), "dbscan");
     size_t clusters = 0, ncore = 0, noise = 0;
-    if (s == GROVE_OK) s = merge(&m, links, nlinks, &clusters);
+    if (s == GROVE_OK) s = label_cores(&m, &res, &clusters);
     if (s == GROVE_OK) {
         own_labels(&m, &res, labels, core, &ncore, &noise);
         unsigned long long mineq[2] = {ncore, noise}, sum[2];
@@ -171,7 +119,6 @@ grove_status grove__mpi_dbscan(grove_status checked, grove_points data, const gr
         if (counts) *counts = (grove_dbscan_counts){clusters, (size_t)sum[0], (size_t)sum[1]};
     }
     grove_join_result_free(&res);
-    grove__free(links);
     grove__free(mine);
     grove__free(m.off);
     grove__free(m.counts);

@@ -31,10 +31,41 @@ void grove__mpi_chain_sums(const grove_mpi *mpi, grove_points p, double scale, c
 /* The size - 1 cuts of a sample sort: every rank's samples gathered and
  * sorted, cut k the sample at rank k / size of them (0 without samples). */
 grove_status grove__mpi_cuts(const grove_mpi *mpi, const double *samples, size_t count, double *cuts);
+/* Collective: an all-to-all exchange of counts[r] items of type t (size
+ * bytes each) to each rank r: *got receives them (allocated, free with
+ * grove__free), *got_counts (P entries) their numbers by source; the
+ * bytes sent to other ranks are counted. `call` names the call in messages, `what` the
+ * items. GROVE_TOO_LARGE past 2^31 - 1 items a side. */
+grove_status grove__mpi_alltoallv(const grove_mpi *mpi, const char *call, const void *send, const int *counts,
+                                  MPI_Datatype t, size_t size, void **got, int *got_counts, const char *what);
 /* The slab of x among ncuts ascending cuts: the number of cuts <= x. */
 int grove__mpi_slab(const double *cuts, int ncuts, double x);
 /* The rank whose rows (offsets from grove__mpi_offsets) hold row. */
 int grove__mpi_home(const int64_t *offsets, int ranks, int64_t row);
+/* Count bytes this rank sent (grove_mpi_bytes_sent). */
+static inline void grove__mpi_sent(const grove_mpi *mpi, size_t bytes)
+{
+    ((grove_mpi *)(uintptr_t)mpi)->bytes_sent += (int64_t)bytes;
+}
+/* Collective (src/mpi/components.c), after a distributed self-join: the
+ * connected components of the pairs in every rank's rows (res, this
+ * rank's rows from global row `first`; n rows in all, n < 2^31) whose two
+ * ends are marked in keep (n flags; NULL = every pair). On rank 0 *root
+ * (n entries, free with grove__free) is each row's component's smallest
+ * row, a row in no pair its own; NULL elsewhere. Memory: 4 bytes a row on
+ * every rank, and rank 0 holds every rank's links (16 bytes each, at most
+ * one per row and rank). `what` names the call in messages. */
+grove_status grove__mpi_components(const grove_mpi *mpi, const grove_join_result *res, int64_t first, size_t n,
+                                   const uint8_t *keep, uint32_t **root, const char *what);
+/* Collective (src/mpi/fof_catalogue.c): the whole catalogue of a
+ * distributed grove_fof on every rank, from each rank's validated points,
+ * masses and velocities (has_mass / has_velocity agreed across ranks: a
+ * rank without rows may pass NULL) and its rows' group ids, `groups`
+ * groups in all. The rows are those of grove__fof_catalogue on the whole
+ * input, bit for bit. */
+grove_status grove__mpi_fof_catalogue(const grove_mpi *mpi, grove_points points, const double *mass,
+                                      const double *velocity, int has_mass, int has_velocity, const int64_t *group,
+                                      size_t groups, int threads, grove_fof_catalogue *out);
 #endif
 
 /* The distributed grove_join (src/mpi/join.c), for options with more than
@@ -47,6 +78,12 @@ grove_status grove__mpi_join(grove_points data, const grove_points *queries, con
 grove_status grove__mpi_dbscan(grove_status checked, grove_points data, const grove_index_params *index_params,
                                const grove_dbscan_params *params, int64_t *labels, uint8_t *core,
                                grove_dbscan_counts *counts, const grove_options *options);
+
+/* The distributed grove_fof (src/mpi/fof.c), likewise; checked: this
+ * rank's check of the arguments. */
+grove_status grove__mpi_fof(grove_status checked, grove_points points, const double *mass, const double *velocity,
+                            const grove_fof_params *params, int64_t *group, size_t *groups,
+                            grove_fof_catalogue *catalogue, const grove_options *options);
 
 /* The options' communicator size (1 without one). */
 static inline int grove__mpi_ranks(const grove_options *options)

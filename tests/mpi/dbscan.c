@@ -26,30 +26,17 @@ static double *make_points(size_t n, size_t d, uint64_t seed)
     return x;
 }
 
-static void part(size_t n, int ranks, int rank, int kind, size_t *first, size_t *count)
-{
-    size_t total = 0, before = 0, w[64];
-    for (int r = 0; r < ranks; r++) {
-        w[r] = kind == 0 ? 1 : kind == 2 ? (r == 0) : (ranks > 2 && r == 1) ? 0 : (size_t)(r + 1) * (r + 1);
-        total += w[r];
-    }
-    for (int r = 0; r < rank; r++) before += w[r];
-    *first = n * before / total;
-    *count = n * (before + w[rank]) / total - *first;
-}
-
 void mpi_case_dbscan(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    grove_mpi *mpi = NULL;
-    MPI_CHECK(grove_mpi_create(MPI_COMM_WORLD, &mpi) == GROVE_OK);
-    int rank = grove_mpi_rank(mpi), ranks = grove_mpi_size(mpi);
+    int rank, ranks;
+    grove_mpi *mpi = mpi_world(&rank, &ranks);
     static const struct {
         size_t n, d, min_samples;
         double eps;
         int kind;
-    } cases[] = {{3000, 3, 5, 1.5, 0}, {3000, 3, 1, 1.0, 1}, {3000, 3, 12, 2.0, 2}, {800, 64, 4, 13.0, 1}};
+    } cases[] = {{3000, 3, 5, 1.5, 0}, {3000, 3, 1, 1.0, 1}, {3000, 3, 12, 2.0, 3}, {800, 64, 4, 13.0, 1}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         size_t n = cases[c].n, d = cases[c].d, f, m;
         double *x = make_points(n, d, c + 1);
@@ -61,7 +48,7 @@ void mpi_case_dbscan(int argc, char **argv)
         uint8_t *core1 = malloc(n), *core = malloc(n);
         grove_dbscan_counts k1, k;
         MPI_CHECK(grove_dbscan(grove_points_f64(x, n, d), NULL, &p, one, core1, &k1, NULL) == GROVE_OK);
-        part(n, ranks, rank, cases[c].kind, &f, &m);
+        mpi_part(n, ranks, rank, cases[c].kind, &f, &m);
         grove_options o;
         grove_options_init(&o);
         o.mpi = mpi;

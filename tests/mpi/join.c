@@ -27,24 +27,10 @@ static double *make_points(size_t n, size_t d, int clustered, uint64_t seed)
     return x;
 }
 
-/* Rank r's first row and row count of n under split kind: 0 even,
- * 1 uneven (rank 1 empty when there are more than two), 2 all on the last. */
-static void part(size_t n, int ranks, int rank, int kind, size_t *first, size_t *count)
-{
-    size_t w[64], total = 0, before = 0;
-    for (int r = 0; r < ranks; r++) {
-        w[r] = kind == 0 ? 1 : kind == 2 ? (r == ranks - 1) : (ranks > 2 && r == 1) ? 0 : (size_t)(r + 1) * (r + 1);
-        total += w[r];
-    }
-    for (int r = 0; r < rank; r++) before += w[r];
-    *first = n * before / total;
-    *count = n * (before + w[rank]) / total - *first;
-}
-
 static grove_points view(const void *x, size_t first, size_t n, size_t d, grove_dtype t)
 {
     size_t es = t == GROVE_FLOAT32 ? sizeof(float) : sizeof(double);
-    grove_points p = {(const char *)x + first * d * es, n, d, t, 0};
+    grove_points p = {x ? (const char *)x + first * d * es : NULL, n, d, t, 0};
     return p;
 }
 
@@ -81,8 +67,8 @@ static void run_case(const join_case *c, grove_mpi *mpi)
     grove_join_result one, dist;
     MPI_CHECK(grove_join(all, c->semi ? &allq : NULL, NULL, &jp, &one, NULL) == GROVE_OK);
     size_t f, m, fq, mq;
-    part(c->n, ranks, rank, c->kind, &f, &m);
-    part(c->nq, ranks, rank, (c->kind + 1) % 3, &fq, &mq);
+    mpi_part(c->n, ranks, rank, c->kind, &f, &m);
+    mpi_part(c->nq, ranks, rank, (c->kind + 1) % 3, &fq, &mq);
     grove_points mine = view(data, f, m, c->d, c->dtype), mineq = view(queries, fq, mq, c->d, c->dtype);
     grove_options o;
     grove_options_init(&o);

@@ -23,9 +23,17 @@
 
 typedef void mpi_case_fn(int argc, char **argv);
 
+/* A context on MPI_COMM_WORLD (tests/mpi/util.c), this rank and the size. */
+grove_mpi *mpi_world(int *rank, int *ranks);
+/* Rank r's first row and row count of n under split kind (tests/mpi/util.c):
+ * 0 even, 1 uneven (rank 1 empty when there are more than two), 2 all on
+ * the last rank, 3 all on the first. */
+void mpi_part(size_t n, int ranks, int rank, int kind, size_t *first, size_t *count);
+
 /* Cases, one file per module under tests/mpi, listed in main.c. */
 mpi_case_fn mpi_case_context;
 mpi_case_fn mpi_case_join;
 mpi_case_fn mpi_case_dbscan;
+mpi_case_fn mpi_case_fof;
 
 #endif

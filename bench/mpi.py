@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""bench/mpi.py: grove's distributed runs under mpirun, one rank count
+beside another, in the same run.
+
+    make && python3 bench/mpi.py [--n 1000000] [--per-rank 500000] [--ranks 1,2]
+        [--neighbours 30] [--sections join,dbscan,fof] [--grove build/grove]
+        [--timeout 900] [--cache DIR]
+
+Data: N uniform points in [0, 1)^3 (`grove gen uniform --seed 1`, float64),
+cached as .npy under --cache (default $XDG_CACHE_HOME/grove-bench-data or
+/tmp/grove-bench-data), never in the repo. eps is chosen for about
+--neighbours points (itself included) within eps of a point:
+n 4/3 pi eps^3 = neighbours.
+
+Every run is `mpirun -np P --bind-to none grove ... --threads 1 --json`
+(one OpenMP thread per rank, OMP_NUM_THREADS=1); "seconds" is the --json
+"seconds" of rank 0 (the call, file I/O excluded), "sent/rank" the mean of
+its "rank_bytes_sent" (grove_mpi_bytes_sent: the point exchange, the rows
+sent home and, for DBSCAN and FoF, the links and labels).
+
+Sections (functions below; a gravity section can sit beside them):
+  join    the self-join writing --offsets and --indices (one process
+          streams its rows; under mpirun every rank computes its rows and
+          rank 0 gathers them, inside "seconds"; writing is outside it on
+          both; --count-only would not compare, since alone it only
+          counts): strong scaling at N points on
+          each rank count, weak scaling at --per-rank points per rank (eps
+          shrinking with n so the neighbours per point stay the same), and
+          the strong runs again on the points sorted by x (by the slab
+          coordinate, the one of largest variance: each rank's block of rows
+          is then about its slab: what is sent is the halo alone, the
+          quantity docs/mpi.md's scaling model extrapolates)
+  dbscan  `grove dbscan --eps eps --min-samples 20` at N, strong scaling
+  fof     `grove fof --b 0.2` at N, strong scaling
+Ratios: speedup = seconds on the first rank count / seconds on P;
+efficiency = speedup / (P / first P) for strong scaling, seconds on the
+first / seconds on P for weak scaling. Single runs on a shared machine:
+timings are noisy.
+"""
+import argparse
+import math
+import os
+import platform
+import subprocess
+import sys
+
+import numpy as np
+
+from machine import cache_dir, cpu_model, last_json
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+# ---- running ------------------------------------------------------------------
+
+def mpirun(grove, ranks, args, timeout):
+    """`grove args` on `ranks` ranks with one thread each: its --json, or
+    {"error": ...}."""
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-np", str(ranks),
+           grove] + args + ["--threads", "1", "--json"]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return {"error": "timeout"}
+    r = last_json(p.stdout)
+    if p.returncode != 0 or r is None:
+        said = [line for line in p.stderr.splitlines() if line.startswith("grove")]
+        return {"error": (said or ["exit %d" % p.returncode])[0]}
+    return r
+
+
+def uniform(grove, n, cache, sort_x=False):
+    """N uniform points in [0, 1)^3 (seed 1), cached; with sort_x sorted by
+    the coordinate of largest variance (the one the join cuts into slabs;
+    called x in the tables)."""
+    path = os.path.join(cache, "uniform_n%d_s1.npy" % n)
+    if not os.path.exists(path):
+        tmp = path + ".part.npy"
+        subprocess.run([grove, "gen", "uniform", "--n", str(n), "--dims", "3", "--seed", "1", "-o", tmp,
+                        "--quiet"], check=True)
+        os.replace(tmp, path)
+    if not sort_x:
+        return path
+    sorted_path = os.path.join(cache, "uniform_n%d_s1_xsorted.npy" % n)
+    if not os.path.exists(sorted_path):
+        x = np.load(path)
+        j = int(np.argmax(x.var(axis=0)))
+        np.save(sorted_path + ".part.npy", x[np.argsort(x[:, j], kind="stable")])
+        os.replace(sorted_path + ".part.npy", sorted_path)
+    return sorted_path
+
+
+def eps_for(n, neighbours):
+    return (neighbours / (n * 4 / 3 * math.pi)) ** (1 / 3)
+
+
+# ---- rows and tables ----------------------------------------------------------
+
+def row(kind, n, ranks, r, base):
+    """One table row from a run's --json r; base: the first rank count's row."""
+    out = {"kind": kind, "n": n, "ranks": ranks}
+    if "error" in r:
+        out["error"] = r["error"]
+        return out
+    sent = r.get("rank_bytes_sent") or [0]
+    out.update(seconds=r["seconds"], sent=sum(sent) / len(sent), sent_max=max(sent))
+    out["per_point"] = out["sent"] / (n / ranks)
+    if base and "seconds" in base:
+        out["speedup"] = base["seconds"] / r["seconds"]
+        scale = ranks / base["ranks"]
+        out["efficiency"] = out["speedup"] if kind.startswith("weak") else out["speedup"] / scale
+    return out
+
+
+def print_table(title, rows):
+    print("\n### " + title)
+    print("| run | n | ranks | seconds | speedup | efficiency | sent/rank (MB) | max (MB) | bytes/point |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for x in rows:
+        if "error" in x:
+            print("| %s | %d | %d | %s | | | | | |" % (x["kind"], x["n"], x["ranks"], x["error"]))
+            continue
+        print("| %s | %d | %d | %.3f | %s | %s | %.1f | %.1f | %.1f |" % (
+            x["kind"], x["n"], x["ranks"], x["seconds"],
+            "%.2fx" % x["speedup"] if "speedup" in x else "-",
+            "%.0f%%" % (100 * x["efficiency"]) if "efficiency" in x else "-",
+            x["sent"] / 1e6, x["sent_max"] / 1e6, x["per_point"]))
+    sys.stdout.flush()
+
+
+# ---- sections -----------------------------------------------------------------
+
+def scaling(kind, ranks_list, n_for, args_for, opts):
+    """Rows of one scaling series: n_for(P) points, args_for(n) flags."""
+    rows, base = [], None
+    for p in ranks_list:
+        n = n_for(p)
+        r = row(kind, n, p, mpirun(opts.grove, p, args_for(n), opts.timeout), base)
+        base = base or r
+        rows.append(r)
+    return rows
+
+
+def join_section(opts):
+    N, k = opts.n, opts.neighbours
+
+    def join_args(sort_x):
+        return lambda n: ["join", uniform(opts.grove, n, opts.cache, sort_x), "--eps", "%.6g" % eps_for(n, k),
+                          "--offsets", os.path.join(opts.cache, "mpi_bench_offsets.npy"),
+                          "--indices", os.path.join(opts.cache, "mpi_bench_indices.npy")]
+
+    rows = scaling("strong", opts.ranks, lambda p: N, join_args(False), opts)
+    rows += scaling("weak", opts.ranks, lambda p: opts.per_rank * p, join_args(False), opts)
+    rows += scaling("strong, x-sorted", opts.ranks, lambda p: N, join_args(True), opts)
+    print_table("join: self-join, uniform [0,1)^3, d = 3, eps for %d neighbours (%.5g at n = %d), rows written"
+                % (k, eps_for(N, k), N), rows)
+    for name in ("mpi_bench_offsets.npy", "mpi_bench_indices.npy"):
+        os.remove(os.path.join(opts.cache, name))
+    return rows
+
+
+def dbscan_section(opts):
+    N, k = opts.n, opts.neighbours
+    rows = scaling("strong", opts.ranks, lambda p: N, lambda n: [
+        "dbscan", uniform(opts.grove, n, opts.cache), "--eps", "%.6g" % eps_for(n, k), "--min-samples", "20",
+        "--labels", os.path.join(opts.cache, "mpi_bench_labels.npy")], opts)
+    print_table("dbscan: uniform [0,1)^3, n = %d, eps %.5g, min_samples 20" % (N, eps_for(N, k)), rows)
+    return rows
+
+
+def fof_section(opts):
+    N = opts.n
+    rows = scaling("strong", opts.ranks, lambda p: N, lambda n: [
+        "fof", uniform(opts.grove, n, opts.cache), "--b", "0.2",
+        "--groups", os.path.join(opts.cache, "mpi_bench_groups.npy")], opts)
+    print_table("fof: uniform [0,1)^3, n = %d, b = 0.2" % N, rows)
+    return rows
+
+
+SECTIONS = {"join": join_section, "dbscan": dbscan_section, "fof": fof_section}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=1000000)
+    ap.add_argument("--per-rank", type=int, default=500000)
+    ap.add_argument("--ranks", default="1,2")
+    ap.add_argument("--neighbours", type=float, default=30)
+    ap.add_argument("--sections", default="join,dbscan,fof")
+    ap.add_argument("--grove", default=os.path.join(ROOT, "build", "grove"))
+    ap.add_argument("--timeout", type=float, default=900)
+    ap.add_argument("--cache", default=None)
+    opts = ap.parse_args()
+    opts.ranks = [int(p) for p in opts.ranks.split(",")]
+    opts.cache = cache_dir(opts.cache)
+    print("machine: %s, %d logical CPUs, %s; %s" % (cpu_model(), os.cpu_count(), platform.platform(),
+                                                  subprocess.run(["mpirun", "--version"], capture_output=True,
+                                                                 text=True).stdout.splitlines()[0]))
+    print("command: python3 bench/mpi.py " + " ".join(sys.argv[1:]))
+    for name in opts.sections.split(","):
+        SECTIONS[name](opts)
+
+
+if __name__ == "__main__":
+    main()
