@@ -1,12 +1,13 @@
 /* Collective helpers of the distributed calls: one status for every rank,
- * row offsets of the ranks' parts, sums continued rank after rank, and the
- * sample-sort cuts of a coordinate. */
+ * row offsets of the ranks' parts, sums continued rank after rank, the
+ * all-to-all exchange, and the sample-sort cuts of a coordinate. */
 #include "mpi_internal.h"
 
 #ifdef GROVE_HAVE_MPI
 
 #include "../index/search_index.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,43 @@ void grove__mpi_chain_sums(const grove_mpi *mpi, grove_points p, double scale, c
     if (p.n > 0) grove__dim_sums(p, scale, centre, threads, acc);
     if (mpi->rank + 1 < mpi->size) MPI_Send(acc, (int)d, MPI_DOUBLE, mpi->rank + 1, TAG_CHAIN, mpi->comm);
     MPI_Bcast(acc, (int)d, MPI_DOUBLE, mpi->size - 1, mpi->comm);
+}
+
+/* Displacements of counts (P entries) into displs; the total, or -1 past
+ * INT_MAX. */
+static long long displace(const int *counts, int P, int *displs)
+{
+    long long total = 0;
+    for (int r = 0; r < P; r++) {
+        displs[r] = total > INT_MAX ? 0 : (int)total;
+        total += counts[r];
+    }
+    return total > INT_MAX ? -1 : total;
+}
+
+grove_status grove__mpi_alltoallv(const grove_mpi *mpi, const char *call, const void *send, const int *counts,
+                                  MPI_Datatype t, size_t size, void **got, int *got_counts, const char *what)
+{
+    int P = mpi->size;
+    int *sd = grove__malloc(2 * (size_t)P * sizeof *sd, what), *rd = sd ? sd + P : NULL;
+    MPI_Alltoall(counts, 1, MPI_INT, got_counts, 1, MPI_INT, mpi->comm);
+    long long sent = sd ? displace(counts, P, sd) : 0, recv = sd ? displace(got_counts, P, rd) : 0;
+    grove_status s = sd ? GROVE_OK : GROVE_OUT_OF_MEMORY;
+    if (s == GROVE_OK && (sent < 0 || recv < 0))
+        s = grove__fail(GROVE_TOO_LARGE, "%s: more than 2^31 - 1 %s in one exchange", call, what);
+    *got = s == GROVE_OK ? grove__malloc(((size_t)recv ? (size_t)recv : 1) * size, what) : NULL;
+    if (s == GROVE_OK && !*got) s = GROVE_OUT_OF_MEMORY;
+    s = grove__mpi_agree(mpi, s, call);
+    if (s == GROVE_OK) {
+        MPI_Alltoallv(send, counts, sd, t, *got, got_counts, rd, t, mpi->comm);
+        /* What stays on this rank is not sent. */
+        ((grove_mpi *)(uintptr_t)mpi)->bytes_sent += (int64_t)((size_t)(sent - counts[mpi->rank]) * size);
+    } else {
+        grove__free(*got);
+        *got = NULL;
+    }
+    grove__free(sd);
+    return s;
 }
 
 static int compare_double(const void *a, const void *b)

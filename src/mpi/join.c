@@ -43,11 +43,6 @@ typedef struct plan {
  * then the coordinates in the input dtype. */
 enum { ROLE_DATA = 1, ROLE_QUERY = 2 };
 
-static void add_sent(const plan *pl, size_t bytes)
-{
-    ((grove_mpi *)(uintptr_t)pl->mpi)->bytes_sent += (int64_t)bytes;
-}
-
 /* Shapes and dtypes that agree across ranks, and no periodic box. */
 static grove_status check_inputs(const grove_mpi *mpi, grove_points data, const grove_points *queries,
                                  const grove_index_params *ip, const grove_join_params *params, size_t *d)
@@ -166,44 +161,6 @@ static void route(const plan *pl, grove_points p, int64_t offset, int roles, int
             memcpy(rec + sizeof tag, (const char *)p.data + i * stride, bytes);
         }
     }
-}
-
-/* Displacements of counts (P entries) into displs; the total, or -1 past
- * INT_MAX. */
-static long long displace(const int *counts, int P, int *displs)
-{
-    long long total = 0;
-    for (int r = 0; r < P; r++) {
-        displs[r] = total > INT_MAX ? 0 : (int)total;
-        total += counts[r];
-    }
-    return total > INT_MAX ? -1 : total;
-}
-
-/* An all-to-all exchange of counts[r] items of type t to each rank r:
- * *got receives them (allocated), *got_counts their numbers by source. */
-static grove_status alltoall(const plan *pl, const void *send, const int *counts, MPI_Datatype t, size_t size,
-                             void **got, int *got_counts, const char *what)
-{
-    int P = pl->mpi->size;
-    int *sd = grove__malloc(2 * (size_t)P * sizeof *sd, what), *rd = sd ? sd + P : NULL;
-    MPI_Alltoall(counts, 1, MPI_INT, got_counts, 1, MPI_INT, pl->mpi->comm);
-    long long sent = sd ? displace(counts, P, sd) : 0, recv = sd ? displace(got_counts, P, rd) : 0;
-    grove_status s = sd ? GROVE_OK : GROVE_OUT_OF_MEMORY;
-    if (s == GROVE_OK && (sent < 0 || recv < 0))
-        s = grove__fail(GROVE_TOO_LARGE, "join: more than 2^31 - 1 %s in one exchange", what);
-    *got = s == GROVE_OK ? grove__malloc(((size_t)recv ? (size_t)recv : 1) * size, what) : NULL;
-    if (s == GROVE_OK && !*got) s = GROVE_OUT_OF_MEMORY;
-    s = grove__mpi_agree(pl->mpi, s, "join");
-    if (s == GROVE_OK) {
-        MPI_Alltoallv(send, counts, sd, t, *got, got_counts, rd, t, pl->mpi->comm);
-        add_sent(pl, (size_t)sent * size);
-    } else {
-        grove__free(*got);
-        *got = NULL;
-    }
-    grove__free(sd);
-    return s;
 }
 
 /* The points one slab got: records of one role by global row. */
@@ -328,10 +285,14 @@ static grove_status send_home(const plan *pl, const slab_set *Q, const grove_joi
     MPI_Type_contiguous(2, MPI_INT64_T, &pair);
     MPI_Type_commit(&pair);
     void *ghdr = NULL, *gind = NULL, *gdist = NULL;
-    if (s == GROVE_OK) s = alltoall(pl, hdr, qc, pair, 2 * sizeof(int64_t), &ghdr, gqc, "row headers");
-    if (s == GROVE_OK) s = alltoall(pl, res->indices, pc, MPI_INT64_T, sizeof(int64_t), &gind, gpc, "pairs");
+    if (s == GROVE_OK)
+        s = grove__mpi_alltoallv(pl->mpi, "join", hdr, qc, pair, 2 * sizeof(int64_t), &ghdr, gqc, "row headers");
+    if (s == GROVE_OK)
+        s = grove__mpi_alltoallv(pl->mpi, "join", res->indices, pc, MPI_INT64_T, sizeof(int64_t), &gind, gpc,
+                                 "pairs");
     if (s == GROVE_OK && distances)
-        s = alltoall(pl, res->distances, pc, MPI_DOUBLE, sizeof(double), &gdist, gpc, "distances");
+        s = grove__mpi_alltoallv(pl->mpi, "join", res->distances, pc, MPI_DOUBLE, sizeof(double), &gdist, gpc,
+                                 "distances");
     MPI_Type_free(&pair);
     size_t nh = 0;
     for (int r = 0; s == GROVE_OK && r < P; r++) nh += (size_t)gqc[r];
@@ -397,7 +358,7 @@ static grove_status exchange(const plan *pl, grove_points data, const grove_poin
     MPI_Datatype rec;
     MPI_Type_contiguous((int)pl->rec, MPI_BYTE, &rec);
     MPI_Type_commit(&rec);
-    if (s == GROVE_OK) s = alltoall(pl, buf, counts, rec, pl->rec, &recs, got, "points");
+    if (s == GROVE_OK) s = grove__mpi_alltoallv(pl->mpi, "join", buf, counts, rec, pl->rec, &recs, got, "points");
     MPI_Type_free(&rec);
     grove__free(buf);
     size_t nrec = 0;

@@ -4,6 +4,7 @@
  * read-only shared data, so the output does not depend on the thread
  * count or schedule. */
 #include "nbody_internal.h"
+#include "../mpi/mpi_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -321,8 +322,14 @@ grove_status grove_gravity(grove_points positions, const double *mass, const gro
     size_t n = positions.n;
     grove_status s = grove__gravity_params(params, &p);
     if (s == GROVE_OK) s = grove__gravity_input(positions, mass, &pos, &copy);
-    if (s != GROVE_OK) return s;
     if (stats) memset(stats, 0, sizeof *stats);
+    if (options && options->mpi) {
+        /* Distributed: every rank takes part, whatever its own check said. */
+        s = grove__mpi_gravity(s, pos, mass, n, &p, acc, pot, stats, options);
+        grove__free(copy);
+        return s;
+    }
+    if (s != GROVE_OK) return s;
     if (n > 0 && !acc) s = grove__fail(GROVE_INVALID_ARGUMENT, "gravity: acc is NULL");
     else if (n > 0 && grove__cancelled(options)) s = grove__fail(GROVE_CANCELLED, "gravity: cancelled");
     else if (n > 0) {
