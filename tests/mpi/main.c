@@ -10,6 +10,7 @@ static const struct {
     {"context", mpi_case_context},
     {"join", mpi_case_join},
     {"dbscan", mpi_case_dbscan},
+    {"gravity", mpi_case_gravity},
 };
 
 int main(int argc, char **argv)

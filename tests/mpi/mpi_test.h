@@ -27,5 +27,6 @@ typedef void mpi_case_fn(int argc, char **argv);
 mpi_case_fn mpi_case_context;
 mpi_case_fn mpi_case_join;
 mpi_case_fn mpi_case_dbscan;
+mpi_case_fn mpi_case_gravity;
 
 #endif
