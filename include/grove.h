@@ -1103,7 +1103,12 @@ typedef struct grove_gravity_stats {
  * finite); acc receives n x 3, pot n values or NULL; stats may be NULL.
  * n <= 2^32 - 2. Masses are a plain array, as grove_fof's are: a
  * grove_points view is a set of coordinates. Peak memory: about 150
- * bytes per particle plus per-thread lists. */
+ * bytes per particle plus per-thread lists.
+ * Distributed (options->mpi; docs/mpi.md): every rank passes its part of
+ * the rows in rank order (any part may be empty) and gets its rows'
+ * results; stats are summed over the ranks. One rank gives the
+ * single-process bits; several give results within the tree's error of
+ * them. */
 GROVE_API grove_status grove_gravity(grove_points positions, const double *mass, const grove_gravity_params *params,
                                      double *acc, double *pot, grove_gravity_stats *stats,
                                      const grove_options *options);
