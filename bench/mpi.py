@@ -3,7 +3,7 @@
 beside another, in the same run.
 
     make && python3 bench/mpi.py [--n 1000000] [--per-rank 500000] [--ranks 1,2]
-        [--neighbours 30] [--sections join,dbscan,fof] [--grove build/grove]
+        [--neighbours 30] [--sections gravity,join,dbscan,fof] [--grove build/grove]
         [--timeout 900] [--cache DIR]
 
 Data: N uniform points in [0, 1)^3 (`grove gen uniform --seed 1`, float64),
@@ -16,9 +16,16 @@ Every run is `mpirun -np P --bind-to none grove ... --threads 1 --json`
 (one OpenMP thread per rank, OMP_NUM_THREADS=1); "seconds" is the --json
 "seconds" of rank 0 (the call, file I/O excluded), "sent/rank" the mean of
 its "rank_bytes_sent" (grove_mpi_bytes_sent: the point exchange, the rows
-sent home and, for DBSCAN and FoF, the links and labels).
+sent home and, for DBSCAN and FoF, the links and labels; for gravity the
+particles, essential trees and results), "imbalance" the --json
+"load_imbalance" (gravity: the slowest rank's walk seconds over the mean).
 
-Sections (functions below; a gravity section can sit beside them):
+Sections (functions below):
+  gravity one `grove gravity` force evaluation (theta 0.75, softening
+          0.01) of grove's seeded Plummer sphere (`grove nbody --ic plummer
+          --seed 1`): strong scaling at N particles, weak at --per-rank
+          particles per rank; "seconds" covers the decomposition, the trees,
+          the essential trees, the walks and the results sent home
   join    the self-join writing --offsets and --indices (one process
           streams its rows; under mpirun every rank computes its rows and
           rank 0 gathers them, inside "seconds"; writing is outside it on
@@ -107,6 +114,7 @@ def row(kind, n, ranks, r, base):
     sent = r.get("rank_bytes_sent") or [0]
     out.update(seconds=r["seconds"], sent=sum(sent) / len(sent), sent_max=max(sent))
     out["per_point"] = out["sent"] / (n / ranks)
+    out["imbalance"] = r.get("load_imbalance")
     if base and "seconds" in base:
         out["speedup"] = base["seconds"] / r["seconds"]
         scale = ranks / base["ranks"]
@@ -116,17 +124,18 @@ def row(kind, n, ranks, r, base):
 
 def print_table(title, rows):
     print("\n### " + title)
-    print("| run | n | ranks | seconds | speedup | efficiency | sent/rank (MB) | max (MB) | bytes/point |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| run | n | ranks | seconds | speedup | efficiency | sent/rank (MB) | max (MB) | bytes/point | imbalance |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for x in rows:
         if "error" in x:
-            print("| %s | %d | %d | %s | | | | | |" % (x["kind"], x["n"], x["ranks"], x["error"]))
+            print("| %s | %d | %d | %s | | | | | | |" % (x["kind"], x["n"], x["ranks"], x["error"]))
             continue
-        print("| %s | %d | %d | %.3f | %s | %s | %.1f | %.1f | %.1f |" % (
+        print("| %s | %d | %d | %.3f | %s | %s | %.1f | %.1f | %.1f | %s |" % (
             x["kind"], x["n"], x["ranks"], x["seconds"],
             "%.2fx" % x["speedup"] if "speedup" in x else "-",
             "%.0f%%" % (100 * x["efficiency"]) if "efficiency" in x else "-",
-            x["sent"] / 1e6, x["sent_max"] / 1e6, x["per_point"]))
+            x["sent"] / 1e6, x["sent_max"] / 1e6, x["per_point"],
+            "%.2f" % x["imbalance"] if x.get("imbalance") else "-"))
     sys.stdout.flush()
 
 
@@ -140,6 +149,33 @@ def scaling(kind, ranks_list, n_for, args_for, opts):
         r = row(kind, n, p, mpirun(opts.grove, p, args_for(n), opts.timeout), base)
         base = base or r
         rows.append(r)
+    return rows
+
+
+def plummer(grove, n, cache):
+    """(n, 4) x, y, z, m of grove's seeded Plummer sphere, cached."""
+    path = os.path.join(cache, "plummer_n%d_s1.npy" % n)
+    if not os.path.exists(path):
+        out = os.path.join(cache, "plummer_ic_n%d" % n)
+        subprocess.run([grove, "nbody", "--ic", "plummer", "--n", str(n), "--seed", "1", "--steps", "0",
+                        "--snapshot-every", "1", "--out", out, "--quiet"], check=True)
+        s = np.load(os.path.join(out, "snap_000000.npy"))
+        np.save(path + ".part.npy", np.c_[s[:, :3], s[:, 6]])
+        os.replace(path + ".part.npy", path)
+    return path
+
+
+def gravity_section(opts):
+    acc = os.path.join(opts.cache, "mpi_bench_acc.npy")
+
+    def args(n):
+        return ["gravity", plummer(opts.grove, n, opts.cache), "--theta", "0.75", "--softening", "0.01",
+                "--acc", acc]
+
+    rows = scaling("strong", opts.ranks, lambda p: opts.n, args, opts)
+    rows += scaling("weak", opts.ranks, lambda p: opts.per_rank * p, args, opts)
+    print_table("gravity: Plummer sphere, theta 0.75, softening 0.01, one force evaluation", rows)
+    os.remove(acc)
     return rows
 
 
@@ -179,7 +215,7 @@ def fof_section(opts):
     return rows
 
 
-SECTIONS = {"join": join_section, "dbscan": dbscan_section, "fof": fof_section}
+SECTIONS = {"gravity": gravity_section, "join": join_section, "dbscan": dbscan_section, "fof": fof_section}
 
 
 def main():
@@ -188,7 +224,7 @@ def main():
     ap.add_argument("--per-rank", type=int, default=500000)
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--neighbours", type=float, default=30)
-    ap.add_argument("--sections", default="join,dbscan,fof")
+    ap.add_argument("--sections", default="gravity,join,dbscan,fof")
     ap.add_argument("--grove", default=os.path.join(ROOT, "build", "grove"))
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--cache", default=None)

@@ -2,6 +2,7 @@
 #include "command.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
@@ -38,6 +39,9 @@ typedef struct gravity_args {
     grove_gravity_stats stats;
     size_t n;
     double per, rate, gflops; /* interactions per particle, particles/s, Gflop/s */
+    /* Per rank, on rank 0 of a run under mpirun: domain particles, bytes
+     * sent, nanoseconds of walks and kernels. */
+    int64_t *rank_particles, *rank_bytes, *rank_ns;
 } gravity_args;
 
 static bool check(void *state)
@@ -46,6 +50,23 @@ static bool check(void *state)
     if (a->in.path && a->acc.path) return true;
     cli_error("gravity", "IN.npy and --acc are required (see --help)");
     return false;
+}
+
+/* Every rank's load and bytes sent, on rank 0. */
+static grove_status gather_load(gravity_args *a, const grove_mpi *mpi)
+{
+    size_t ranks = (size_t)grove_mpi_size(mpi);
+    a->rank_particles = calloc(3 * ranks, sizeof *a->rank_particles);
+    if (!a->rank_particles) return GROVE_OUT_OF_MEMORY;
+    a->rank_bytes = a->rank_particles + ranks;
+    a->rank_ns = a->rank_bytes + ranks;
+    int64_t held;
+    double seconds;
+    grove_mpi_load(mpi, &held, &seconds);
+    grove_mpi_gather_int64(mpi, held, a->rank_particles);
+    grove_mpi_gather_int64(mpi, grove_mpi_bytes_sent(mpi), a->rank_bytes);
+    grove_mpi_gather_int64(mpi, (int64_t)(seconds * 1e9), a->rank_ns);
+    return GROVE_OK;
 }
 
 static double per_particle(const gravity_args *a, double count) { return a->n ? count / (double)a->n : 0; }
@@ -71,19 +92,29 @@ static grove_status run(void *state, cli_run *run)
     s = split_input(in, &pos, &mass);
     if (s == GROVE_OK) s = grove_array_create(&a->acc.array, GROVE_FLOAT64, a->n, 3);
     if (s == GROVE_OK && a->pot.path) s = grove_array_create(&a->pot.array, GROVE_FLOAT64, a->n, 0);
+    /* Under mpirun each rank computes its block of rows and rank 0
+     * gathers the results (docs/mpi.md); alone the block is all. */
+    const grove_mpi *mpi = run->options.mpi;
+    size_t first, count;
+    grove_mpi_block(mpi, a->n, &first, &count);
+    double *acc = a->acc.array.data, *pot = a->pot.path ? a->pot.array.data : NULL;
     if (s == GROVE_OK) {
         double start = cli_now();
-        s = grove_gravity(grove_points_f64(pos.data, a->n, 3), mass.data, &a->params, a->acc.array.data,
-                          a->pot.path ? a->pot.array.data : NULL, &a->stats, &run->options);
+        s = grove_gravity(grove_points_f64(pos.data ? (double *)pos.data + 3 * first : NULL, count, 3),
+                          mass.data ? (double *)mass.data + first : NULL, &a->params, acc ? acc + 3 * first : NULL,
+                          pot ? pot + first : NULL, &a->stats, &run->options);
         run->seconds = cli_now() - start;
     }
+    if (s == GROVE_OK) s = grove_mpi_gather_blocks(mpi, acc, a->n, 3 * sizeof *acc);
+    if (s == GROVE_OK && pot) s = grove_mpi_gather_blocks(mpi, pot, a->n, sizeof *pot);
+    if (s == GROVE_OK && mpi) s = gather_load(a, mpi);
     grove_array_free(&pos);
     grove_array_free(&mass);
     if (s != GROVE_OK) return s;
     a->per = per_particle(a, a->stats.particle_interactions + a->stats.cell_interactions);
     a->rate = run->seconds > 0 ? (double)a->n / run->seconds : 0;
     a->gflops = run->seconds > 0 ? a->stats.flops / run->seconds * 1e-9 : 0;
-    return cli_run_stage(run);
+    return grove_mpi_rank(mpi) == 0 ? cli_run_stage(run) : GROVE_OK;
 }
 
 static void summary(void *state, const cli_run *run)
@@ -100,7 +131,6 @@ static void summary(void *state, const cli_run *run)
 
 static void json(void *state, const cli_run *run, cli_json *j)
 {
-    (void)run;
     const gravity_args *a = state;
     const grove_gravity_stats *st = &a->stats;
     cli_json_int(j, "n", (long long)a->n);
@@ -114,11 +144,29 @@ static void json(void *state, const cli_run *run, cli_json *j)
     cli_json_int(j, "depth", st->depth);
     cli_json_num(j, "particles_per_second", a->rate);
     cli_json_num(j, "gflops", a->gflops);
+    int ranks = grove_mpi_size(run->options.mpi);
+    cli_json_int(j, "ranks", ranks);
+    long long *v = a->rank_particles ? malloc(3 * (size_t)ranks * sizeof *v) : NULL;
+    if (!v) return;
+    double most = 0, sum = 0;
+    for (int r = 0; r < 3 * ranks; r++) v[r] = a->rank_particles[r];
+    for (int r = 0; r < ranks; r++) {
+        double t = (double)a->rank_ns[r] * 1e-9;
+        most = t > most ? t : most;
+        sum += t;
+    }
+    cli_json_ints(j, "rank_particles", v, (size_t)ranks);
+    cli_json_ints(j, "rank_bytes_sent", v + ranks, (size_t)ranks);
+    /* The slowest rank's walk and kernel time over the mean. */
+    cli_json_num(j, "load_imbalance", sum > 0 ? most / (sum / ranks) : 1);
+    free(v);
 }
+
+static void release(void *state) { free(((gravity_args *)state)->rank_particles); }
 
 int cmd_gravity(int argc, char **argv)
 {
-    static const cli_command command = {"gravity", usage, check, run, summary, NULL, json, NULL};
+    static const cli_command command = {"gravity", usage, check, run, summary, NULL, json, release};
     gravity_args a;
     memset(&a, 0, sizeof a);
     grove_gravity_params_init(&a.params);

@@ -16,7 +16,7 @@ static const struct {
     {"emst", cmd_emst, "Euclidean / mutual-reachability minimum spanning tree (Boruvka)", false},
     {"fof", cmd_fof, "friends-of-friends groups (halos) of a snapshot, with a catalogue", true},
     {"gen", cmd_gen, "seeded synthetic point sets (.npy)", false},
-    {"gravity", cmd_gravity, "Barnes-Hut tree gravity: accelerations and potentials (Bonsai)", false},
+    {"gravity", cmd_gravity, "Barnes-Hut tree gravity: accelerations and potentials (Bonsai)", true},
     {"hdbscan", cmd_hdbscan, "HDBSCAN* clustering: labels, probabilities, outlier scores", false},
     {"info", cmd_info, "version, build flags, threads and optional parts", true},
     {"join", cmd_join, "exact epsilon similarity join: all pairs within a distance (RT-HiSS)", true},

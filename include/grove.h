@@ -171,9 +171,13 @@ GROVE_API void grove_mpi_free(grove_mpi *mpi);
 /* This rank (0 for NULL) and the number of ranks (1 for NULL). */
 GROVE_API int grove_mpi_rank(const grove_mpi *mpi);
 GROVE_API int grove_mpi_size(const grove_mpi *mpi);
-/* Bytes this rank has sent in grove's distributed calls on the context
- * (0 for NULL and without the MPI part). */
+/* Bytes this rank has sent to other ranks in grove's distributed calls on
+ * the context (0 for NULL and without the MPI part). */
 GROVE_API int64_t grove_mpi_bytes_sent(const grove_mpi *mpi);
+/* This rank's load in the last distributed grove_gravity on the context:
+ * the particles of its domain and the seconds of its tree walks and force
+ * kernels (0 and 0 for NULL, before any, and without the MPI part). */
+GROVE_API void grove_mpi_load(const grove_mpi *mpi, int64_t *particles, double *seconds);
 /* Collective: all[r] = rank r's value, on rank 0 (size entries; all is
  * not touched elsewhere). Alone (NULL): all[0] = value. */
 GROVE_API void grove_mpi_gather_int64(const grove_mpi *mpi, int64_t value, int64_t *all);
@@ -1099,7 +1103,12 @@ typedef struct grove_gravity_stats {
  * finite); acc receives n x 3, pot n values or NULL; stats may be NULL.
  * n <= 2^32 - 2. Masses are a plain array, as grove_fof's are: a
  * grove_points view is a set of coordinates. Peak memory: about 150
- * bytes per particle plus per-thread lists. */
+ * bytes per particle plus per-thread lists.
+ * Distributed (options->mpi; docs/mpi.md): every rank passes its part of
+ * the rows in rank order (any part may be empty) and gets its rows'
+ * results; stats are summed over the ranks. One rank gives the
+ * single-process bits; several give results within the tree's error of
+ * them. */
 GROVE_API grove_status grove_gravity(grove_points positions, const double *mass, const grove_gravity_params *params,
                                      double *acc, double *pot, grove_gravity_stats *stats,
                                      const grove_options *options);

@@ -46,6 +46,12 @@ grove_status grove_mpi_create(MPI_Comm comm, grove_mpi **out)
     return make_context(comm, false, out);
 }
 
+void grove_mpi_load(const grove_mpi *mpi, int64_t *particles, double *seconds)
+{
+    if (particles) *particles = mpi ? mpi->held : 0;
+    if (seconds) *seconds = mpi ? mpi->busy_seconds : 0;
+}
+
 MPI_Comm grove_mpi_comm(const grove_mpi *mpi) { return mpi ? mpi->comm : MPI_COMM_SELF; }
 
 /* The variables the common launchers set in each process they start:
@@ -121,5 +127,12 @@ grove_status grove_mpi_launch(int *argc, char ***argv, grove_mpi **out)
 }
 
 void grove_mpi_free(grove_mpi *mpi) { (void)mpi; }
+
+void grove_mpi_load(const grove_mpi *mpi, int64_t *particles, double *seconds)
+{
+    (void)mpi;
+    if (particles) *particles = 0;
+    if (seconds) *seconds = 0;
+}
 
 #endif

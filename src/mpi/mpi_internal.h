@@ -13,7 +13,9 @@ struct grove_mpi {
     MPI_Comm comm;   /* grove's own duplicate */
     int rank, size;
     bool finalize;   /* grove_mpi_launch initialised MPI: free finalises it */
-    int64_t bytes_sent; /* by this rank in grove's distributed calls */
+    int64_t bytes_sent; /* by this rank to others in grove's distributed calls */
+    int64_t held;       /* particles this rank computed in the last distributed gravity */
+    double busy_seconds; /* and the seconds of its walks and kernels */
 };
 
 /* One status on every rank (collective): a rank that failed keeps its own
@@ -28,6 +30,13 @@ void grove__mpi_offsets(const grove_mpi *mpi, size_t n, int64_t *offsets);
  * totals are broadcast. p.d must be the same on every rank. */
 void grove__mpi_chain_sums(const grove_mpi *mpi, grove_points p, double scale, const double *centre, int threads,
                            double *acc);
+/* The distributed gravity's domains (decompose.c): this rank's n records
+ * (rec bytes each, starting with the int64 global row) with their
+ * space-filling-curve keys go to the ranks of P contiguous (key, row)
+ * ranges of about equal count; *out (allocated) receives this rank's
+ * range, *nout records sorted by global row. */
+grove_status grove__mpi_decompose(const grove_mpi *mpi, const uint64_t *keys, const void *records, size_t rec,
+                                  size_t n, int threads, void **out, size_t *nout);
 /* The size - 1 cuts of a sample sort: every rank's samples gathered and
  * sorted, cut k the sample at rank k / size of them (0 without samples). */
 grove_status grove__mpi_cuts(const grove_mpi *mpi, const double *samples, size_t count, double *cuts);
@@ -73,6 +82,13 @@ grove_status grove__mpi_fof_catalogue(const grove_mpi *mpi, grove_points points,
 grove_status grove__mpi_join(grove_points data, const grove_points *queries, const grove_index_params *index_params,
                              const grove_join_params *params, grove_join_result *result,
                              const grove_options *options);
+/* The distributed grove_gravity (src/mpi/gravity.c) for options with an
+ * MPI context (any number of ranks; on one it gives the single-process
+ * call's bits); checked: this rank's check of the arguments (agreed on
+ * first); pos n x 3 packed doubles. GROVE_UNSUPPORTED without the MPI part. */
+grove_status grove__mpi_gravity(grove_status checked, const double *pos, const double *mass, size_t n,
+                                const grove_gravity_params *p, double *acc, double *pot, grove_gravity_stats *stats,
+                                const grove_options *options);
 /* The distributed grove_dbscan (src/mpi/dbscan.c), likewise; checked:
  * this rank's check of the arguments (agreed on first). */
 grove_status grove__mpi_dbscan(grove_status checked, grove_points data, const grove_index_params *index_params,

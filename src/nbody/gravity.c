@@ -4,6 +4,7 @@
  * read-only shared data, so the output does not depend on the thread
  * count or schedule. */
 #include "nbody_internal.h"
+#include "../mpi/mpi_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -143,12 +144,15 @@ static grove_status reserve_cells(grove__gravity *g, size_t cells)
  * memory, GROVE_CANCELLED if the cancel flag (read once per group) stopped
  * it. theta = 0 skips the walk (it would open every leaf) for the direct
  * sum in double. */
-static grove_status walk_groups(grove__gravity *g, double theta, double eps2, int threads, double *pp, double *pc)
+grove_status grove__gravity_forces(grove__gravity *g, double theta, double eps2, const grove__nb_source *remote,
+                                   size_t nremote, int threads, double *pp, double *pc)
 {
     bool ok = true, stopped = false;
-    double npp = 0, npc = 0;
+    double npp = 0, npc = 0, sources = (double)g->tree.n;
+    for (size_t r = 0; r < nremote; r++) sources += (double)remote[r].n;
     grove__nb_kernels kernels;
     grove__nb_kernels_pick(&kernels);
+    const grove__nb_source local = grove__nb_local(g);
 #pragma omp parallel num_threads(threads) reduction(+ : npp, npc) reduction(&& : ok) reduction(|| : stopped)
     {
 #ifdef _OPENMP
@@ -162,14 +166,17 @@ static grove_status walk_groups(grove__gravity *g, double theta, double eps2, in
             if (stopped || (stopped = grove__cancelled(g->options))) continue;
             uint32_t b = g->group[k], e = g->group[k + 1];
             if (theta == 0) {
-                grove__nb_direct(g, b, e, eps2);
-                npp += (double)(e - b) * (double)g->tree.n;
+                grove__nb_direct(g, b, e, eps2, remote, nremote);
+                npp += (double)(e - b) * sources;
                 continue;
             }
-            if (!ok || !grove__nb_walk(g, b, e, L)) {
+            bool walked = ok && grove__nb_walk_begin(g, b, e, L) && grove__nb_walk_source(&local, L);
+            for (size_t r = 0; walked && r < nremote; r++) walked = grove__nb_walk_source(&remote[r], L);
+            if (!walked) {
                 ok = false;
                 continue;
             }
+            grove__nb_walk_end(L);
             grove__nb_evaluate(g, b, e, L, &kernels, eps2);
             npp += (double)(e - b) * (double)L->np;
             npc += (double)(e - b) * (double)L->nc;
@@ -184,7 +191,7 @@ static grove_status walk_groups(grove__gravity *g, double theta, double eps2, in
 /* The lowest input row whose result is not finite, and why, as the
  * error; `internal` when the value was already not finite in the
  * evaluation's units (a pair closer than single precision resolves). */
-static grove_status report_overflow(const grove__gravity *g, uint32_t row, const double *acc)
+grove_status grove__gravity_overflow(const grove__gravity *g, uint32_t row, const double *acc, int64_t name)
 {
     size_t i = 0, cap = g->cap_n;
     while (g->tree.order[i] != row) i++;
@@ -196,27 +203,25 @@ static grove_status report_overflow(const grove__gravity *g, uint32_t row, const
                            : "acceleration";
     if (internal)
         return grove__fail(GROVE_INVALID_ARGUMENT,
-                           "gravity: particle %u's %s overflowed single precision: a pair or cell closer than "
-                           "about 1e-8 of the system's size (theta = 0 sums in double)", (unsigned)row, what);
+                           "gravity: particle %lld's %s overflowed single precision: a pair or cell closer than "
+                           "about 1e-8 of the system's size (theta = 0 sums in double)", (long long)name, what);
     return grove__fail(GROVE_INVALID_ARGUMENT,
-                       "gravity: particle %u's %s is beyond the largest double (a pair too close for its masses "
-                       "and G)", (unsigned)row, what);
+                       "gravity: particle %lld's %s is beyond the largest double (a pair too close for its masses "
+                       "and G)", (long long)name, what);
 }
 
-grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const double *mass, size_t n,
-                                 const uint8_t *active, const grove_gravity_params *p, double *acc, double *pot,
-                                 grove_gravity_stats *stats, int threads)
+grove_status grove__gravity_prepare(grove__gravity *g, const double *pos, const double *mass, size_t n,
+                                    const uint8_t *active, const grove_gravity_params *p, const grove__nb_units *u,
+                                    int threads)
 {
-    grove__nb_units u;
-    grove_status s = grove__nb_choose_units(pos, mass, n, p, pot != NULL, threads, &u);
-    if (s == GROVE_OK) s = reserve(g, n, threads);
+    grove_status s = reserve(g, n, threads);
     if (s != GROVE_OK) return s;
     /* The positions in the evaluation's units, row-major, in g->out until
      * the walk writes the results there. */
     double *scaled = g->out;
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; i++)
-        for (int a = 0; a < 3; a++) scaled[3 * i + a] = (pos[3 * i + a] - u.origin[a]) * u.to_length;
+        for (int a = 0; a < 3; a++) scaled[3 * i + a] = (pos[3 * i + a] - u->origin[a]) * u->to_length;
     s = grove__octree_build(&g->tree, scaled, n, p->leaf_size, threads);
     if (s == GROVE_OK) s = reserve_cells(g, g->tree.ncells);
     if (s != GROVE_OK) return s;
@@ -228,40 +233,62 @@ grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const dou
         g->x[i] = scaled[3 * (size_t)r];
         g->x[cap + i] = scaled[3 * (size_t)r + 1];
         g->x[2 * cap + i] = scaled[3 * (size_t)r + 2];
-        g->x[3 * cap + i] = mass[r] * u.to_mass;
+        g->x[3 * cap + i] = mass[r] * u->to_mass;
     }
     grove__nb_moments(g, p->theta, threads);
     grove__nb_groups(g, p->group_size, active);
-    double eps2 = u.softening * u.softening, npp, npc;
-    s = walk_groups(g, p->theta, eps2, threads, &npp, &npc);
-    if (s != GROVE_OK) return s;
-    /* The sinks' results back to the caller's units; the lowest row of a
-     * result that is not finite is the error. */
+    return GROVE_OK;
+}
+
+uint32_t grove__gravity_results(const grove__gravity *g, const grove__nb_units *u, double *acc, double *pot,
+                                int threads)
+{
+    const uint32_t *order = g->tree.order;
+    size_t cap = g->cap_n;
     uint32_t bad = UINT32_MAX;
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(min : bad)
     for (size_t j = 0; j < g->nsinks; j++) {
         size_t i = g->sink[j];
         uint32_t r = order[i];
         double *a = acc + 3 * (size_t)r;
-        for (int k = 0; k < 3; k++) a[k] = grove__nb_back_apply(g->out[k * cap + i], &u.acc);
+        for (int k = 0; k < 3; k++) a[k] = grove__nb_back_apply(g->out[k * cap + i], &u->acc);
         bool finite = isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]);
         if (pot) {
-            pot[r] = grove__nb_back_apply(g->out[3 * cap + i], &u.pot);
+            pot[r] = grove__nb_back_apply(g->out[3 * cap + i], &u->pot);
             finite = finite && isfinite(pot[r]);
         }
         if (!finite && r < bad) bad = r;
     }
-    if (bad != UINT32_MAX) return report_overflow(g, bad, acc);
-    if (stats) {
-        memset(stats, 0, sizeof *stats);
-        stats->particle_interactions = npp;
-        stats->cell_interactions = npc;
-        stats->cells = g->tree.ncells;
-        for (size_t k = 0; k < g->tree.ncells; k++) stats->leaves += g->tree.cell[k].nchild == 0;
-        stats->groups = g->ngroups;
-        stats->depth = g->tree.levels;
-        stats->flops = GROVE__NB_FLOPS_PP * npp + GROVE__NB_FLOPS_PC * npc;
-    }
+    return bad;
+}
+
+void grove__gravity_stats(const grove__gravity *g, double npp, double npc, grove_gravity_stats *stats)
+{
+    memset(stats, 0, sizeof *stats);
+    stats->particle_interactions = npp;
+    stats->cell_interactions = npc;
+    stats->cells = g->tree.ncells;
+    for (size_t k = 0; k < g->tree.ncells; k++) stats->leaves += g->tree.cell[k].nchild == 0;
+    stats->groups = g->ngroups;
+    stats->depth = g->tree.levels;
+    stats->flops = GROVE__NB_FLOPS_PP * npp + GROVE__NB_FLOPS_PC * npc;
+}
+
+grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const double *mass, size_t n,
+                                 const uint8_t *active, const grove_gravity_params *p, double *acc, double *pot,
+                                 grove_gravity_stats *stats, int threads)
+{
+    grove__nb_units u;
+    double npp, npc;
+    grove_status s = grove__nb_choose_units(pos, mass, n, p, pot != NULL, threads, &u);
+    if (s == GROVE_OK) s = grove__gravity_prepare(g, pos, mass, n, active, p, &u, threads);
+    if (s == GROVE_OK) s = grove__gravity_forces(g, p->theta, u.softening * u.softening, NULL, 0, threads, &npp, &npc);
+    if (s != GROVE_OK) return s;
+    /* The sinks' results back to the caller's units; the lowest row of a
+     * result that is not finite is the error. */
+    uint32_t bad = grove__gravity_results(g, &u, acc, pot, threads);
+    if (bad != UINT32_MAX) return grove__gravity_overflow(g, bad, acc, bad);
+    if (stats) grove__gravity_stats(g, npp, npc, stats);
     return GROVE_OK;
 }
 
@@ -295,8 +322,14 @@ grove_status grove_gravity(grove_points positions, const double *mass, const gro
     size_t n = positions.n;
     grove_status s = grove__gravity_params(params, &p);
     if (s == GROVE_OK) s = grove__gravity_input(positions, mass, &pos, &copy);
-    if (s != GROVE_OK) return s;
     if (stats) memset(stats, 0, sizeof *stats);
+    if (options && options->mpi) {
+        /* Distributed: every rank takes part, whatever its own check said. */
+        s = grove__mpi_gravity(s, pos, mass, n, &p, acc, pot, stats, options);
+        grove__free(copy);
+        return s;
+    }
+    if (s != GROVE_OK) return s;
     if (n > 0 && !acc) s = grove__fail(GROVE_INVALID_ARGUMENT, "gravity: acc is NULL");
     else if (n > 0 && grove__cancelled(options)) s = grove__fail(GROVE_CANCELLED, "gravity: cancelled");
     else if (n > 0) {

@@ -200,8 +200,9 @@ void grove__nb_evaluate(const grove__gravity *g, uint32_t b, uint32_t e, const g
 }
 
 /* theta = 0: the particle-particle sum in double (p2p_t.h) over all n
- * particles in tree order. */
-void grove__nb_direct(const grove__gravity *g, uint32_t b, uint32_t e, double eps2)
+ * particles in tree order, then each remote source's sum added. */
+void grove__nb_direct(const grove__gravity *g, uint32_t b, uint32_t e, double eps2, const grove__nb_source *remote,
+                      size_t nremote)
 {
     size_t cap = g->cap_n, n = g->tree.n;
     const double *sx = g->x, *sy = g->x + cap, *sz = g->x + 2 * cap, *sm = g->x + 3 * cap;
@@ -209,6 +210,13 @@ void grove__nb_direct(const grove__gravity *g, uint32_t b, uint32_t e, double ep
         size_t i = g->sink[j];
         double sum[5];
         p2p_sum_f64(sx, sy, sz, sm, n, sx[i], sy[i], sz[i], eps2, sum);
+        for (size_t r = 0; r < nremote; r++) {
+            const double *x = remote[r].x;
+            size_t rc = remote[r].cap;
+            double more[5];
+            p2p_sum_f64(x, x + rc, x + 2 * rc, x + 3 * rc, remote[r].n, sx[i], sy[i], sz[i], eps2, more);
+            for (int k = 0; k < 5; k++) sum[k] += more[k];
+        }
         for (int k = 0; k < 3; k++) g->out[k * cap + i] = sum[k];
         g->out[3 * cap + i] = sum[3] + coincident_potential(sum[4], sm[i], eps2);
     }

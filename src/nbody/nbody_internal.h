@@ -24,7 +24,8 @@ typedef struct grove__nb_lists {
     float *c;        /* 11 columns x cap_c: x, y, z (relative to ctr), then the cell's
                         fmom: m, 3/2 (q11, q22, q33, q12, q13, q23), 1/2 tr(Q) */
     size_t nc, cap_c;
-    double ctr[3];   /* centre of the group's box */
+    double ctr[3], half[3]; /* centre and half sides of the group's box */
+    double far;      /* the padding's x (beyond the group's box) */
 } grove__nb_lists;
 
 enum { GROVE__NB_PCOLS = 4, GROVE__NB_CCOLS = 11 };
@@ -52,6 +53,20 @@ typedef struct grove__gravity {
     int nlists;
     const grove_options *options; /* the running call's, for its cancel flag (read per group); NULL = none */
 } grove__gravity;
+
+/* Squared distance from a point to the box centre +- half: the walk's
+ * opening test is grove__nb_box_dist2(group box, cm) > rc2 (this form,
+ * fabs and a max, measured 10% faster walks than an if around the sum). */
+static inline double grove__nb_box_dist2(const double *ctr, const double *half, const double *p)
+{
+    double d2 = 0;
+    for (int a = 0; a < 3; a++) {
+        double d = fabs(p[a] - ctr[a]) - half[a];
+        d = d > 0 ? d : 0;
+        d2 += d * d;
+    }
+    return d2;
+}
 
 /* A factor G 2^e that brings results back to the caller's units: f where
  * it is a normal double (direct), else g = the mantissa of G and the
@@ -81,6 +96,10 @@ typedef struct grove__nb_units {
  * beyond the largest double. */
 grove_status grove__nb_choose_units(const double *pos, const double *mass, size_t n, const grove_gravity_params *p,
                                     bool potentials, int threads, grove__nb_units *u);
+/* The same from the bounding box lo, hi and largest mass mmax of n >= 1
+ * particles (a distributed call reduces them over its ranks first). */
+grove_status grove__nb_units_from(const double lo[3], const double hi[3], double mmax, size_t n,
+                                  const grove_gravity_params *p, bool potentials, grove__nb_units *u);
 
 /* Validated parameters: NULL -> defaults, ranges checked. */
 grove_status grove__gravity_params(const grove_gravity_params *in, grove_gravity_params *out);
@@ -105,15 +124,53 @@ grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const dou
                                  grove_gravity_stats *stats, int threads);
 void grove__gravity_free(grove__gravity *g);
 
+/* The steps of grove__gravity_eval, for the distributed call too
+ * (src/mpi/gravity.c), which chooses units over every rank and adds the
+ * remote ranks' trees. prepare: positions scaled by u, the tree of n >= 1
+ * particles, its moments and the groups. forces: every group's walk of
+ * the local tree and then of the nremote remote sources, evaluated into
+ * g->out; the interaction counts into *pp, *pc. results: the sinks' rows
+ * of acc (and pot) in the caller's units, returning the lowest row whose
+ * result is not finite (UINT32_MAX when none). overflow: that row's error,
+ * the particle named `name`. stats: the counts of this evaluation. */
+grove_status grove__gravity_prepare(grove__gravity *g, const double *pos, const double *mass, size_t n,
+                                    const uint8_t *active, const grove_gravity_params *p, const grove__nb_units *u,
+                                    int threads);
+typedef struct grove__nb_source grove__nb_source;
+grove_status grove__gravity_forces(grove__gravity *g, double theta, double eps2, const grove__nb_source *remote,
+                                   size_t nremote, int threads, double *pp, double *pc);
+uint32_t grove__gravity_results(const grove__gravity *g, const grove__nb_units *u, double *acc, double *pot,
+                                int threads);
+grove_status grove__gravity_overflow(const grove__gravity *g, uint32_t row, const double *acc, int64_t name);
+void grove__gravity_stats(const grove__gravity *g, double npp, double npc, grove_gravity_stats *stats);
+
 /* Steps of the evaluation (one file each). */
 /* Moments, tight boxes and opening radii of every cell, bottom up. */
 void grove__nb_moments(grove__gravity *g, double theta, int threads);
 /* The sinks (active particles, input-order flags; NULL = all) and their
  * groups of at most ncrit consecutive sinks (see groups.c). */
 void grove__nb_groups(grove__gravity *g, size_t ncrit, const uint8_t *active);
-/* Interaction lists of sinks g->sink[b..e) (breadth-first walk); false
- * when out of memory. */
-bool grove__nb_walk(const grove__gravity *g, uint32_t b, uint32_t e, grove__nb_lists *lists);
+/* A tree the walk reads: cells breadth first (root 0; begin/end, child,
+ * nchild), per cell the centre of mass and mass (4), the squared opening
+ * radius and the single-precision moments (8), and n particles as 4
+ * columns cap apart (x, y, z, m). The local tree is the engine's own
+ * arrays (grove__nb_local); a remote rank's locally essential tree has
+ * the same layout (src/mpi/let.c). */
+struct grove__nb_source {
+    const grove__ocell *cell;
+    const double *cm, *rc2;
+    const float *fmom;
+    const double *x;
+    size_t cap, n;
+};
+
+grove__nb_source grove__nb_local(const grove__gravity *g);
+/* A group's walk: begin with sinks g->sink[b..e) (their box, empty
+ * lists), append the interactions with each source tree, end by padding
+ * the lists. false when out of memory. */
+bool grove__nb_walk_begin(const grove__gravity *g, uint32_t b, uint32_t e, grove__nb_lists *lists);
+bool grove__nb_walk_source(const grove__nb_source *src, grove__nb_lists *lists);
+void grove__nb_walk_end(grove__nb_lists *lists);
 /* One sink (position relative to the group centre) against a list padded
  * to GROVE__NB_PAD rows, column k at list + k * cap; adds a and phi to
  * out[0..3], and p2p the mass at the sink's own position to out[4]. */
@@ -134,9 +191,11 @@ void grove__nb_kernels_pick(grove__nb_kernels *k);
  * g->out (unscaled by G). */
 void grove__nb_evaluate(const grove__gravity *g, uint32_t b, uint32_t e, const grove__nb_lists *lists,
                         const grove__nb_kernels *k, double eps2);
-/* theta = 0: sinks g->sink[b..e) against all particles, a direct sum in double
- * (no lists), into g->out (unscaled by G). */
-void grove__nb_direct(const grove__gravity *g, uint32_t b, uint32_t e, double eps2);
+/* theta = 0: sinks g->sink[b..e) against all particles of the local tree
+ * and then of the nremote remote sources, a direct sum in double (no
+ * lists), into g->out (unscaled by G). */
+void grove__nb_direct(const grove__gravity *g, uint32_t b, uint32_t e, double eps2, const grove__nb_source *remote,
+                      size_t nremote);
 
 void grove__nb_lists_free(grove__nb_lists *lists);
 

@@ -44,13 +44,9 @@ static grove_status check_potentials(double G, double m, double L, size_t n)
                        "L = %g), beyond the largest double (2^1024)", log2_bound, G, m, L);
 }
 
-grove_status grove__nb_choose_units(const double *pos, const double *mass, size_t n, const grove_gravity_params *p,
-                                    bool potentials, int threads, grove__nb_units *u)
+grove_status grove__nb_units_from(const double lo[3], const double hi[3], double mmax, size_t n,
+                                  const grove_gravity_params *p, bool potentials, grove__nb_units *u)
 {
-    double lo[3], hi[3], mmax = 0;
-    grove__bounds3(pos, n, threads, lo, hi);
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : mmax)
-    for (size_t i = 0; i < n; i++) mmax = mass[i] > mmax ? mass[i] : mmax;
     /* Halves first, so that the difference of coordinates near +-DBL_MAX
      * stays finite. */
     double half = 0.5 * p->softening;
@@ -70,4 +66,14 @@ grove_status grove__nb_choose_units(const double *pos, const double *mass, size_
     u->acc = back_factor(p->G, em - 2 * ex);
     u->pot = back_factor(p->G, em - ex);
     return GROVE_OK;
+}
+
+grove_status grove__nb_choose_units(const double *pos, const double *mass, size_t n, const grove_gravity_params *p,
+                                    bool potentials, int threads, grove__nb_units *u)
+{
+    double lo[3], hi[3], mmax = 0;
+    grove__bounds3(pos, n, threads, lo, hi);
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : mmax)
+    for (size_t i = 0; i < n; i++) mmax = mass[i] > mmax ? mass[i] : mmax;
+    return grove__nb_units_from(lo, hi, mmax, n, p, potentials, u);
 }

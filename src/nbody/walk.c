@@ -1,8 +1,10 @@
-/* The group walk: one group of sinks descends the tree breadth first. Each
+/* The group walk: one group of sinks descends a tree breadth first. Each
  * cell of the current level list is either accepted (its moments go to the
  * cell list), or, when it is a leaf, opened into the particle list, or its
  * children go to the next level list. Lists are copied into contiguous
- * columns so the kernels stream them. */
+ * columns so the kernels stream them. A group walks the local tree and
+ * then, in a distributed run, every remote rank's locally essential tree
+ * (src/mpi/let.c), appending to the same lists, padded once at the end. */
 #include "nbody_internal.h"
 
 #include <math.h>
@@ -34,31 +36,18 @@ static bool grow_ids(uint32_t **p, size_t *cap, size_t need)
     return true;
 }
 
-/* Squared distance from a point to the box centre +- half (this form,
- * fabs and a max, measured 10% faster walks than an if around the sum). */
-static inline double box_dist2(const double *ctr, const double *half, const double *p)
-{
-    double d2 = 0;
-    for (int a = 0; a < 3; a++) {
-        double d = fabs(p[a] - ctr[a]) - half[a];
-        d = d > 0 ? d : 0;
-        d2 += d * d;
-    }
-    return d2;
-}
-
 /* A leaf's particles go to the list in single precision relative to the
  * group's centre, like the cells (see kernel.c). */
-static bool add_particles(const grove__gravity *g, const grove__ocell *c, grove__nb_lists *L)
+static bool add_particles(const grove__nb_source *src, const grove__ocell *c, grove__nb_lists *L)
 {
     size_t count = c->end - c->begin;
     if (!grow_columns((void **)&L->p, &L->cap_p, GROVE__NB_PCOLS, sizeof *L->p, L->np, L->np + count + GROVE__NB_PAD))
         return false;
     for (size_t k = 0; k < GROVE__NB_PCOLS; k++) {
-        const double *src = g->x + k * g->cap_n + c->begin;
+        const double *from = src->x + k * src->cap + c->begin;
         float *dst = L->p + k * L->cap_p + L->np;
         double off = k < 3 ? L->ctr[k] : 0;
-        for (size_t i = 0; i < count; i++) dst[i] = (float)(src[i] - off);
+        for (size_t i = 0; i < count; i++) dst[i] = (float)(from[i] - off);
     }
     L->np += count;
     return true;
@@ -67,30 +56,24 @@ static bool add_particles(const grove__gravity *g, const grove__ocell *c, grove_
 /* Cell k goes to row `row` of the cell list (columns `cap` apart) in
  * single precision, with its position relative to the group's centre so
  * the float differences keep their accuracy. */
-static void add_cell(const grove__gravity *g, size_t k, const double ctr[3], float *row, size_t cap)
+static void add_cell(const grove__nb_source *src, size_t k, const double ctr[3], float *row, size_t cap)
 {
-    const double *cm = g->cm + 4 * k;
-    const float *f = g->fmom + 8 * k;
+    const double *cm = src->cm + 4 * k;
+    const float *f = src->fmom + 8 * k;
     for (int a = 0; a < 3; a++) row[a * cap] = (float)(cm[a] - ctr[a]);
     for (int a = 0; a < 8; a++) row[(3 + a) * cap] = f[a];
 }
 
-/* Pad both lists to a multiple of GROVE__NB_PAD with massless entries at
- * distance >= 1 beyond the group's box (x = far), so every padded term is
- * a finite zero. */
-static void pad(grove__nb_lists *L, double far)
+grove__nb_source grove__nb_local(const grove__gravity *g)
 {
-    for (size_t i = L->np; i % GROVE__NB_PAD; i++)
-        for (size_t k = 0; k < GROVE__NB_PCOLS; k++) L->p[k * L->cap_p + i] = k == 0 ? (float)(far - L->ctr[0]) : 0;
-    for (size_t i = L->nc; i % GROVE__NB_PAD; i++)
-        for (size_t k = 0; k < GROVE__NB_CCOLS; k++) L->c[k * L->cap_c + i] = k == 0 ? (float)(far - L->ctr[0]) : 0;
+    grove__nb_source s = {g->tree.cell, g->cm, g->rc2, g->fmom, g->x, g->cap_n, g->tree.n};
+    return s;
 }
 
-bool grove__nb_walk(const grove__gravity *g, uint32_t b, uint32_t e, grove__nb_lists *L)
+bool grove__nb_walk_begin(const grove__gravity *g, uint32_t b, uint32_t e, grove__nb_lists *L)
 {
-    const grove__octree *t = &g->tree;
     size_t cap = g->cap_n;
-    double lo[3], hi[3], ctr[3], half[3];
+    double lo[3], hi[3];
     /* The box of the group's sinks only: inactive particles among them in
      * the tree need no forces, so they do not widen it. */
     for (int a = 0; a < 3; a++) lo[a] = hi[a] = g->x[a * cap + g->sink[b]];
@@ -101,14 +84,19 @@ bool grove__nb_walk(const grove__gravity *g, uint32_t b, uint32_t e, grove__nb_l
             if (v > hi[a]) hi[a] = v;
         }
     for (int a = 0; a < 3; a++) {
-        ctr[a] = L->ctr[a] = 0.5 * (lo[a] + hi[a]);
-        half[a] = 0.5 * (hi[a] - lo[a]);
+        L->ctr[a] = 0.5 * (lo[a] + hi[a]);
+        L->half[a] = 0.5 * (hi[a] - lo[a]);
     }
+    /* Padding sits at distance >= 1 beyond the group's box. */
+    L->far = hi[0] + 1 + (hi[0] < 0 ? -hi[0] : hi[0]);
     L->np = L->nc = 0;
-    /* (The cell list is grown level by level below.) */
-    if (!grow_columns((void **)&L->p, &L->cap_p, GROVE__NB_PCOLS, sizeof *L->p, 0, GROVE__NB_PAD) ||
-        !grow_ids(&L->cur, &L->cap_cur, 1))
-        return false;
+    return grow_columns((void **)&L->p, &L->cap_p, GROVE__NB_PCOLS, sizeof *L->p, 0, GROVE__NB_PAD) &&
+           grow_ids(&L->cur, &L->cap_cur, 1);
+}
+
+bool grove__nb_walk_source(const grove__nb_source *src, grove__nb_lists *L)
+{
+    const double *ctr = L->ctr, *half = L->half;
     size_t ncur = 1;
     L->cur[0] = 0;
     while (ncur) {
@@ -121,11 +109,11 @@ bool grove__nb_walk(const grove__gravity *g, uint32_t b, uint32_t e, grove__nb_l
         size_t nnext = 0, nc = L->nc;
         for (size_t i = 0; i < ncur; i++) {
             uint32_t k = L->cur[i];
-            const grove__ocell *c = &t->cell[k];
-            if (box_dist2(ctr, half, g->cm + 4 * (size_t)k) > g->rc2[k]) {
-                add_cell(g, k, ctr, L->c + nc++, L->cap_c);
+            const grove__ocell *c = &src->cell[k];
+            if (grove__nb_box_dist2(ctr, half, src->cm + 4 * (size_t)k) > src->rc2[k]) {
+                add_cell(src, k, ctr, L->c + nc++, L->cap_c);
             } else if (c->nchild == 0) {
-                if (!add_particles(g, c, L)) return false;
+                if (!add_particles(src, c, L)) return false;
             } else {
                 for (uint32_t ch = 0; ch < c->nchild; ch++) L->next[nnext++] = c->child + ch;
             }
@@ -139,8 +127,19 @@ bool grove__nb_walk(const grove__gravity *g, uint32_t b, uint32_t e, grove__nb_l
         L->cap_next = tc;
         ncur = nnext;
     }
-    pad(L, hi[0] + 1 + (hi[0] < 0 ? -hi[0] : hi[0]));
     return true;
+}
+
+/* Pad both lists to a multiple of GROVE__NB_PAD with massless entries at
+ * x = far (see grove__nb_walk_begin), so every padded term is a finite
+ * zero; every walk left room for them. */
+void grove__nb_walk_end(grove__nb_lists *L)
+{
+    float x = (float)(L->far - L->ctr[0]);
+    for (size_t i = L->np; i % GROVE__NB_PAD; i++)
+        for (size_t k = 0; k < GROVE__NB_PCOLS; k++) L->p[k * L->cap_p + i] = k == 0 ? x : 0;
+    for (size_t i = L->nc; i % GROVE__NB_PAD; i++)
+        for (size_t k = 0; k < GROVE__NB_CCOLS; k++) L->c[k * L->cap_c + i] = k == 0 ? x : 0;
 }
 
 void grove__nb_lists_free(grove__nb_lists *L)

@@ -11,6 +11,7 @@ static const struct {
     {"join", mpi_case_join},
     {"dbscan", mpi_case_dbscan},
     {"fof", mpi_case_fof},
+    {"gravity", mpi_case_gravity},
 };
 
 int main(int argc, char **argv)

@@ -35,5 +35,6 @@ mpi_case_fn mpi_case_context;
 mpi_case_fn mpi_case_join;
 mpi_case_fn mpi_case_dbscan;
 mpi_case_fn mpi_case_fof;
+mpi_case_fn mpi_case_gravity;
 
 #endif

@@ -1,0 +1,271 @@
+/* The distributed grove_gravity (docs/mpi.md). Rank r holds rows offset_r
+ * .. offset_r + n_r - 1 of the global particles (the join's contract) and
+ * gets back its rows' accelerations and potentials.
+ *
+ * 1. Units of the whole system: the bounding box and the largest mass by
+ *    reductions, then grove__nb_units_from, so every rank scales alike
+ *    (and one rank as the single-process call does).
+ * 2. Domains: Morton keys of the scaled positions in the global bounding
+ *    cube, P key ranges by a sample sort, particles (row, position, mass)
+ *    migrated (decompose.c); each rank gets its range sorted by row.
+ * 3. Each rank builds its tree, moments and groups with the engine, then
+ *    the locally essential trees are exchanged (let.c), and every group
+ *    walks the local tree and then each remote tree in rank order.
+ * 4. Results go back to their rows' ranks by MPI_Alltoallv; the stats are
+ *    summed (depth: the deepest) over the ranks. */
+#include "let.h"
+
+#ifdef GROVE_HAVE_MPI
+
+#include "../index/index.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct particle {
+    int64_t row;
+    double x[3], m;
+} particle;
+
+typedef struct result {
+    int64_t row;
+    double a[3], pot;
+} result;
+
+/* The units of every rank's particles together. */
+static grove_status global_units(const grove_mpi *mpi, const double *pos, const double *mass, size_t n, size_t total,
+                                 const grove_gravity_params *p, bool potentials, int threads, grove__nb_units *u,
+                                 double lo[3], double hi[3])
+{
+    double v[7] = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, 0}, w[7];
+    double mmax = 0;
+    if (n) {
+        grove__bounds3(pos, n, threads, lo, hi);
+        for (int a = 0; a < 3; a++) {
+            v[a] = lo[a];
+            v[3 + a] = -hi[a];
+        }
+    }
+    for (size_t i = 0; i < n; i++) mmax = mass[i] > mmax ? mass[i] : mmax;
+    v[6] = -mmax;
+    MPI_Allreduce(v, w, 7, MPI_DOUBLE, MPI_MIN, mpi->comm);
+    for (int a = 0; a < 3; a++) {
+        lo[a] = w[a];
+        hi[a] = -w[3 + a];
+    }
+    return grove__nb_units_from(lo, hi, -w[6], total, p, potentials, u);
+}
+
+/* This rank's particles as records with their Morton keys in the global
+ * bounding cube of the scaled positions, sent to their domains. */
+static grove_status migrate(const grove_mpi *mpi, const double *pos, const double *mass, size_t n, int64_t first,
+                            const grove__nb_units *u, const double lo[3], const double hi[3], int threads,
+                            particle **mine, size_t *m)
+{
+    particle *rec = grove__malloc((n ? n : 1) * sizeof *rec, "gravity particles");
+    double *scaled = grove__malloc((n ? n : 1) * 3 * sizeof *scaled, "gravity particles");
+    uint64_t *keys = grove__malloc((n ? n : 1) * sizeof *keys, "gravity keys");
+    grove_status s = grove__mpi_agree(mpi, rec && scaled && keys ? GROVE_OK : GROVE_OUT_OF_MEMORY, "gravity");
+    if (s == GROVE_OK) {
+        double clo[3], chi[3], side = 0;
+        for (int a = 0; a < 3; a++) {
+            clo[a] = (lo[a] - u->origin[a]) * u->to_length;
+            double sa = (hi[a] - u->origin[a]) * u->to_length - clo[a];
+            side = sa > side ? sa : side;
+        }
+        for (int a = 0; a < 3; a++) chi[a] = clo[a] + side;
+        for (size_t i = 0; i < n; i++) {
+            rec[i].row = first + (int64_t)i;
+            rec[i].m = mass[i];
+            for (int a = 0; a < 3; a++) {
+                rec[i].x[a] = pos[3 * i + a];
+                scaled[3 * i + a] = (pos[3 * i + a] - u->origin[a]) * u->to_length;
+            }
+        }
+        grove__morton_codes(grove_points_f64(scaled, n, 3), 1, clo, chi, keys, threads);
+        void *got = NULL;
+        s = grove__mpi_decompose(mpi, keys, rec, sizeof *rec, n, threads, &got, m);
+        *mine = got;
+    }
+    grove__free(rec);
+    grove__free(scaled);
+    grove__free(keys);
+    return s;
+}
+
+/* The m results (local acc 3 m, pot m or NULL) back to their rows. */
+static grove_status send_home(const grove_mpi *mpi, const particle *mine, size_t m, const double *lacc,
+                              const double *lpot, const int64_t *offsets, double *acc, double *pot)
+{
+    int P = mpi->size;
+    result *out = grove__malloc((m ? m : 1) * sizeof *out, "gravity results");
+    int *counts = grove__calloc(2 * (size_t)P, sizeof *counts, "gravity results");
+    grove_status s = grove__mpi_agree(mpi, out && counts ? GROVE_OK : GROVE_OUT_OF_MEMORY, "gravity");
+    void *got = NULL;
+    if (s == GROVE_OK) {
+        /* Sorted by row, the records of each home rank are consecutive. */
+        for (size_t i = 0; i < m; i++) {
+            out[i].row = mine[i].row;
+            for (int a = 0; a < 3; a++) out[i].a[a] = lacc[3 * i + a];
+            out[i].pot = lpot ? lpot[i] : 0;
+            counts[grove__mpi_home(offsets, P, mine[i].row)]++;
+        }
+        MPI_Datatype t;
+        MPI_Type_contiguous((int)sizeof(result), MPI_BYTE, &t);
+        MPI_Type_commit(&t);
+        s = grove__mpi_alltoallv(mpi, "gravity", out, counts, t, sizeof(result), &got, counts + P, "results");
+        MPI_Type_free(&t);
+    }
+    size_t k = 0;
+    for (int r = 0; s == GROVE_OK && r < P; r++) k += (size_t)counts[P + r];
+    const result *back = got;
+    for (size_t i = 0; s == GROVE_OK && i < k; i++) {
+        size_t at = (size_t)(back[i].row - offsets[mpi->rank]);
+        for (int a = 0; a < 3; a++) acc[3 * at + a] = back[i].a[a];
+        if (pot) pot[at] = back[i].pot;
+    }
+    grove__free(got);
+    grove__free(out);
+    grove__free(counts);
+    return s;
+}
+
+/* Every rank's stats summed (the depth: the deepest tree). */
+static void reduce_stats(const grove_mpi *mpi, grove_gravity_stats *st)
+{
+    double d[3] = {st->particle_interactions, st->cell_interactions, st->flops};
+    uint64_t c[3] = {st->cells, st->leaves, st->groups};
+    MPI_Allreduce(MPI_IN_PLACE, d, 3, MPI_DOUBLE, MPI_SUM, mpi->comm);
+    MPI_Allreduce(MPI_IN_PLACE, c, 3, MPI_UINT64_T, MPI_SUM, mpi->comm);
+    MPI_Allreduce(MPI_IN_PLACE, &st->depth, 1, MPI_INT, MPI_MAX, mpi->comm);
+    st->particle_interactions = d[0];
+    st->cell_interactions = d[1];
+    st->flops = d[2];
+    st->cells = (size_t)c[0];
+    st->leaves = (size_t)c[1];
+    st->groups = (size_t)c[2];
+}
+
+/* The lowest global row whose result is not finite (bad: this rank's
+ * lowest local one, UINT32_MAX for none) is the error on its rank. */
+static grove_status agree_overflow(const grove_mpi *mpi, const grove__gravity *g, const particle *mine,
+                                   uint32_t bad, const double *lacc)
+{
+    int64_t row = bad == UINT32_MAX ? INT64_MAX : mine[bad].row, lowest;
+    MPI_Allreduce(&row, &lowest, 1, MPI_INT64_T, MPI_MIN, mpi->comm);
+    if (lowest == INT64_MAX) return GROVE_OK;
+    grove_status s = row == lowest ? grove__gravity_overflow(g, bad, lacc, row) : GROVE_OK;
+    return grove__mpi_agree(mpi, s, "gravity");
+}
+
+/* Steps 2-3 and the results in this rank's domain order. */
+static grove_status compute(const grove_mpi *mpi, grove__gravity *g, const particle *mine, size_t m,
+                            const grove_gravity_params *p, const grove__nb_units *u, int threads, double *lacc,
+                            double *lpot, grove_gravity_stats *st, double *seconds)
+{
+    double *lpos = grove__malloc((m ? m : 1) * 3 * sizeof *lpos, "gravity particles");
+    double *lmass = grove__malloc((m ? m : 1) * sizeof *lmass, "gravity particles");
+    grove_status s = lpos && lmass ? GROVE_OK : GROVE_OUT_OF_MEMORY;
+    for (size_t i = 0; s == GROVE_OK && i < m; i++) {
+        for (int a = 0; a < 3; a++) lpos[3 * i + a] = mine[i].x[a];
+        lmass[i] = mine[i].m;
+    }
+    if (s == GROVE_OK && m) s = grove__gravity_prepare(g, lpos, lmass, m, NULL, p, u, threads);
+    grove__free(lpos);
+    grove__free(lmass);
+    s = grove__mpi_agree(mpi, s, "gravity");
+    grove__mpi_let let;
+    memset(&let, 0, sizeof let);
+    if (s == GROVE_OK) s = grove__mpi_let_exchange(mpi, m ? g : NULL, threads, &let);
+    double npp = 0, npc = 0, t0 = MPI_Wtime();
+    if (s == GROVE_OK && m)
+        s = grove__gravity_forces(g, p->theta, u->softening * u->softening, let.src, let.nsrc, threads, &npp, &npc);
+    *seconds = MPI_Wtime() - t0;
+    grove__mpi_let_free(&let);
+    s = grove__mpi_agree(mpi, s, "gravity");
+    if (s != GROVE_OK) return s;
+    uint32_t bad = m ? grove__gravity_results(g, u, lacc, lpot, threads) : UINT32_MAX;
+    s = agree_overflow(mpi, g, mine, bad, lacc);
+    memset(st, 0, sizeof *st);
+    if (s == GROVE_OK && m) grove__gravity_stats(g, npp, npc, st);
+    return s;
+}
+
+grove_status grove__mpi_gravity(grove_status checked, const double *pos, const double *mass, size_t n,
+                                const grove_gravity_params *p, double *acc, double *pot, grove_gravity_stats *stats,
+                                const grove_options *options)
+{
+    grove_mpi *mpi = (grove_mpi *)(uintptr_t)options->mpi;
+    int P = mpi->size, threads = grove__options(options).threads;
+    grove_status s = checked;
+    if (s == GROVE_OK && n > 0 && !acc) s = grove__fail(GROVE_INVALID_ARGUMENT, "gravity: acc is NULL");
+    /* The parameters and whether potentials are wanted, the same on every
+     * rank (lowest and highest of each). */
+    double v[6] = {p->theta, p->softening, p->G, (double)p->leaf_size, (double)p->group_size, pot != NULL};
+    double lo[6], hi[6];
+    MPI_Allreduce(v, lo, 6, MPI_DOUBLE, MPI_MIN, mpi->comm);
+    MPI_Allreduce(v, hi, 6, MPI_DOUBLE, MPI_MAX, mpi->comm);
+    int all_pot = lo[5] > 0;
+    if (s == GROVE_OK && memcmp(lo, hi, sizeof lo) != 0)
+        s = grove__fail(GROVE_INVALID_ARGUMENT, "gravity: the ranks differ in parameters or in asking for pot");
+    if (s == GROVE_OK && grove__cancelled(options)) s = grove__fail(GROVE_CANCELLED, "gravity: cancelled");
+    s = grove__mpi_agree(mpi, s, "gravity");
+    if (s != GROVE_OK) return s;
+    int64_t *offsets = grove__malloc(((size_t)P + 1) * sizeof *offsets, "gravity offsets");
+    s = grove__mpi_agree(mpi, offsets ? GROVE_OK : GROVE_OUT_OF_MEMORY, "gravity");
+    if (s != GROVE_OK) return s;
+    grove__mpi_offsets(mpi, n, offsets);
+    size_t total = (size_t)offsets[P];
+    mpi->held = 0;
+    mpi->busy_seconds = 0;
+    if (total > GROVE__OCT_MAX_N)
+        s = grove__fail(GROVE_TOO_LARGE, "gravity: n = %zu particles; at most %zu are supported", total,
+                        GROVE__OCT_MAX_N);
+    grove__nb_units u;
+    double blo[3], bhi[3];
+    if (s == GROVE_OK && total > 0)
+        s = grove__mpi_agree(mpi, global_units(mpi, pos, mass, n, total, p, all_pot, threads, &u, blo, bhi),
+                             "gravity");
+    particle *mine = NULL;
+    size_t m = 0;
+    if (s == GROVE_OK && total > 0)
+        s = migrate(mpi, pos, mass, n, offsets[mpi->rank], &u, blo, bhi, threads, &mine, &m);
+    double *lacc = NULL, *lpot = NULL;
+    if (s == GROVE_OK && total > 0) {
+        lacc = grove__malloc((m ? m : 1) * 3 * sizeof *lacc, "gravity results");
+        lpot = all_pot ? grove__malloc((m ? m : 1) * sizeof *lpot, "gravity results") : NULL;
+        s = grove__mpi_agree(mpi, lacc && (lpot || !all_pot) ? GROVE_OK : GROVE_OUT_OF_MEMORY, "gravity");
+    }
+    grove_gravity_stats st;
+    memset(&st, 0, sizeof st);
+    grove__gravity g;
+    memset(&g, 0, sizeof g);
+    g.options = options;
+    double seconds = 0;
+    if (s == GROVE_OK && total > 0) s = compute(mpi, &g, mine, m, p, &u, threads, lacc, lpot, &st, &seconds);
+    grove__gravity_free(&g);
+    if (s == GROVE_OK && total > 0) s = send_home(mpi, mine, m, lacc, lpot, offsets, acc, pot);
+    if (s == GROVE_OK) {
+        reduce_stats(mpi, &st);
+        if (stats) *stats = st;
+        mpi->held = (int64_t)m;
+        mpi->busy_seconds = seconds;
+    }
+    grove__free(mine);
+    grove__free(lacc);
+    grove__free(lpot);
+    grove__free(offsets);
+    return s;
+}
+
+#else
+
+grove_status grove__mpi_gravity(grove_status checked, const double *pos, const double *mass, size_t n,
+                                const grove_gravity_params *p, double *acc, double *pot, grove_gravity_stats *stats,
+                                const grove_options *options)
+{
+    (void)checked, (void)pos, (void)mass, (void)n, (void)p, (void)acc, (void)pot, (void)stats, (void)options;
+    return grove__fail(GROVE_UNSUPPORTED, "gravity: this grove was built without MPI");
+}
+
+#endif
