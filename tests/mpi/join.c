@@ -44,7 +44,7 @@ static void part(size_t n, int ranks, int rank, int kind, size_t *first, size_t 
 static grove_points view(const void *x, size_t first, size_t n, size_t d, grove_dtype t)
 {
     size_t es = t == GROVE_FLOAT32 ? sizeof(float) : sizeof(double);
-    grove_points p = {(const char *)x + first * d * es, n, d, t, 0};
+    grove_points p = {x ? (const char *)x + first * d * es : NULL, n, d, t, 0};
     return p;
 }
 
