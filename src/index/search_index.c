@@ -249,8 +249,9 @@ void grove__dims_by_variance(const double *var, size_t d, size_t *order)
 static grove_status variance_order(grove_points p, double scale, int threads, size_t *order)
 {
     size_t d = p.d;
-    double *mean = grove__calloc(2 * d, sizeof *mean, "index dimension variances"), *var = mean ? mean + d : NULL;
+    double *mean = grove__calloc(2 * d, sizeof *mean, "index dimension variances");
     if (!mean) return GROVE_OUT_OF_MEMORY;
+    double *var = mean + d;
     grove__dim_sums(p, scale, NULL, threads, mean);
     for (size_t j = 0; j < d; j++) mean[j] /= (double)(p.n ? p.n : 1);
     grove__dim_sums(p, scale, mean, threads, var);

@@ -92,7 +92,7 @@ static grove_status agree_scale(plan *pl, grove_points data, const grove_points 
     double scale = ldexp(1, -pl->exponent);
     grove_points p = data;
     p.d = pl->d;
-    double *mean = grove__calloc(2 * pl->d, sizeof *mean, "join variances"), *var = mean + pl->d;
+    double *mean = grove__calloc(2 * pl->d, sizeof *mean, "join variances"), *var = mean ? mean + pl->d : NULL;
     s = grove__mpi_agree(mpi, mean ? GROVE_OK : GROVE_OUT_OF_MEMORY, "join");
     if (s != GROVE_OK) return s;
     grove__mpi_chain_sums(mpi, p, scale, NULL, pl->threads, mean);

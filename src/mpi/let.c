@@ -142,8 +142,8 @@ static grove_status cut_all(const grove_mpi *mpi, const grove__gravity *g, const
     if (!*cells || !*parts) s = GROVE_OUT_OF_MEMORY;
     nc = np = 0;
     for (int r = 0; s == GROVE_OK && r < P; r++) {
-        memcpy(*cells + nc, t[r].cell, t[r].nc * sizeof **cells);
-        memcpy(*parts + 4 * np, t[r].part, t[r].np * 4 * sizeof **parts);
+        if (t[r].nc) memcpy(*cells + nc, t[r].cell, t[r].nc * sizeof **cells);
+        if (t[r].np) memcpy(*parts + 4 * np, t[r].part, t[r].np * 4 * sizeof **parts);
         nc += t[r].nc;
         np += t[r].np;
     }

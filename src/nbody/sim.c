@@ -5,6 +5,7 @@
  * next, so each step costs one force evaluation. Block steps (block.c)
  * run the same three operations per particle on its own step. */
 #include "sim_internal.h"
+#include "../mpi/mpi_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -135,7 +136,9 @@ grove_status grove_nbody_create(grove_points positions, const double *vel, const
     const double *pos = NULL;
     double *copy = NULL;
     size_t n = positions.n;
-    grove_status s = grove__nbody_params(params, &p);
+    /* Not distributed yet: on several ranks each would run its own copy. */
+    grove_status s = grove__mpi_single(options, "nbody");
+    if (s == GROVE_OK) s = grove__nbody_params(params, &p);
     if (s == GROVE_OK) s = grove__gravity_input(positions, mass, &pos, &copy);
     if (s == GROVE_OK && n && !vel) s = grove__fail(GROVE_INVALID_ARGUMENT, "nbody: velocity array is NULL");
     for (size_t i = 0; s == GROVE_OK && i < 3 * n; i++)
@@ -328,6 +331,8 @@ grove_status grove_nbody_step(grove_nbody *sim, uint64_t steps, const grove_opti
     if (sim->failed)
         return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: step %llu failed, so the state is not valid to go on from",
                            (unsigned long long)(sim->step + 1));
+    grove_status single = grove__mpi_single(options, "nbody");
+    if (single != GROVE_OK) return single;
     int threads = grove__options(options).threads;
     /* With a cancel flag the force evaluation can stop inside a step: what
      * the step started from is kept to be put back, so a cancelled step
