@@ -130,7 +130,9 @@ def grove_once(lib, x, m, theta, eps, threads):
     return time.perf_counter() - t, acc, st
 
 
-def rebound_once(x, m, theta, eps, idx):
+def rebound_tree(x, v, m, theta, eps, dt):
+    """A REBOUND simulation of the particles with its tree gravity (open
+    boundary, one root box) and the leapfrog integrator at step dt."""
     import rebound
     n = len(m)
     sim = rebound.Simulation()
@@ -142,11 +144,17 @@ def rebound_once(x, m, theta, eps, idx):
     sim.opening_angle2 = theta * theta
     sim.softening = eps
     sim.integrator = "leapfrog"
-    sim.dt = 1e-12  # positions move by ~1e-12: the forces are those of the given particles
+    sim.dt = dt
     for _ in range(n):
         sim.add(m=0.0)
-    sim.set_serialized_particle_data(xyz=np.ascontiguousarray(x).ravel(), vxvyvz=np.zeros(3 * n),
+    sim.set_serialized_particle_data(xyz=np.ascontiguousarray(x).ravel(), vxvyvz=np.ascontiguousarray(v).ravel(),
                                      m=np.ascontiguousarray(m))
+    return sim
+
+
+def rebound_once(x, m, theta, eps, idx):
+    # Positions move by ~1e-12: the forces are those of the given particles.
+    sim = rebound_tree(x, np.zeros_like(x), m, theta, eps, 1e-12)
     t = time.perf_counter()
     sim.steps(1)
     dt = time.perf_counter() - t

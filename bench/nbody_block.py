@@ -43,26 +43,10 @@ def run(nb, lib, ic, params, t_end, threads):
     return evals, sec, worst, levels
 
 
-def rebound_seconds(ic, theta, eps, dt, steps, probe_steps):
+def rebound_seconds(nb, ic, theta, eps, dt, steps, probe_steps):
     """REBOUND leapfrog + tree gravity from ic: seconds per step measured
     over probe_steps steps of dt, times steps."""
-    import rebound
-    x, v, m = ic
-    n = len(m)
-    sim = rebound.Simulation()
-    sim.G = 1.0
-    sim.root_size = 2.2 * float(np.abs(x).max())
-    sim.N_root_x = sim.N_root_y = sim.N_root_z = 1
-    sim.boundary = "open"
-    sim.gravity = "tree"
-    sim.opening_angle2 = theta * theta
-    sim.softening = eps
-    sim.integrator = "leapfrog"
-    sim.dt = dt
-    for _ in range(n):
-        sim.add(m=0.0)
-    sim.set_serialized_particle_data(xyz=np.ascontiguousarray(x).ravel(), vxvyvz=np.ascontiguousarray(v).ravel(),
-                                     m=np.ascontiguousarray(m))
+    sim = nb.rebound_tree(*ic, theta, eps, dt)
     sim.steps(1)  # the first step builds the tree from scratch
     t = time.perf_counter()
     sim.steps(probe_steps)
@@ -137,7 +121,7 @@ def bench(nb, lib, a):
         print("# rebound not installed (pip install rebound): skipped")
         return
     steps = int(round(t_end / dt))
-    sec_r, per_step = rebound_seconds(ic, a.block_theta, a.softening, dt, steps, a.block_rebound_steps)
+    sec_r, per_step = rebound_seconds(nb, ic, a.block_theta, a.softening, dt, steps, a.block_rebound_steps)
     print(f"{'rebound leapfrog+tree':22} {len(m) * steps:12d} {sec_r:9.2f} {'':>10}   "
           f"({per_step:.3f} s/step measured over {a.block_rebound_steps} steps, x {steps} steps; 1 thread)")
     print(f"rebound / grove block: seconds {sec_r / sec_b:.2f}x")
