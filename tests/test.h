@@ -117,4 +117,13 @@ extern const size_t test_unit_changes_count;
 /* n values of src times f into a malloc'd copy. */
 double *test_scaled_copy(const double *src, size_t n, double f);
 
+/* Generated initial conditions (grove_ic_generate of kind, n, seed and
+ * bh_mass, a CHECK on its status): positions x and velocities v (n x 3)
+ * and masses m, one allocation at x (free(x)). */
+typedef struct test_particles {
+    size_t n;
+    double *x, *v, *m;
+} test_particles;
+test_particles test_ic(grove_ic_kind kind, size_t n, uint64_t seed, double bh_mass);
+
 #endif

@@ -9,27 +9,6 @@
 
 #include <math.h>
 
-typedef struct sample {
-    size_t n;
-    double *x, *v, *m;
-} sample;
-
-static sample make(grove_ic_kind kind, size_t n, uint64_t seed, double bh_mass)
-{
-    sample s = {n, malloc(7 * n * sizeof(double)), NULL, NULL};
-    s.v = s.x + 3 * n;
-    s.m = s.x + 6 * n;
-    grove_ic_params ic;
-    grove_ic_params_init(&ic);
-    ic.kind = kind;
-    ic.n = n;
-    ic.seed = seed;
-    ic.bh_mass = bh_mass;
-    grove_status st = grove_ic_generate(&ic, s.x, s.v, s.m);
-    CHECK_MSG(st == GROVE_OK, "%s", grove_last_error());
-    return s;
-}
-
 static double norm(const double *a) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
 
 static int by_value(const void *a, const void *b)
@@ -48,7 +27,7 @@ static double ks_p(double d, size_t k)
 
 /* The KS statistic of the radii of rows first, first + 2, ... (the drawn
  * halves of the mirrored pairs: independent samples) against cdf. */
-static double ks_radii(const sample *s, size_t first, double (*cdf)(double), size_t *count)
+static double ks_radii(const test_particles *s, size_t first, double (*cdf)(double), size_t *count)
 {
     size_t k = 0;
     double *r = malloc(s->n * sizeof *r);
@@ -93,7 +72,7 @@ static double plummer_bh_sigma2(double r, double mu)
 /* Mean v^2 against 3 sigma_r^2(r) over the drawn rows (first, first + 2,
  * ...) in `bins` equal-count radius bins of the inner 95%: each within 4
  * standard errors of the bin's mean v^2 and within tol. */
-static void dispersion_profile(const sample *s, size_t first, double (*sigma2)(double, double), double mu, double tol)
+static void dispersion_profile(const test_particles *s, size_t first, double (*sigma2)(double, double), double mu, double tol)
 {
     size_t k = 0, bins = 10;
     double(*rv)[2] = malloc(s->n * sizeof *rv);
@@ -131,7 +110,7 @@ static double hernquist_sigma2_mu(double r, double mu)
 /* 2 K / |W| with W = 1/2 sum m phi from tree forces (theta 0.5, no
  * softening: potentials within 1e-3 of the direct sum's, far below the
  * sample's own scatter in W, and seconds less at n = 10^5). */
-static double virial(const sample *s)
+static double virial(const test_particles *s)
 {
     double *acc = malloc(4 * s->n * sizeof(double)), *pot = acc + 3 * s->n, k = 0, w = 0;
     grove_gravity_params g;
@@ -149,7 +128,7 @@ static double virial(const sample *s)
 
 /* <v_r^2> against <v_t^2> / 2 over the drawn rows: their difference's
  * mean within 4 standard errors of 0; returns the ratio. */
-static double isotropy(const sample *s, size_t first)
+static double isotropy(const test_particles *s, size_t first)
 {
     double sum = 0, sum2 = 0, vr2 = 0, vt2 = 0;
     size_t k = 0;
@@ -168,7 +147,7 @@ static double isotropy(const sample *s, size_t first)
 }
 
 /* Rows first.. in mirrored pairs, bit for bit, and their sums exactly 0. */
-static void mirrored(const sample *s, size_t first)
+static void mirrored(const test_particles *s, size_t first)
 {
     bool ok = true;
     double p[3] = {0, 0, 0};
@@ -184,7 +163,7 @@ static void mirrored(const sample *s, size_t first)
 TEST(ic_hernquist_against_its_closed_forms)
 {
     size_t n = 100000, k;
-    sample s = make(GROVE_IC_HERNQUIST, n, 7, 0);
+    test_particles s = test_ic(GROVE_IC_HERNQUIST, n, 7, 0);
     double d = ks_radii(&s, 0, hernquist_cdf, &k), p = ks_p(d, k);
     CHECK_MSG(p > 0.01, "KS D %.4f over %zu radii: p %.3g", d, k, p);
     dispersion_profile(&s, 0, hernquist_sigma2_mu, 0, 0.05);
@@ -207,7 +186,7 @@ TEST(ic_plummer_bh_against_its_closed_forms)
 {
     size_t n = 100001, k;
     double mu = 0.01;
-    sample s = make(GROVE_IC_PLUMMER_BH, n, 3, mu);
+    test_particles s = test_ic(GROVE_IC_PLUMMER_BH, n, 3, mu);
     CHECK(s.m[0] == mu);
     CHECK(norm(s.x) == 0 && norm(s.v) == 0);
     double d = ks_radii(&s, 1, plummer_cdf, &k), p = ks_p(d, k);
@@ -243,8 +222,8 @@ TEST(ic_eddington_table_without_a_point_mass_is_plummers_df)
 TEST(ic_same_seed_same_bytes_and_parameters_checked)
 {
     for (int kind = GROVE_IC_HERNQUIST; kind <= GROVE_IC_PLUMMER_BH; kind++) {
-        sample a = make((grove_ic_kind)kind, 1001, 9, 0.05), b = make((grove_ic_kind)kind, 1001, 9, 0.05),
-               c = make((grove_ic_kind)kind, 1001, 10, 0.05);
+        test_particles a = test_ic((grove_ic_kind)kind, 1001, 9, 0.05), b = test_ic((grove_ic_kind)kind, 1001, 9, 0.05),
+               c = test_ic((grove_ic_kind)kind, 1001, 10, 0.05);
         CHECK(memcmp(a.x, b.x, 7 * 1001 * sizeof(double)) == 0);
         CHECK(memcmp(a.x, c.x, 7 * 1001 * sizeof(double)) != 0);
         free(a.x);

@@ -7,25 +7,7 @@
 
 #include <math.h>
 
-typedef struct run {
-    size_t n;
-    double *x, *v, *m;
-} run;
-
-static run plummer(size_t n, uint64_t seed)
-{
-    run r = {n, malloc(7 * n * sizeof(double)), NULL, NULL};
-    r.v = r.x + 3 * n;
-    r.m = r.x + 6 * n;
-    grove_ic_params ic;
-    grove_ic_params_init(&ic);
-    ic.n = n;
-    ic.seed = seed;
-    grove_ic_generate(&ic, r.x, r.v, r.m);
-    return r;
-}
-
-static grove_nbody *start(const run *r, const grove_nbody_params *p, int threads)
+static grove_nbody *start(const test_particles *r, const grove_nbody_params *p, int threads)
 {
     grove_options o;
     grove_options_init(&o);
@@ -69,7 +51,7 @@ static grove_nbody_params block_params(double dt, double eta, int max_level)
 
 TEST(nbody_block_one_level_is_the_shared_step_bit_for_bit)
 {
-    run r = plummer(1000, 3);
+    test_particles r = test_ic(GROVE_IC_PLUMMER, 1000, 3, 0);
     grove_nbody_params shared;
     grove_nbody_params_init(&shared);
     shared.gravity.softening = 0.01;
@@ -130,7 +112,7 @@ TEST(nbody_block_kepler_e09_keeps_energy_and_angular_momentum_for_100_orbits)
     x[3] = ra * m[0] / M;
     v[1] = -va * m[1] / M;
     v[4] = va * m[0] / M;
-    run r = {2, x, v, m};
+    test_particles r = {2, x, v, m};
     double period = 2 * 3.14159265358979323846 / sqrt(M);
     grove_nbody_params p = block_params(period / 64, 0.02, 12);
     p.gravity.theta = 0;
@@ -155,7 +137,7 @@ TEST(nbody_block_kepler_e09_keeps_energy_and_angular_momentum_for_100_orbits)
 TEST(nbody_block_plummer_energy_threads_and_evaluations)
 {
     size_t n = 2000;
-    run r = plummer(n, 5);
+    test_particles r = test_ic(GROVE_IC_PLUMMER, n, 5, 0);
     grove_nbody_params p = block_params(1.0 / 16, 0.025, 12);
     grove_nbody *one = start(&r, &p, 1), *two = start(&r, &p, 2);
     uint64_t k = 16; /* t = 1, about a third of a crossing time */
@@ -187,15 +169,7 @@ TEST(nbody_block_plummer_energy_threads_and_evaluations)
 TEST(nbody_block_hernquist_keeps_its_energy_over_5_crossing_times)
 {
     size_t n = 10000;
-    run r = {n, malloc(7 * n * sizeof(double)), NULL, NULL};
-    r.v = r.x + 3 * n;
-    r.m = r.x + 6 * n;
-    grove_ic_params ic;
-    grove_ic_params_init(&ic);
-    ic.kind = GROVE_IC_HERNQUIST;
-    ic.n = n;
-    ic.seed = 1;
-    REQUIRE_OK(grove_ic_generate(&ic, r.x, r.v, r.m));
+    test_particles r = test_ic(GROVE_IC_HERNQUIST, n, 1, 0);
     grove_nbody_params p = block_params(1.0 / 8, 0.2, 8);
     p.gravity.softening = 0.05;
     grove_nbody *sim = start(&r, &p, 2);
@@ -220,7 +194,7 @@ TEST(nbody_block_hernquist_keeps_its_energy_over_5_crossing_times)
 
 TEST(nbody_block_resume_from_a_checkpoint_is_bit_identical)
 {
-    run r = plummer(800, 7);
+    test_particles r = test_ic(GROVE_IC_PLUMMER, 800, 7, 0);
     grove_nbody_params p = block_params(1.0 / 16, 0.025, 10);
     grove_nbody *whole = start(&r, &p, 2), *half = start(&r, &p, 2);
     steps(whole, 8, 2);

@@ -164,3 +164,19 @@ double *test_scaled_copy(const double *src, size_t n, double f)
     for (size_t i = 0; i < n; i++) dst[i] = src[i] * f;
     return dst;
 }
+
+test_particles test_ic(grove_ic_kind kind, size_t n, uint64_t seed, double bh_mass)
+{
+    test_particles s = {n, malloc(7 * n * sizeof(double)), NULL, NULL};
+    s.v = s.x + 3 * n;
+    s.m = s.x + 6 * n;
+    grove_ic_params ic;
+    grove_ic_params_init(&ic);
+    ic.kind = kind;
+    ic.n = n;
+    ic.seed = seed;
+    ic.bh_mass = bh_mass;
+    grove_status st = grove_ic_generate(&ic, s.x, s.v, s.m);
+    CHECK_MSG(st == GROVE_OK, "%s", grove_last_error());
+    return s;
+}
