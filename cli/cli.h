@@ -216,8 +216,9 @@ void cli_json_str(cli_json *j, const char *key, const char *value);
 void cli_json_num(cli_json *j, const char *key, double value);
 void cli_json_int(cli_json *j, const char *key, long long value);
 void cli_json_bool(cli_json *j, const char *key, bool value);
-/* An array of integers. */
+/* An array of integers, of numbers. */
 void cli_json_ints(cli_json *j, const char *key, const long long *values, size_t n);
+void cli_json_nums(cli_json *j, const char *key, const double *values, size_t n);
 /* The input's sizes: n, d and dtype. */
 void cli_json_points(cli_json *j, const grove_points *points);
 /* For a text input, `key`: the line taken as its header, or null. */

@@ -40,9 +40,13 @@ typedef struct gravity_args {
     size_t n;
     double per, rate, gflops; /* interactions per particle, particles/s, Gflop/s */
     /* Per rank, on rank 0 of a run under mpirun: domain particles, bytes
-     * sent, nanoseconds of walks and kernels. */
-    int64_t *rank_particles, *rank_bytes, *rank_ns;
+     * sent, and nanoseconds and bytes sent in each phase (phase k of rank
+     * r at k ranks + r). */
+    int64_t *rank_particles, *rank_bytes, *rank_ns, *rank_phase_bytes;
 } gravity_args;
+
+/* The phases' names in --json keys, in grove_mpi_phase order. */
+static const char *const PHASES[GROVE_MPI_PHASES] = {"decompose", "tree", "let", "walk", "home"};
 
 static bool check(void *state)
 {
@@ -56,16 +60,21 @@ static bool check(void *state)
 static grove_status gather_load(gravity_args *a, const grove_mpi *mpi)
 {
     size_t ranks = (size_t)grove_mpi_size(mpi);
-    a->rank_particles = calloc(3 * ranks, sizeof *a->rank_particles);
+    a->rank_particles = calloc((2 + 2 * GROVE_MPI_PHASES) * ranks, sizeof *a->rank_particles);
     if (!a->rank_particles) return GROVE_OUT_OF_MEMORY;
     a->rank_bytes = a->rank_particles + ranks;
     a->rank_ns = a->rank_bytes + ranks;
-    int64_t held;
-    double seconds;
-    grove_mpi_load(mpi, &held, &seconds);
+    a->rank_phase_bytes = a->rank_ns + GROVE_MPI_PHASES * ranks;
+    int64_t held, bytes[GROVE_MPI_PHASES];
+    double seconds[GROVE_MPI_PHASES];
+    grove_mpi_load(mpi, &held, NULL);
+    grove_mpi_phases(mpi, seconds, bytes);
     grove_mpi_gather_int64(mpi, held, a->rank_particles);
     grove_mpi_gather_int64(mpi, grove_mpi_bytes_sent(mpi), a->rank_bytes);
-    grove_mpi_gather_int64(mpi, (int64_t)(seconds * 1e9), a->rank_ns);
+    for (size_t k = 0; k < GROVE_MPI_PHASES; k++) {
+        grove_mpi_gather_int64(mpi, (int64_t)(seconds[k] * 1e9), a->rank_ns + k * ranks);
+        grove_mpi_gather_int64(mpi, bytes[k], a->rank_phase_bytes + k * ranks);
+    }
     return GROVE_OK;
 }
 
@@ -147,18 +156,34 @@ static void json(void *state, const cli_run *run, cli_json *j)
     int ranks = grove_mpi_size(run->options.mpi);
     cli_json_int(j, "ranks", ranks);
     long long *v = a->rank_particles ? malloc(3 * (size_t)ranks * sizeof *v) : NULL;
-    if (!v) return;
-    double most = 0, sum = 0;
-    for (int r = 0; r < 3 * ranks; r++) v[r] = a->rank_particles[r];
-    for (int r = 0; r < ranks; r++) {
-        double t = (double)a->rank_ns[r] * 1e-9;
-        most = t > most ? t : most;
-        sum += t;
+    double *t = v ? malloc((size_t)ranks * sizeof *t) : NULL;
+    if (!t) {
+        free(v);
+        return;
     }
+    for (int r = 0; r < 2 * ranks; r++) v[r] = a->rank_particles[r];
     cli_json_ints(j, "rank_particles", v, (size_t)ranks);
     cli_json_ints(j, "rank_bytes_sent", v + ranks, (size_t)ranks);
+    double most = 0, sum = 0;
+    for (int k = 0; k < GROVE_MPI_PHASES; k++) {
+        char name[64];
+        for (int r = 0; r < ranks; r++) {
+            t[r] = (double)a->rank_ns[k * ranks + r] * 1e-9;
+            v[2 * ranks + r] = a->rank_phase_bytes[k * ranks + r];
+        }
+        snprintf(name, sizeof name, "rank_seconds_%s", PHASES[k]);
+        cli_json_nums(j, name, t, (size_t)ranks);
+        snprintf(name, sizeof name, "rank_bytes_%s", PHASES[k]);
+        cli_json_ints(j, name, v + 2 * ranks, (size_t)ranks);
+    }
     /* The slowest rank's walk and kernel time over the mean. */
+    for (int r = 0; r < ranks; r++) {
+        double w = (double)a->rank_ns[GROVE_MPI_PHASE_WALK * ranks + r] * 1e-9;
+        most = w > most ? w : most;
+        sum += w;
+    }
     cli_json_num(j, "load_imbalance", sum > 0 ? most / (sum / ranks) : 1);
+    free(t);
     free(v);
 }
 

@@ -76,6 +76,14 @@ void cli_json_ints(cli_json *j, const char *name, const long long *values, size_
     append(j, "]");
 }
 
+void cli_json_nums(cli_json *j, const char *name, const double *values, size_t n)
+{
+    key(j, name);
+    append(j, "[");
+    for (size_t i = 0; i < n; i++) append(j, isfinite(values[i]) ? "%s%.17g" : "%snull", i ? ", " : "", values[i]);
+    append(j, "]");
+}
+
 void cli_json_bool(cli_json *j, const char *name, bool value)
 {
     key(j, name);

@@ -178,6 +178,25 @@ GROVE_API int64_t grove_mpi_bytes_sent(const grove_mpi *mpi);
  * the particles of its domain and the seconds of its tree walks and force
  * kernels (0 and 0 for NULL, before any, and without the MPI part). */
 GROVE_API void grove_mpi_load(const grove_mpi *mpi, int64_t *particles, double *seconds);
+/* The phases of a distributed grove_gravity, in the order they run:
+ * the global units and the domain decomposition with the particles'
+ * migration; the local tree, moments and groups; the locally essential
+ * trees' exchange (waiting for the other ranks' trees included); the
+ * walks and force kernels (grove_mpi_load's seconds); the results and
+ * their journey home. */
+typedef enum grove_mpi_phase {
+    GROVE_MPI_PHASE_DECOMPOSE,
+    GROVE_MPI_PHASE_TREE,
+    GROVE_MPI_PHASE_LET,
+    GROVE_MPI_PHASE_WALK,
+    GROVE_MPI_PHASE_HOME,
+    GROVE_MPI_PHASES
+} grove_mpi_phase;
+/* This rank's wall seconds in each phase of the last distributed
+ * grove_gravity on the context, and the bytes it sent to other ranks in
+ * each (all 0 for NULL, before any, and without the MPI part); either
+ * array may be NULL, else it has GROVE_MPI_PHASES entries. */
+GROVE_API void grove_mpi_phases(const grove_mpi *mpi, double *seconds, int64_t *bytes);
 /* Collective: all[r] = rank r's value, on rank 0 (size entries; all is
  * not touched elsewhere). Alone (NULL): all[0] = value. */
 GROVE_API void grove_mpi_gather_int64(const grove_mpi *mpi, int64_t value, int64_t *all);

@@ -49,7 +49,15 @@ grove_status grove_mpi_create(MPI_Comm comm, grove_mpi **out)
 void grove_mpi_load(const grove_mpi *mpi, int64_t *particles, double *seconds)
 {
     if (particles) *particles = mpi ? mpi->held : 0;
-    if (seconds) *seconds = mpi ? mpi->busy_seconds : 0;
+    if (seconds) *seconds = mpi ? mpi->phase_seconds[GROVE_MPI_PHASE_WALK] : 0;
+}
+
+void grove_mpi_phases(const grove_mpi *mpi, double *seconds, int64_t *bytes)
+{
+    for (int k = 0; k < GROVE_MPI_PHASES; k++) {
+        if (seconds) seconds[k] = mpi ? mpi->phase_seconds[k] : 0;
+        if (bytes) bytes[k] = mpi ? mpi->phase_bytes[k] : 0;
+    }
 }
 
 MPI_Comm grove_mpi_comm(const grove_mpi *mpi) { return mpi ? mpi->comm : MPI_COMM_SELF; }
@@ -133,6 +141,15 @@ void grove_mpi_load(const grove_mpi *mpi, int64_t *particles, double *seconds)
     (void)mpi;
     if (particles) *particles = 0;
     if (seconds) *seconds = 0;
+}
+
+void grove_mpi_phases(const grove_mpi *mpi, double *seconds, int64_t *bytes)
+{
+    (void)mpi;
+    for (int k = 0; k < GROVE_MPI_PHASES; k++) {
+        if (seconds) seconds[k] = 0;
+        if (bytes) bytes[k] = 0;
+    }
 }
 
 #endif

@@ -158,11 +158,32 @@ static grove_status agree_overflow(const grove_mpi *mpi, const grove__gravity *g
     return grove__mpi_agree(mpi, s, "gravity");
 }
 
+/* Wall seconds and bytes sent in each phase of one call (grove_mpi_phases). */
+typedef struct phases {
+    double seconds[GROVE_MPI_PHASES];
+    int64_t bytes[GROVE_MPI_PHASES];
+    double began;  /* when the running phase began */
+    int64_t sent;  /* the rank's bytes sent by then */
+} phases;
+
+static void phase_begin(const grove_mpi *mpi, phases *ph)
+{
+    ph->began = MPI_Wtime();
+    ph->sent = mpi->bytes_sent;
+}
+
+static void phase_end(const grove_mpi *mpi, phases *ph, grove_mpi_phase k)
+{
+    ph->seconds[k] += MPI_Wtime() - ph->began;
+    ph->bytes[k] += mpi->bytes_sent - ph->sent;
+}
+
 /* Steps 2-3 and the results in this rank's domain order. */
 static grove_status compute(const grove_mpi *mpi, grove__gravity *g, const particle *mine, size_t m,
                             const grove_gravity_params *p, const grove__nb_units *u, int threads, double *lacc,
-                            double *lpot, grove_gravity_stats *st, double *seconds)
+                            double *lpot, grove_gravity_stats *st, phases *ph)
 {
+    phase_begin(mpi, ph);
     double *lpos = grove__malloc((m ? m : 1) * 3 * sizeof *lpos, "gravity particles");
     double *lmass = grove__malloc((m ? m : 1) * sizeof *lmass, "gravity particles");
     grove_status s = lpos && lmass ? GROVE_OK : GROVE_OUT_OF_MEMORY;
@@ -173,19 +194,25 @@ static grove_status compute(const grove_mpi *mpi, grove__gravity *g, const parti
     if (s == GROVE_OK && m) s = grove__gravity_prepare(g, lpos, lmass, m, NULL, p, u, threads);
     grove__free(lpos);
     grove__free(lmass);
+    phase_end(mpi, ph, GROVE_MPI_PHASE_TREE);
     s = grove__mpi_agree(mpi, s, "gravity");
     grove__mpi_let let;
     memset(&let, 0, sizeof let);
+    phase_begin(mpi, ph);
     if (s == GROVE_OK) s = grove__mpi_let_exchange(mpi, m ? g : NULL, threads, &let);
-    double npp = 0, npc = 0, t0 = MPI_Wtime();
+    phase_end(mpi, ph, GROVE_MPI_PHASE_LET);
+    double npp = 0, npc = 0;
+    phase_begin(mpi, ph);
     if (s == GROVE_OK && m)
         s = grove__gravity_forces(g, p->theta, u->softening * u->softening, let.src, let.nsrc, threads, &npp, &npc);
-    *seconds = MPI_Wtime() - t0;
+    phase_end(mpi, ph, GROVE_MPI_PHASE_WALK);
     grove__mpi_let_free(&let);
     s = grove__mpi_agree(mpi, s, "gravity");
     if (s != GROVE_OK) return s;
+    phase_begin(mpi, ph);
     uint32_t bad = m ? grove__gravity_results(g, u, lacc, lpot, threads) : UINT32_MAX;
     s = agree_overflow(mpi, g, mine, bad, lacc);
+    phase_end(mpi, ph, GROVE_MPI_PHASE_HOME);
     memset(st, 0, sizeof *st);
     if (s == GROVE_OK && m) grove__gravity_stats(g, npp, npc, st);
     return s;
@@ -217,7 +244,11 @@ grove_status grove__mpi_gravity(grove_status checked, const double *pos, const d
     grove__mpi_offsets(mpi, n, offsets);
     size_t total = (size_t)offsets[P];
     mpi->held = 0;
-    mpi->busy_seconds = 0;
+    phases ph;
+    memset(&ph, 0, sizeof ph);
+    memset(mpi->phase_seconds, 0, sizeof mpi->phase_seconds);
+    memset(mpi->phase_bytes, 0, sizeof mpi->phase_bytes);
+    phase_begin(mpi, &ph);
     if (total > GROVE__OCT_MAX_N)
         s = grove__fail(GROVE_TOO_LARGE, "gravity: n = %zu particles; at most %zu are supported", total,
                         GROVE__OCT_MAX_N);
@@ -230,6 +261,7 @@ grove_status grove__mpi_gravity(grove_status checked, const double *pos, const d
     size_t m = 0;
     if (s == GROVE_OK && total > 0)
         s = migrate(mpi, pos, mass, n, offsets[mpi->rank], &u, blo, bhi, threads, &mine, &m);
+    phase_end(mpi, &ph, GROVE_MPI_PHASE_DECOMPOSE);
     double *lacc = NULL, *lpot = NULL;
     if (s == GROVE_OK && total > 0) {
         lacc = grove__malloc((m ? m : 1) * 3 * sizeof *lacc, "gravity results");
@@ -241,15 +273,17 @@ grove_status grove__mpi_gravity(grove_status checked, const double *pos, const d
     grove__gravity g;
     memset(&g, 0, sizeof g);
     g.options = options;
-    double seconds = 0;
-    if (s == GROVE_OK && total > 0) s = compute(mpi, &g, mine, m, p, &u, threads, lacc, lpot, &st, &seconds);
+    if (s == GROVE_OK && total > 0) s = compute(mpi, &g, mine, m, p, &u, threads, lacc, lpot, &st, &ph);
     grove__gravity_free(&g);
+    phase_begin(mpi, &ph);
     if (s == GROVE_OK && total > 0) s = send_home(mpi, mine, m, lacc, lpot, offsets, acc, pot);
+    phase_end(mpi, &ph, GROVE_MPI_PHASE_HOME);
     if (s == GROVE_OK) {
         reduce_stats(mpi, &st);
         if (stats) *stats = st;
         mpi->held = (int64_t)m;
-        mpi->busy_seconds = seconds;
+        memcpy(mpi->phase_seconds, ph.seconds, sizeof ph.seconds);
+        memcpy(mpi->phase_bytes, ph.bytes, sizeof ph.bytes);
     }
     grove__free(mine);
     grove__free(lacc);

@@ -1,12 +1,16 @@
 /* Locally essential trees (Bonsai's scheme, simplified; docs/mpi.md).
- * Every rank has built its tree and moments on its own particles. The
- * ranks' tight boxes are gathered; for every other rank r the owner walks
- * its tree breadth first against r's box B (enlarged by MARGIN) with the
- * walk's own test, grove__nb_box_dist2(B, cm_k) > rc2[k]:
+ * Every rank has built its tree, moments and groups on its own particles
+ * and describes where its groups are by a cover: up to COVER boxes, each
+ * the box of the sinks of a run of consecutive groups (tree order, so a
+ * run is compact in space even where the rank's key range, and so its
+ * whole box, is not). The covers are gathered; for every other rank r the
+ * owner walks its tree breadth first against r's cover boxes B_i
+ * (enlarged by MARGIN) with the walk's own test,
+ * grove__nb_box_dist2(B_i, cm_k) > rc2[k] for every i:
  *  - an accepted cell is sent childless with rc2 = -1, so it is always
- *    accepted: the test passing for the whole of B implies it passes for
- *    every group box inside B, so r's walk accepts it, as a walk of the
- *    owner's whole tree would;
+ *    accepted: every group box of r lies inside one B_i, so the test
+ *    passing for every B_i implies it passes for every group, and r's walk
+ *    accepts it, as a walk of the owner's whole tree would;
  *  - a leaf that is not accepted is sent with its particles;
  *  - any other cell is sent with its true rc2 and its children.
  * Children stay consecutive and in the tree's order, so r's breadth-first
@@ -20,9 +24,19 @@
 #include <math.h>
 #include <string.h>
 
-/* Enlargement of a rank's box (in the evaluation's units, where the system
+/* Enlargement of a cover box (in the evaluation's units, where the system
  * is of size about 1) that absorbs the rounding of its centre and halves. */
 #define MARGIN 0x1p-36
+/* Most boxes in a rank's cover: what every rank gathers (48 bytes a box
+ * from every rank) against how tightly the cover follows the groups. */
+#define COVER 64
+
+/* A rank's cover for the cut: the centres and half sides of its boxes,
+ * the first one the box around all of them. */
+typedef struct cover_boxes {
+    double ctr[COVER + 1][3], half[COVER + 1][3];
+    int count; /* boxes after the first; 0 = the rank has no groups */
+} cover_boxes;
 
 /* A cell on the wire: child and particle ranges index the cut tree's own. */
 typedef struct wire_cell {
@@ -68,14 +82,19 @@ static bool push(cut_tree *t, uint32_t k)
     return true;
 }
 
-/* The tree of g cut for the box b (lo[3], hi[3]). */
-static bool cut(const grove__gravity *g, const double *b, cut_tree *t)
+/* Whether a cell at cm with opening radius rc2 is accepted for every box
+ * of the cover (at once when it is for the box around them all). */
+static bool accepted(const cover_boxes *c, const double *cm, double rc2)
 {
-    double ctr[3], half[3];
-    for (int a = 0; a < 3; a++) {
-        ctr[a] = 0.5 * (b[a] + b[3 + a]);
-        half[a] = 0.5 * (b[3 + a] - b[a]) + MARGIN;
-    }
+    if (grove__nb_box_dist2(c->ctr[0], c->half[0], cm) > rc2) return true;
+    for (int i = 1; i <= c->count; i++)
+        if (!(grove__nb_box_dist2(c->ctr[i], c->half[i], cm) > rc2)) return false;
+    return true;
+}
+
+/* The tree of g cut for the cover c. */
+static bool cut(const grove__gravity *g, const cover_boxes *cover, cut_tree *t)
+{
     size_t cap = g->cap_n;
     if (!push(t, 0)) return false;
     for (size_t i = 0; i < t->nc; i++) {
@@ -86,7 +105,7 @@ static bool cut(const grove__gravity *g, const double *b, cut_tree *t)
         memcpy(w.cm, g->cm + 4 * (size_t)k, sizeof w.cm);
         memcpy(w.fmom, g->fmom + 8 * (size_t)k, sizeof w.fmom);
         w.rc2 = g->rc2[k];
-        if (grove__nb_box_dist2(ctr, half, w.cm) > w.rc2) {
+        if (accepted(cover, w.cm, w.rc2)) {
             w.rc2 = -1;
         } else if (c->nchild == 0) {
             size_t count = c->end - c->begin;
@@ -113,10 +132,55 @@ static void cut_free(cut_tree *t)
     grove__free(t->part);
 }
 
-/* The cut trees for every other rank with particles, concatenated in rank
- * order into *cells and *parts, with their counts per rank. */
-static grove_status cut_all(const grove_mpi *mpi, const grove__gravity *g, const double *boxes, int threads,
-                            int *ncell, int *npart, wire_cell **cells, double **parts)
+/* This rank's cover into boxes (lo[3], hi[3] each): runs of consecutive
+ * groups of about m / COVER sinks each (m sinks in all), each run's box
+ * the box of its sinks, as the walk takes a group's; returns how many. */
+static int own_cover(const grove__gravity *g, double *boxes)
+{
+    size_t cap = g->cap_n, m = g->nsinks, run = 0;
+    int count = 0;
+    for (size_t k = 0; k < g->ngroups; k++) {
+        /* A run ends with the group that reaches its share of the sinks. */
+        uint32_t end = g->group[k + 1];
+        if (k + 1 < g->ngroups && (size_t)end * COVER < (size_t)(count + 1) * m) continue;
+        double *b = boxes + 6 * count++;
+        for (int a = 0; a < 3; a++) b[a] = b[3 + a] = g->x[a * cap + g->sink[g->group[run]]];
+        for (uint32_t j = g->group[run]; j < end; j++)
+            for (int a = 0; a < 3; a++) {
+                double v = g->x[a * cap + g->sink[j]];
+                b[a] = v < b[a] ? v : b[a];
+                b[3 + a] = v > b[3 + a] ? v : b[3 + a];
+            }
+        run = k + 1;
+    }
+    return count;
+}
+
+/* The cover of count boxes (lo, hi) for the cut, the box around them first. */
+static void cover_of(const double *boxes, int count, cover_boxes *c)
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    c->count = count;
+    for (int i = 0; i < count; i++) {
+        const double *b = boxes + 6 * i;
+        for (int a = 0; a < 3; a++) {
+            c->ctr[i + 1][a] = 0.5 * (b[a] + b[3 + a]);
+            c->half[i + 1][a] = 0.5 * (b[3 + a] - b[a]) + MARGIN;
+            lo[a] = b[a] < lo[a] ? b[a] : lo[a];
+            hi[a] = b[3 + a] > hi[a] ? b[3 + a] : hi[a];
+        }
+    }
+    for (int a = 0; a < 3; a++) {
+        c->ctr[0][a] = 0.5 * (lo[a] + hi[a]);
+        c->half[0][a] = 0.5 * (hi[a] - lo[a]) + MARGIN;
+    }
+}
+
+/* The cut trees for every other rank with groups, concatenated in rank
+ * order into *cells and *parts, with their counts per rank; the covers:
+ * rank r's ncover[r] boxes from boxes + 6 first[r]. */
+static grove_status cut_all(const grove_mpi *mpi, const grove__gravity *g, const double *boxes, const int *ncover,
+                            const int *first, int threads, int *ncell, int *npart, wire_cell **cells, double **parts)
 {
     int P = mpi->size;
     cut_tree *t = grove__calloc((size_t)P, sizeof *t, "gravity essential trees");
@@ -124,8 +188,11 @@ static grove_status cut_all(const grove_mpi *mpi, const grove__gravity *g, const
     bool ok = true;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(&& : ok)
     for (int r = 0; r < P; r++) {
-        const double *b = boxes + 6 * r;
-        if (g && r != mpi->rank && b[0] <= b[3]) ok = cut(g, b, &t[r]) && ok;
+        if (!g || r == mpi->rank || ncover[r] == 0) continue;
+        cover_boxes *c = grove__malloc(sizeof *c, "gravity essential trees");
+        if (c) cover_of(boxes + 6 * (size_t)first[r], ncover[r], c);
+        ok = c && cut(g, c, &t[r]) && ok;
+        grove__free(c);
     }
     size_t nc = 0, np = 0;
     grove_status s = ok ? GROVE_OK : GROVE_OUT_OF_MEMORY;
@@ -192,22 +259,49 @@ static grove_status store(const grove_mpi *mpi, const wire_cell *cells, const do
     return GROVE_OK;
 }
 
+/* Every rank's cover on every rank: *boxes (allocated) holds rank r's
+ * ncover[r] boxes from 6 first[r] (ncover, first: P entries each). */
+static grove_status gather_covers(const grove_mpi *mpi, const grove__gravity *g, double **boxes, int *ncover,
+                                  int *first)
+{
+    int P = mpi->size;
+    double mine[6 * COVER];
+    int count = g ? own_cover(g, mine) : 0, doubles = 6 * count;
+    MPI_Allgather(&count, 1, MPI_INT, ncover, 1, MPI_INT, mpi->comm);
+    int *sizes = grove__malloc(2 * (size_t)P * sizeof *sizes, "gravity covers");
+    size_t total = 0;
+    for (int r = 0; r < P; r++) {
+        first[r] = (int)total;
+        total += (size_t)ncover[r];
+    }
+    *boxes = grove__malloc((total ? total : 1) * 6 * sizeof **boxes, "gravity covers");
+    grove_status s = grove__mpi_agree(mpi, sizes && *boxes ? GROVE_OK : GROVE_OUT_OF_MEMORY, "gravity");
+    if (s == GROVE_OK) {
+        for (int r = 0; r < P; r++) {
+            sizes[r] = 6 * ncover[r];
+            sizes[P + r] = 6 * first[r];
+        }
+        MPI_Allgatherv(mine, doubles, MPI_DOUBLE, *boxes, sizes, sizes + P, MPI_DOUBLE, mpi->comm);
+    }
+    grove__free(sizes);
+    return s;
+}
+
 grove_status grove__mpi_let_exchange(const grove_mpi *mpi, const grove__gravity *g, int threads, grove__mpi_let *let)
 {
     memset(let, 0, sizeof *let);
     int P = mpi->size;
-    double mine[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
-    if (g) memcpy(mine, g->box, sizeof mine);
-    double *boxes = grove__malloc(6 * (size_t)P * sizeof *boxes, "gravity boxes");
-    int *counts = grove__malloc(4 * (size_t)P * sizeof *counts, "gravity essential trees");
-    grove_status s = grove__mpi_agree(mpi, boxes && counts ? GROVE_OK : GROVE_OUT_OF_MEMORY, "gravity");
+    double *boxes = NULL;
+    int *counts = grove__malloc(6 * (size_t)P * sizeof *counts, "gravity essential trees");
+    grove_status s = grove__mpi_agree(mpi, counts ? GROVE_OK : GROVE_OUT_OF_MEMORY, "gravity");
     wire_cell *cells = NULL;
     double *parts = NULL;
     void *got_cells = NULL, *got_parts = NULL;
-    if (s == GROVE_OK) {
-        MPI_Allgather(mine, 6, MPI_DOUBLE, boxes, 6, MPI_DOUBLE, mpi->comm);
-        s = grove__mpi_agree(mpi, cut_all(mpi, g, boxes, threads, counts, counts + P, &cells, &parts), "gravity");
-    }
+    if (s == GROVE_OK) s = gather_covers(mpi, g, &boxes, counts + 4 * P, counts + 5 * P);
+    if (s == GROVE_OK)
+        s = grove__mpi_agree(
+            mpi, cut_all(mpi, g, boxes, counts + 4 * P, counts + 5 * P, threads, counts, counts + P, &cells, &parts),
+            "gravity");
     MPI_Datatype tc, tp;
     MPI_Type_contiguous((int)sizeof(wire_cell), MPI_BYTE, &tc);
     MPI_Type_commit(&tc);

@@ -15,7 +15,8 @@ struct grove_mpi {
     bool finalize;   /* grove_mpi_launch initialised MPI: free finalises it */
     int64_t bytes_sent; /* by this rank to others in grove's distributed calls */
     int64_t held;       /* particles this rank computed in the last distributed gravity */
-    double busy_seconds; /* and the seconds of its walks and kernels */
+    double phase_seconds[GROVE_MPI_PHASES]; /* and its wall seconds in each phase */
+    int64_t phase_bytes[GROVE_MPI_PHASES];  /* and the bytes it sent in each */
 };
 
 /* One status on every rank (collective): a rank that failed keeps its own
