@@ -1,21 +1,22 @@
 /* Locally essential trees (Bonsai's scheme, simplified; docs/mpi.md).
  * Every rank has built its tree, moments and groups on its own particles
- * and describes where its groups are by a cover: up to COVER boxes, each
- * the box of the sinks of a run of consecutive groups (tree order, so a
- * run is compact in space even where the rank's key range, and so its
- * whole box, is not). The covers are gathered; for every other rank r the
- * owner walks its tree breadth first against r's cover boxes B_i
- * (enlarged by MARGIN) with the walk's own test,
- * grove__nb_box_dist2(B_i, cm_k) > rc2[k] for every i:
+ * and describes where its groups are by a cover (cover.c): boxes that
+ * together hold every group's box. For every other rank r the owner walks
+ * its tree breadth first against r's cover with the walk's own test,
+ * grove__nb_box_dist2(B, cm_k) > rc2[k] for every cover box B:
  *  - an accepted cell is sent childless with rc2 = -1, so it is always
- *    accepted: every group box of r lies inside one B_i, so the test
- *    passing for every B_i implies it passes for every group, and r's walk
- *    accepts it, as a walk of the owner's whole tree would;
+ *    accepted: every group box of r lies inside a cover box, so the test
+ *    passing for every cover box implies it passes for every group, and
+ *    r's walk accepts it, as a walk of the owner's whole tree would;
  *  - a leaf that is not accepted is sent with its particles;
  *  - any other cell is sent with its true rc2 and its children.
  * Children stay consecutive and in the tree's order, so r's breadth-first
  * walk of the cut tree meets the cells and particles of a walk of the
- * whole tree in the same order. The cut trees travel by MPI_Alltoallv
+ * whole tree in the same order. Two rounds: every rank gathers every
+ * other's cover of COVER runs of groups (what far ranks need); where the
+ * tree cut against it holds particles (a near neighbour, where a run's box
+ * follows the groups too loosely), the owner asks that rank for its
+ * groups' own boxes and cuts again. The cut trees travel by MPI_Alltoallv
  * (cells, then particles). */
 #include "let.h"
 
@@ -24,19 +25,9 @@
 #include <math.h>
 #include <string.h>
 
-/* Enlargement of a cover box (in the evaluation's units, where the system
- * is of size about 1) that absorbs the rounding of its centre and halves. */
-#define MARGIN 0x1p-36
-/* Most boxes in a rank's cover: what every rank gathers (48 bytes a box
- * from every rank) against how tightly the cover follows the groups. */
+/* Most runs in the cover every rank gathers from every other (48 bytes a
+ * run): how closely it follows a rank's groups for the ranks far away. */
 #define COVER 64
-
-/* A rank's cover for the cut: the centres and half sides of its boxes,
- * the first one the box around all of them. */
-typedef struct cover_boxes {
-    double ctr[COVER + 1][3], half[COVER + 1][3];
-    int count; /* boxes after the first; 0 = the rank has no groups */
-} cover_boxes;
 
 /* A cell on the wire: child and particle ranges index the cut tree's own. */
 typedef struct wire_cell {
@@ -82,18 +73,8 @@ static bool push(cut_tree *t, uint32_t k)
     return true;
 }
 
-/* Whether a cell at cm with opening radius rc2 is accepted for every box
- * of the cover (at once when it is for the box around them all). */
-static bool accepted(const cover_boxes *c, const double *cm, double rc2)
-{
-    if (grove__nb_box_dist2(c->ctr[0], c->half[0], cm) > rc2) return true;
-    for (int i = 1; i <= c->count; i++)
-        if (!(grove__nb_box_dist2(c->ctr[i], c->half[i], cm) > rc2)) return false;
-    return true;
-}
-
-/* The tree of g cut for the cover c. */
-static bool cut(const grove__gravity *g, const cover_boxes *cover, cut_tree *t)
+/* The tree of g cut for the cover c of a rank's groups. */
+static bool cut(const grove__gravity *g, const grove__mpi_cover *cover, cut_tree *t)
 {
     size_t cap = g->cap_n;
     if (!push(t, 0)) return false;
@@ -105,7 +86,7 @@ static bool cut(const grove__gravity *g, const cover_boxes *cover, cut_tree *t)
         memcpy(w.cm, g->cm + 4 * (size_t)k, sizeof w.cm);
         memcpy(w.fmom, g->fmom + 8 * (size_t)k, sizeof w.fmom);
         w.rc2 = g->rc2[k];
-        if (accepted(cover, w.cm, w.rc2)) {
+        if (grove__mpi_cover_accepts(cover, w.cm, w.rc2)) {
             w.rc2 = -1;
         } else if (c->nchild == 0) {
             size_t count = c->end - c->begin;
@@ -130,72 +111,42 @@ static void cut_free(cut_tree *t)
     grove__free(t->cell);
     grove__free(t->from);
     grove__free(t->part);
+    memset(t, 0, sizeof *t);
 }
 
-/* This rank's cover into boxes (lo[3], hi[3] each): runs of consecutive
- * groups of about m / COVER sinks each (m sinks in all), each run's box
- * the box of its sinks, as the walk takes a group's; returns how many. */
-static int own_cover(const grove__gravity *g, double *boxes)
-{
-    size_t cap = g->cap_n, m = g->nsinks, run = 0;
-    int count = 0;
-    for (size_t k = 0; k < g->ngroups; k++) {
-        /* A run ends with the group that reaches its share of the sinks. */
-        uint32_t end = g->group[k + 1];
-        if (k + 1 < g->ngroups && (size_t)end * COVER < (size_t)(count + 1) * m) continue;
-        double *b = boxes + 6 * count++;
-        for (int a = 0; a < 3; a++) b[a] = b[3 + a] = g->x[a * cap + g->sink[g->group[run]]];
-        for (uint32_t j = g->group[run]; j < end; j++)
-            for (int a = 0; a < 3; a++) {
-                double v = g->x[a * cap + g->sink[j]];
-                b[a] = v < b[a] ? v : b[a];
-                b[3 + a] = v > b[3 + a] ? v : b[3 + a];
-            }
-        run = k + 1;
-    }
-    return count;
-}
+/* Boxes of every rank (a cover's runs, or its groups): rank r's count[r]
+ * boxes (6 doubles each) from 6 first[r] of *boxes. */
+typedef struct rank_boxes {
+    double *boxes;
+    int *count, *first; /* P entries each */
+} rank_boxes;
 
-/* The cover of count boxes (lo, hi) for the cut, the box around them first. */
-static void cover_of(const double *boxes, int count, cover_boxes *c)
+/* Cut t[r] anew for every rank r flagged in which (NULL: every other rank
+ * with groups), against r's boxes. */
+static bool cut_for(const grove_mpi *mpi, const grove__gravity *g, const rank_boxes *b, const uint8_t *which,
+                    int threads, cut_tree *t)
 {
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    c->count = count;
-    for (int i = 0; i < count; i++) {
-        const double *b = boxes + 6 * i;
-        for (int a = 0; a < 3; a++) {
-            c->ctr[i + 1][a] = 0.5 * (b[a] + b[3 + a]);
-            c->half[i + 1][a] = 0.5 * (b[3 + a] - b[a]) + MARGIN;
-            lo[a] = b[a] < lo[a] ? b[a] : lo[a];
-            hi[a] = b[3 + a] > hi[a] ? b[3 + a] : hi[a];
-        }
-    }
-    for (int a = 0; a < 3; a++) {
-        c->ctr[0][a] = 0.5 * (lo[a] + hi[a]);
-        c->half[0][a] = 0.5 * (hi[a] - lo[a]) + MARGIN;
-    }
-}
-
-/* The cut trees for every other rank with groups, concatenated in rank
- * order into *cells and *parts, with their counts per rank; the covers:
- * rank r's ncover[r] boxes from boxes + 6 first[r]. */
-static grove_status cut_all(const grove_mpi *mpi, const grove__gravity *g, const double *boxes, const int *ncover,
-                            const int *first, int threads, int *ncell, int *npart, wire_cell **cells, double **parts)
-{
-    int P = mpi->size;
-    cut_tree *t = grove__calloc((size_t)P, sizeof *t, "gravity essential trees");
-    if (!t) return GROVE_OUT_OF_MEMORY;
     bool ok = true;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(&& : ok)
-    for (int r = 0; r < P; r++) {
-        if (!g || r == mpi->rank || ncover[r] == 0) continue;
-        cover_boxes *c = grove__malloc(sizeof *c, "gravity essential trees");
-        if (c) cover_of(boxes + 6 * (size_t)first[r], ncover[r], c);
-        ok = c && cut(g, c, &t[r]) && ok;
-        grove__free(c);
+    for (int r = 0; r < mpi->size; r++) {
+        if (r == mpi->rank || b->count[r] == 0 || (which && !which[r])) continue;
+        grove__mpi_cover c;
+        cut_free(&t[r]);
+        ok = grove__mpi_cover_build(b->boxes + 6 * (size_t)b->first[r], (size_t)b->count[r], &c) && cut(g, &c, &t[r]) &&
+             ok;
+        grove__mpi_cover_free(&c);
     }
+    return ok;
+}
+
+/* The cut trees concatenated in rank order into *cells and *parts, with
+ * their counts per rank. */
+static grove_status pack(const grove_mpi *mpi, const cut_tree *t, int *ncell, int *npart, wire_cell **cells,
+                         double **parts)
+{
+    int P = mpi->size;
     size_t nc = 0, np = 0;
-    grove_status s = ok ? GROVE_OK : GROVE_OUT_OF_MEMORY;
+    grove_status s = GROVE_OK;
     for (int r = 0; r < P; r++) {
         if (t[r].nc > INT32_MAX || t[r].np > INT32_MAX / 4)
             s = grove__fail(GROVE_TOO_LARGE, "gravity: an essential tree of more than 2^31 - 1 items");
@@ -214,8 +165,6 @@ static grove_status cut_all(const grove_mpi *mpi, const grove__gravity *g, const
         nc += t[r].nc;
         np += t[r].np;
     }
-    for (int r = 0; r < P; r++) cut_free(&t[r]);
-    grove__free(t);
     return s;
 }
 
@@ -259,31 +208,106 @@ static grove_status store(const grove_mpi *mpi, const wire_cell *cells, const do
     return GROVE_OK;
 }
 
-/* Every rank's cover on every rank: *boxes (allocated) holds rank r's
- * ncover[r] boxes from 6 first[r] (ncover, first: P entries each). */
-static grove_status gather_covers(const grove_mpi *mpi, const grove__gravity *g, double **boxes, int *ncover,
-                                  int *first)
+static MPI_Datatype box_type(void)
+{
+    MPI_Datatype t;
+    MPI_Type_contiguous(6, MPI_DOUBLE, &t);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+/* Every rank's cover of COVER runs, on every rank. */
+static grove_status gather_runs(const grove_mpi *mpi, const grove__gravity *g, rank_boxes *b)
 {
     int P = mpi->size;
     double mine[6 * COVER];
-    int count = g ? own_cover(g, mine) : 0, doubles = 6 * count;
-    MPI_Allgather(&count, 1, MPI_INT, ncover, 1, MPI_INT, mpi->comm);
-    int *sizes = grove__malloc(2 * (size_t)P * sizeof *sizes, "gravity covers");
+    int count = g ? (int)grove__mpi_group_runs(g, COVER, mine) : 0;
+    MPI_Allgather(&count, 1, MPI_INT, b->count, 1, MPI_INT, mpi->comm);
     size_t total = 0;
     for (int r = 0; r < P; r++) {
-        first[r] = (int)total;
-        total += (size_t)ncover[r];
+        b->first[r] = (int)total;
+        total += (size_t)b->count[r];
     }
-    *boxes = grove__malloc((total ? total : 1) * 6 * sizeof **boxes, "gravity covers");
-    grove_status s = grove__mpi_agree(mpi, sizes && *boxes ? GROVE_OK : GROVE_OUT_OF_MEMORY, "gravity");
+    b->boxes = grove__malloc((total ? total : 1) * 6 * sizeof *b->boxes, "gravity covers");
+    grove_status s = grove__mpi_agree(mpi, b->boxes ? GROVE_OK : GROVE_OUT_OF_MEMORY, "gravity");
     if (s == GROVE_OK) {
-        for (int r = 0; r < P; r++) {
-            sizes[r] = 6 * ncover[r];
-            sizes[P + r] = 6 * first[r];
-        }
-        MPI_Allgatherv(mine, doubles, MPI_DOUBLE, *boxes, sizes, sizes + P, MPI_DOUBLE, mpi->comm);
+        MPI_Datatype t = box_type();
+        MPI_Allgatherv(mine, count, t, b->boxes, b->count, b->first, t, mpi->comm);
+        MPI_Type_free(&t);
     }
-    grove__free(sizes);
+    return s;
+}
+
+/* The ranks flagged in need (those whose coarse cut holds particles: near
+ * neighbours) send this rank their groups' boxes into *b; this rank sends
+ * its own to the ranks that ask. */
+static grove_status swap_groups(const grove_mpi *mpi, const grove__gravity *g, const uint8_t *need, rank_boxes *b)
+{
+    int P = mpi->size, *ask = grove__malloc(4 * (size_t)P * sizeof *ask, "gravity covers");
+    size_t groups = g ? g->ngroups : 0;
+    double *mine = grove__malloc((groups ? groups : 1) * 6 * sizeof *mine, "gravity covers");
+    grove_status s = grove__mpi_agree(mpi, ask && mine ? GROVE_OK : GROVE_OUT_OF_MEMORY, "gravity");
+    double *send = NULL;
+    if (s == GROVE_OK) {
+        for (int r = 0; r < P; r++) ask[r] = need[r];
+        MPI_Alltoall(ask, 1, MPI_INT, ask + P, 1, MPI_INT, mpi->comm);
+        size_t asked = 0;
+        for (int r = 0; r < P; r++) asked += ask[P + r] != 0;
+        if (groups > INT32_MAX) s = grove__fail(GROVE_TOO_LARGE, "gravity: more than 2^31 - 1 groups on a rank");
+        size_t rows = asked * groups;
+        send = grove__malloc((rows ? rows : 1) * 6 * sizeof *send, "gravity covers");
+        if (s == GROVE_OK && !send) s = GROVE_OUT_OF_MEMORY;
+        s = grove__mpi_agree(mpi, s, "gravity");
+    }
+    if (s == GROVE_OK) {
+        if (groups) grove__mpi_group_runs(g, groups, mine);
+        size_t k = 0;
+        for (int r = 0; r < P; r++) {
+            ask[2 * P + r] = ask[P + r] ? (int)groups : 0;
+            if (ask[P + r]) memcpy(send + 6 * groups * k++, mine, groups * 6 * sizeof *mine);
+        }
+        MPI_Datatype t = box_type();
+        void *got = NULL;
+        s = grove__mpi_alltoallv(mpi, "gravity", send, ask + 2 * P, t, 6 * sizeof(double), &got, b->count,
+                                 "group boxes");
+        MPI_Type_free(&t);
+        b->boxes = got;
+        size_t total = 0;
+        for (int r = 0; r < P; r++) {
+            b->first[r] = (int)total;
+            total += s == GROVE_OK ? (size_t)b->count[r] : 0;
+        }
+    }
+    grove__free(ask);
+    grove__free(mine);
+    grove__free(send);
+    return s;
+}
+
+/* The trees cut for every other rank: against its cover of runs first;
+ * for the ranks where that cut holds particles (the near neighbours,
+ * whose groups a run's box follows too loosely), again against their
+ * groups' own boxes. */
+static grove_status cut_trees(const grove_mpi *mpi, const grove__gravity *g, int threads, cut_tree *t)
+{
+    int P = mpi->size;
+    int *counts = grove__malloc(4 * (size_t)P * sizeof *counts, "gravity covers");
+    uint8_t *need = grove__calloc((size_t)P, 1, "gravity covers");
+    grove_status s = grove__mpi_agree(mpi, counts && need ? GROVE_OK : GROVE_OUT_OF_MEMORY, "gravity");
+    rank_boxes runs = {NULL, counts, counts + P}, groups = {NULL, counts + 2 * P, counts + 3 * P};
+    if (s == GROVE_OK) s = gather_runs(mpi, g, &runs);
+    if (s == GROVE_OK)
+        s = grove__mpi_agree(mpi, !g || cut_for(mpi, g, &runs, NULL, threads, t) ? GROVE_OK : GROVE_OUT_OF_MEMORY,
+                             "gravity");
+    for (int r = 0; s == GROVE_OK && r < P; r++) need[r] = t[r].np > 0;
+    if (s == GROVE_OK) s = swap_groups(mpi, g, need, &groups);
+    if (s == GROVE_OK)
+        s = grove__mpi_agree(mpi, !g || cut_for(mpi, g, &groups, need, threads, t) ? GROVE_OK : GROVE_OUT_OF_MEMORY,
+                             "gravity");
+    grove__free(runs.boxes);
+    grove__free(groups.boxes);
+    grove__free(counts);
+    grove__free(need);
     return s;
 }
 
@@ -291,17 +315,16 @@ grove_status grove__mpi_let_exchange(const grove_mpi *mpi, const grove__gravity 
 {
     memset(let, 0, sizeof *let);
     int P = mpi->size;
-    double *boxes = NULL;
-    int *counts = grove__malloc(6 * (size_t)P * sizeof *counts, "gravity essential trees");
-    grove_status s = grove__mpi_agree(mpi, counts ? GROVE_OK : GROVE_OUT_OF_MEMORY, "gravity");
+    int *counts = grove__malloc(4 * (size_t)P * sizeof *counts, "gravity essential trees");
+    cut_tree *t = grove__calloc((size_t)P, sizeof *t, "gravity essential trees");
+    grove_status s = grove__mpi_agree(mpi, counts && t ? GROVE_OK : GROVE_OUT_OF_MEMORY, "gravity");
     wire_cell *cells = NULL;
     double *parts = NULL;
     void *got_cells = NULL, *got_parts = NULL;
-    if (s == GROVE_OK) s = gather_covers(mpi, g, &boxes, counts + 4 * P, counts + 5 * P);
-    if (s == GROVE_OK)
-        s = grove__mpi_agree(
-            mpi, cut_all(mpi, g, boxes, counts + 4 * P, counts + 5 * P, threads, counts, counts + P, &cells, &parts),
-            "gravity");
+    if (s == GROVE_OK) s = cut_trees(mpi, g, threads, t);
+    if (s == GROVE_OK) s = grove__mpi_agree(mpi, pack(mpi, t, counts, counts + P, &cells, &parts), "gravity");
+    for (int r = 0; t && r < P; r++) cut_free(&t[r]);
+    grove__free(t);
     MPI_Datatype tc, tp;
     MPI_Type_contiguous((int)sizeof(wire_cell), MPI_BYTE, &tc);
     MPI_Type_commit(&tc);
@@ -320,7 +343,6 @@ grove_status grove__mpi_let_exchange(const grove_mpi *mpi, const grove__gravity 
     if (s == GROVE_OK) s = store(mpi, got_cells, got_parts, counts + 2 * P, counts + 3 * P, let);
     grove__free(got_cells);
     grove__free(got_parts);
-    grove__free(boxes);
     grove__free(counts);
     s = grove__mpi_agree(mpi, s, "gravity");
     if (s != GROVE_OK) grove__mpi_let_free(let);
