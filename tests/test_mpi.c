@@ -210,6 +210,14 @@ TEST(mpi_gravity_matches_direct_sum_and_one_process_on_1_to_4_ranks)
     if (test_mpi_ready()) case_on_1_to_4_ranks("gravity");
 }
 
+TEST(mpi_gravity_cover_accepts_what_every_box_accepts)
+{
+    if (!test_mpi_ready()) return;
+    char *out = NULL;
+    CHECK_MSG(test_mpirun(1, "test_mpi", "cover", &out) == 0, "%s", out);
+    free(out);
+}
+
 /* The doubles of a .npy file written by grove (a 128-byte header). */
 static double *npy_doubles(const char *path, size_t *n)
 {

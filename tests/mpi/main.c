@@ -12,6 +12,7 @@ static const struct {
     {"dbscan", mpi_case_dbscan},
     {"fof", mpi_case_fof},
     {"gravity", mpi_case_gravity},
+    {"cover", mpi_case_cover},
 };
 
 int main(int argc, char **argv)

@@ -36,5 +36,6 @@ mpi_case_fn mpi_case_join;
 mpi_case_fn mpi_case_dbscan;
 mpi_case_fn mpi_case_fof;
 mpi_case_fn mpi_case_gravity;
+mpi_case_fn mpi_case_cover;
 
 #endif
