@@ -82,10 +82,17 @@ static grove_status migrate(const grove_mpi *mpi, const double *pos, const doubl
                 scaled[3 * i + a] = (pos[3 * i + a] - u->origin[a]) * u->to_length;
             }
         }
-        grove__morton_codes(grove_points_f64(scaled, n, 3), 1, clo, chi, keys, threads);
-        void *got = NULL;
-        s = grove__mpi_decompose(mpi, keys, rec, sizeof *rec, n, threads, &got, m);
-        *mine = got;
+        if (mpi->size == 1) {
+            /* One domain: the particles stay in row order, as decompose would hand them back. */
+            *mine = rec;
+            *m = n;
+            rec = NULL;
+        } else {
+            grove__morton_codes(grove_points_f64(scaled, n, 3), 1, clo, chi, keys, threads);
+            void *got = NULL;
+            s = grove__mpi_decompose(mpi, keys, rec, sizeof *rec, n, threads, &got, m);
+            *mine = got;
+        }
     }
     grove__free(rec);
     grove__free(scaled);
