@@ -3,8 +3,8 @@
 beside another, in the same run.
 
     make && python3 bench/mpi.py [--n 1000000] [--per-rank 500000] [--ranks 1,2]
-        [--neighbours 30] [--sections gravity,join,dbscan,fof] [--grove build/grove]
-        [--timeout 900] [--cache DIR]
+        [--neighbours 30] [--sections gravity,let,join,dbscan,fof] [--grove build/grove]
+        [--let-n 250000,500000,1000000] [--let-ranks 2,4,8,16] [--timeout 900] [--cache DIR]
 
 Data: N uniform points in [0, 1)^3 (`grove gen uniform --seed 1`, float64),
 cached as .npy under --cache (default $XDG_CACHE_HOME/grove-bench-data or
@@ -26,6 +26,11 @@ Sections (functions below):
           --seed 1`): strong scaling at N particles, weak at --per-rank
           particles per rank; "seconds" covers the decomposition, the trees,
           the essential trees, the walks and the results sent home
+          (also against one process run without mpirun), and a table of
+          the slowest rank's seconds in each phase (--json rank_seconds_*)
+  let     the essential trees' bytes per rank (--json rank_bytes_let) at
+          --let-n particles on --let-ranks ranks (oversubscribed: bytes,
+          not times), and the fit of docs/mpi.md's volume model
   join    the self-join writing --offsets and --indices (one process
           streams its rows; under mpirun every rank computes its rows and
           rank 0 gathers them, inside "seconds"; writing is outside it on
@@ -165,6 +170,33 @@ def plummer(grove, n, cache):
     return path
 
 
+PHASES = ("decompose", "tree", "let", "walk", "home")
+
+
+def plain(grove, args, timeout):
+    """`grove args` alone (no mpirun), one thread: its --json."""
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    p = subprocess.run([grove] + args + ["--threads", "1", "--json"], capture_output=True, text=True,
+                       timeout=timeout, env=env)
+    return last_json(p.stdout) or {"error": "exit %d" % p.returncode}
+
+
+def print_phases(title, runs):
+    """Per run: the slowest rank's seconds in each phase of the distributed
+    gravity (grove_mpi_phases) and the mean essential-tree bytes a rank sent."""
+    print("\n### " + title)
+    print("| run | n | ranks | seconds | " + " | ".join(PHASES) + " | essential trees sent/rank (MB) |")
+    print("|---|---:|---:|---:|" + "---:|" * len(PHASES) + "---:|")
+    for kind, n, p, r in runs:
+        if "error" in r or "rank_seconds_walk" not in r:
+            continue
+        let = r["rank_bytes_let"]
+        print("| %s | %d | %d | %.3f | %s | %.2f |" % (
+            kind, n, p, r["seconds"], " | ".join("%.3f" % max(r["rank_seconds_" + k]) for k in PHASES),
+            sum(let) / len(let) / 1e6))
+    sys.stdout.flush()
+
+
 def gravity_section(opts):
     acc = os.path.join(opts.cache, "mpi_bench_acc.npy")
 
@@ -172,11 +204,63 @@ def gravity_section(opts):
         return ["gravity", plummer(opts.grove, n, opts.cache), "--theta", "0.75", "--softening", "0.01",
                 "--acc", acc]
 
-    rows = scaling("strong", opts.ranks, lambda p: opts.n, args, opts)
-    rows += scaling("weak", opts.ranks, lambda p: opts.per_rank * p, args, opts)
+    alone = plain(opts.grove, args(opts.n), opts.timeout)
+    runs = [("strong", opts.n, p, mpirun(opts.grove, p, args(opts.n), opts.timeout)) for p in opts.ranks]
+    runs += [("weak", opts.per_rank * p, p, mpirun(opts.grove, p, args(opts.per_rank * p), opts.timeout))
+             for p in opts.ranks]
+    rows, bases = [], {}
+    for kind, n, p, r in runs:
+        rows.append(row(kind, n, p, r, bases.get(kind)))
+        bases.setdefault(kind, rows[-1])
     print_table("gravity: Plummer sphere, theta 0.75, softening 0.01, one force evaluation", rows)
+    if "seconds" in alone:
+        print("\none process without mpirun (n = %d): %.3f s; strong scaling against it: %s" % (
+            opts.n, alone["seconds"], ", ".join("np %d %.2fx" % (x["ranks"], alone["seconds"] / x["seconds"])
+                                               for x in rows if x["kind"] == "strong" and "seconds" in x)))
+    print_phases("gravity phases: the slowest rank's seconds", runs)
     os.remove(acc)
     return rows
+
+
+def let_section(opts):
+    """Essential-tree bytes per rank against particles per rank and ranks
+    (oversubscribed: the bytes do not depend on the cores), and the fit of
+    docs/mpi.md's model B = n^(2/3) (a + b log2 P) by least squares."""
+    acc = os.path.join(opts.cache, "mpi_bench_acc.npy")
+    points = []
+    print("\n### essential trees: mean bytes sent per rank (MB), Plummer sphere, theta 0.75")
+    print("| N | ranks | n per rank | sent/rank (MB) | max (MB) | interactions/particle | vs one tree |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for N in opts.let_n:
+        one = mpirun(opts.grove, 1, ["gravity", plummer(opts.grove, N, opts.cache), "--theta", "0.75",
+                                     "--softening", "0.01", "--acc", acc], opts.timeout)
+        for p in opts.let_ranks:
+            r = mpirun(opts.grove, p, ["gravity", plummer(opts.grove, N, opts.cache), "--theta", "0.75",
+                                       "--softening", "0.01", "--acc", acc], opts.timeout)
+            if "error" in r:
+                print("| %d | %d | | %s | | | |" % (N, p, r["error"]))
+                continue
+            let = r["rank_bytes_let"]
+            mean = sum(let) / len(let)
+            points.append((N / p, p, mean))
+            ipp = r["interactions_per_particle"]
+            print("| %d | %d | %d | %.2f | %.2f | %.0f | %s |" % (
+                N, p, N // p, mean / 1e6, max(let) / 1e6, ipp,
+                "%+.1f%%" % (100 * (ipp / one["interactions_per_particle"] - 1)) if "error" not in one else "-"))
+            sys.stdout.flush()
+    if os.path.exists(acc):
+        os.remove(acc)
+    if len(points) >= 2:
+        X = np.array([[n ** (2 / 3), n ** (2 / 3) * math.log2(p)] for n, p, _ in points])
+        y = np.array([b for _, _, b in points])
+        (a, b), *_ = np.linalg.lstsq(X, y, rcond=None)
+        err = np.abs(X @ np.array([a, b]) - y) / y
+        print("\nfit B = n^(2/3) (a + b log2 P): a = %.1f, b = %.1f bytes; median |error| %.0f%%, max %.0f%%"
+              % (a, b, 100 * np.median(err), 100 * err.max()))
+        for n in (1e5, 1e6, 1e7):
+            print("  n = %.0e per rank: %s" % (n, ", ".join(
+                "P %d %.1f MB" % (p, n ** (2 / 3) * (a + b * math.log2(p)) / 1e6) for p in (2, 16, 128, 1000))))
+    return points
 
 
 def join_section(opts):
@@ -215,7 +299,8 @@ def fof_section(opts):
     return rows
 
 
-SECTIONS = {"gravity": gravity_section, "join": join_section, "dbscan": dbscan_section, "fof": fof_section}
+SECTIONS = {"gravity": gravity_section, "let": let_section, "join": join_section, "dbscan": dbscan_section,
+            "fof": fof_section}
 
 
 def main():
@@ -224,12 +309,16 @@ def main():
     ap.add_argument("--per-rank", type=int, default=500000)
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--neighbours", type=float, default=30)
-    ap.add_argument("--sections", default="gravity,join,dbscan,fof")
+    ap.add_argument("--sections", default="gravity,let,join,dbscan,fof")
     ap.add_argument("--grove", default=os.path.join(ROOT, "build", "grove"))
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--cache", default=None)
+    ap.add_argument("--let-n", default="250000,500000,1000000")
+    ap.add_argument("--let-ranks", default="2,4,8,16")
     opts = ap.parse_args()
     opts.ranks = [int(p) for p in opts.ranks.split(",")]
+    opts.let_n = [int(n) for n in opts.let_n.split(",")]
+    opts.let_ranks = [int(p) for p in opts.let_ranks.split(",")]
     opts.cache = cache_dir(opts.cache)
     print("machine: %s, %d logical CPUs, %s; %s" % (cpu_model(), os.cpu_count(), platform.platform(),
                                                   subprocess.run(["mpirun", "--version"], capture_output=True,
