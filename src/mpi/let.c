@@ -243,7 +243,7 @@ static grove_status gather_runs(const grove_mpi *mpi, const grove__gravity *g, r
  * its own to the ranks that ask. */
 static grove_status swap_groups(const grove_mpi *mpi, const grove__gravity *g, const uint8_t *need, rank_boxes *b)
 {
-    int P = mpi->size, *ask = grove__malloc(4 * (size_t)P * sizeof *ask, "gravity covers");
+    int P = mpi->size, *ask = grove__malloc(3 * (size_t)P * sizeof *ask, "gravity covers");
     size_t groups = g ? g->ngroups : 0;
     double *mine = grove__malloc((groups ? groups : 1) * 6 * sizeof *mine, "gravity covers");
     grove_status s = grove__mpi_agree(mpi, ask && mine ? GROVE_OK : GROVE_OUT_OF_MEMORY, "gravity");
