@@ -7,11 +7,14 @@
  *
  * Each rank sorts its (key, row) pairs (a stable radix sort: rows ascend
  * within a rank's part) and takes up to SAMPLES_PER_RANK samples at equal
- * steps through them, each weighted by the records it stands for. The
- * samples are gathered and sorted; cut k is the first sample at which the
- * weight before it reaches k W / P, and a record belongs to the rank
- * counting the cuts at or below it. Records travel by MPI_Alltoallv and
- * are handed back sorted by global row. */
+ * steps through them, each weighted by the records it stands for times
+ * the rank's weight (the distributed simulation's cost per particle, so
+ * that domains balance work, not counts). The samples are gathered and
+ * sorted; cut k is the first sample at which the weight before it reaches
+ * k W / P, and a record belongs to the rank counting the cuts at or below
+ * it. Records travel by MPI_Alltoallv and are handed back sorted by global
+ * row; the simulation keeps the cuts and sends only the particles that
+ * cross them (grove__mpi_redistribute) until it rebalances. */
 #include "mpi_internal.h"
 
 #ifdef GROVE_HAVE_MPI
@@ -49,17 +52,17 @@ static int64_t row_of(const char *rec)
 
 /* The P - 1 cuts from every rank's samples of its n sorted keys. */
 static grove_status choose_cuts(const grove_mpi *mpi, const uint64_t *key, const uint32_t *order, const char *recs,
-                                size_t rec, size_t n, sample *cuts)
+                                size_t rec, size_t n, double weight, sample *cuts)
 {
     int P = mpi->size, mine = (int)(n < SAMPLES_PER_RANK ? n : SAMPLES_PER_RANK);
     sample local[SAMPLES_PER_RANK];
     for (int j = 0; j < mine; j++) {
         size_t a = (size_t)j * n / (size_t)mine, b = (size_t)(j + 1) * n / (size_t)mine;
-        local[j] = (sample){key[a], row_of(recs + order[a] * rec), (double)(b - a)};
+        local[j] = (sample){key[a], row_of(recs + order[a] * rec), (double)(b - a) * weight};
     }
     int *counts = grove__malloc(2 * (size_t)P * sizeof *counts, "mpi domain samples");
     sample *all = grove__malloc((size_t)P * SAMPLES_PER_RANK * sizeof *all, "mpi domain samples");
-    grove_status s = grove__mpi_agree(mpi, counts && all ? GROVE_OK : GROVE_OUT_OF_MEMORY, "gravity domains");
+    grove_status s = grove__mpi_agree(mpi, counts && all ? GROVE_OK : GROVE_OUT_OF_MEMORY, "domains");
     if (s == GROVE_OK) {
         int *displs = counts + P, bytes = mine * (int)sizeof(sample);
         MPI_Allgather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, mpi->comm);
@@ -102,8 +105,61 @@ static grove_status by_row(const char *got, size_t rec, size_t n, int threads, c
     return s;
 }
 
+int grove__mpi_domain(const grove__mpi_cut *cuts, int ranks, uint64_t key, int64_t row)
+{
+    int lo = 0, hi = ranks - 1; /* the answer: the cuts at or below (key, row) */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (before(key, row, cuts[mid].key, cuts[mid].row)) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+grove_status grove__mpi_redistribute(const grove_mpi *mpi, const uint64_t *keys, const void *records, size_t rec,
+                                     size_t n, const grove__mpi_cut *cuts, int threads, void **out, size_t *nout)
+{
+    int P = mpi->size;
+    *out = NULL;
+    *nout = 0;
+    int *dest = grove__malloc((n ? n : 1) * sizeof *dest, "mpi domain records");
+    int *counts = grove__calloc(3 * (size_t)P, sizeof *counts, "mpi domain counts");
+    char *send = grove__malloc((n ? n : 1) * rec, "mpi domain records");
+    grove_status s = grove__mpi_agree(mpi, dest && counts && send ? GROVE_OK : GROVE_OUT_OF_MEMORY, "domains");
+    const char *recs = records;
+    for (size_t i = 0; s == GROVE_OK && i < n; i++) {
+        dest[i] = grove__mpi_domain(cuts, P, keys[i], row_of(recs + i * rec));
+        counts[dest[i]]++;
+    }
+    /* Each rank's records consecutive, in input order. */
+    int *at = counts + 2 * P;
+    for (int r = 1; s == GROVE_OK && r < P; r++) at[r] = at[r - 1] + counts[r - 1];
+    for (size_t i = 0; s == GROVE_OK && i < n; i++) memcpy(send + (size_t)at[dest[i]]++ * rec, recs + i * rec, rec);
+    void *got = NULL;
+    MPI_Datatype t;
+    MPI_Type_contiguous((int)rec, MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    if (s == GROVE_OK) s = grove__mpi_alltoallv(mpi, "domains", send, counts, t, rec, &got, counts + P, "particles");
+    MPI_Type_free(&t);
+    grove__free(send);
+    grove__free(dest);
+    size_t m = 0;
+    for (int r = 0; s == GROVE_OK && r < P; r++) m += (size_t)counts[P + r];
+    if (s == GROVE_OK) s = by_row(got, rec, m, threads, (char **)out);
+    grove__free(got);
+    grove__free(counts);
+    s = grove__mpi_agree(mpi, s, "domains");
+    if (s == GROVE_OK) *nout = m;
+    else {
+        grove__free(*out);
+        *out = NULL;
+    }
+    return s;
+}
+
 grove_status grove__mpi_decompose(const grove_mpi *mpi, const uint64_t *keys, const void *records, size_t rec,
-                                  size_t n, int threads, void **out, size_t *nout)
+                                  size_t n, double weight, int threads, grove__mpi_cut *kept, void **out,
+                                  size_t *nout)
 {
     int P = mpi->size;
     *out = NULL;
@@ -111,46 +167,22 @@ grove_status grove__mpi_decompose(const grove_mpi *mpi, const uint64_t *keys, co
     uint64_t *key = grove__malloc((n ? n : 1) * sizeof *key, "mpi domain keys");
     uint32_t *order = grove__malloc((n ? n : 1) * sizeof *order, "mpi domain keys");
     sample *cuts = grove__malloc((size_t)P * sizeof *cuts, "mpi domain cuts");
-    int *counts = grove__calloc(2 * (size_t)P, sizeof *counts, "mpi domain counts");
-    char *send = grove__malloc((n ? n : 1) * rec, "mpi domain records");
-    grove_status s = key && order && cuts && counts && send ? GROVE_OK : GROVE_OUT_OF_MEMORY;
+    grove__mpi_cut *cut = grove__malloc((size_t)P * sizeof *cut, "mpi domain cuts");
+    grove_status s = key && order && cuts && cut ? GROVE_OK : GROVE_OUT_OF_MEMORY;
     for (size_t i = 0; s == GROVE_OK && i < n; i++) {
         key[i] = keys[i];
         order[i] = (uint32_t)i;
     }
     if (s == GROVE_OK) s = grove__radix_sort_u64(key, order, n, threads);
-    s = grove__mpi_agree(mpi, s, "gravity domains");
-    const char *recs = records;
-    if (s == GROVE_OK) s = choose_cuts(mpi, key, order, recs, rec, n, cuts);
-    /* Sorted, the records of each rank's range are consecutive. */
-    for (size_t i = 0, d = 0; s == GROVE_OK && i < n; i++) {
-        const char *r = recs + (size_t)order[i] * rec;
-        int64_t row = row_of(r);
-        while ((int)d < P - 1 && !before(key[i], row, cuts[d].key, cuts[d].row)) d++;
-        counts[d]++;
-        memcpy(send + i * rec, r, rec);
-    }
-    void *got = NULL;
-    MPI_Datatype t;
-    MPI_Type_contiguous((int)rec, MPI_BYTE, &t);
-    MPI_Type_commit(&t);
-    if (s == GROVE_OK) s = grove__mpi_alltoallv(mpi, "gravity", send, counts, t, rec, &got, counts + P, "particles");
-    MPI_Type_free(&t);
-    size_t m = 0;
-    for (int r = 0; s == GROVE_OK && r < P; r++) m += (size_t)counts[P + r];
-    if (s == GROVE_OK) s = by_row(got, rec, m, threads, (char **)out);
-    grove__free(got);
+    s = grove__mpi_agree(mpi, s, "domains");
+    if (s == GROVE_OK) s = choose_cuts(mpi, key, order, records, rec, n, weight, cuts);
+    for (int k = 0; s == GROVE_OK && k < P - 1; k++) cut[k] = (grove__mpi_cut){cuts[k].key, cuts[k].row};
     grove__free(key);
     grove__free(order);
     grove__free(cuts);
-    grove__free(counts);
-    grove__free(send);
-    s = grove__mpi_agree(mpi, s, "gravity domains");
-    if (s == GROVE_OK) *nout = m;
-    else {
-        grove__free(*out);
-        *out = NULL;
-    }
+    if (s == GROVE_OK) s = grove__mpi_redistribute(mpi, keys, records, rec, n, cut, threads, out, nout);
+    if (s == GROVE_OK && kept) memcpy(kept, cut, (size_t)(P - 1) * sizeof *cut);
+    grove__free(cut);
     return s;
 }
 

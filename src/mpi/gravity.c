@@ -13,7 +13,7 @@
  *    walks the local tree and then each remote tree in rank order.
  * 4. Results go back to their rows' ranks by MPI_Alltoallv; the stats are
  *    summed (depth: the deepest) over the ranks. */
-#include "let.h"
+#include "forces.h"
 
 #ifdef GROVE_HAVE_MPI
 
@@ -32,10 +32,9 @@ typedef struct result {
     double a[3], pot;
 } result;
 
-/* The units of every rank's particles together. */
-static grove_status global_units(const grove_mpi *mpi, const double *pos, const double *mass, size_t n, size_t total,
-                                 const grove_gravity_params *p, bool potentials, int threads, grove__nb_units *u,
-                                 double lo[3], double hi[3])
+grove_status grove__mpi_units(const grove_mpi *mpi, const double *pos, const double *mass, size_t n, size_t total,
+                              const grove_gravity_params *p, bool potentials, int threads, grove__nb_units *u,
+                              double lo[3], double hi[3])
 {
     double v[7] = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, 0}, w[7];
     double mmax = 0;
@@ -56,43 +55,53 @@ static grove_status global_units(const grove_mpi *mpi, const double *pos, const 
     return grove__nb_units_from(lo, hi, -w[6], total, p, potentials, u);
 }
 
-/* This rank's particles as records with their Morton keys in the global
- * bounding cube of the scaled positions, sent to their domains. */
+void grove__mpi_frame(const grove__nb_units *u, const double lo[3], const double hi[3], double clo[3],
+                      double chi[3])
+{
+    double side = 0;
+    for (int a = 0; a < 3; a++) {
+        clo[a] = (lo[a] - u->origin[a]) * u->to_length;
+        double sa = (hi[a] - u->origin[a]) * u->to_length - clo[a];
+        side = sa > side ? sa : side;
+    }
+    for (int a = 0; a < 3; a++) chi[a] = clo[a] + side;
+}
+
+/* This rank's particles as records, sent to their domains: Morton keys of
+ * the scaled positions in the global bounding cube, ranges by a sample
+ * sort (decompose.c). One rank keeps them in row order, as decompose would
+ * hand them back. */
 static grove_status migrate(const grove_mpi *mpi, const double *pos, const double *mass, size_t n, int64_t first,
                             const grove__nb_units *u, const double lo[3], const double hi[3], int threads,
                             particle **mine, size_t *m)
 {
     particle *rec = grove__malloc((n ? n : 1) * sizeof *rec, "gravity particles");
-    double *scaled = grove__malloc((n ? n : 1) * 3 * sizeof *scaled, "gravity particles");
-    uint64_t *keys = grove__malloc((n ? n : 1) * sizeof *keys, "gravity keys");
-    grove_status s = grove__mpi_agree(mpi, rec && scaled && keys ? GROVE_OK : GROVE_OUT_OF_MEMORY, "gravity");
+    grove_status s = grove__mpi_agree(mpi, rec ? GROVE_OK : GROVE_OUT_OF_MEMORY, "gravity");
+    for (size_t i = 0; s == GROVE_OK && i < n; i++) {
+        rec[i].row = first + (int64_t)i;
+        rec[i].m = mass[i];
+        for (int a = 0; a < 3; a++) rec[i].x[a] = pos[3 * i + a];
+    }
+    if (s == GROVE_OK && mpi->size == 1) {
+        *mine = rec;
+        *m = n;
+        return GROVE_OK;
+    }
+    double *scaled = NULL;
+    uint64_t *keys = NULL;
     if (s == GROVE_OK) {
-        double clo[3], chi[3], side = 0;
-        for (int a = 0; a < 3; a++) {
-            clo[a] = (lo[a] - u->origin[a]) * u->to_length;
-            double sa = (hi[a] - u->origin[a]) * u->to_length - clo[a];
-            side = sa > side ? sa : side;
-        }
-        for (int a = 0; a < 3; a++) chi[a] = clo[a] + side;
-        for (size_t i = 0; i < n; i++) {
-            rec[i].row = first + (int64_t)i;
-            rec[i].m = mass[i];
-            for (int a = 0; a < 3; a++) {
-                rec[i].x[a] = pos[3 * i + a];
-                scaled[3 * i + a] = (pos[3 * i + a] - u->origin[a]) * u->to_length;
-            }
-        }
-        if (mpi->size == 1) {
-            /* One domain: the particles stay in row order, as decompose would hand them back. */
-            *mine = rec;
-            *m = n;
-            rec = NULL;
-        } else {
-            grove__morton_codes(grove_points_f64(scaled, n, 3), 1, clo, chi, keys, threads);
-            void *got = NULL;
-            s = grove__mpi_decompose(mpi, keys, rec, sizeof *rec, n, threads, &got, m);
-            *mine = got;
-        }
+        scaled = grove__malloc((n ? n : 1) * 3 * sizeof *scaled, "gravity particles");
+        keys = grove__malloc((n ? n : 1) * sizeof *keys, "gravity keys");
+        s = grove__mpi_agree(mpi, scaled && keys ? GROVE_OK : GROVE_OUT_OF_MEMORY, "gravity");
+    }
+    if (s == GROVE_OK) {
+        double clo[3], chi[3];
+        grove__mpi_frame(u, lo, hi, clo, chi);
+        for (size_t i = 0; i < 3 * n; i++) scaled[i] = (pos[i] - u->origin[i % 3]) * u->to_length;
+        grove__morton_codes(grove_points_f64(scaled, n, 3), 1, clo, chi, keys, threads);
+        void *got = NULL;
+        s = grove__mpi_decompose(mpi, keys, rec, sizeof *rec, n, 1, threads, NULL, &got, m);
+        *mine = got;
     }
     grove__free(rec);
     grove__free(scaled);
@@ -101,7 +110,7 @@ static grove_status migrate(const grove_mpi *mpi, const double *pos, const doubl
 }
 
 /* The m results (local acc 3 m, pot m or NULL) back to their rows. */
-static grove_status send_home(const grove_mpi *mpi, const particle *mine, size_t m, const double *lacc,
+static grove_status send_home(const grove_mpi *mpi, const int64_t *row, size_t m, const double *lacc,
                               const double *lpot, const int64_t *offsets, double *acc, double *pot)
 {
     int P = mpi->size;
@@ -112,10 +121,10 @@ static grove_status send_home(const grove_mpi *mpi, const particle *mine, size_t
     if (s == GROVE_OK) {
         /* Sorted by row, the records of each home rank are consecutive. */
         for (size_t i = 0; i < m; i++) {
-            out[i].row = mine[i].row;
+            out[i].row = row[i];
             for (int a = 0; a < 3; a++) out[i].a[a] = lacc[3 * i + a];
             out[i].pot = lpot ? lpot[i] : 0;
-            counts[grove__mpi_home(offsets, P, mine[i].row)]++;
+            counts[grove__mpi_home(offsets, P, row[i])]++;
         }
         MPI_Datatype t;
         MPI_Type_contiguous((int)sizeof(result), MPI_BYTE, &t);
@@ -137,8 +146,7 @@ static grove_status send_home(const grove_mpi *mpi, const particle *mine, size_t
     return s;
 }
 
-/* Every rank's stats summed (the depth: the deepest tree). */
-static void reduce_stats(const grove_mpi *mpi, grove_gravity_stats *st)
+void grove__mpi_reduce_stats(const grove_mpi *mpi, grove_gravity_stats *st)
 {
     double d[3] = {st->particle_interactions, st->cell_interactions, st->flops};
     uint64_t c[3] = {st->cells, st->leaves, st->groups};
@@ -155,74 +163,72 @@ static void reduce_stats(const grove_mpi *mpi, grove_gravity_stats *st)
 
 /* The lowest global row whose result is not finite (bad: this rank's
  * lowest local one, UINT32_MAX for none) is the error on its rank. */
-static grove_status agree_overflow(const grove_mpi *mpi, const grove__gravity *g, const particle *mine,
-                                   uint32_t bad, const double *lacc)
+static grove_status agree_overflow(const grove_mpi *mpi, const grove__gravity *g, const int64_t *rows, uint32_t bad,
+                                   const double *lacc)
 {
-    int64_t row = bad == UINT32_MAX ? INT64_MAX : mine[bad].row, lowest;
+    int64_t row = bad == UINT32_MAX ? INT64_MAX : rows[bad], lowest;
     MPI_Allreduce(&row, &lowest, 1, MPI_INT64_T, MPI_MIN, mpi->comm);
     if (lowest == INT64_MAX) return GROVE_OK;
     grove_status s = row == lowest ? grove__gravity_overflow(g, bad, lacc, row) : GROVE_OK;
     return grove__mpi_agree(mpi, s, "gravity");
 }
 
-/* Wall seconds and bytes sent in each phase of one call (grove_mpi_phases). */
-typedef struct phases {
-    double seconds[GROVE_MPI_PHASES];
-    int64_t bytes[GROVE_MPI_PHASES];
-    double began;  /* when the running phase began */
-    int64_t sent;  /* the rank's bytes sent by then */
-} phases;
-
-static void phase_begin(const grove_mpi *mpi, phases *ph)
+void grove__mpi_phase_begin(const grove_mpi *mpi, grove__mpi_phases *ph)
 {
     ph->began = MPI_Wtime();
     ph->sent = mpi->bytes_sent;
 }
 
-static void phase_end(const grove_mpi *mpi, phases *ph, grove_mpi_phase k)
+void grove__mpi_phase_end(const grove_mpi *mpi, grove__mpi_phases *ph, grove_mpi_phase k)
 {
     ph->seconds[k] += MPI_Wtime() - ph->began;
     ph->bytes[k] += mpi->bytes_sent - ph->sent;
 }
 
-/* Steps 2-3 and the results in this rank's domain order. */
-static grove_status compute(const grove_mpi *mpi, grove__gravity *g, const particle *mine, size_t m,
-                            const grove_gravity_params *p, const grove__nb_units *u, int threads, double *lacc,
-                            double *lpot, grove_gravity_stats *st, phases *ph)
+grove_status grove__mpi_forces(const grove_mpi *mpi, grove__gravity *g, const double *pos, const double *mass,
+                               const int64_t *row, size_t m, const uint8_t *active, const grove_gravity_params *p,
+                               const grove__nb_units *u, int threads, double *acc, double *pot,
+                               grove_gravity_stats *st, grove__mpi_phases *ph)
 {
-    phase_begin(mpi, ph);
-    double *lpos = grove__malloc((m ? m : 1) * 3 * sizeof *lpos, "gravity particles");
-    double *lmass = grove__malloc((m ? m : 1) * sizeof *lmass, "gravity particles");
-    grove_status s = lpos && lmass ? GROVE_OK : GROVE_OUT_OF_MEMORY;
-    for (size_t i = 0; s == GROVE_OK && i < m; i++) {
-        for (int a = 0; a < 3; a++) lpos[3 * i + a] = mine[i].x[a];
-        lmass[i] = mine[i].m;
-    }
-    if (s == GROVE_OK && m) s = grove__gravity_prepare(g, lpos, lmass, m, NULL, p, u, threads);
-    grove__free(lpos);
-    grove__free(lmass);
-    phase_end(mpi, ph, GROVE_MPI_PHASE_TREE);
+    grove__mpi_phase_begin(mpi, ph);
+    grove_status s = m ? grove__gravity_prepare(g, pos, mass, m, active, p, u, threads) : GROVE_OK;
+    grove__mpi_phase_end(mpi, ph, GROVE_MPI_PHASE_TREE);
     s = grove__mpi_agree(mpi, s, "gravity");
     grove__mpi_let let;
     memset(&let, 0, sizeof let);
-    phase_begin(mpi, ph);
+    grove__mpi_phase_begin(mpi, ph);
     if (s == GROVE_OK) s = grove__mpi_let_exchange(mpi, m ? g : NULL, threads, &let);
-    phase_end(mpi, ph, GROVE_MPI_PHASE_LET);
+    grove__mpi_phase_end(mpi, ph, GROVE_MPI_PHASE_LET);
     double npp = 0, npc = 0;
-    phase_begin(mpi, ph);
+    grove__mpi_phase_begin(mpi, ph);
     if (s == GROVE_OK && m)
         s = grove__gravity_forces(g, p->theta, u->softening * u->softening, let.src, let.nsrc, threads, &npp, &npc);
-    phase_end(mpi, ph, GROVE_MPI_PHASE_WALK);
+    grove__mpi_phase_end(mpi, ph, GROVE_MPI_PHASE_WALK);
     grove__mpi_let_free(&let);
     s = grove__mpi_agree(mpi, s, "gravity");
     if (s != GROVE_OK) return s;
-    phase_begin(mpi, ph);
-    uint32_t bad = m ? grove__gravity_results(g, u, lacc, lpot, threads) : UINT32_MAX;
-    s = agree_overflow(mpi, g, mine, bad, lacc);
-    phase_end(mpi, ph, GROVE_MPI_PHASE_HOME);
+    grove__mpi_phase_begin(mpi, ph);
+    uint32_t bad = m ? grove__gravity_results(g, u, acc, pot, threads) : UINT32_MAX;
+    s = agree_overflow(mpi, g, row, bad, acc);
+    grove__mpi_phase_end(mpi, ph, GROVE_MPI_PHASE_HOME);
     memset(st, 0, sizeof *st);
     if (s == GROVE_OK && m) grove__gravity_stats(g, npp, npc, st);
     return s;
+}
+
+/* The domain's particles as the columns grove__mpi_forces takes. */
+static grove_status columns(const particle *mine, size_t m, double **pos, double **mass, int64_t **row)
+{
+    *pos = grove__malloc((m ? m : 1) * 3 * sizeof **pos, "gravity particles");
+    *mass = grove__malloc((m ? m : 1) * sizeof **mass, "gravity particles");
+    *row = grove__malloc((m ? m : 1) * sizeof **row, "gravity particles");
+    if (!*pos || !*mass || !*row) return GROVE_OUT_OF_MEMORY;
+    for (size_t i = 0; i < m; i++) {
+        for (int a = 0; a < 3; a++) (*pos)[3 * i + a] = mine[i].x[a];
+        (*mass)[i] = mine[i].m;
+        (*row)[i] = mine[i].row;
+    }
+    return GROVE_OK;
 }
 
 grove_status grove__mpi_gravity(grove_status checked, const double *pos, const double *mass, size_t n,
@@ -251,48 +257,57 @@ grove_status grove__mpi_gravity(grove_status checked, const double *pos, const d
     grove__mpi_offsets(mpi, n, offsets);
     size_t total = (size_t)offsets[P];
     mpi->held = 0;
-    phases ph;
+    grove__mpi_phases ph;
     memset(&ph, 0, sizeof ph);
     memset(mpi->phase_seconds, 0, sizeof mpi->phase_seconds);
     memset(mpi->phase_bytes, 0, sizeof mpi->phase_bytes);
-    phase_begin(mpi, &ph);
+    grove__mpi_phase_begin(mpi, &ph);
     if (total > GROVE__OCT_MAX_N)
         s = grove__fail(GROVE_TOO_LARGE, "gravity: n = %zu particles; at most %zu are supported", total,
                         GROVE__OCT_MAX_N);
     grove__nb_units u;
     double blo[3], bhi[3];
     if (s == GROVE_OK && total > 0)
-        s = grove__mpi_agree(mpi, global_units(mpi, pos, mass, n, total, p, all_pot, threads, &u, blo, bhi),
+        s = grove__mpi_agree(mpi, grove__mpi_units(mpi, pos, mass, n, total, p, all_pot, threads, &u, blo, bhi),
                              "gravity");
     particle *mine = NULL;
     size_t m = 0;
     if (s == GROVE_OK && total > 0)
         s = migrate(mpi, pos, mass, n, offsets[mpi->rank], &u, blo, bhi, threads, &mine, &m);
-    phase_end(mpi, &ph, GROVE_MPI_PHASE_DECOMPOSE);
-    double *lacc = NULL, *lpot = NULL;
+    grove__mpi_phase_end(mpi, &ph, GROVE_MPI_PHASE_DECOMPOSE);
+    double *lpos = NULL, *lmass = NULL, *lacc = NULL, *lpot = NULL;
+    int64_t *lrow = NULL;
     if (s == GROVE_OK && total > 0) {
+        s = columns(mine, m, &lpos, &lmass, &lrow);
+        grove__free(mine);
+        mine = NULL;
         lacc = grove__malloc((m ? m : 1) * 3 * sizeof *lacc, "gravity results");
         lpot = all_pot ? grove__malloc((m ? m : 1) * sizeof *lpot, "gravity results") : NULL;
-        s = grove__mpi_agree(mpi, lacc && (lpot || !all_pot) ? GROVE_OK : GROVE_OUT_OF_MEMORY, "gravity");
+        if (!lacc || (all_pot && !lpot)) s = GROVE_OUT_OF_MEMORY;
+        s = grove__mpi_agree(mpi, s, "gravity");
     }
     grove_gravity_stats st;
     memset(&st, 0, sizeof st);
     grove__gravity g;
     memset(&g, 0, sizeof g);
     g.options = options;
-    if (s == GROVE_OK && total > 0) s = compute(mpi, &g, mine, m, p, &u, threads, lacc, lpot, &st, &ph);
+    if (s == GROVE_OK && total > 0)
+        s = grove__mpi_forces(mpi, &g, lpos, lmass, lrow, m, NULL, p, &u, threads, lacc, lpot, &st, &ph);
     grove__gravity_free(&g);
-    phase_begin(mpi, &ph);
-    if (s == GROVE_OK && total > 0) s = send_home(mpi, mine, m, lacc, lpot, offsets, acc, pot);
-    phase_end(mpi, &ph, GROVE_MPI_PHASE_HOME);
+    grove__mpi_phase_begin(mpi, &ph);
+    if (s == GROVE_OK && total > 0) s = send_home(mpi, lrow, m, lacc, lpot, offsets, acc, pot);
+    grove__mpi_phase_end(mpi, &ph, GROVE_MPI_PHASE_HOME);
     if (s == GROVE_OK) {
-        reduce_stats(mpi, &st);
+        grove__mpi_reduce_stats(mpi, &st);
         if (stats) *stats = st;
         mpi->held = (int64_t)m;
         memcpy(mpi->phase_seconds, ph.seconds, sizeof ph.seconds);
         memcpy(mpi->phase_bytes, ph.bytes, sizeof ph.bytes);
     }
     grove__free(mine);
+    grove__free(lpos);
+    grove__free(lmass);
+    grove__free(lrow);
     grove__free(lacc);
     grove__free(lpot);
     grove__free(offsets);

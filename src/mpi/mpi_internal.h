@@ -31,13 +31,25 @@ void grove__mpi_offsets(const grove_mpi *mpi, size_t n, int64_t *offsets);
  * totals are broadcast. p.d must be the same on every rank. */
 void grove__mpi_chain_sums(const grove_mpi *mpi, grove_points p, double scale, const double *centre, int threads,
                            double *acc);
-/* The distributed gravity's domains (decompose.c): this rank's n records
- * (rec bytes each, starting with the int64 global row) with their
- * space-filling-curve keys go to the ranks of P contiguous (key, row)
- * ranges of about equal count; *out (allocated) receives this rank's
- * range, *nout records sorted by global row. */
+/* A domain boundary: the (key, row) at which a domain begins. */
+typedef struct grove__mpi_cut {
+    uint64_t key;
+    int64_t row;
+} grove__mpi_cut;
+/* The domains of the distributed gravity and simulation (decompose.c):
+ * this rank's n records (rec bytes each, starting with the int64 global
+ * row) with their space-filling-curve keys go to the ranks of P
+ * contiguous (key, row) ranges of about equal weight (each record of this
+ * rank weighs `weight`); *out (allocated) receives this rank's range, *nout
+ * records sorted by global row; kept (P - 1 entries, or NULL) the cuts. */
 grove_status grove__mpi_decompose(const grove_mpi *mpi, const uint64_t *keys, const void *records, size_t rec,
-                                  size_t n, int threads, void **out, size_t *nout);
+                                  size_t n, double weight, int threads, grove__mpi_cut *kept, void **out,
+                                  size_t *nout);
+/* The same records sent to the domains of the P - 1 given cuts. */
+grove_status grove__mpi_redistribute(const grove_mpi *mpi, const uint64_t *keys, const void *records, size_t rec,
+                                     size_t n, const grove__mpi_cut *cuts, int threads, void **out, size_t *nout);
+/* The domain of (key, row) among P ranks: the number of cuts at or below it. */
+int grove__mpi_domain(const grove__mpi_cut *cuts, int ranks, uint64_t key, int64_t row);
 /* The size - 1 cuts of a sample sort: every rank's samples gathered and
  * sorted, cut k the sample at rank k / size of them (0 without samples). */
 grove_status grove__mpi_cuts(const grove_mpi *mpi, const double *samples, size_t count, double *cuts);
