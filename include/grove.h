@@ -200,6 +200,10 @@ GROVE_API void grove_mpi_phases(const grove_mpi *mpi, double *seconds, int64_t *
 /* Collective: all[r] = rank r's value, on rank 0 (size entries; all is
  * not touched elsewhere). Alone (NULL): all[0] = value. */
 GROVE_API void grove_mpi_gather_int64(const grove_mpi *mpi, int64_t value, int64_t *all);
+/* Collective: every rank's status agreed: the worst of them (a rank whose
+ * own s was GROVE_OK fails too, its error saying another rank failed).
+ * Alone (NULL): s. */
+GROVE_API grove_status grove_mpi_agree(const grove_mpi *mpi, grove_status s);
 /* Rank r's block of n rows: first = r n / size, count = (r + 1) n / size
  * - first (alone: 0 and n). */
 GROVE_API void grove_mpi_block(const grove_mpi *mpi, size_t n, size_t *first, size_t *count);
@@ -1194,7 +1198,16 @@ typedef struct grove_nbody_diag {
 /* A simulation of n = positions.n particles (positions as grove_gravity
  * takes them; velocities n x 3 and masses n, float64), copied in; the
  * first force evaluation happens here. Free with grove_nbody_free. One
- * thread at a time per handle. */
+ * thread at a time per handle.
+ * Distributed (options->mpi; docs/mpi.md): every rank passes its part of
+ * the rows in rank order (any part may be empty; rank r's rows are global
+ * rows offset_r ..), and the handle then holds the particles of this
+ * rank's domain, which change from step to step: grove_nbody_count and
+ * the state views are this rank's particles, grove_nbody_rows their
+ * global rows, grove_nbody_total all of them. Every call on a distributed
+ * handle is collective (steps take the same options.mpi; diagnostics,
+ * stats and counts are over every rank). On one rank it is the
+ * single-process simulation bit for bit. */
 GROVE_API grove_status grove_nbody_create(grove_points positions, const double *vel, const double *mass,
                                           const grove_nbody_params *params, const grove_options *options,
                                           grove_nbody **out);
@@ -1234,6 +1247,42 @@ GROVE_API const uint8_t *grove_nbody_levels(const grove_nbody *sim);
  * compares the time-step modes. */
 GROVE_API uint64_t grove_nbody_force_evaluations(const grove_nbody *sim);
 
+/* Particles per block-step level over every rank (collective when
+ * distributed): counts[k] for k = 0..max_level (counts[0] = the total for
+ * the shared and adaptive steps, whose levels are all 0). */
+GROVE_API void grove_nbody_level_counts(const grove_nbody *sim, uint64_t counts[GROVE_NBODY_MAX_LEVEL + 1]);
+/* Every particle's global row (its place in the creation's input, or in
+ * the checkpoint's), in the order of the state views: 0..n-1 on one
+ * process; a distributed simulation's rank holds its domain's rows in
+ * ascending order. Valid until the next call on sim. */
+GROVE_API const int64_t *grove_nbody_rows(const grove_nbody *sim);
+/* The particles on every rank (grove_nbody_count on one process). */
+GROVE_API size_t grove_nbody_total(const grove_nbody *sim);
+/* The state of every particle by global row, on rank 0 of a distributed
+ * simulation (collective; rank 0's non-NULL arrays of total rows receive
+ * it, the other ranks' arrays are not read and may be NULL), or a copy on
+ * one process: positions and velocities total x 3, masses and potentials
+ * total, levels total bytes. Memory on rank 0: 12 bytes a particle plus
+ * one column at a time (24 bytes a particle). */
+GROVE_API grove_status grove_nbody_gather(const grove_nbody *sim, double *pos, double *vel, double *mass,
+                                          double *pot, uint8_t *level);
+/* A distributed simulation rebalances its domains at a step's start when
+ * the most interaction flops any rank computed since the last
+ * decomposition exceed the mean by more than this fraction. */
+#define GROVE_NBODY_REBALANCE 0.1
+/* This rank's share of a distributed simulation since it was made or
+ * read (docs/mpi.md); on one process the particles alone, the rest 0. */
+typedef struct grove_nbody_rank_stats {
+    size_t particles;         /* this rank's particles now */
+    uint64_t decompositions;  /* domain decompositions: the first and every rebalance */
+    uint64_t migrated;        /* particles this rank sent across a kept domain boundary */
+    double flops;             /* interaction flops since the last decomposition */
+    double seconds[GROVE_MPI_PHASES]; /* wall seconds in each phase (grove_mpi_phase), summed over
+                                         the steps: DECOMPOSE is the units and the domain work */
+    int64_t bytes[GROVE_MPI_PHASES];  /* bytes this rank sent to others in each */
+} grove_nbody_rank_stats;
+GROVE_API void grove_nbody_load(const grove_nbody *sim, grove_nbody_rank_stats *out);
+
 /* Application data: up to GROVE_NBODY_APP_DATA_MAX bytes the caller keeps
  * with the state, copied in (bytes = 0 clears them). Every checkpoint
  * written afterwards carries them and grove_nbody_checkpoint_read restores
@@ -1255,7 +1304,13 @@ GROVE_API const void *grove_nbody_app_data(const grove_nbody *sim, size_t *bytes
  * application data; versions 3 to 5 carry a CRC-32C of the file, checked
  * on reading (a damaged file is refused with GROVE_PARSE_ERROR naming it);
  * versions 1 to 4 are still read (as shared or adaptive runs, levels 0;
- * 1 and 2 without a checksum; 1 to 3 without application data). */
+ * 1 and 2 without a checksum; 1 to 3 without application data).
+ * Distributed (collective): a simulation's particles are gathered on rank
+ * 0 in row order and written there in this one format (memory on rank 0:
+ * about 120 bytes a particle); reading with options->mpi reads the file on
+ * rank 0 and gives each rank a block of rows, so a run resumes on any
+ * number of ranks, and the single-process reader reads what several
+ * ranks wrote. */
 GROVE_API grove_status grove_nbody_checkpoint_write(const grove_nbody *sim, const char *path);
 GROVE_API grove_status grove_nbody_checkpoint_read(const char *path, const grove_options *options,
                                                    grove_nbody **out);

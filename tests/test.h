@@ -75,6 +75,9 @@ int test_failed_now(void);
 const char *test_tmpdir(void);
 /* tmpdir/name in a static rotating buffer. */
 const char *test_path(const char *name);
+/* Whether the tests run under sanitizers (GROVE_SANITIZE, set by make
+ * check-asan): smaller problems there. */
+bool test_sanitized(void);
 /* Write bytes to tmpdir/name; returns the path. */
 const char *test_write_file(const char *name, const void *data, size_t len);
 /* The whole file at path (malloc'd, *len bytes and a terminating NUL), or

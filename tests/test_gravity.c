@@ -9,13 +9,6 @@
 #include <math.h>
 #include <stdbool.h>
 
-/* Smaller problems under sanitizers (GROVE_SANITIZE is set by make check-asan). */
-static bool sanitized(void)
-{
-    const char *s = getenv("GROVE_SANITIZE");
-    return s && *s;
-}
-
 typedef struct cloud {
     size_t n;
     double *pos, *vel, *mass;
@@ -134,7 +127,7 @@ static errors tree_errors(const cloud *c, double theta, double eps, size_t sampl
 
 TEST(gravity_theta0_equals_direct_sum)
 {
-    size_t n = sanitized() ? 700 : 3000;
+    size_t n = test_sanitized() ? 700 : 3000;
     cloud c = make_ic(GROVE_IC_PLUMMER, n, 3);
     const double eps[] = {0.01, 0};
     for (int k = 0; k < 2; k++) {
@@ -166,7 +159,7 @@ static void check_thetas(const char *what, const cloud *c, size_t samples, doubl
 
 TEST(gravity_accuracy_plummer_1e4)
 {
-    size_t n = sanitized() ? 3000 : 10000;
+    size_t n = test_sanitized() ? 3000 : 10000;
     cloud c = make_ic(GROVE_IC_PLUMMER, n, 5);
     check_thetas("plummer 1e4", &c, n, 1);
     cloud_free(&c);
@@ -174,7 +167,7 @@ TEST(gravity_accuracy_plummer_1e4)
 
 TEST(gravity_accuracy_plummer_1e5)
 {
-    if (sanitized()) return; /* the 1e4 test covers the code paths */
+    if (test_sanitized()) return; /* the 1e4 test covers the code paths */
     cloud c = make_ic(GROVE_IC_PLUMMER, 100000, 7);
     check_thetas("plummer 1e5", &c, 2000, 1);
     cloud_free(&c);
@@ -182,7 +175,7 @@ TEST(gravity_accuracy_plummer_1e5)
 
 TEST(gravity_accuracy_clumpy_cold_sphere)
 {
-    size_t n = sanitized() ? 3000 : 20000;
+    size_t n = test_sanitized() ? 3000 : 20000;
     cloud c = make_clumpy(n, 11);
     /* Clustering makes the tail heavier: the p99 bound is twice the
      * Plummer one here (docs/nbody.md), the median bound the same. */
@@ -192,7 +185,7 @@ TEST(gravity_accuracy_clumpy_cold_sphere)
 
 TEST(gravity_bit_identical_for_any_thread_count)
 {
-    size_t n = sanitized() ? 3000 : 30000;
+    size_t n = test_sanitized() ? 3000 : 30000;
     cloud c = make_clumpy(n, 13);
     double *a1 = malloc(3 * n * sizeof *a1), *a2 = malloc(3 * n * sizeof *a2);
     double *p1 = malloc(n * sizeof *p1), *p2 = malloc(n * sizeof *p2);
@@ -436,7 +429,7 @@ static double scaled_difference(const double *x, const double *ref, size_t n, si
  * unscaled run's. */
 TEST(gravity_results_do_not_depend_on_the_units)
 {
-    size_t n = sanitized() ? 300 : 1000;
+    size_t n = test_sanitized() ? 300 : 1000;
     cloud c = make_ic(GROVE_IC_PLUMMER, n, 21);
     double *acc0 = malloc(3 * n * sizeof *acc0), *pot0 = malloc(n * sizeof *pot0);
     double *acc = malloc(3 * n * sizeof *acc), *pot = malloc(n * sizeof *pot);

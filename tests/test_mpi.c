@@ -210,6 +210,51 @@ TEST(mpi_gravity_matches_direct_sum_and_one_process_on_1_to_4_ranks)
     if (test_mpi_ready()) case_on_1_to_4_ranks("gravity");
 }
 
+TEST(mpi_nbody_steps_match_one_process_on_1_to_4_ranks)
+{
+    if (!test_mpi_ready()) return;
+    char args[600];
+    snprintf(args, sizeof args, "nbody %s", test_path(""));
+    case_on_1_to_4_ranks(args);
+}
+
+/* A checkpoint written on 2 ranks resumes on 3 (and on 1): the state read
+ * is the file's, and the run goes on within the tree's error of the
+ * writer's own continuation. */
+TEST(mpi_nbody_checkpoint_from_2_ranks_resumes_on_3_and_1)
+{
+    if (!test_mpi_ready()) return;
+    char args[600], *out = NULL;
+    size_t n = test_sanitized() ? 1000 : 3000;
+    snprintf(args, sizeof args, "nbody_write %s %zu 10", test_path(""), n);
+    int rc = test_mpirun(2, "test_mpi", args, &out);
+    CHECK_MSG(rc == 0, "np 2: %s", out);
+    free(out);
+    if (rc != 0) return;
+    snprintf(args, sizeof args, "nbody_resume %s 10", test_path(""));
+    for (int p = 3; p >= 1; p -= 2) {
+        CHECK_MSG(test_mpirun(p, "test_mpi", args, &out) == 0, "np %d: %s", p, out);
+        free(out);
+    }
+}
+
+/* The energy check of docs/nbody.md (10^4 Plummer, 1000 steps of 1/128,
+ * theta 0.75, softening 0.01: |dE/E| < 1e-4) on 2 ranks, and a shorter
+ * run on 3; smaller under sanitizers. */
+TEST(mpi_nbody_energy_error_within_the_single_process_bound)
+{
+    if (!test_mpi_ready()) return;
+    bool small = test_sanitized();
+    const char *runs[2] = {small ? "nbody_energy 2000 100 2e-4" : "nbody_energy 10000 1000 1e-4",
+                           small ? "nbody_energy 1000 20 2e-4" : "nbody_energy 10000 100 1e-4"};
+    for (int k = 0; k < 2; k++) {
+        char *out = NULL;
+        CHECK_MSG(test_mpirun(2 + k, "test_mpi", runs[k], &out) == 0, "%s", out);
+        if (getenv("GROVE_TEST_VERBOSE")) printf("  %s", out);
+        free(out);
+    }
+}
+
 TEST(mpi_gravity_cover_accepts_what_every_box_accepts)
 {
     if (!test_mpi_ready()) return;

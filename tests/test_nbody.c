@@ -8,12 +8,6 @@
 #include <stdbool.h>
 #include <unistd.h>
 
-static bool sanitized(void)
-{
-    const char *s = getenv("GROVE_SANITIZE");
-    return s && *s;
-}
-
 /* A Plummer sphere simulation of n particles, removing the net force or
  * not. */
 static grove_nbody *plummer_sim_with(size_t n, uint64_t seed, double theta, double dt, int conserve_momentum)
@@ -72,7 +66,7 @@ static double momentum_change(grove_nbody *sim)
 
 TEST(nbody_momentum_conserved_to_rounding_by_a_step)
 {
-    size_t n = sanitized() ? 300 : 1000;
+    size_t n = test_sanitized() ? 300 : 1000;
     /* With theta = 0 the pair forces are antisymmetric up to rounding, so
      * the raw forces already conserve momentum; with theta > 0 the tree's
      * net force must be removed (the default). */
@@ -125,9 +119,9 @@ TEST(nbody_energy_error_bounded)
     /* The full check (10^4 particles, 1000 steps of 1/128, theta 0.75:
      * |dE/E| < 1e-4, docs/nbody.md) runs in bench/nbody.py --energy; this is
      * the same setup, reduced. */
-    size_t n = sanitized() ? 1000 : 3000, steps = sanitized() ? 20 : 200;
+    size_t n = test_sanitized() ? 1000 : 3000, steps = test_sanitized() ? 20 : 200;
     /* Fewer particles relax faster (close encounters), hence the looser bound. */
-    double bound = sanitized() ? 1e-3 : 2e-4;
+    double bound = test_sanitized() ? 1e-3 : 2e-4;
     grove_nbody *sim = plummer_sim(n, 4, 0.75, 1.0 / 128);
     REQUIRE(sim);
     grove_nbody_diag d0, d;
@@ -150,7 +144,7 @@ TEST(nbody_energy_error_bounded)
 
 TEST(nbody_resume_from_checkpoint_is_bit_identical)
 {
-    size_t n = sanitized() ? 400 : 2000;
+    size_t n = test_sanitized() ? 400 : 2000;
     grove_nbody *a = plummer_sim(n, 6, 0.6, 1.0 / 100), *b = plummer_sim(n, 6, 0.6, 1.0 / 100), *c = NULL;
     REQUIRE(a && b);
     CHECK_OK(grove_nbody_step(a, 8, NULL));
@@ -429,7 +423,7 @@ TEST(nbody_cli_resume_restores_the_run_settings)
 
 TEST(nbody_initial_conditions)
 {
-    size_t n = sanitized() ? 2000 : 20000;
+    size_t n = test_sanitized() ? 2000 : 20000;
     double *x = malloc(7 * n * sizeof *x), *acc = malloc(3 * n * sizeof *acc), *pot = malloc(n * sizeof *pot);
     double *v = x + 3 * n, *m = x + 6 * n;
     grove_ic_params ic;
@@ -556,7 +550,7 @@ static double energy_change(const unit_run *r) { return (r->end.energy - r->star
  * step, whose criterion must scale too). */
 TEST(nbody_results_do_not_depend_on_the_units)
 {
-    size_t n = sanitized() ? 64 : 200;
+    size_t n = test_sanitized() ? 64 : 200;
     uint64_t steps = 40;
     /* theta, softening, eta; the last without softening, where the
      * adaptive step needs a length of the system's own */

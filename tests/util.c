@@ -108,6 +108,12 @@ bool test_mpi_ready(void)
     return grove_mpi_built() && test_run("command -v mpirun >/dev/null", NULL) == 0;
 }
 
+bool test_sanitized(void)
+{
+    const char *s = getenv("GROVE_SANITIZE");
+    return s && *s;
+}
+
 int test_mpirun(int ranks, const char *program, const char *args, char **output)
 {
     const char *mpi_tests = getenv("GROVE_TEST_MPI");
@@ -118,11 +124,12 @@ int test_mpirun(int ranks, const char *program, const char *args, char **output)
      * from components it has unloaded by then, whose frames no suppression
      * can name: leak checking is off under mpirun (AddressSanitizer still
      * checks every access); grove's MPI code frees what it allocates in
-     * the one-process runs of the same paths. */
+     * the one-process runs of the same paths. With more ranks than cores,
+     * ranks waiting in a collective yield theirs (mpi_yield_when_idle). */
     char command[8192];
     snprintf(command, sizeof command,
              "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "
-             "mpirun --allow-run-as-root --oversubscribe -np %d %s %s",
+             "mpirun --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1 -np %d %s %s",
              ranks, path, args);
     return test_run(command, output);
 }

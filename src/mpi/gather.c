@@ -17,6 +17,11 @@ void grove_mpi_gather_int64(const grove_mpi *mpi, int64_t value, int64_t *all)
     MPI_Gather(&value, 1, MPI_INT64_T, all, 1, MPI_INT64_T, 0, mpi->comm);
 }
 
+grove_status grove_mpi_agree(const grove_mpi *mpi, grove_status s)
+{
+    return mpi ? grove__mpi_agree(mpi, s, "mpi") : s;
+}
+
 void grove_mpi_block(const grove_mpi *mpi, size_t n, size_t *first, size_t *count)
 {
     size_t r = (size_t)grove_mpi_rank(mpi), P = (size_t)grove_mpi_size(mpi);
@@ -123,6 +128,12 @@ grove_status grove_join_result_gather(grove_join_result *result, const grove_opt
 }
 
 #else
+
+grove_status grove_mpi_agree(const grove_mpi *mpi, grove_status s)
+{
+    (void)mpi;
+    return s;
+}
 
 void grove_mpi_block(const grove_mpi *mpi, size_t n, size_t *first, size_t *count)
 {

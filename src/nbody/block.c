@@ -43,7 +43,8 @@ static int next_level(int now, int want, uint64_t t, int K)
 }
 
 /* Levels for the particles active at t, chosen from their accelerations
- * now; returns the bit set of occupied levels (all particles). */
+ * now; returns the bit set of occupied levels (all particles, on every
+ * rank). */
 static uint32_t choose_levels(grove_nbody *sim, uint64_t t, double eps)
 {
     const grove_nbody_params *p = &sim->params;
@@ -56,19 +57,21 @@ static uint32_t choose_levels(grove_nbody *sim, uint64_t t, double eps)
         }
         occupied |= UINT32_C(1) << sim->level[i];
     }
-    return occupied;
+    return grove__nbody_or(sim, occupied);
 }
 
-/* Flag the particles active at tick t; returns how many are. */
+/* Flag the particles active at tick t; returns how many are (on every
+ * rank). */
 static size_t mark_active(grove_nbody *sim, uint64_t t)
 {
     int K = sim->params.max_level;
-    size_t count = 0;
+    double count = 0; /* exact: at most 2^32 particles */
     for (size_t i = 0; i < sim->n; i++) {
         sim->active[i] = t % level_ticks(sim->level[i], K) == 0;
         count += sim->active[i];
     }
-    return count;
+    grove__nbody_sum(sim, &count, 1);
+    return (size_t)count;
 }
 
 /* v += a dt_i / 2 for the active particles (dt_i = dt / 2^k_i, the same
@@ -95,7 +98,7 @@ static size_t half_kick(grove_nbody *sim, int threads)
  * case is the shared step's evaluation, net-force removal included. */
 static grove_status active_forces(grove_nbody *sim, size_t count, const grove_options *options)
 {
-    grove_status s = grove__nbody_forces(sim, count == sim->n ? NULL : sim->active, options);
+    grove_status s = grove__nbody_forces(sim, count == grove__nbody_total(sim) ? NULL : sim->active, options);
     if (s == GROVE_OK) sim->evaluations += count;
     return s;
 }
@@ -105,27 +108,29 @@ grove_status grove__nbody_block_step(grove_nbody *sim, const grove_options *opti
     const grove_nbody_params *p = &sim->params;
     int K = p->max_level;
     uint64_t end = level_ticks(0, K);
-    size_t m = 3 * sim->n, bad;
-    if (sim->n == 0) return GROVE_OK;
+    size_t m = 3 * sim->n;
+    if (grove__nbody_total(sim) == 0) return GROVE_OK;
     /* The criterion's length from the potentials at the synchronised start
      * (mid-step only the active ones are current). */
     double eps = grove__nbody_eps(sim);
     mark_active(sim, 0); /* all: the step starts synchronised */
     for (uint64_t t = 0; t < end;) {
         uint32_t occupied = choose_levels(sim, t, eps);
-        if ((bad = half_kick(sim, threads)) < m) return grove__nbody_not_finite(sim, bad, "velocity", p->dt);
+        grove_status st = grove__nbody_finite(sim, half_kick(sim, threads), m, "velocity", p->dt);
+        if (st != GROVE_OK) return st;
         /* The next tick is the next multiple of the finest occupied step
          * (every coarser step is a multiple of it). */
         int finest = K;
         while (!(occupied >> finest & 1)) finest--;
         uint64_t s = level_ticks(finest, K), next = (t / s + 1) * s;
         double h = ldexp((double)(next - t), -K) * p->dt;
-        if ((bad = grove__nbody_axpy(sim->pos, sim->vel, h, m, threads)) < m)
-            return grove__nbody_not_finite(sim, bad, "position", p->dt);
-        grove_status st = active_forces(sim, mark_active(sim, next), options);
+        st = grove__nbody_finite(sim, grove__nbody_axpy(sim->pos, sim->vel, h, m, threads), m, "position", p->dt);
+        if (st != GROVE_OK) return st;
+        st = active_forces(sim, mark_active(sim, next), options);
         if (st == GROVE_CANCELLED) return st;
         if (st != GROVE_OK) return grove__nbody_step_failed(sim, st);
-        if ((bad = half_kick(sim, threads)) < m) return grove__nbody_not_finite(sim, bad, "velocity", p->dt);
+        st = grove__nbody_finite(sim, half_kick(sim, threads), m, "velocity", p->dt);
+        if (st != GROVE_OK) return st;
         t = next;
     }
     return GROVE_OK;

@@ -63,13 +63,9 @@ static uint32_t file_crc(const unsigned char *head, size_t app_bytes, const void
     return grove__crc32c(grove__crc32c(grove__crc32c(0, h, HEAD), head + HEAD, app_bytes), body, len);
 }
 
-grove_status grove_nbody_checkpoint_write(const grove_nbody *sim, const char *path)
+/* One process's simulation (or a distributed one's gathered whole) into path. */
+static grove_status write_file(const grove_nbody *sim, const char *path)
 {
-    grove__clear_error();
-    if (!sim || !path) return grove__fail(GROVE_INVALID_ARGUMENT, "checkpoint: %s is NULL", sim ? "path" : "sim");
-    if (sim->failed)
-        return grove__fail(GROVE_INVALID_ARGUMENT, "checkpoint: step %llu of this simulation failed, so its state "
-                           "is not valid to save", (unsigned long long)(sim->step + 1));
     /* The header, the application data and the levels: one block written
      * before the state. */
     size_t extra = sim->app_bytes + sim->n;
@@ -93,7 +89,24 @@ grove_status grove_nbody_checkpoint_write(const grove_nbody *sim, const char *pa
     return s;
 }
 
-static grove_status parse(const unsigned char *buf, size_t len, const grove_options *options, grove_nbody **out)
+grove_status grove_nbody_checkpoint_write(const grove_nbody *sim, const char *path)
+{
+    grove__clear_error();
+    if (!sim || !path) return grove__fail(GROVE_INVALID_ARGUMENT, "checkpoint: %s is NULL", sim ? "path" : "sim");
+    if (sim->failed)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "checkpoint: step %llu of this simulation failed, so its state "
+                           "is not valid to save", (unsigned long long)(sim->step + 1));
+    if (!sim->dist) return write_file(sim, path);
+    /* Distributed: the whole state on rank 0, written there. */
+    grove_nbody *whole;
+    grove_status s = grove__nbody_gather_whole(sim, &whole);
+    if (s == GROVE_OK && whole) s = write_file(whole, path);
+    grove_nbody_free(whole);
+    return grove__nbody_agree((grove_nbody *)(uintptr_t)sim, s);
+}
+
+/* The state a checkpoint holds, without the forces. */
+static grove_status parse(const unsigned char *buf, size_t len, grove_nbody **out)
 {
     if (len < HEAD) return grove__fail(GROVE_PARSE_ERROR, "not a grove checkpoint: %zu bytes is too short", len);
     ckpt_head h;
@@ -169,14 +182,6 @@ static grove_status parse(const unsigned char *buf, size_t len, const grove_opti
     if (levels) memcpy(sim->level, level, levels);
     /* A version 4 run evaluated every particle at the start and each step. */
     sim->evaluations = h.version >= 5 ? h.evaluations : (uint64_t)n * (h.step + 1);
-    /* The accelerations at a step's end are those of all particles at
-     * once (block steps end synchronised): recomputing them gives the same
-     * bits. */
-    s = grove__nbody_forces(sim, NULL, options);
-    if (s != GROVE_OK) {
-        grove_nbody_free(sim);
-        return s;
-    }
     *out = sim;
     return GROVE_OK;
 }
@@ -186,13 +191,29 @@ grove_status grove_nbody_checkpoint_read(const char *path, const grove_options *
     grove__clear_error();
     if (!path || !out) return grove__fail(GROVE_INVALID_ARGUMENT, "checkpoint: %s is NULL", path ? "out" : "path");
     *out = NULL;
-    void *buf;
-    size_t len;
-    grove_status s = grove__file_slurp(path, &buf, &len);
-    if (s == GROVE_OK) {
-        s = parse(buf, len, options, out);
-        grove__free(buf);
+    bool distributed = options && options->mpi;
+    /* Distributed: rank 0 reads the file and hands out blocks of rows. */
+    grove_nbody *sim = NULL;
+    grove_status s = GROVE_OK;
+    if (!distributed || grove_mpi_rank(options->mpi) == 0) {
+        void *buf;
+        size_t len;
+        s = grove__file_slurp(path, &buf, &len);
+        if (s == GROVE_OK) {
+            s = parse(buf, len, &sim);
+            grove__free(buf);
+        }
+        if (s != GROVE_OK) grove__error_prefix(path);
     }
-    if (s != GROVE_OK) grove__error_prefix(path);
-    return s;
+    if (distributed) return grove__nbody_scatter(sim, s, options, out);
+    /* The accelerations at a step's end are those of all particles at
+     * once (block steps end synchronised): recomputing them gives the same
+     * bits. */
+    if (s == GROVE_OK) s = grove__nbody_forces(sim, NULL, options);
+    if (s != GROVE_OK) {
+        grove_nbody_free(sim);
+        return s;
+    }
+    *out = sim;
+    return GROVE_OK;
 }

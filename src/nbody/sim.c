@@ -5,7 +5,6 @@
  * next, so each step costs one force evaluation. Block steps (block.c)
  * run the same three operations per particle on its own step. */
 #include "sim_internal.h"
-#include "../mpi/mpi_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -49,30 +48,49 @@ grove_status grove__nbody_params(const grove_nbody_params *in, grove_nbody_param
     return GROVE_OK;
 }
 
-grove_status grove__nbody_alloc(size_t n, const grove_nbody_params *p, grove_nbody **out)
+bool grove__nbody_arrays(grove_nbody *sim, size_t n)
 {
-    *out = NULL;
     size_t bytes;
-    if (!grove__mul_size(n, 11 * sizeof(double), &bytes))
-        return grove__fail(GROVE_TOO_LARGE, "nbody: %zu particles overflow the address space", n);
-    grove_nbody *sim = grove__calloc(1, sizeof *sim, "nbody handle");
-    if (!sim) return GROVE_OUT_OF_MEMORY;
-    sim->state = grove__malloc(bytes ? bytes : 1, "nbody state");
-    sim->level = grove__calloc(2 * n + 1, 1, "nbody levels");
-    if (!sim->state || !sim->level) {
-        grove__free(sim->state);
-        grove__free(sim->level);
-        grove__free(sim);
-        return GROVE_OUT_OF_MEMORY;
+    if (!grove__mul_size(n, 11 * sizeof(double) + sizeof(int64_t), &bytes)) return false;
+    double *state = grove__malloc(n ? 11 * n * sizeof *state : 1, "nbody state");
+    uint8_t *level = grove__calloc(2 * n + 1, 1, "nbody levels");
+    int64_t *row = grove__malloc((n ? n : 1) * sizeof *row, "nbody rows");
+    if (!state || !level || !row) {
+        grove__free(state);
+        grove__free(level);
+        grove__free(row);
+        return false;
     }
-    sim->active = sim->level + n;
+    grove__free(sim->state);
+    grove__free(sim->level);
+    grove__free(sim->row);
+    sim->state = state;
+    sim->level = level;
+    sim->row = row;
+    sim->active = level + n;
     sim->n = n;
-    sim->params = *p;
-    sim->pos = sim->state;
+    sim->pos = state;
     sim->vel = sim->pos + 3 * n;
     sim->mass = sim->vel + 3 * n;
     sim->acc = sim->mass + n;
     sim->pot = sim->acc + 3 * n;
+    return true;
+}
+
+grove_status grove__nbody_alloc(size_t n, const grove_nbody_params *p, grove_nbody **out)
+{
+    *out = NULL;
+    size_t bytes;
+    if (!grove__mul_size(n, 11 * sizeof(double) + sizeof(int64_t), &bytes))
+        return grove__fail(GROVE_TOO_LARGE, "nbody: %zu particles overflow the address space", n);
+    grove_nbody *sim = grove__calloc(1, sizeof *sim, "nbody handle");
+    if (!sim) return GROVE_OUT_OF_MEMORY;
+    if (!grove__nbody_arrays(sim, n)) {
+        grove__free(sim);
+        return GROVE_OUT_OF_MEMORY;
+    }
+    for (size_t i = 0; i < n; i++) sim->row[i] = (int64_t)i;
+    sim->params = *p;
     *out = sim;
     return GROVE_OK;
 }
@@ -85,13 +103,30 @@ static double largest_magnitude(const double *v, size_t m)
     return top;
 }
 
-/* 2^-e with 2^e near the largest |v_i|: values times it are at most 1, so
- * products of a few of them neither overflow nor (for the values that
- * matter) underflow; scaling by a power of two keeps their bits. */
-static double unit_of(const double *v, size_t m, int *e)
+/* 2^-e with 2^e near the largest |v_i| (on every rank): values times it
+ * are at most 1, so products of a few of them neither overflow nor (for
+ * the values that matter) underflow; scaling by a power of two keeps their
+ * bits. */
+static double unit_of(const grove_nbody *sim, const double *v, size_t m, int *e)
 {
-    *e = grove__unit_exponent(largest_magnitude(v, m));
+    double top = largest_magnitude(v, m);
+    grove__nbody_max(sim, &top, 1);
+    *e = grove__unit_exponent(top);
     return ldexp(1.0, -*e);
+}
+
+/* unit_of for the masses, positions, velocities and potentials at once
+ * (one reduction): units u[4], exponents e[4]. */
+static void state_units(const grove_nbody *sim, double u[4], int e[4])
+{
+    size_t n = sim->n;
+    double top[4] = {largest_magnitude(sim->mass, n), largest_magnitude(sim->pos, 3 * n),
+                     largest_magnitude(sim->vel, 3 * n), largest_magnitude(sim->pot, n)};
+    grove__nbody_max(sim, top, 4);
+    for (int k = 0; k < 4; k++) {
+        e[k] = grove__unit_exponent(top[k]);
+        u[k] = ldexp(1.0, -e[k]);
+    }
 }
 
 /* Subtract the mass-weighted mean acceleration, so that sum(m a) = 0 to
@@ -101,12 +136,14 @@ static double unit_of(const double *v, size_t m, int *e)
 static void remove_net_force(grove_nbody *sim)
 {
     int em;
-    double unit = unit_of(sim->mass, sim->n, &em), f[3] = {0, 0, 0}, mass = 0;
+    double unit = unit_of(sim, sim->mass, sim->n, &em), f[4] = {0, 0, 0, 0};
     for (size_t i = 0; i < sim->n; i++) {
         double m = sim->mass[i] * unit;
-        mass += m;
+        f[3] += m;
         for (int a = 0; a < 3; a++) f[a] += m * sim->acc[3 * i + a];
     }
+    grove__nbody_sum(sim, f, 4);
+    double mass = f[3];
     if (!(mass > 0)) return;
     for (int a = 0; a < 3; a++) f[a] /= mass;
     for (size_t i = 0; i < sim->n; i++)
@@ -115,10 +152,12 @@ static void remove_net_force(grove_nbody *sim)
 
 grove_status grove__nbody_forces(grove_nbody *sim, const uint8_t *active, const grove_options *options)
 {
-    if (sim->n == 0) return GROVE_OK;
+    if (grove__nbody_total(sim) == 0) return GROVE_OK;
     sim->engine.options = options;
-    grove_status s = grove__gravity_eval(&sim->engine, sim->pos, sim->mass, sim->n, active, &sim->params.gravity,
-                                         sim->acc, sim->pot, &sim->stats, grove__options(options).threads);
+    grove_status s = sim->dist ? grove__nbody_dist_forces(sim, active, options)
+                               : grove__gravity_eval(&sim->engine, sim->pos, sim->mass, sim->n, active,
+                                                     &sim->params.gravity, sim->acc, sim->pot, &sim->stats,
+                                                     grove__options(options).threads);
     sim->engine.options = NULL;
     /* The net force is that of all particles on each other: with a part of
      * them active it is not defined, so it is removed only when all are. */
@@ -136,31 +175,29 @@ grove_status grove_nbody_create(grove_points positions, const double *vel, const
     const double *pos = NULL;
     double *copy = NULL;
     size_t n = positions.n;
-    /* Not distributed yet: on several ranks each would run its own copy. */
-    grove_status s = grove__mpi_single(options, "nbody");
-    if (s == GROVE_OK) s = grove__nbody_params(params, &p);
+    bool distributed = options && options->mpi;
+    grove_status s = grove__nbody_params(params, &p);
     if (s == GROVE_OK) s = grove__gravity_input(positions, mass, &pos, &copy);
     if (s == GROVE_OK && n && !vel) s = grove__fail(GROVE_INVALID_ARGUMENT, "nbody: velocity array is NULL");
     for (size_t i = 0; s == GROVE_OK && i < 3 * n; i++)
-        if (!isfinite(vel[i])) s = grove__fail(GROVE_INVALID_ARGUMENT, "nbody: velocity is not finite");
+        if (!isfinite(vel[i]))
+            s = grove__fail(GROVE_INVALID_ARGUMENT, "nbody: velocity %zu of particle %zu is not finite", i % 3, i / 3);
     grove_nbody *sim = NULL;
     if (s == GROVE_OK) s = grove__nbody_alloc(n, &p, &sim);
-    if (s != GROVE_OK) {
-        grove__free(copy);
-        return s;
-    }
-    if (n) {
+    if (s == GROVE_OK && n) {
         memcpy(sim->pos, pos, 3 * n * sizeof *pos);
         memcpy(sim->vel, vel, 3 * n * sizeof *vel);
         memcpy(sim->mass, mass, n * sizeof *mass);
     }
     grove__free(copy);
-    s = grove__nbody_forces(sim, NULL, options);
+    /* On several ranks each passes its part of the rows (docs/mpi.md). */
+    if (distributed) s = grove__nbody_distribute(&sim, s, options);
+    if (s == GROVE_OK) s = grove__nbody_forces(sim, NULL, options);
     if (s != GROVE_OK) {
         grove_nbody_free(sim);
         return s;
     }
-    sim->evaluations = n;
+    sim->evaluations = grove__nbody_total(sim);
     *out = sim;
     return GROVE_OK;
 }
@@ -169,9 +206,11 @@ void grove_nbody_free(grove_nbody *sim)
 {
     if (!sim) return;
     grove__gravity_free(&sim->engine);
+    grove__nbody_dist_free(sim);
     grove__free(sim->app);
     grove__free(sim->state);
     grove__free(sim->level);
+    grove__free(sim->row);
     grove__free(sim);
 }
 
@@ -181,12 +220,13 @@ void grove_nbody_free(grove_nbody *sim)
 static double largest_acceleration(const grove_nbody *sim)
 {
     int e;
-    double unit = unit_of(sim->acc, 3 * sim->n, &e), amax2 = 0;
+    double unit = unit_of(sim, sim->acc, 3 * sim->n, &e), amax2 = 0;
     for (size_t i = 0; i < sim->n; i++) {
         const double *a = sim->acc + 3 * i;
         double x = a[0] * unit, y = a[1] * unit, z = a[2] * unit, a2 = x * x + y * y + z * z;
         if (a2 > amax2) amax2 = a2;
     }
+    grove__nbody_max(sim, &amax2, 1);
     return ldexp(sqrt(amax2), e);
 }
 
@@ -198,12 +238,14 @@ static double largest_acceleration(const grove_nbody *sim)
 static double virial_radius(const grove_nbody *sim)
 {
     int em, ep;
-    double mu = unit_of(sim->mass, sim->n, &em), pu = unit_of(sim->pot, sim->n, &ep), M = 0, w = 0;
+    double mu = unit_of(sim, sim->mass, sim->n, &em), pu = unit_of(sim, sim->pot, sim->n, &ep), sums[2] = {0, 0};
     for (size_t i = 0; i < sim->n; i++) {
         double m = sim->mass[i] * mu;
-        M += m;
-        w -= m * (sim->pot[i] * pu);
+        sums[0] += m;
+        sums[1] -= m * (sim->pot[i] * pu);
     }
+    grove__nbody_sum(sim, sums, 2);
+    double M = sums[0], w = sums[1];
     if (!(w > 0)) return 0;
     double G = sim->params.gravity.G;
     int eg = grove__unit_exponent(G);
@@ -263,9 +305,14 @@ grove_status grove__nbody_step_failed(grove_nbody *sim, grove_status s)
 
 grove_status grove__nbody_not_finite(grove_nbody *sim, size_t index, const char *what, double dt)
 {
-    grove__fail(GROVE_INVALID_ARGUMENT, "particle %zu's %s is not finite (the step dt = %g is too large?)", index / 3,
-                what, dt);
+    grove__fail(GROVE_INVALID_ARGUMENT, "particle %lld's %s is not finite (the step dt = %g is too large?)",
+                (long long)sim->row[index / 3], what, dt);
     return grove__nbody_step_failed(sim, GROVE_INVALID_ARGUMENT);
+}
+
+grove_status grove__nbody_finite(grove_nbody *sim, size_t bad, size_t m, const char *what, double dt)
+{
+    return grove__nbody_agree(sim, bad < m ? grove__nbody_not_finite(sim, bad, what, dt) : GROVE_OK);
 }
 
 /* One kick-drift-kick step of length dt for all particles. A state that
@@ -274,18 +321,17 @@ grove_status grove__nbody_not_finite(grove_nbody *sim, size_t index, const char 
  * put back. */
 static grove_status kick_drift_kick(grove_nbody *sim, double dt, const grove_options *options, int threads)
 {
-    size_t m = 3 * sim->n, bad;
-    if ((bad = grove__nbody_axpy(sim->vel, sim->acc, 0.5 * dt, m, threads)) < m)
-        return grove__nbody_not_finite(sim, bad, "velocity", dt);
-    if ((bad = grove__nbody_axpy(sim->pos, sim->vel, dt, m, threads)) < m)
-        return grove__nbody_not_finite(sim, bad, "position", dt);
-    grove_status s = grove__nbody_forces(sim, NULL, options);
+    size_t m = 3 * sim->n;
+    grove_status s = grove__nbody_finite(sim, grove__nbody_axpy(sim->vel, sim->acc, 0.5 * dt, m, threads), m,
+                                         "velocity", dt);
+    if (s == GROVE_OK)
+        s = grove__nbody_finite(sim, grove__nbody_axpy(sim->pos, sim->vel, dt, m, threads), m, "position", dt);
+    if (s != GROVE_OK) return s;
+    s = grove__nbody_forces(sim, NULL, options);
     if (s == GROVE_CANCELLED) return s;
     if (s != GROVE_OK) return grove__nbody_step_failed(sim, s);
-    sim->evaluations += sim->n;
-    if ((bad = grove__nbody_axpy(sim->vel, sim->acc, 0.5 * dt, m, threads)) < m)
-        return grove__nbody_not_finite(sim, bad, "velocity", dt);
-    return GROVE_OK;
+    sim->evaluations += grove__nbody_total(sim);
+    return grove__nbody_finite(sim, grove__nbody_axpy(sim->vel, sim->acc, 0.5 * dt, m, threads), m, "velocity", dt);
 }
 
 /* What a step that may be cancelled keeps to put back: the positions and
@@ -295,15 +341,20 @@ static grove_status kick_drift_kick(grove_nbody *sim, double dt, const grove_opt
 typedef struct step_start {
     double *state;
     uint8_t *level;
-    size_t words;
+    size_t words, n;
     uint64_t evaluations;
 } step_start;
 
+/* Room for sim's particles now (a distributed simulation's count changes
+ * from step to step as particles cross between ranks). */
 static bool keep_start(const grove_nbody *sim, step_start *st)
 {
+    if (st->state && st->n == sim->n) return true;
+    grove__free(st->state);
     bool block = sim->params.timestep == GROVE_TIMESTEP_BLOCK;
+    st->n = sim->n;
     st->words = (block ? 11 : 6) * sim->n;
-    st->state = grove__malloc(st->words * sizeof *st->state + (block ? sim->n : 0), "nbody step start");
+    st->state = grove__malloc(st->words * sizeof *st->state + (block ? sim->n : 0) + 1, "nbody step start");
     st->level = block && st->state ? (uint8_t *)(st->state + st->words) : NULL;
     return st->state != NULL;
 }
@@ -331,21 +382,28 @@ grove_status grove_nbody_step(grove_nbody *sim, uint64_t steps, const grove_opti
     if (sim->failed)
         return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: step %llu failed, so the state is not valid to go on from",
                            (unsigned long long)(sim->step + 1));
-    grove_status single = grove__mpi_single(options, "nbody");
-    if (single != GROVE_OK) return single;
+    grove_status s = grove__nbody_same_ranks(sim, options);
+    if (s != GROVE_OK) return s;
     int threads = grove__options(options).threads;
     /* With a cancel flag the force evaluation can stop inside a step: what
      * the step started from is kept to be put back, so a cancelled step
      * leaves the state as it was. */
-    step_start start = {NULL, NULL, 0, 0};
-    if (options && options->cancel && sim->n && !keep_start(sim, &start)) return GROVE_OUT_OF_MEMORY;
-    grove_status s = GROVE_OK;
+    step_start start = {NULL, NULL, 0, 0, 0};
+    bool keep = options && options->cancel && grove__nbody_total(sim);
     for (uint64_t k = 0; k < steps; k++) {
-        if (grove__cancelled(options)) {
+        /* Every rank stops at the same step (a signal reaches them apart). */
+        if (grove__nbody_or(sim, grove__cancelled(options))) {
             s = grove__fail(GROVE_CANCELLED, "nbody: cancelled after %llu steps", (unsigned long long)k);
             break;
         }
-        if (start.state) save_start(sim, &start);
+        s = grove__nbody_balance(sim, threads);
+        if (s != GROVE_OK) {
+            s = grove__nbody_step_failed(sim, s);
+            break;
+        }
+        if (keep && (s = grove__nbody_agree(sim, keep_start(sim, &start) ? GROVE_OK : GROVE_OUT_OF_MEMORY)) != GROVE_OK)
+            break;
+        if (keep) save_start(sim, &start);
         double dt = step_length(sim);
         if (!(dt > 0)) {
             grove__fail(GROVE_INVALID_ARGUMENT, "the adaptive step eta sqrt(eps / max |a|) underflows to 0");
@@ -384,20 +442,24 @@ grove_status grove_nbody_diagnostics(const grove_nbody *sim, grove_nbody_diag *d
      * near their largest values, so that no product over- or underflows
      * in any units; each sum is scaled back (exactly) at the end. */
     size_t n = sim->n;
-    int em, ex, ev, ep;
-    double mu = unit_of(sim->mass, n, &em), xu = unit_of(sim->pos, 3 * n, &ex);
-    double vu = unit_of(sim->vel, 3 * n, &ev), pu = unit_of(sim->pot, n, &ep);
-    double M = 0, K = 0, W = 0, P[3] = {0, 0, 0}, C[3] = {0, 0, 0}, L[3] = {0, 0, 0};
-    /* Sequential sums in particle order: the same bits for any thread count. */
+    double u[4];
+    int e[4];
+    state_units(sim, u, e);
+    double mu = u[0], xu = u[1], vu = u[2], pu = u[3];
+    int em = e[0], ex = e[1], ev = e[2], ep = e[3];
+    /* M, K, W, P[3], C[3], L[3]: sequential sums in particle order (the
+     * same bits for any thread count), then over the ranks. */
+    double sum[12] = {0};
+    double *P = sum + 3, *C = sum + 6, *L = sum + 9;
     for (size_t i = 0; i < n; i++) {
         double x[3], v[3], m = sim->mass[i] * mu;
         for (int a = 0; a < 3; a++) {
             x[a] = sim->pos[3 * i + a] * xu;
             v[a] = sim->vel[3 * i + a] * vu;
         }
-        M += m;
-        K += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        W += 0.5 * m * (sim->pot[i] * pu);
+        sum[0] += m;
+        sum[1] += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        sum[2] += 0.5 * m * (sim->pot[i] * pu);
         for (int a = 0; a < 3; a++) {
             P[a] += m * v[a];
             C[a] += m * x[a];
@@ -406,6 +468,8 @@ grove_status grove_nbody_diagnostics(const grove_nbody *sim, grove_nbody_diag *d
         L[1] += m * (x[2] * v[0] - x[0] * v[2]);
         L[2] += m * (x[0] * v[1] - x[1] * v[0]);
     }
+    grove__nbody_sum(sim, sum, 12);
+    double M = sum[0], K = sum[1], W = sum[2];
     const char *beyond = NULL;
     if (!unscale(M, em, &d->mass)) beyond = "total mass";
     else if (!unscale(K, em + 2 * ev, &d->kinetic)) beyond = "kinetic energy";
@@ -439,6 +503,14 @@ const double *grove_nbody_potentials(const grove_nbody *sim) { return sim ? sim-
 const grove_nbody_params *grove_nbody_get_params(const grove_nbody *sim) { return sim ? &sim->params : NULL; }
 const uint8_t *grove_nbody_levels(const grove_nbody *sim) { return sim ? sim->level : NULL; }
 uint64_t grove_nbody_force_evaluations(const grove_nbody *sim) { return sim ? sim->evaluations : 0; }
+
+void grove_nbody_level_counts(const grove_nbody *sim, uint64_t counts[GROVE_NBODY_MAX_LEVEL + 1])
+{
+    double c[GROVE_NBODY_MAX_LEVEL + 1] = {0}; /* exact: at most 2^32 particles */
+    for (size_t i = 0; sim && i < sim->n; i++) c[sim->level[i]]++;
+    if (sim) grove__nbody_sum(sim, c, GROVE_NBODY_MAX_LEVEL + 1);
+    for (int k = 0; k <= GROVE_NBODY_MAX_LEVEL; k++) counts[k] = (uint64_t)c[k];
+}
 
 grove_status grove_nbody_set_app_data(grove_nbody *sim, const void *data, size_t bytes)
 {

@@ -5,7 +5,7 @@
 #include "nbody_internal.h"
 
 struct grove_nbody {
-    size_t n;
+    size_t n;               /* particles held: this rank's in a distributed simulation */
     grove_nbody_params params;
     double time;
     uint64_t step;
@@ -14,18 +14,24 @@ struct grove_nbody {
     double *pos, *vel, *acc, *mass, *pot;
     uint8_t *level;         /* n block-step levels (0 for the other modes), then n active flags */
     uint8_t *active;
+    int64_t *row;           /* n global rows (each particle's place in the creation's input) */
     uint64_t evaluations;   /* sink force evaluations since the run began */
     grove__gravity engine;  /* reused by every force evaluation */
     grove_gravity_stats stats;
     bool failed;            /* a step stopped half way: the state is not valid to go on */
     unsigned char *app;     /* the caller's bytes kept with the state (grove_nbody_set_app_data) */
     size_t app_bytes;
+    struct grove__nbody_dist *dist; /* the ranks of a distributed simulation (src/mpi/nbody.c); NULL alone */
 };
 
 /* Validated params (NULL -> defaults). */
 grove_status grove__nbody_params(const grove_nbody_params *in, grove_nbody_params *out);
-/* A handle with room for n particles (state uninitialised, levels 0). */
+/* A handle with room for n particles (state uninitialised, levels 0,
+ * rows 0..n-1). */
 grove_status grove__nbody_alloc(size_t n, const grove_nbody_params *p, grove_nbody **out);
+/* sim's arrays replaced by fresh ones for n particles (state
+ * uninitialised, levels 0); false (and sim unchanged) when out of memory. */
+bool grove__nbody_arrays(grove_nbody *sim, size_t n);
 /* acc and pot from pos and mass, with the options' threads, for the
  * particles flagged in active (NULL = all; only their rows are written);
  * the net force is removed (conserve_momentum) only when all are active.
@@ -48,6 +54,52 @@ grove_status grove__nbody_step_failed(grove_nbody *sim, grove_status s);
 /* Fail it because value `index` (of 3n) of `what` is not finite after a
  * step of length dt. */
 grove_status grove__nbody_not_finite(grove_nbody *sim, size_t index, const char *what, double dt);
+
+/* A step's non-finite value: GROVE_OK when bad == m (every value finite)
+ * on every rank, else the step fails (grove__nbody_not_finite on the rank
+ * that has it, the particle named by its row). */
+grove_status grove__nbody_finite(grove_nbody *sim, size_t bad, size_t m, const char *what, double dt);
+
+/* Distributed simulations (src/mpi/nbody.c, docs/mpi.md). Each of these is
+ * the single-process answer when sim->dist is NULL, and collective over the
+ * simulation's ranks otherwise. */
+/* The particles on every rank together. */
+size_t grove__nbody_total(const grove_nbody *sim);
+/* v[0..count) summed / maximised over the ranks, in place. */
+void grove__nbody_sum(const grove_nbody *sim, double *v, int count);
+void grove__nbody_max(const grove_nbody *sim, double *v, int count);
+/* The bitwise or of every rank's bits. */
+uint32_t grove__nbody_or(const grove_nbody *sim, uint32_t bits);
+/* One status on every rank (the worst); a rank whose own status was OK
+ * fails its handle too when another rank's step failed (not when it was
+ * cancelled). */
+grove_status grove__nbody_agree(grove_nbody *sim, grove_status s);
+/* Collective over options->mpi: *sim (this rank's part of the rows in
+ * rank order, rows 0.. of its own; NULL when `checked` failed) becomes a
+ * distributed simulation: the ranks agree on checked and the parameters,
+ * rows become global, and the particles go to their domains. On failure
+ * *sim is freed and NULL. The caller then evaluates the forces. */
+grove_status grove__nbody_distribute(grove_nbody **sim, grove_status checked, const grove_options *options);
+/* Whether options are the ones to step sim with: a distributed simulation
+ * needs its own context, a single-process one none of several ranks. */
+grove_status grove__nbody_same_ranks(const grove_nbody *sim, const grove_options *options);
+/* At a step's start: particles that left their domain go to the domain's
+ * rank, or, when the work of the ranks since the last decomposition was
+ * out of balance, new domains weighted by it. */
+grove_status grove__nbody_balance(grove_nbody *sim, int threads);
+/* The forces of a distributed simulation (grove__nbody_forces' contract). */
+grove_status grove__nbody_dist_forces(grove_nbody *sim, const uint8_t *active, const grove_options *options);
+void grove__nbody_dist_free(grove_nbody *sim);
+/* Collective: a handle on the root rank (NULL elsewhere) holding every
+ * rank's particles in row order with sim's time, step, parameters,
+ * counts and application data, for a checkpoint (acc and pot are not
+ * filled). */
+grove_status grove__nbody_gather_whole(const grove_nbody *sim, grove_nbody **whole);
+/* Collective over options->mpi: whole (on rank 0; the other ranks pass
+ * NULL and `checked` says whether rank 0 read it) is split into row
+ * blocks and made a distributed simulation with the forces evaluated. */
+grove_status grove__nbody_scatter(grove_nbody *whole, grove_status checked, const grove_options *options,
+                                  grove_nbody **out);
 
 /* One largest step dt of block steps (block.c): GROVE_CANCELLED from a
  * cancelled force evaluation leaves the state part advanced for the

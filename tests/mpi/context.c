@@ -1,9 +1,11 @@
 /* The communicator context: rank and size as MPI's, grove's own duplicate
- * of the communicator, and the one-process calls refused on several ranks
- * (grove_nbody_create among them). */
+ * of the communicator, the one-process calls refused on several ranks, and
+ * grove_mpi_agree. */
 #include "mpi_test.h"
 
 #include "mpi/mpi_internal.h"
+
+#include <string.h>
 
 void mpi_case_context(int argc, char **argv)
 {
@@ -23,15 +25,18 @@ void mpi_case_context(int argc, char **argv)
     MPI_CHECK(o.mpi == NULL && grove__mpi_single(&o, "x") == GROVE_OK);
     o.mpi = mpi;
     MPI_CHECK((grove__mpi_single(&o, "x") == GROVE_OK) == (size == 1));
-    /* The N-body handle is not distributed: refused on several ranks
-     * rather than run as one copy per rank. */
+    /* An N-body handle made alone refuses to step on several ranks
+     * (rather than run as one copy per rank). */
     double x[6] = {0, 0, 0, 1, 0, 0}, v[6] = {0}, m[2] = {0.5, 0.5};
-    grove_points pts = grove_points_f64(x, 2, 3);
     grove_nbody *sim = NULL;
-    grove_status st = grove_nbody_create(pts, v, m, NULL, &o, &sim);
-    MPI_CHECK(size == 1 ? st == GROVE_OK && sim : st == GROVE_UNSUPPORTED && !sim);
-    if (sim) MPI_CHECK(grove_nbody_step(sim, 1, &o) == GROVE_OK);
+    MPI_CHECK(grove_nbody_create(grove_points_f64(x, 2, 3), v, m, NULL, NULL, &sim) == GROVE_OK);
+    MPI_CHECK((grove_nbody_step(sim, 1, &o) == GROVE_OK) == (size == 1));
     grove_nbody_free(sim);
+    /* grove_mpi_agree: the worst status everywhere, the others saying so. */
+    grove_status agreed = grove_mpi_agree(mpi, rank == size - 1 ? GROVE_IO_ERROR : GROVE_OK);
+    MPI_CHECK(agreed == GROVE_IO_ERROR);
+    MPI_CHECK(rank == size - 1 || strstr(grove_last_error(), "another MPI rank"));
+    MPI_CHECK(grove_mpi_agree(mpi, GROVE_OK) == GROVE_OK && grove_mpi_agree(NULL, GROVE_CANCELLED) == GROVE_CANCELLED);
     grove_mpi_free(mpi);
     MPI_CHECK(grove_mpi_create(MPI_COMM_WORLD, NULL) == GROVE_INVALID_ARGUMENT);
 }

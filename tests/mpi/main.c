@@ -13,6 +13,10 @@ static const struct {
     {"fof", mpi_case_fof},
     {"gravity", mpi_case_gravity},
     {"cover", mpi_case_cover},
+    {"nbody", mpi_case_nbody},
+    {"nbody_write", mpi_case_nbody_write},
+    {"nbody_resume", mpi_case_nbody_resume},
+    {"nbody_energy", mpi_case_nbody_energy},
 };
 
 int main(int argc, char **argv)

@@ -37,5 +37,9 @@ mpi_case_fn mpi_case_dbscan;
 mpi_case_fn mpi_case_fof;
 mpi_case_fn mpi_case_gravity;
 mpi_case_fn mpi_case_cover;
+mpi_case_fn mpi_case_nbody;
+mpi_case_fn mpi_case_nbody_write;
+mpi_case_fn mpi_case_nbody_resume;
+mpi_case_fn mpi_case_nbody_energy;
 
 #endif
