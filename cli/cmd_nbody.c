@@ -69,6 +69,13 @@ typedef struct nbody_args {
      * start: evaluations0). */
     uint64_t done, evaluations0;
     double rate, per, rel, evaluation_rate;
+    /* Under mpirun (on rank 0, gathered at the end): each rank's particles,
+     * bytes sent, particles sent across domain boundaries and seconds in
+     * tree walks, and the domain decompositions. */
+    int64_t *rank_particles, *rank_bytes, *rank_migrated, *rank_walk_ns;
+    uint64_t decompositions;
+    long long level_counts[GROVE_NBODY_MAX_LEVEL + 1]; /* at the end */
+    size_t levels;
 } nbody_args;
 
 /* The --ic kinds, by name; the one table every check and lookup reads. */
@@ -129,7 +136,20 @@ static grove_status load_snapshot(const char *path, grove_snapshot *snap)
     return GROVE_OK;
 }
 
-/* The starting simulation: checkpoint, snapshot or generated ICs. */
+/* rows first..first+count of n particles (pos n x 3, vel n x 3, mass n)
+ * as this rank's part of a simulation: all of them alone, a block of rows
+ * under mpirun (docs/mpi.md). */
+static grove_status create_part(const nbody_args *a, const grove_options *o, size_t n, const double *pos,
+                                const double *vel, const double *mass, grove_nbody **sim)
+{
+    size_t first, count;
+    grove_mpi_block(o->mpi, n, &first, &count);
+    return grove_nbody_create(grove_points_f64(pos ? pos + 3 * first : NULL, count, 3), vel ? vel + 3 * first : NULL,
+                              mass ? mass + first : NULL, &a->params, o, sim);
+}
+
+/* The starting simulation: checkpoint, snapshot or generated ICs. Under
+ * mpirun every rank reads or generates them all and takes its block. */
 static grove_status start(const nbody_args *a, const grove_options *o, grove_nbody **sim, bool *resumed)
 {
     char path[4096];
@@ -143,9 +163,8 @@ static grove_status start(const nbody_args *a, const grove_options *o, grove_nbo
     }
     if (a->input.path) {
         grove_snapshot snap = {0};
-        grove_status s = load_snapshot(a->input.path, &snap);
-        if (s == GROVE_OK) s = grove_nbody_create(grove_points_f64(snap.pos, snap.n, 3), snap.vel, snap.mass,
-                                                  &a->params, o, sim);
+        grove_status s = grove_mpi_agree(o->mpi, load_snapshot(a->input.path, &snap));
+        if (s == GROVE_OK) s = create_part(a, o, snap.n, snap.pos, snap.vel, snap.mass, sim);
         /* .npy snapshots are malloc'd here, tipsy ones by the library. */
         if (cli_ends_with(a->input.path, ".npy")) free(snap.pos);
         else grove_snapshot_free(&snap);
@@ -158,63 +177,114 @@ static grove_status start(const nbody_args *a, const grove_options *o, grove_nbo
     ic.seed = a->seed;
     if (a->given.bh_mass) ic.bh_mass = a->bh_mass;
     double *buf = malloc((7 * a->n + 1) * sizeof *buf);
-    if (!buf) return GROVE_OUT_OF_MEMORY;
-    grove_status s = grove_ic_generate(&ic, buf, buf + 3 * a->n, buf + 6 * a->n);
-    if (s == GROVE_OK) s = grove_nbody_create(grove_points_f64(buf, a->n, 3), buf + 3 * a->n, buf + 6 * a->n,
-                                              &a->params, o, sim);
+    grove_status s = grove_mpi_agree(o->mpi, buf ? grove_ic_generate(&ic, buf, buf + 3 * a->n, buf + 6 * a->n)
+                                                 : GROVE_OUT_OF_MEMORY);
+    if (s == GROVE_OK) s = create_part(a, o, a->n, buf, buf + 3 * a->n, buf + 6 * a->n, sim);
     free(buf);
     return s;
 }
 
-/* Snapshot files for the current step, then the checkpoint. */
-static grove_status write_outputs(const nbody_args *a, const grove_nbody *sim)
+/* The state a snapshot writes: the simulation's own arrays alone; under
+ * mpirun every rank's, gathered by row on rank 0 (buf, freed by the
+ * caller; the pointers are NULL on the other ranks). */
+typedef struct snapshot_state {
+    const double *x, *v, *m, *pot;
+    double *buf;
+} snapshot_state;
+
+static grove_status state_on_lead(const grove_nbody *sim, const grove_mpi *mpi, snapshot_state *st)
 {
-    size_t n = grove_nbody_count(sim);
-    grove_nbody_diag d;
+    memset(st, 0, sizeof *st);
+    if (!mpi) {
+        *st = (snapshot_state){grove_nbody_positions(sim), grove_nbody_velocities(sim), grove_nbody_masses(sim),
+                               grove_nbody_potentials(sim), NULL};
+        return GROVE_OK;
+    }
+    size_t n = grove_nbody_total(sim);
+    bool lead = grove_mpi_rank(mpi) == 0;
+    double *buf = lead ? malloc((8 * n + 1) * sizeof *buf) : NULL;
+    grove_status s = grove_mpi_agree(mpi, !lead || buf ? GROVE_OK : GROVE_OUT_OF_MEMORY);
+    if (s == GROVE_OK)
+        s = grove_nbody_gather(sim, buf, buf ? buf + 3 * n : NULL, buf ? buf + 6 * n : NULL, buf ? buf + 7 * n : NULL,
+                               NULL);
+    if (s != GROVE_OK || !buf) {
+        free(buf);
+        return s;
+    }
+    *st = (snapshot_state){buf, buf + 3 * n, buf + 6 * n, buf + 7 * n, buf};
+    return GROVE_OK;
+}
+
+/* The snapshot files of the state st of step d.step. */
+static grove_status write_snapshot(const nbody_args *a, const grove_nbody *sim, const grove_nbody_diag *d,
+                                   const snapshot_state *st)
+{
+    size_t n = grove_nbody_total(sim);
     char name[64], path[4096];
     grove_array snap = {0};
-    grove_status s = grove_nbody_diagnostics(sim, &d);
-    if (s == GROVE_OK) s = grove_array_create(&snap, GROVE_FLOAT64, n, 7);
+    grove_status s = grove_array_create(&snap, GROVE_FLOAT64, n, 7);
     if (s != GROVE_OK) return s;
-    const double *x = grove_nbody_positions(sim), *v = grove_nbody_velocities(sim), *m = grove_nbody_masses(sim);
+    const double *x = st->x, *v = st->v, *m = st->m;
     double *row = snap.data;
     for (size_t i = 0; i < n; i++, row += 7) {
         memcpy(row, x + 3 * i, 3 * sizeof *x);
         memcpy(row + 3, v + 3 * i, 3 * sizeof *v);
         row[6] = m[i];
     }
-    snprintf(name, sizeof name, "snap_%06llu.npy", (unsigned long long)d.step);
+    snprintf(name, sizeof name, "snap_%06llu.npy", (unsigned long long)d->step);
     s = grove_npy_write(out_path(a, path, sizeof path, name), &snap);
     grove_array_free(&snap);
     /* After a signal no more files are begun: the run stops at its next step. */
     if (s == GROVE_OK && a->tipsy && !cli_interrupted()) {
-        snprintf(name, sizeof name, "snap_%06llu.tipsy", (unsigned long long)d.step);
-        s = grove_tipsy_write(out_path(a, path, sizeof path, name), n, d.time, x, v, m, grove_nbody_potentials(sim),
+        snprintf(name, sizeof name, "snap_%06llu.tipsy", (unsigned long long)d->step);
+        s = grove_tipsy_write(out_path(a, path, sizeof path, name), n, d->time, x, v, m, st->pot,
                               grove_nbody_get_params(sim)->gravity.softening, 1);
     }
     if (s == GROVE_OK && a->render && !cli_interrupted()) {
         grove_render_params rp;
         grove_render_params_init(&rp);
         rp.extent = a->render_extent;
-        for (int k = 0; k < 3; k++) rp.center[k] = d.com[k];
-        snprintf(name, sizeof name, "snap_%06llu.png", (unsigned long long)d.step);
+        for (int k = 0; k < 3; k++) rp.center[k] = d->com[k];
+        snprintf(name, sizeof name, "snap_%06llu.png", (unsigned long long)d->step);
         s = grove_render_png(grove_points_f64(x, n, 3), m, &rp, out_path(a, path, sizeof path, name));
     }
-    if (s == GROVE_OK && !cli_interrupted())
-        s = grove_nbody_checkpoint_write(sim, out_path(a, path, sizeof path, "checkpoint.grove"));
     return s;
 }
 
+/* Whether a signal stopped the run, on any rank (collective under mpirun). */
+static bool interrupted_anywhere(const grove_mpi *mpi)
+{
+    return grove_mpi_agree(mpi, cli_interrupted() ? GROVE_CANCELLED : GROVE_OK) != GROVE_OK;
+}
+
+/* Snapshot files for the current step (rank 0 writes them under mpirun),
+ * then the checkpoint. */
+static grove_status write_outputs(const nbody_args *a, const grove_nbody *sim, const grove_mpi *mpi)
+{
+    grove_nbody_diag d;
+    snapshot_state st;
+    grove_status s = grove_nbody_diagnostics(sim, &d);
+    if (s == GROVE_OK) s = state_on_lead(sim, mpi, &st);
+    if (s != GROVE_OK) return s;
+    if (grove_mpi_rank(mpi) == 0) s = write_snapshot(a, sim, &d, &st);
+    free(st.buf);
+    s = grove_mpi_agree(mpi, s);
+    char path[4096];
+    if (s == GROVE_OK && !interrupted_anywhere(mpi))
+        s = grove_nbody_checkpoint_write(sim, out_path(a, path, sizeof path, "checkpoint.grove"));
+    return s;
+}
 static double norm3(const double *v) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
 
-/* Particles per level, counts[0..K] (K = max_level; [n] unless block). */
+/* Particles per level, counts[0..K] (K = max_level; [n] unless block),
+ * over every rank (collective under mpirun). */
 static size_t level_counts(const grove_nbody *sim, long long counts[GROVE_NBODY_MAX_LEVEL + 1])
 {
     const grove_nbody_params *p = grove_nbody_get_params(sim);
-    size_t levels = p->timestep == GROVE_TIMESTEP_BLOCK ? (size_t)p->max_level + 1 : 1, n = grove_nbody_count(sim);
-    const uint8_t *level = grove_nbody_levels(sim);
-    memset(counts, 0, levels * sizeof *counts);
-    for (size_t i = 0; i < n; i++) counts[level[i]]++;
+    size_t levels = p->timestep == GROVE_TIMESTEP_BLOCK ? (size_t)p->max_level + 1 : 1;
+    uint64_t c[GROVE_NBODY_MAX_LEVEL + 1];
+    grove_nbody_level_counts(sim, c);
+    for (size_t k = 0; k < levels; k++) counts[k] = (long long)c[k];
     return levels;
 }
 
@@ -226,16 +296,17 @@ static double evaluation_rate(const nbody_args *a, const grove_nbody_diag *d)
 }
 
 /* The live report line; block steps add the occupied levels as
- * level:count pairs. */
-static void report(const nbody_args *a, const grove_nbody_diag *d)
+ * level:count pairs. Collective under mpirun; rank 0 prints. */
+static void report(const nbody_args *a, const grove_nbody_diag *d, bool lead)
 {
+    long long counts[GROVE_NBODY_MAX_LEVEL + 1];
+    size_t levels = level_counts(a->sim, counts);
+    if (!lead) return;
     double e0 = a->e0;
     printf("step %6llu  t %9.4f  E %.10f  dE/E %+.3e  |P| %.3e  |L| %.6e  evals/t %.3e", (unsigned long long)d->step,
            d->time, d->energy, e0 != 0 ? (d->energy - e0) / fabs(e0) : 0.0, norm3(d->momentum),
            norm3(d->angular_momentum), evaluation_rate(a, d));
     if (grove_nbody_get_params(a->sim)->timestep == GROVE_TIMESTEP_BLOCK) {
-        long long counts[GROVE_NBODY_MAX_LEVEL + 1];
-        size_t levels = level_counts(a->sim, counts);
         printf("  levels");
         for (size_t k = 0; k < levels; k++)
             if (counts[k]) printf(" %zu:%lld", k, counts[k]);
@@ -314,6 +385,23 @@ static bool agree_flag(const nbody_args *a, const char *flag, bool given, bool t
     return agree(a, flag, given, theirs, NULL, phrase);
 }
 
+/* The mass of row 0 into *mass: on rank 0 under mpirun (collective; the
+ * other ranks keep theirs). */
+static grove_status first_mass(const grove_nbody *sim, const grove_mpi *mpi, double *mass)
+{
+    if (!mpi) {
+        *mass = grove_nbody_masses(sim)[0];
+        return GROVE_OK;
+    }
+    bool lead = grove_mpi_rank(mpi) == 0;
+    double *all = lead ? malloc((grove_nbody_total(sim) + 1) * sizeof *all) : NULL;
+    grove_status s = grove_mpi_agree(mpi, !lead || all ? GROVE_OK : GROVE_OUT_OF_MEMORY);
+    if (s == GROVE_OK) s = grove_nbody_gather(sim, NULL, NULL, all, NULL, NULL);
+    if (s == GROVE_OK && all) *mass = all[0];
+    free(all);
+    return s;
+}
+
 /* A resumed run: the settings the command line gives again must agree with
  * the checkpoint's, and those it leaves out are the checkpoint's. A
  * checkpoint from before version 4 keeps only the library's parameters:
@@ -354,22 +442,30 @@ static grove_status resume_settings(nbody_args *a, cli_run *run)
                        a->checkpoint);
         return GROVE_PARSE_ERROR;
     }
+    /* The point mass of plummer-bh is row 0, on rank 0 under mpirun (the
+     * other ranks take the flag's value and the ranks agree below). */
+    double point_mass = a->bh_mass;
+    if (strcmp(start, "plummer-bh") == 0 && a->given.bh_mass) {
+        grove_status s = first_mass(a->sim, run->options.mpi, &point_mass);
+        if (s != GROVE_OK) return s;
+    }
     /* The start: the same IC kind, or a snapshot (whose path is not kept). */
     char began[32];
     snprintf(began, sizeof began, "%s%s", from_ic ? "--ic " : "--input (a snapshot)", from_ic ? start : "");
     ok = agree(a, "--ic", a->given.ic, from_ic && strcmp(a->ic, start) == 0, a->ic, began) &&
          agree(a, "--input", a->given.input, !from_ic, a->input.path, began) &&
-         (!from_ic || (agree_count(a, "--n", a->given.n, a->n, grove_nbody_count(a->sim)) &&
+         (!from_ic || (agree_count(a, "--n", a->given.n, a->n, grove_nbody_total(a->sim)) &&
                        agree_count(a, "--seed", a->given.seed, a->seed, seed))) &&
          /* The point mass is particle 0, whose mass the run keeps. */
          (strcmp(start, "plummer-bh") == 0
-              ? agree_number(a, "--bh-mass", a->given.bh_mass, a->bh_mass, grove_nbody_masses(a->sim)[0])
+              ? agree_number(a, "--bh-mass", a->given.bh_mass, a->bh_mass, point_mass)
               : agree(a, "--bh-mass", a->given.bh_mass, false, "", began)) &&
          agree_count(a, "--snapshot-every", a->given.snapshot_every, a->snapshot_every, every) &&
          agree_count(a, "--report-every", a->given.report_every, a->report_every, report) &&
          agree_flag(a, "--tipsy", a->tipsy, tipsy) && agree_flag(a, "--render", a->render, render) &&
          agree_number(a, "--render-extent", a->given.render_extent, a->render_extent, extent);
-    if (!ok) return cli_run_usage(run);
+    if (grove_mpi_agree(run->options.mpi, ok ? GROVE_OK : GROVE_INVALID_ARGUMENT) != GROVE_OK)
+        return cli_run_usage(run);
     a->snapshot_every = every;
     a->report_every = report;
     a->tipsy = tipsy;
@@ -442,6 +538,13 @@ static bool make_out(const nbody_args *a)
     return true;
 }
 
+/* make_out on rank 0 alone under mpirun, the ranks agreeing. */
+static grove_status make_out_once(const nbody_args *a, const grove_mpi *mpi)
+{
+    bool made = grove_mpi_rank(mpi) != 0 || make_out(a);
+    return grove_mpi_agree(mpi, made ? GROVE_OK : GROVE_IO_ERROR);
+}
+
 /* Run to the target step, writing snapshots and reports on the way. */
 static grove_status simulate(nbody_args *a, cli_run *run)
 {
@@ -453,11 +556,11 @@ static grove_status simulate(nbody_args *a, cli_run *run)
     if (s != GROVE_OK) return s;
     a->e0 = d.energy;
     uint64_t first = d.step, report_every = a->report_every ? a->report_every : (a->steps - first + 9) / 10;
-    bool talk = !run->common.quiet && !run->common.json;
-    if (talk) report(a, &d);
+    bool talk = !run->common.quiet && !run->common.json, lead = grove_mpi_rank(o->mpi) == 0;
+    if (talk) report(a, &d, lead);
     if (!a->resumed) {
         double t = cli_now();
-        s = write_outputs(a, a->sim);
+        s = write_outputs(a, a->sim, o->mpi);
         run->io_seconds += cli_now() - t;
     }
     while (s == GROVE_OK && d.step < a->steps) {
@@ -466,18 +569,38 @@ static grove_status simulate(nbody_args *a, cli_run *run)
         run->seconds += cli_now() - t;
         if (s == GROVE_OK) s = grove_nbody_diagnostics(a->sim, &d);
         if (s != GROVE_OK) break;
-        if (o->progress) o->progress(o->progress_user, "nbody", (double)(d.step - first) / (double)(a->steps - first));
+        if (o->progress && lead)
+            o->progress(o->progress_user, "nbody", (double)(d.step - first) / (double)(a->steps - first));
         if (talk && (report_every == 0 || d.step % report_every == 0 || d.step == a->steps)) {
-            if (o->progress) fputc('\n', stderr);
-            report(a, &d);
+            if (o->progress && lead) fputc('\n', stderr);
+            report(a, &d, lead);
         }
         if ((a->snapshot_every && d.step % a->snapshot_every == 0) || d.step == a->steps) {
             t = cli_now();
-            s = write_outputs(a, a->sim);
+            s = write_outputs(a, a->sim, o->mpi);
             run->io_seconds += cli_now() - t;
         }
     }
     return s;
+}
+
+/* Each rank's share of the run, on rank 0 (collective). */
+static grove_status gather_load(nbody_args *a, const grove_mpi *mpi)
+{
+    size_t ranks = (size_t)grove_mpi_size(mpi);
+    a->rank_particles = calloc(4 * ranks, sizeof *a->rank_particles);
+    if (!a->rank_particles) return GROVE_OUT_OF_MEMORY;
+    a->rank_bytes = a->rank_particles + ranks;
+    a->rank_migrated = a->rank_bytes + ranks;
+    a->rank_walk_ns = a->rank_migrated + ranks;
+    grove_nbody_rank_stats st;
+    grove_nbody_load(a->sim, &st);
+    a->decompositions = st.decompositions;
+    grove_mpi_gather_int64(mpi, (int64_t)st.particles, a->rank_particles);
+    grove_mpi_gather_int64(mpi, grove_mpi_bytes_sent(mpi), a->rank_bytes);
+    grove_mpi_gather_int64(mpi, (int64_t)st.migrated, a->rank_migrated);
+    grove_mpi_gather_int64(mpi, (int64_t)(st.seconds[GROVE_MPI_PHASE_WALK] * 1e9), a->rank_walk_ns);
+    return GROVE_OK;
 }
 
 static grove_status run(void *state, cli_run *run)
@@ -487,7 +610,7 @@ static grove_status run(void *state, cli_run *run)
     double t0 = cli_now();
     grove_status s = start(a, &run->options, &a->sim, &a->resumed);
     a->setup_seconds = cli_now() - t0;
-    if (s == GROVE_OK && !make_out(a)) s = GROVE_IO_ERROR;
+    if (s == GROVE_OK) s = make_out_once(a, run->options.mpi);
     /* Failures name the file the run started from. */
     run->fail_path = a->resumed ? out_path(a, a->checkpoint, sizeof a->checkpoint, "checkpoint.grove") : a->input.path;
     if (s == GROVE_OK && a->resumed) s = resume_settings(a, run);
@@ -499,13 +622,14 @@ static grove_status run(void *state, cli_run *run)
     grove_nbody_diagnostics(a->sim, &a->d);
     grove_gravity_stats st;
     grove_nbody_stats(a->sim, &st);
-    size_t n = grove_nbody_count(a->sim);
+    size_t n = grove_nbody_total(a->sim);
     a->done = a->d.step - a->d0.step;
     a->rate = run->seconds > 0 ? (double)n * (double)a->done / run->seconds : 0;
     a->per = n ? (st.particle_interactions + st.cell_interactions) / (double)n : 0;
     a->rel = a->e0 != 0 ? (a->d.energy - a->e0) / fabs(a->e0) : 0;
     a->evaluation_rate = evaluation_rate(a, &a->d);
-    return GROVE_OK;
+    a->levels = level_counts(a->sim, a->level_counts);
+    return run->options.mpi ? gather_load(a, run->options.mpi) : GROVE_OK;
 }
 
 static void summary(void *state, const cli_run *run)
@@ -513,17 +637,48 @@ static void summary(void *state, const cli_run *run)
     const nbody_args *a = state;
     printf("nbody: %zu particles, %llu step%s%s to t = %.6g, relative energy error %.3e, %.3g particles/s "
            "(%.0f interactions per particle) on %d thread%s\n",
-           grove_nbody_count(a->sim), (unsigned long long)a->done, a->done == 1 ? "" : "s",
+           grove_nbody_total(a->sim), (unsigned long long)a->done, a->done == 1 ? "" : "s",
            a->resumed ? " (resumed)" : "", a->d.time, a->rel, a->rate, a->per, run->threads,
            run->threads == 1 ? "" : "s");
 }
 
+/* Under mpirun: the ranks, each one's particles at the end, bytes sent
+ * (in all and per step), particles sent across domain boundaries, the
+ * decompositions and the load imbalance (the slowest rank's seconds in
+ * tree walks over the mean). */
+static void ranks_json(const nbody_args *a, const cli_run *run, cli_json *j)
+{
+    int ranks = grove_mpi_size(run->options.mpi);
+    long long *v = malloc(4 * (size_t)ranks * sizeof *v);
+    double *per = malloc((size_t)ranks * sizeof *per);
+    if (v && per) {
+        double most = 0, sum = 0;
+        for (int r = 0; r < ranks; r++) {
+            v[r] = a->rank_particles[r];
+            v[ranks + r] = a->rank_bytes[r];
+            v[2 * ranks + r] = a->rank_migrated[r];
+            per[r] = a->done ? (double)a->rank_bytes[r] / (double)a->done : 0;
+            double w = (double)a->rank_walk_ns[r] * 1e-9;
+            most = w > most ? w : most;
+            sum += w;
+        }
+        cli_json_int(j, "ranks", ranks);
+        cli_json_ints(j, "rank_particles", v, (size_t)ranks);
+        cli_json_ints(j, "rank_bytes_sent", v + ranks, (size_t)ranks);
+        cli_json_nums(j, "rank_bytes_per_step", per, (size_t)ranks);
+        cli_json_ints(j, "rank_migrated", v + 2 * ranks, (size_t)ranks);
+        cli_json_int(j, "decompositions", (long long)a->decompositions);
+        cli_json_num(j, "load_imbalance", sum > 0 ? most / (sum / ranks) : 1);
+    }
+    free(v);
+    free(per);
+}
+
 static void json(void *state, const cli_run *run, cli_json *j)
 {
-    (void)run;
     const nbody_args *a = state;
     const grove_nbody_params *p = grove_nbody_get_params(a->sim);
-    cli_json_int(j, "n", (long long)grove_nbody_count(a->sim));
+    cli_json_int(j, "n", (long long)grove_nbody_total(a->sim));
     cli_json_int(j, "steps", (long long)a->done);
     cli_json_int(j, "step", (long long)a->d.step);
     cli_json_num(j, "time", a->d.time);
@@ -544,16 +699,16 @@ static void json(void *state, const cli_run *run, cli_json *j)
     cli_json_num(j, "interactions_per_particle", a->per);
     cli_json_int(j, "force_evaluations", (long long)grove_nbody_force_evaluations(a->sim));
     cli_json_num(j, "force_evaluations_per_time", a->evaluation_rate);
-    long long counts[GROVE_NBODY_MAX_LEVEL + 1];
-    size_t levels = level_counts(a->sim, counts);
-    cli_json_ints(j, "level_counts", counts, levels);
+    cli_json_ints(j, "level_counts", a->level_counts, a->levels);
     cli_json_num(j, "setup_seconds", a->setup_seconds);
+    if (a->rank_particles) ranks_json(a, run, j);
 }
 
 static void release(void *state)
 {
     nbody_args *a = state;
     grove_nbody_free(a->sim);
+    free(a->rank_particles);
 }
 
 int cmd_nbody(int argc, char **argv)

@@ -21,7 +21,7 @@ static const struct {
     {"info", cmd_info, "version, build flags, threads and optional parts", true},
     {"join", cmd_join, "exact epsilon similarity join: all pairs within a distance (RT-HiSS)", true},
     {"knn", cmd_knn, "exact k nearest neighbours", false},
-    {"nbody", cmd_nbody, "N-body simulation: leapfrog on tree gravity, snapshots, checkpoints", false},
+    {"nbody", cmd_nbody, "N-body simulation: leapfrog on tree gravity, snapshots, checkpoints", true},
 };
 
 static void usage(FILE *out)

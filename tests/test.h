@@ -98,6 +98,14 @@ bool test_mpi_ready(void);
  * CLI for "grove" and otherwise the MPI test program (GROVE_TEST_MPI,
  * tests/mpi). mpirun runs as root here, with more ranks than cores. */
 int test_mpirun(int ranks, const char *program, const char *args, char **output);
+/* build/test_mpi ARGS (a case and its arguments) on 1, 2, 3 and 4 ranks,
+ * each run passing. */
+void test_mpi_on_1_to_4_ranks(const char *args);
+/* Whether two files hold the same bytes. */
+bool test_same_file(const char *a, const char *b);
+/* The doubles of a .npy file written by grove (a 128-byte header), *n of
+ * them (NULL when unreadable). */
+double *test_npy_doubles(const char *path, size_t *n);
 
 /* Seeded test data: n x d points of one kind in double (malloc'd; exactly
  * representable in float for the lattice and duplicate kinds, whose

@@ -5,34 +5,24 @@
 
 #include <math.h>
 
-/* build/test_mpi CASE on 1, 2, 3 and 4 ranks, each run passing. */
-static void case_on_1_to_4_ranks(const char *name)
-{
-    for (int p = 1; p <= 4; p++) {
-        char *out = NULL;
-        CHECK_MSG(test_mpirun(p, "test_mpi", name, &out) == 0, "np %d: %s", p, out);
-        free(out);
-    }
-}
-
 TEST(mpi_context_on_1_to_4_ranks)
 {
-    if (test_mpi_ready()) case_on_1_to_4_ranks("context");
+    if (test_mpi_ready()) test_mpi_on_1_to_4_ranks("context");
 }
 
 TEST(mpi_join_rows_byte_identical_to_one_process_on_1_to_4_ranks)
 {
-    if (test_mpi_ready()) case_on_1_to_4_ranks("join");
+    if (test_mpi_ready()) test_mpi_on_1_to_4_ranks("join");
 }
 
 TEST(mpi_dbscan_labels_identical_to_one_process_on_1_to_4_ranks)
 {
-    if (test_mpi_ready()) case_on_1_to_4_ranks("dbscan");
+    if (test_mpi_ready()) test_mpi_on_1_to_4_ranks("dbscan");
 }
 
 TEST(mpi_fof_groups_and_catalogue_identical_to_one_process_on_1_to_4_ranks)
 {
-    if (test_mpi_ready()) case_on_1_to_4_ranks("fof");
+    if (test_mpi_ready()) test_mpi_on_1_to_4_ranks("fof");
 }
 
 TEST(mpi_cli_info_prints_once_with_ranks)
@@ -59,17 +49,6 @@ TEST(mpi_cli_refuses_one_process_commands_on_several_ranks)
     snprintf(args, sizeof args, "gen uniform --n 10 --dims 2 --seed 1 -o %s --quiet", test_path("mpi_gen.npy"));
     CHECK(test_mpirun(1, "grove", args, &out) == 0);
     free(out);
-}
-
-/* Whether two files hold the same bytes. */
-static bool same_file(const char *a, const char *b)
-{
-    size_t na = 0, nb = 0;
-    char *x = test_read_file(a, &na), *y = test_read_file(b, &nb);
-    bool same = x && y && na == nb && memcmp(x, y, na) == 0;
-    free(x);
-    free(y);
-    return same;
 }
 
 /* tmpdir/mj_<stem><p>.npy into buf. */
@@ -113,7 +92,7 @@ TEST(mpi_cli_join_outputs_identical_to_a_plain_run)
         }
         for (int k = 0; p > 0 && k < 5; k++) {
             char plain[512];
-            CHECK_MSG(same_file(out_path(plain, sizeof plain, stems[k], 0), o[k]), "np %d: %s differs from the plain run's",
+            CHECK_MSG(test_same_file(out_path(plain, sizeof plain, stems[k], 0), o[k]), "np %d: %s differs from the plain run's",
                       p, o[k]);
         }
     }
@@ -151,8 +130,8 @@ TEST(mpi_cli_dbscan_outputs_identical_to_a_plain_run)
                   "%s", out);
         free(out);
         if (p == 0) continue;
-        CHECK_MSG(same_file(out_path(l0, sizeof l0, "labels", 0), l), "np %d: labels differ", p);
-        CHECK_MSG(same_file(out_path(c0, sizeof c0, "core", 0), c), "np %d: core rows differ", p);
+        CHECK_MSG(test_same_file(out_path(l0, sizeof l0, "labels", 0), l), "np %d: labels differ", p);
+        CHECK_MSG(test_same_file(out_path(c0, sizeof c0, "core", 0), c), "np %d: core rows differ", p);
     }
 }
 
@@ -195,8 +174,8 @@ TEST(mpi_cli_fof_outputs_identical_to_a_plain_run)
             CHECK_MSG(p != 3 || strstr(out, "\"ranks\": 3, \"rank_points\": [") != NULL, "%s", out);
             free(out);
             if (p == 0) continue;
-            CHECK_MSG(same_file(g0, g), "np %d: %s differs from the plain run's", p, g);
-            CHECK_MSG(same_file(c0, c), "np %d: %s differs from the plain run's", p, c);
+            CHECK_MSG(test_same_file(g0, g), "np %d: %s differs from the plain run's", p, g);
+            CHECK_MSG(test_same_file(c0, c), "np %d: %s differs from the plain run's", p, c);
         }
     /* A periodic box runs on one process. */
     snprintf(cmd, sizeof cmd, "fof %s --linking-length 0.1 --box 1 --groups %s", snaps[1], test_path("mj_never.npy"));
@@ -207,52 +186,7 @@ TEST(mpi_cli_fof_outputs_identical_to_a_plain_run)
 
 TEST(mpi_gravity_matches_direct_sum_and_one_process_on_1_to_4_ranks)
 {
-    if (test_mpi_ready()) case_on_1_to_4_ranks("gravity");
-}
-
-TEST(mpi_nbody_steps_match_one_process_on_1_to_4_ranks)
-{
-    if (!test_mpi_ready()) return;
-    char args[600];
-    snprintf(args, sizeof args, "nbody %s", test_path(""));
-    case_on_1_to_4_ranks(args);
-}
-
-/* A checkpoint written on 2 ranks resumes on 3 (and on 1): the state read
- * is the file's, and the run goes on within the tree's error of the
- * writer's own continuation. */
-TEST(mpi_nbody_checkpoint_from_2_ranks_resumes_on_3_and_1)
-{
-    if (!test_mpi_ready()) return;
-    char args[600], *out = NULL;
-    size_t n = test_sanitized() ? 1000 : 3000;
-    snprintf(args, sizeof args, "nbody_write %s %zu 10", test_path(""), n);
-    int rc = test_mpirun(2, "test_mpi", args, &out);
-    CHECK_MSG(rc == 0, "np 2: %s", out);
-    free(out);
-    if (rc != 0) return;
-    snprintf(args, sizeof args, "nbody_resume %s 10", test_path(""));
-    for (int p = 3; p >= 1; p -= 2) {
-        CHECK_MSG(test_mpirun(p, "test_mpi", args, &out) == 0, "np %d: %s", p, out);
-        free(out);
-    }
-}
-
-/* The energy check of docs/nbody.md (10^4 Plummer, 1000 steps of 1/128,
- * theta 0.75, softening 0.01: |dE/E| < 1e-4) on 2 ranks, and a shorter
- * run on 3; smaller under sanitizers. */
-TEST(mpi_nbody_energy_error_within_the_single_process_bound)
-{
-    if (!test_mpi_ready()) return;
-    bool small = test_sanitized();
-    const char *runs[2] = {small ? "nbody_energy 2000 100 2e-4" : "nbody_energy 10000 1000 1e-4",
-                           small ? "nbody_energy 1000 20 2e-4" : "nbody_energy 10000 100 1e-4"};
-    for (int k = 0; k < 2; k++) {
-        char *out = NULL;
-        CHECK_MSG(test_mpirun(2 + k, "test_mpi", runs[k], &out) == 0, "%s", out);
-        if (getenv("GROVE_TEST_VERBOSE")) printf("  %s", out);
-        free(out);
-    }
+    if (test_mpi_ready()) test_mpi_on_1_to_4_ranks("gravity");
 }
 
 TEST(mpi_gravity_cover_accepts_what_every_box_accepts)
@@ -261,18 +195,6 @@ TEST(mpi_gravity_cover_accepts_what_every_box_accepts)
     char *out = NULL;
     CHECK_MSG(test_mpirun(1, "test_mpi", "cover", &out) == 0, "%s", out);
     free(out);
-}
-
-/* The doubles of a .npy file written by grove (a 128-byte header). */
-static double *npy_doubles(const char *path, size_t *n)
-{
-    size_t len = 0;
-    char *bytes = test_read_file(path, &len);
-    *n = bytes && len > 128 ? (len - 128) / sizeof(double) : 0;
-    double *v = *n ? malloc(*n * sizeof *v) : NULL;
-    if (v) memcpy(v, bytes + 128, *n * sizeof *v);
-    free(bytes);
-    return v;
 }
 
 /* `grove gravity` under mpirun: one rank writes the plain run's files byte
@@ -290,7 +212,7 @@ TEST(mpi_cli_gravity_outputs_agree_with_a_plain_run)
     size_t m = 0;
     char snap[600];
     snprintf(snap, sizeof snap, "%s/snap_000000.npy", ic);
-    double *s = npy_doubles(snap, &m);
+    double *s = test_npy_doubles(snap, &m);
     REQUIRE(s && m == 7 * 3000);
     grove_array arr = {0};
     REQUIRE(grove_array_create(&arr, GROVE_FLOAT64, 3000, 4) == GROVE_OK);
@@ -314,12 +236,12 @@ TEST(mpi_cli_gravity_outputs_agree_with_a_plain_run)
         out_path(a0, sizeof a0, "grav_acc", 0);
         out_path(p0, sizeof p0, "grav_pot", 0);
         if (p == 1) {
-            CHECK_MSG(same_file(a0, a) && same_file(p0, pp), "np 1: files differ from the plain run's");
+            CHECK_MSG(test_same_file(a0, a) && test_same_file(p0, pp), "np 1: files differ from the plain run's");
             continue;
         }
         size_t n0, n1, q0, q1;
-        double *x0 = npy_doubles(a0, &n0), *x1 = npy_doubles(a, &n1), *y0 = npy_doubles(p0, &q0),
-               *y1 = npy_doubles(pp, &q1);
+        double *x0 = test_npy_doubles(a0, &n0), *x1 = test_npy_doubles(a, &n1), *y0 = test_npy_doubles(p0, &q0),
+               *y1 = test_npy_doubles(pp, &q1);
         REQUIRE(x0 && x1 && y0 && y1 && n0 == 9000 && n1 == n0 && q0 == 3000 && q1 == q0);
         double worst = 0, worst_pot = 0;
         for (size_t i = 0; i < 3000; i++) {

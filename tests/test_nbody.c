@@ -665,13 +665,6 @@ TEST(nbody_checkpoint_refuses_any_flipped_bit)
 }
 
 
-static bool same_file(const char *a, const char *b)
-{
-    char command[2048];
-    snprintf(command, sizeof command, "cmp -s '%s' '%s'", a, b);
-    return test_run(command, NULL) == 0;
-}
-
 TEST(nbody_cli_resume_reproduces_the_uninterrupted_run)
 {
     char args[2048], *out = NULL;
@@ -690,10 +683,10 @@ TEST(nbody_cli_resume_reproduces_the_uninterrupted_run)
     char a[600], b[600];
     snprintf(a, sizeof a, "%s", test_path("full/snap_000008.npy"));
     snprintf(b, sizeof b, "%s", test_path("half/snap_000008.npy"));
-    CHECK(same_file(a, b));
+    CHECK(test_same_file(a, b));
     snprintf(a, sizeof a, "%s", test_path("full/checkpoint.grove"));
     snprintf(b, sizeof b, "%s", test_path("half/checkpoint.grove"));
-    CHECK(same_file(a, b));
+    CHECK(test_same_file(a, b));
 }
 
 TEST(nbody_cli_outputs_report_and_render)
@@ -914,7 +907,7 @@ TEST(nbody_render_does_not_depend_on_the_units)
         char a[600], b[600];
         snprintf(a, sizeof a, "%s", test_path("henon.png"));
         snprintf(b, sizeof b, "%s", test_path("scaled.png"));
-        CHECK_MSG(same_file(a, b), "%s scaled: a different picture", kind ? "masses" : "lengths");
+        CHECK_MSG(test_same_file(a, b), "%s scaled: a different picture", kind ? "masses" : "lengths");
         free(pos), free(mass);
     }
     free(x);

@@ -134,6 +134,36 @@ int test_mpirun(int ranks, const char *program, const char *args, char **output)
     return test_run(command, output);
 }
 
+void test_mpi_on_1_to_4_ranks(const char *args)
+{
+    for (int p = 1; p <= 4; p++) {
+        char *out = NULL;
+        CHECK_MSG(test_mpirun(p, "test_mpi", args, &out) == 0, "np %d: %s", p, out);
+        free(out);
+    }
+}
+
+bool test_same_file(const char *a, const char *b)
+{
+    size_t na = 0, nb = 0;
+    char *x = test_read_file(a, &na), *y = test_read_file(b, &nb);
+    bool same = x && y && na == nb && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+double *test_npy_doubles(const char *path, size_t *n)
+{
+    size_t len = 0;
+    char *bytes = test_read_file(path, &len);
+    *n = bytes && len > 128 ? (len - 128) / sizeof(double) : 0;
+    double *v = *n ? malloc(*n * sizeof *v) : NULL;
+    if (v) memcpy(v, bytes + 128, *n * sizeof *v);
+    free(bytes);
+    return v;
+}
+
 const char *const test_kind_name[TEST_KINDS] = {"uniform", "clustered", "lattice", "duplicates"};
 
 double *test_points(test_kind kind, size_t n, size_t d, uint64_t seed)
