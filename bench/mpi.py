@@ -3,7 +3,8 @@
 beside another, in the same run.
 
     make && python3 bench/mpi.py [--n 1000000] [--per-rank 500000] [--ranks 1,2]
-        [--neighbours 30] [--sections gravity,let,join,dbscan,fof] [--grove build/grove]
+        [--neighbours 30] [--sections gravity,nbody,let,join,dbscan,fof] [--grove build/grove]
+        [--nbody-steps 10]
         [--let-n 250000,500000,1000000] [--let-ranks 2,4,8,16] [--timeout 900] [--cache DIR]
 
 Data: N uniform points in [0, 1)^3 (`grove gen uniform --seed 1`, float64),
@@ -28,6 +29,15 @@ Sections (functions below):
           the essential trees, the walks and the results sent home
           (also against one process run without mpirun), and a table of
           the slowest rank's seconds in each phase (--json rank_seconds_*)
+  nbody   `grove nbody` on the same Plummer sphere (--nbody-steps shared
+          steps of 1/128, theta 0.75, softening 0.01; a snapshot and
+          checkpoint at the start and the end, outside "seconds"): seconds
+          per step (the steps alone: the particles stay in their domains
+          and only those crossing a boundary move), against one process
+          without mpirun, strong at N and weak at --per-rank; bytes each
+          rank sent per step (--json rank_bytes_per_step: migration,
+          essential trees, and the first decomposition spread over the
+          steps), particles migrated per step, decompositions, imbalance
   let     the essential trees' bytes per rank (--json rank_bytes_let) at
           --let-n particles on --let-ranks ranks (oversubscribed: bytes,
           not times), and the fit of docs/mpi.md's volume model
@@ -222,6 +232,40 @@ def gravity_section(opts):
     return rows
 
 
+def nbody_section(opts):
+    out = os.path.join(opts.cache, "mpi_bench_nbody")
+    steps = opts.nbody_steps
+
+    def args(n):
+        return ["nbody", "--ic", "plummer", "--n", str(n), "--seed", "1", "--steps", str(steps), "--theta", "0.75",
+                "--softening", "0.01", "--snapshot-every", str(steps), "--out", out]
+
+    alone = plain(opts.grove, args(opts.n), opts.timeout)
+    runs = [("strong", opts.n, p, mpirun(opts.grove, p, args(opts.n), opts.timeout)) for p in opts.ranks]
+    runs += [("weak", opts.per_rank * p, p, mpirun(opts.grove, p, args(opts.per_rank * p), opts.timeout))
+             for p in opts.ranks]
+    print("\n### nbody: Plummer sphere, %d shared steps of 1/128, theta 0.75, softening 0.01" % steps)
+    print("| run | n | ranks | s/step | speedup | vs one process | sent/rank/step (MB) | migrated/step | "
+          "decompositions | imbalance |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    bases = {}
+    for kind, n, p, r in runs:
+        if "error" in r:
+            print("| %s | %d | %d | %s |" % (kind, n, p, r["error"]))
+            continue
+        per = r["seconds"] / steps
+        base = bases.setdefault(kind, per)
+        speed = base / per
+        vs = ("%.2fx" % (alone["seconds"] / steps / per)) if kind == "strong" and "seconds" in alone else ""
+        sent = r["rank_bytes_per_step"]
+        print("| %s | %d | %d | %.3f | %.2fx | %s | %.2f | %.0f | %d | %.2f |" % (
+            kind, n, p, per, speed, vs, sum(sent) / len(sent) / 1e6, sum(r["rank_migrated"]) / steps,
+            r["decompositions"], r["load_imbalance"]))
+    if "seconds" in alone:
+        print("\none process without mpirun (n = %d): %.3f s per step" % (opts.n, alone["seconds"] / steps))
+    sys.stdout.flush()
+
+
 def let_section(opts):
     """Essential-tree bytes per rank against particles per rank and ranks
     (oversubscribed: the bytes do not depend on the cores), and the fit of
@@ -299,7 +343,7 @@ def fof_section(opts):
     return rows
 
 
-SECTIONS = {"gravity": gravity_section, "let": let_section, "join": join_section, "dbscan": dbscan_section,
+SECTIONS = {"gravity": gravity_section, "nbody": nbody_section, "let": let_section, "join": join_section, "dbscan": dbscan_section,
             "fof": fof_section}
 
 
@@ -309,7 +353,8 @@ def main():
     ap.add_argument("--per-rank", type=int, default=500000)
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--neighbours", type=float, default=30)
-    ap.add_argument("--sections", default="gravity,let,join,dbscan,fof")
+    ap.add_argument("--sections", default="gravity,nbody,let,join,dbscan,fof")
+    ap.add_argument("--nbody-steps", type=int, default=10)
     ap.add_argument("--grove", default=os.path.join(ROOT, "build", "grove"))
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--cache", default=None)

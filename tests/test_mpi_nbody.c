@@ -63,15 +63,6 @@ static double largest_difference(const double *a, const double *b, size_t n)
     return scale > 0 ? worst / scale : worst;
 }
 
-/* tmpdir/mn_<stem><p> into buf. */
-static const char *run_dir(char *buf, size_t size, const char *stem, int p)
-{
-    char name[64];
-    snprintf(name, sizeof name, "mn_%s%d", stem, p);
-    snprintf(buf, size, "%s", test_path(name));
-    return buf;
-}
-
 /* `grove nbody` under mpirun: one rank writes the plain run's snapshots
  * and checkpoint byte for byte; on 2 and 3 ranks the snapshot's rows (in
  * the input's order) are within the tree's error of the plain run's (2e-4
@@ -82,12 +73,14 @@ TEST(mpi_cli_nbody_outputs_agree_with_a_plain_run)
 {
     if (!test_mpi_ready()) return;
     const char *common = "--ic plummer --n 2000 --seed 4 --dt 0.01 --snapshot-every 5 --tipsy --quiet";
-    char cmd[4096], dir[512], plain[512], a[600], b[600], *out = NULL;
-    run_dir(plain, sizeof plain, "run", 0);
+    char cmd[4096], dir[512], plain[512], a[600], b[600], name[32], *out = NULL;
+    snprintf(plain, sizeof plain, "%s", test_path("mn_plain"));
     snprintf(cmd, sizeof cmd, "nbody %s --steps 10 --out %s", common, plain);
     REQUIRE(test_grove(cmd, NULL) == 0);
     for (int p = 1; p <= 3; p++) {
-        snprintf(cmd, sizeof cmd, "nbody %s --steps 10 --out %s --json", common, run_dir(dir, sizeof dir, "run", p));
+        snprintf(name, sizeof name, "mn_np%d", p);
+        snprintf(dir, sizeof dir, "%s", test_path(name));
+        snprintf(cmd, sizeof cmd, "nbody %s --steps 10 --out %s --json", common, dir);
         int rc = test_mpirun(p, "grove", cmd, &out);
         CHECK_MSG(rc == 0, "np %d: %s", p, out);
         char want[64];
@@ -117,7 +110,7 @@ TEST(mpi_cli_nbody_outputs_agree_with_a_plain_run)
         }
     }
     /* 2 ranks to step 6, then 3 ranks resume to 12, then one process to 14. */
-    run_dir(dir, sizeof dir, "resume", 0);
+    snprintf(dir, sizeof dir, "%s", test_path("mn_resume"));
     snprintf(cmd, sizeof cmd, "nbody %s --steps 6 --out %s", common, dir);
     CHECK_MSG(test_mpirun(2, "grove", cmd, &out) == 0, "%s", out);
     free(out);

@@ -42,6 +42,23 @@ static grove_nbody *part_sim(const double *state, size_t n, size_t first, size_t
     return sim;
 }
 
+/* A Plummer sphere of n (seed; softening 0.01, the other parameters the
+ * defaults), each rank passing its block of rows; *o gets the context. */
+static grove_nbody *blocked_plummer(const grove_mpi *mpi, size_t n, uint64_t seed, grove_options *o)
+{
+    double *x = plummer(n, seed);
+    grove_options_init(o);
+    o->mpi = mpi;
+    grove_nbody_params p;
+    grove_nbody_params_init(&p);
+    p.gravity.softening = 0.01;
+    size_t first, count;
+    grove_mpi_block(mpi, n, &first, &count);
+    grove_nbody *sim = part_sim(x, n, first, count, &p, o);
+    free(x);
+    return sim;
+}
+
 typedef struct whole {
     double *pos, *vel, *mass, *pot;
     uint8_t *level;
@@ -287,17 +304,9 @@ void mpi_case_nbody_write(int argc, char **argv)
     MPI_CHECK(argc == 3);
     int rank, ranks;
     grove_mpi *mpi = mpi_world(&rank, &ranks);
-    size_t n = strtoul(argv[1], NULL, 10), first, count;
     uint64_t steps = strtoull(argv[2], NULL, 10);
-    double *x = plummer(n, 11);
     grove_options o;
-    grove_options_init(&o);
-    o.mpi = mpi;
-    grove_nbody_params p;
-    grove_nbody_params_init(&p);
-    p.gravity.softening = 0.01;
-    grove_mpi_block(mpi, n, &first, &count);
-    grove_nbody *sim = part_sim(x, n, first, count, &p, &o);
+    grove_nbody *sim = blocked_plummer(mpi, strtoul(argv[1], NULL, 10), 11, &o);
     char path[4096];
     MPI_CHECK(grove_nbody_step(sim, steps, &o) == GROVE_OK);
     snprintf(path, sizeof path, "%s/resume.ckpt", argv[0]);
@@ -306,7 +315,6 @@ void mpi_case_nbody_write(int argc, char **argv)
     snprintf(path, sizeof path, "%s/resume_end.ckpt", argv[0]);
     MPI_CHECK(grove_nbody_checkpoint_write(sim, path) == GROVE_OK);
     grove_nbody_free(sim);
-    free(x);
     grove_mpi_free(mpi);
 }
 
@@ -376,18 +384,11 @@ void mpi_case_nbody_energy(int argc, char **argv)
     MPI_CHECK(argc == 3);
     int rank, ranks;
     grove_mpi *mpi = mpi_world(&rank, &ranks);
-    size_t n = strtoul(argv[0], NULL, 10), first, count;
+    size_t n = strtoul(argv[0], NULL, 10);
     uint64_t steps = strtoull(argv[1], NULL, 10);
     double bound = strtod(argv[2], NULL);
-    double *x = plummer(n, 1);
     grove_options o;
-    grove_options_init(&o);
-    o.mpi = mpi;
-    grove_nbody_params p;
-    grove_nbody_params_init(&p);
-    p.gravity.softening = 0.01;
-    grove_mpi_block(mpi, n, &first, &count);
-    grove_nbody *sim = part_sim(x, n, first, count, &p, &o);
+    grove_nbody *sim = blocked_plummer(mpi, n, 1, &o);
     grove_nbody_diag d0, d;
     MPI_CHECK(grove_nbody_diagnostics(sim, &d0) == GROVE_OK);
     double worst = 0, pworst = 0;
@@ -407,6 +408,5 @@ void mpi_case_nbody_energy(int argc, char **argv)
     MPI_CHECK(worst < bound);
     MPI_CHECK(pworst < 1e-12 * momentum_scale(sim, mpi));
     grove_nbody_free(sim);
-    free(x);
     grove_mpi_free(mpi);
 }
