@@ -92,11 +92,11 @@ TEST(mpi_cli_nbody_outputs_agree_with_a_plain_run)
         free(out);
         if (rc != 0) continue;
         for (int k = 0; k < 3; k++) {
-            const char *name = k == 0 ? "snap_000010.npy" : k == 1 ? "snap_000010.tipsy" : "checkpoint.grove";
-            snprintf(a, sizeof a, "%s/%s", plain, name);
-            snprintf(b, sizeof b, "%s/%s", dir, name);
+            const char *file = k == 0 ? "snap_000010.npy" : k == 1 ? "snap_000010.tipsy" : "checkpoint.grove";
+            snprintf(a, sizeof a, "%s/%s", plain, file);
+            snprintf(b, sizeof b, "%s/%s", dir, file);
             if (p == 1) {
-                CHECK_MSG(test_same_file(a, b), "np 1: %s differs from the plain run's", name);
+                CHECK_MSG(test_same_file(a, b), "np 1: %s differs from the plain run's", file);
                 continue;
             }
             if (k != 0) continue;
