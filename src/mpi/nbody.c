@@ -13,7 +13,9 @@
  *    samples weighted by its rank's flops per particle (so the domains
  *    balance work, as Bonsai weights them by time; flops are counted, so
  *    a run is the same on every repetition). Otherwise only the particles
- *    whose key left the rank's range move, to the rank that owns it.
+ *    whose key left the rank's range move, to the rank that owns it, and
+ *    merge by row with the ones that stayed into a second set of arrays
+ *    kept for the purpose (no allocation in the steady state).
  *  - Forces: global units by reductions, the local tree and the locally
  *    essential trees of the others (let.c), the walks (grove__mpi_forces).
  *  - Sums (diagnostics, the net force, the adaptive step, the block
@@ -33,6 +35,7 @@
 #include "../index/index.h"
 
 #include <limits.h>
+#include <stdlib.h>
 
 struct grove__nbody_dist {
     grove_mpi *mpi;
@@ -42,6 +45,13 @@ struct grove__nbody_dist {
     double cost;                                   /* this rank's interaction flops since the last decomposition */
     uint64_t decompositions, migrated;
     grove__mpi_phases ph;                          /* summed over the run (grove_nbody_rank_stats) */
+    size_t cap;                                    /* particles the simulation's arrays have room for */
+    struct spare {                                 /* the arrays the next migration fills */
+        double *state;
+        uint8_t *level;
+        int64_t *row;
+        size_t cap;
+    } spare;
 };
 
 /* A particle on the wire (no padding bytes). */
@@ -116,43 +126,151 @@ static bool frame_keys(const grove_nbody *sim, int threads, uint64_t *keys)
     return true;
 }
 
-static void pack(const grove_nbody *sim, body *b)
+/* Particle i of sim as a body. */
+static void pack_one(const grove_nbody *sim, size_t i, body *b)
 {
-    for (size_t i = 0; i < sim->n; i++) {
-        b[i].row = sim->row[i];
-        for (int a = 0; a < 3; a++) {
-            b[i].x[a] = sim->pos[3 * i + a];
-            b[i].v[a] = sim->vel[3 * i + a];
-            b[i].a[a] = sim->acc[3 * i + a];
-        }
-        b[i].m = sim->mass[i];
-        b[i].pot = sim->pot[i];
-        b[i].level = sim->level[i];
+    b->row = sim->row[i];
+    for (int a = 0; a < 3; a++) {
+        b->x[a] = sim->pos[3 * i + a];
+        b->v[a] = sim->vel[3 * i + a];
+        b->a[a] = sim->acc[3 * i + a];
     }
+    b->m = sim->mass[i];
+    b->pot = sim->pot[i];
+    b->level = sim->level[i];
+}
+
+/* Body b as particle i of the arrays `to` (laid out for its n particles). */
+static void unpack_one(const body *b, grove_nbody *to, size_t i)
+{
+    to->row[i] = b->row;
+    for (int a = 0; a < 3; a++) {
+        to->pos[3 * i + a] = b->x[a];
+        to->vel[3 * i + a] = b->v[a];
+        to->acc[3 * i + a] = b->a[a];
+    }
+    to->mass[i] = b->m;
+    to->pot[i] = b->pot;
+    to->level[i] = (uint8_t)b->level;
+}
+
+static void spare_free(struct spare *a)
+{
+    grove__free(a->state);
+    grove__free(a->level);
+    grove__free(a->row);
+    memset(a, 0, sizeof *a);
+}
+
+/* The spare arrays laid out for m particles (in *view's array pointers;
+ * grown, with room to spare, when they are smaller); false when out of
+ * memory. */
+static bool spare_view(struct grove__nbody_dist *d, size_t m, grove_nbody *view)
+{
+    struct spare *a = &d->spare;
+    if (a->cap < m || !a->state) {
+        spare_free(a);
+        size_t cap = m + m / 8 + 64;
+        a->state = grove__malloc(11 * cap * sizeof *a->state, "nbody particles");
+        a->level = grove__calloc(2 * cap + 1, 1, "nbody particles");
+        a->row = grove__malloc(cap * sizeof *a->row, "nbody particles");
+        if (!a->state || !a->level || !a->row) {
+            spare_free(a);
+            return false;
+        }
+        a->cap = cap;
+    }
+    memset(view, 0, sizeof *view);
+    grove__nbody_place(view, a->state, a->level, a->row, m);
+    return true;
+}
+
+/* The spare arrays (filled for m particles) become sim's, and sim's the spare. */
+static void swap_in(grove_nbody *sim, size_t m)
+{
+    struct grove__nbody_dist *d = sim->dist;
+    struct spare old = {sim->state, sim->level, sim->row, d->cap};
+    grove__nbody_place(sim, d->spare.state, d->spare.level, d->spare.row, m);
+    d->cap = d->spare.cap;
+    d->spare = old;
 }
 
 /* sim's particles replaced by the m bodies b. */
 static grove_status adopt(grove_nbody *sim, const body *b, size_t m)
 {
-    if (!grove__nbody_arrays(sim, m)) return GROVE_OUT_OF_MEMORY;
-    for (size_t i = 0; i < m; i++) {
-        sim->row[i] = b[i].row;
-        for (int a = 0; a < 3; a++) {
-            sim->pos[3 * i + a] = b[i].x[a];
-            sim->vel[3 * i + a] = b[i].v[a];
-            sim->acc[3 * i + a] = b[i].a[a];
-        }
-        sim->mass[i] = b[i].m;
-        sim->pot[i] = b[i].pot;
-        sim->level[i] = (uint8_t)b[i].level;
-    }
+    grove_nbody view;
+    if (!spare_view(sim->dist, m, &view)) return GROVE_OUT_OF_MEMORY;
+    for (size_t i = 0; i < m; i++) unpack_one(b + i, &view, i);
+    swap_in(sim, m);
     return GROVE_OK;
 }
 
-/* Particles to their domains: new ones (decompose, each of this rank's
- * particles weighing `weight`) in a new frame, or the kept ones, moving
- * only those that left this rank's. */
-static grove_status move(grove_nbody *sim, int threads, bool decompose, double weight)
+static int by_row(const void *a, const void *b)
+{
+    int64_t x = ((const body *)a)->row, y = ((const body *)b)->row;
+    return (x > y) - (x < y);
+}
+
+/* The particles whose key left this rank's range (dest[i] != rank) go to
+ * their domains' ranks; the arrivals merge by row with those that stayed
+ * (both sorted by row) into the spare arrays. */
+static grove_status send_leavers(grove_nbody *sim, const int *dest)
+{
+    struct grove__nbody_dist *d = sim->dist;
+    const grove_mpi *mpi = d->mpi;
+    int P = mpi->size, rank = mpi->rank;
+    size_t n = sim->n, leaving = 0;
+    int *counts = grove__calloc(3 * (size_t)P, sizeof *counts, "nbody migration");
+    grove_status s = counts ? GROVE_OK : GROVE_OUT_OF_MEMORY;
+    for (size_t i = 0; s == GROVE_OK && i < n; i++)
+        if (dest[i] != rank) {
+            counts[dest[i]]++;
+            leaving++;
+        }
+    body *send = grove__malloc((leaving ? leaving : 1) * sizeof *send, "nbody migration");
+    s = grove__mpi_agree(mpi, s == GROVE_OK && send ? GROVE_OK : GROVE_OUT_OF_MEMORY, "nbody migration");
+    void *got = NULL;
+    if (s == GROVE_OK) {
+        int *at = counts + 2 * P;
+        for (int r = 1; r < P; r++) at[r] = at[r - 1] + counts[r - 1];
+        for (size_t i = 0; i < n; i++)
+            if (dest[i] != rank) pack_one(sim, i, send + at[dest[i]]++);
+        MPI_Datatype t;
+        MPI_Type_contiguous((int)sizeof(body), MPI_BYTE, &t);
+        MPI_Type_commit(&t);
+        s = grove__mpi_alltoallv(mpi, "nbody", send, counts, t, sizeof(body), &got, counts + P, "particles");
+        MPI_Type_free(&t);
+    }
+    size_t arrived = 0;
+    for (int r = 0; s == GROVE_OK && r < P; r++) arrived += (size_t)counts[P + r];
+    grove_nbody view;
+    if (s == GROVE_OK)
+        s = grove__mpi_agree(mpi, spare_view(d, n - leaving + arrived, &view) ? GROVE_OK : GROVE_OUT_OF_MEMORY,
+                             "nbody migration");
+    if (s == GROVE_OK) {
+        body *in = got;
+        qsort(in, arrived, sizeof *in, by_row);
+        size_t k = 0, j = 0;
+        for (size_t i = 0; i <= n; i++) {
+            bool stays = i < n && dest[i] == rank;
+            while (j < arrived && (i == n || (stays && in[j].row < sim->row[i]))) unpack_one(in + j++, &view, k++);
+            if (!stays) continue;
+            body b;
+            pack_one(sim, i, &b);
+            unpack_one(&b, &view, k++);
+        }
+        swap_in(sim, k);
+        d->migrated += leaving;
+    }
+    grove__free(got);
+    grove__free(send);
+    grove__free(counts);
+    return s;
+}
+
+/* New domains in a new frame, each of this rank's particles weighing
+ * `weight`: every particle to its domain's rank. */
+static grove_status decompose(grove_nbody *sim, int threads, double weight)
 {
     struct grove__nbody_dist *d = sim->dist;
     const grove_mpi *mpi = d->mpi;
@@ -160,26 +278,41 @@ static grove_status move(grove_nbody *sim, int threads, bool decompose, double w
     body *b = grove__malloc((n ? n : 1) * sizeof *b, "nbody particles");
     uint64_t *keys = grove__malloc((n ? n : 1) * sizeof *keys, "nbody keys");
     grove_status s = grove__mpi_agree(mpi, b && keys ? GROVE_OK : GROVE_OUT_OF_MEMORY, "nbody domains");
-    if (s == GROVE_OK && decompose) s = new_frame(sim, threads);
+    if (s == GROVE_OK) s = new_frame(sim, threads);
     if (s == GROVE_OK) s = grove__mpi_agree(mpi, frame_keys(sim, threads, keys) ? GROVE_OK : GROVE_OUT_OF_MEMORY,
                                             "nbody domains");
-    double leaving = 0;
-    for (size_t i = 0; s == GROVE_OK && !decompose && i < n; i++)
-        leaving += grove__mpi_domain(d->cut, mpi->size, keys[i], sim->row[i]) != mpi->rank;
-    double anywhere = leaving;
-    if (s == GROVE_OK && !decompose) MPI_Allreduce(&leaving, &anywhere, 1, MPI_DOUBLE, MPI_SUM, mpi->comm);
     void *got = NULL;
-    if (s == GROVE_OK && (decompose || anywhere > 0)) {
-        pack(sim, b);
-        s = decompose ? grove__mpi_decompose(mpi, keys, b, sizeof *b, n, weight, threads, d->cut, &got, &m)
-                      : grove__mpi_redistribute(mpi, keys, b, sizeof *b, n, d->cut, threads, &got, &m);
-        if (s == GROVE_OK) s = grove__mpi_agree(mpi, adopt(sim, got, m), "nbody domains");
-        if (s == GROVE_OK && decompose) d->decompositions++;
-        if (s == GROVE_OK) d->migrated += (uint64_t)leaving;
-    }
+    for (size_t i = 0; s == GROVE_OK && i < n; i++) pack_one(sim, i, b + i);
+    if (s == GROVE_OK) s = grove__mpi_decompose(mpi, keys, b, sizeof *b, n, weight, threads, d->cut, &got, &m);
+    if (s == GROVE_OK) s = grove__mpi_agree(mpi, adopt(sim, got, m), "nbody domains");
+    if (s == GROVE_OK) d->decompositions++;
     grove__free(got);
     grove__free(b);
     grove__free(keys);
+    return s;
+}
+
+/* The kept domains: the particles that left this rank's go to their
+ * owners (nothing is sent when no particle crossed anywhere). */
+static grove_status migrate(grove_nbody *sim, int threads)
+{
+    struct grove__nbody_dist *d = sim->dist;
+    const grove_mpi *mpi = d->mpi;
+    size_t n = sim->n;
+    uint64_t *keys = grove__malloc((n ? n : 1) * sizeof *keys, "nbody keys");
+    int *dest = grove__malloc((n ? n : 1) * sizeof *dest, "nbody keys");
+    grove_status s = grove__mpi_agree(mpi, keys && dest && frame_keys(sim, threads, keys) ? GROVE_OK
+                                                                                         : GROVE_OUT_OF_MEMORY,
+                                      "nbody domains");
+    double leaving = 0;
+    for (size_t i = 0; s == GROVE_OK && i < n; i++) {
+        dest[i] = grove__mpi_domain(d->cut, mpi->size, keys[i], sim->row[i]);
+        leaving += dest[i] != mpi->rank;
+    }
+    if (s == GROVE_OK) MPI_Allreduce(MPI_IN_PLACE, &leaving, 1, MPI_DOUBLE, MPI_SUM, mpi->comm);
+    if (s == GROVE_OK && leaving > 0) s = send_leavers(sim, dest);
+    grove__free(keys);
+    grove__free(dest);
     return s;
 }
 
@@ -196,7 +329,7 @@ grove_status grove__nbody_balance(grove_nbody *sim, int threads)
     /* This rank's flops per particle over the mean's: 1 for a rank
      * without particles or flops (its samples are few or none). */
     double weight = sim->n && d->cost > 0 ? d->cost / (double)sim->n / (sum / (double)d->total) : 1;
-    grove_status s = move(sim, threads, rebalance, weight);
+    grove_status s = rebalance ? decompose(sim, threads, weight) : migrate(sim, threads);
     if (s == GROVE_OK && rebalance) d->cost = 0;
     grove__mpi_phase_end(d->mpi, &d->ph, GROVE_MPI_PHASE_DECOMPOSE);
     return s;
@@ -232,6 +365,10 @@ grove_status grove__nbody_distribute(grove_nbody **simp, grove_status checked, c
     if (s == GROVE_OK) {
         sim->dist = d;
         d->mpi = mpi;
+        d->cap = sim->n;
+        /* acc and pot (contiguous) travel with the particles before the
+         * first evaluation writes them. */
+        memset(sim->acc, 0, 4 * sim->n * sizeof *sim->acc);
         int64_t *offsets = grove__malloc(((size_t)P + 1) * sizeof *offsets, "nbody offsets");
         s = grove__mpi_agree(mpi, offsets ? GROVE_OK : GROVE_OUT_OF_MEMORY, "nbody");
         if (s == GROVE_OK) {
@@ -247,7 +384,7 @@ grove_status grove__nbody_distribute(grove_nbody **simp, grove_status checked, c
     /* One rank keeps its rows in order, as a decomposition would. */
     if (s == GROVE_OK && P > 1 && d->total > 0) {
         grove__mpi_phase_begin(mpi, &d->ph);
-        s = move(sim, grove__options(options).threads, true, 1);
+        s = decompose(sim, grove__options(options).threads, 1);
         grove__mpi_phase_end(mpi, &d->ph, GROVE_MPI_PHASE_DECOMPOSE);
     } else if (s == GROVE_OK) {
         d->decompositions = 1;
@@ -266,6 +403,7 @@ grove_status grove__nbody_distribute(grove_nbody **simp, grove_status checked, c
 void grove__nbody_dist_free(grove_nbody *sim)
 {
     if (!sim->dist) return;
+    spare_free(&sim->dist->spare);
     grove__free(sim->dist->cut);
     grove__free(sim->dist);
     sim->dist = NULL;

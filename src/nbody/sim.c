@@ -64,6 +64,12 @@ bool grove__nbody_arrays(grove_nbody *sim, size_t n)
     grove__free(sim->state);
     grove__free(sim->level);
     grove__free(sim->row);
+    grove__nbody_place(sim, state, level, row, n);
+    return true;
+}
+
+void grove__nbody_place(grove_nbody *sim, double *state, uint8_t *level, int64_t *row, size_t n)
+{
     sim->state = state;
     sim->level = level;
     sim->row = row;
@@ -74,7 +80,6 @@ bool grove__nbody_arrays(grove_nbody *sim, size_t n)
     sim->mass = sim->vel + 3 * n;
     sim->acc = sim->mass + n;
     sim->pot = sim->acc + 3 * n;
-    return true;
 }
 
 grove_status grove__nbody_alloc(size_t n, const grove_nbody_params *p, grove_nbody **out)

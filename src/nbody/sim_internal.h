@@ -32,6 +32,9 @@ grove_status grove__nbody_alloc(size_t n, const grove_nbody_params *p, grove_nbo
 /* sim's arrays replaced by fresh ones for n particles (state
  * uninitialised, levels 0); false (and sim unchanged) when out of memory. */
 bool grove__nbody_arrays(grove_nbody *sim, size_t n);
+/* sim's arrays pointed at state (11 n doubles: pos, vel, mass, acc, pot),
+ * level (2 n bytes: levels, active flags) and row (n), which it owns. */
+void grove__nbody_place(grove_nbody *sim, double *state, uint8_t *level, int64_t *row, size_t n);
 /* acc and pot from pos and mass, with the options' threads, for the
  * particles flagged in active (NULL = all; only their rows are written);
  * the net force is removed (conserve_momentum) only when all are active.
