@@ -1206,8 +1206,10 @@ typedef struct grove_nbody_diag {
  * the state views are this rank's particles, grove_nbody_rows their
  * global rows, grove_nbody_total all of them. Every call on a distributed
  * handle is collective (steps take the same options.mpi; diagnostics,
- * stats and counts are over every rank). On one rank it is the
- * single-process simulation bit for bit. */
+ * stats and counts are over every rank). A cancel flag is seen at a
+ * step's start, where the ranks agree on it (a step in progress
+ * finishes: its particles may have moved between ranks). On one rank it
+ * is the single-process simulation bit for bit. */
 GROVE_API grove_status grove_nbody_create(grove_points positions, const double *vel, const double *mass,
                                           const grove_nbody_params *params, const grove_options *options,
                                           grove_nbody **out);

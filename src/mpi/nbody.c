@@ -12,10 +12,13 @@
  *    the domains are cut again in a new frame with every particle's
  *    samples weighted by its rank's flops per particle (so the domains
  *    balance work, as Bonsai weights them by time; flops are counted, so
- *    a run is the same on every repetition). Otherwise only the particles
- *    whose key left the rank's range move, to the rank that owns it, and
- *    merge by row with the ones that stayed into a second set of arrays
- *    kept for the purpose (no allocation in the steady state).
+ *    a run is the same on every repetition).
+ *  - After every drift, before the forces: the particles whose key left
+ *    the rank's range move to the rank that owns it, and merge by row with
+ *    the ones that stayed into a second set of arrays kept for the
+ *    purpose (no allocation in the steady state). A particle left on the
+ *    wrong side of a cut for the forces would stretch its group's box
+ *    over the neighbour's domain, whose cells the group would then open.
  *  - Forces: global units by reductions, the local tree and the locally
  *    essential trees of the others (let.c), the walks (grove__mpi_forces).
  *  - Sums (diagnostics, the net force, the adaptive step, the block
@@ -316,6 +319,16 @@ static grove_status migrate(grove_nbody *sim, int threads)
     return s;
 }
 
+grove_status grove__nbody_migrate(grove_nbody *sim, int threads)
+{
+    struct grove__nbody_dist *d = sim->dist;
+    if (!d || d->mpi->size == 1 || d->total == 0) return GROVE_OK;
+    grove__mpi_phase_begin(d->mpi, &d->ph);
+    grove_status s = migrate(sim, threads);
+    grove__mpi_phase_end(d->mpi, &d->ph, GROVE_MPI_PHASE_DECOMPOSE);
+    return s;
+}
+
 grove_status grove__nbody_balance(grove_nbody *sim, int threads)
 {
     struct grove__nbody_dist *d = sim->dist;
@@ -329,7 +342,7 @@ grove_status grove__nbody_balance(grove_nbody *sim, int threads)
     /* This rank's flops per particle over the mean's: 1 for a rank
      * without particles or flops (its samples are few or none). */
     double weight = sim->n && d->cost > 0 ? d->cost / (double)sim->n / (sum / (double)d->total) : 1;
-    grove_status s = rebalance ? decompose(sim, threads, weight) : migrate(sim, threads);
+    grove_status s = rebalance ? decompose(sim, threads, weight) : GROVE_OK;
     if (s == GROVE_OK && rebalance) d->cost = 0;
     grove__mpi_phase_end(d->mpi, &d->ph, GROVE_MPI_PHASE_DECOMPOSE);
     return s;
@@ -633,6 +646,12 @@ grove_status grove__nbody_same_ranks(const grove_nbody *sim, const grove_options
 }
 
 grove_status grove__nbody_balance(grove_nbody *sim, int threads)
+{
+    (void)sim, (void)threads;
+    return GROVE_OK;
+}
+
+grove_status grove__nbody_migrate(grove_nbody *sim, int threads)
 {
     (void)sim, (void)threads;
     return GROVE_OK;

@@ -126,6 +126,8 @@ grove_status grove__nbody_block_step(grove_nbody *sim, const grove_options *opti
         double h = ldexp((double)(next - t), -K) * p->dt;
         st = grove__nbody_finite(sim, grove__nbody_axpy(sim->pos, sim->vel, h, m, threads), m, "position", p->dt);
         if (st != GROVE_OK) return st;
+        if ((st = grove__nbody_migrate(sim, threads)) != GROVE_OK) return grove__nbody_step_failed(sim, st);
+        m = 3 * sim->n;
         st = active_forces(sim, mark_active(sim, next), options);
         if (st == GROVE_CANCELLED) return st;
         if (st != GROVE_OK) return grove__nbody_step_failed(sim, st);

@@ -158,7 +158,10 @@ static void remove_net_force(grove_nbody *sim)
 grove_status grove__nbody_forces(grove_nbody *sim, const uint8_t *active, const grove_options *options)
 {
     if (grove__nbody_total(sim) == 0) return GROVE_OK;
-    sim->engine.options = options;
+    /* A distributed step stops for a cancel only at its start, where the
+     * ranks agree on it (its particles may have moved between ranks
+     * since, so it could not be put back). */
+    sim->engine.options = sim->dist ? NULL : options;
     grove_status s = sim->dist ? grove__nbody_dist_forces(sim, active, options)
                                : grove__gravity_eval(&sim->engine, sim->pos, sim->mass, sim->n, active,
                                                      &sim->params.gravity, sim->acc, sim->pot, &sim->stats,
@@ -332,6 +335,8 @@ static grove_status kick_drift_kick(grove_nbody *sim, double dt, const grove_opt
     if (s == GROVE_OK)
         s = grove__nbody_finite(sim, grove__nbody_axpy(sim->pos, sim->vel, dt, m, threads), m, "position", dt);
     if (s != GROVE_OK) return s;
+    if ((s = grove__nbody_migrate(sim, threads)) != GROVE_OK) return grove__nbody_step_failed(sim, s);
+    m = 3 * sim->n;
     s = grove__nbody_forces(sim, NULL, options);
     if (s == GROVE_CANCELLED) return s;
     if (s != GROVE_OK) return grove__nbody_step_failed(sim, s);
@@ -346,20 +351,15 @@ static grove_status kick_drift_kick(grove_nbody *sim, double dt, const grove_opt
 typedef struct step_start {
     double *state;
     uint8_t *level;
-    size_t words, n;
+    size_t words;
     uint64_t evaluations;
 } step_start;
 
-/* Room for sim's particles now (a distributed simulation's count changes
- * from step to step as particles cross between ranks). */
 static bool keep_start(const grove_nbody *sim, step_start *st)
 {
-    if (st->state && st->n == sim->n) return true;
-    grove__free(st->state);
     bool block = sim->params.timestep == GROVE_TIMESTEP_BLOCK;
-    st->n = sim->n;
     st->words = (block ? 11 : 6) * sim->n;
-    st->state = grove__malloc(st->words * sizeof *st->state + (block ? sim->n : 0) + 1, "nbody step start");
+    st->state = grove__malloc(st->words * sizeof *st->state + (block ? sim->n : 0), "nbody step start");
     st->level = block && st->state ? (uint8_t *)(st->state + st->words) : NULL;
     return st->state != NULL;
 }
@@ -393,8 +393,8 @@ grove_status grove_nbody_step(grove_nbody *sim, uint64_t steps, const grove_opti
     /* With a cancel flag the force evaluation can stop inside a step: what
      * the step started from is kept to be put back, so a cancelled step
      * leaves the state as it was. */
-    step_start start = {NULL, NULL, 0, 0, 0};
-    bool keep = options && options->cancel && grove__nbody_total(sim);
+    step_start start = {NULL, NULL, 0, 0};
+    if (options && options->cancel && sim->n && !sim->dist && !keep_start(sim, &start)) return GROVE_OUT_OF_MEMORY;
     for (uint64_t k = 0; k < steps; k++) {
         /* Every rank stops at the same step (a signal reaches them apart). */
         if (grove__nbody_or(sim, grove__cancelled(options))) {
@@ -406,9 +406,7 @@ grove_status grove_nbody_step(grove_nbody *sim, uint64_t steps, const grove_opti
             s = grove__nbody_step_failed(sim, s);
             break;
         }
-        if (keep && (s = grove__nbody_agree(sim, keep_start(sim, &start) ? GROVE_OK : GROVE_OUT_OF_MEMORY)) != GROVE_OK)
-            break;
-        if (keep) save_start(sim, &start);
+        if (start.state) save_start(sim, &start);
         double dt = step_length(sim);
         if (!(dt > 0)) {
             grove__fail(GROVE_INVALID_ARGUMENT, "the adaptive step eta sqrt(eps / max |a|) underflows to 0");

@@ -86,10 +86,12 @@ grove_status grove__nbody_distribute(grove_nbody **sim, grove_status checked, co
 /* Whether options are the ones to step sim with: a distributed simulation
  * needs its own context, a single-process one none of several ranks. */
 grove_status grove__nbody_same_ranks(const grove_nbody *sim, const grove_options *options);
-/* At a step's start: particles that left their domain go to the domain's
- * rank, or, when the work of the ranks since the last decomposition was
- * out of balance, new domains weighted by it. */
+/* At a step's start: new domains weighted by the ranks' work since the
+ * last decomposition when it was out of balance. */
 grove_status grove__nbody_balance(grove_nbody *sim, int threads);
+/* After a drift, before the forces: the particles that left their
+ * domain go to the domain's rank (sim->n changes). */
+grove_status grove__nbody_migrate(grove_nbody *sim, int threads);
 /* The forces of a distributed simulation (grove__nbody_forces' contract). */
 grove_status grove__nbody_dist_forces(grove_nbody *sim, const uint8_t *active, const grove_options *options);
 void grove__nbody_dist_free(grove_nbody *sim);
