@@ -1250,9 +1250,10 @@ GROVE_API const uint8_t *grove_nbody_levels(const grove_nbody *sim);
 GROVE_API uint64_t grove_nbody_force_evaluations(const grove_nbody *sim);
 
 /* Particles per block-step level over every rank (collective when
- * distributed): counts[k] for k = 0..max_level (counts[0] = the total for
- * the shared and adaptive steps, whose levels are all 0). */
-GROVE_API void grove_nbody_level_counts(const grove_nbody *sim, uint64_t counts[GROVE_NBODY_MAX_LEVEL + 1]);
+ * distributed): counts (GROVE_NBODY_MAX_LEVEL + 1 entries) receives the
+ * count of level k in counts[k] (counts[0] = the total for the shared and
+ * adaptive steps, whose levels are all 0). */
+GROVE_API void grove_nbody_level_counts(const grove_nbody *sim, uint64_t *counts);
 /* Every particle's global row (its place in the creation's input, or in
  * the checkpoint's), in the order of the state views: 0..n-1 on one
  * process; a distributed simulation's rank holds its domain's rows in
@@ -1279,9 +1280,10 @@ typedef struct grove_nbody_rank_stats {
     uint64_t decompositions;  /* domain decompositions: the first and every rebalance */
     uint64_t migrated;        /* particles this rank sent across a kept domain boundary */
     double flops;             /* interaction flops since the last decomposition */
-    double seconds[GROVE_MPI_PHASES]; /* wall seconds in each phase (grove_mpi_phase), summed over
-                                         the steps: DECOMPOSE is the units and the domain work */
-    int64_t bytes[GROVE_MPI_PHASES];  /* bytes this rank sent to others in each */
+    /* one entry per grove_mpi_phase (GROVE_MPI_PHASES of them): */
+    double seconds[5];        /* wall seconds in each phase, summed over the steps
+                                 (DECOMPOSE: the units and the domain work) */
+    int64_t bytes[5];         /* bytes this rank sent to others in each */
 } grove_nbody_rank_stats;
 GROVE_API void grove_nbody_load(const grove_nbody *sim, grove_nbody_rank_stats *out);
 

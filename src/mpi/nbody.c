@@ -65,6 +65,8 @@ typedef struct body {
 } body;
 
 _Static_assert(sizeof(body) == 13 * 8, "a body has no padding");
+_Static_assert(sizeof(((grove_nbody_rank_stats *)0)->seconds) == GROVE_MPI_PHASES * sizeof(double),
+               "grove_nbody_rank_stats has a slot for every phase");
 
 size_t grove__nbody_total(const grove_nbody *sim) { return sim->dist ? sim->dist->total : sim->n; }
 

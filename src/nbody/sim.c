@@ -507,7 +507,7 @@ const grove_nbody_params *grove_nbody_get_params(const grove_nbody *sim) { retur
 const uint8_t *grove_nbody_levels(const grove_nbody *sim) { return sim ? sim->level : NULL; }
 uint64_t grove_nbody_force_evaluations(const grove_nbody *sim) { return sim ? sim->evaluations : 0; }
 
-void grove_nbody_level_counts(const grove_nbody *sim, uint64_t counts[GROVE_NBODY_MAX_LEVEL + 1])
+void grove_nbody_level_counts(const grove_nbody *sim, uint64_t *counts)
 {
     double c[GROVE_NBODY_MAX_LEVEL + 1] = {0}; /* exact: at most 2^32 particles */
     for (size_t i = 0; sim && i < sim->n; i++) c[sim->level[i]]++;

@@ -21,32 +21,42 @@ CANCELLED = grove.CancelledError.status
 
 @pytest.fixture
 def statuses(monkeypatch):
-    """statuses(name) records what each call of the C function `name` returns."""
+    """statuses(name) records what each call of the C function `name`
+    returns; statuses.started is set when one begins."""
+    started = threading.Event()
 
     def install(name):
         real = getattr(_clib.lib, name)
         seen = []
 
         def wrapper(*args):
+            started.set()
             seen.append(real(*args))
             return seen[-1]
 
         monkeypatch.setattr(_clib.lib, name, wrapper)
         return seen
 
+    install.started = started
     return install
 
 
-def seconds_to_interrupt(run, delay=DELAY):
-    """Run run() with SIGINT sent `delay` seconds in; the seconds from the
-    signal to the KeyboardInterrupt (None if none came)."""
+def seconds_to_interrupt(run, delay=DELAY, started=None):
+    """Run run() with SIGINT sent `delay` seconds in (after the event
+    `started` is set, when one is given: the C call's start, so that the
+    Python work before it, whose length depends on the machine, does not
+    count); the seconds from the signal to the KeyboardInterrupt (None if
+    none came)."""
     sent = []
 
     def send():
+        if started is not None:
+            started.wait(30)
+            time.sleep(delay)
         sent.append(time.monotonic())
         os.kill(os.getpid(), signal.SIGINT)
 
-    timer = threading.Timer(delay, send)
+    timer = threading.Timer(0 if started is not None else delay, send)
     try:
         timer.start()
         run()
@@ -87,7 +97,7 @@ def test_sigint_interrupts_a_long_call_within_a_second(name, rng, statuses):
     c_name, setup, *delay = CALLS[name]
     run = setup(rng)
     seen = statuses(c_name)
-    elapsed = seconds_to_interrupt(run, *delay)
+    elapsed = seconds_to_interrupt(run, *delay, started=statuses.started)
     assert seen == [CANCELLED], f"{c_name} returned {seen}: it was not cancelled"
     assert elapsed is not None and elapsed < 1.0, f"KeyboardInterrupt {elapsed} s after SIGINT"
 
