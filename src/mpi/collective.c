@@ -127,6 +127,19 @@ grove_status grove__mpi_alltoallv(const grove_mpi *mpi, const char *call, const 
     return s;
 }
 
+grove_status grove__mpi_alltoallv_records(const grove_mpi *mpi, const char *call, const void *send, const int *counts,
+                                          size_t size, void **got, int *got_counts, size_t *total, const char *what)
+{
+    MPI_Datatype t;
+    MPI_Type_contiguous((int)size, MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    grove_status s = grove__mpi_alltoallv(mpi, call, send, counts, t, size, got, got_counts, what);
+    MPI_Type_free(&t);
+    *total = 0;
+    for (int r = 0; s == GROVE_OK && r < mpi->size; r++) *total += (size_t)got_counts[r];
+    return s;
+}
+
 int grove__mpi_slab(const double *cuts, int ncuts, double x)
 {
     int lo = 0, hi = ncuts;

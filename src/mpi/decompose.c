@@ -136,15 +136,11 @@ grove_status grove__mpi_redistribute(const grove_mpi *mpi, const uint64_t *keys,
     for (int r = 1; s == GROVE_OK && r < P; r++) at[r] = at[r - 1] + counts[r - 1];
     for (size_t i = 0; s == GROVE_OK && i < n; i++) memcpy(send + (size_t)at[dest[i]]++ * rec, recs + i * rec, rec);
     void *got = NULL;
-    MPI_Datatype t;
-    MPI_Type_contiguous((int)rec, MPI_BYTE, &t);
-    MPI_Type_commit(&t);
-    if (s == GROVE_OK) s = grove__mpi_alltoallv(mpi, "domains", send, counts, t, rec, &got, counts + P, "particles");
-    MPI_Type_free(&t);
+    size_t m = 0;
+    if (s == GROVE_OK)
+        s = grove__mpi_alltoallv_records(mpi, "domains", send, counts, rec, &got, counts + P, &m, "particles");
     grove__free(send);
     grove__free(dest);
-    size_t m = 0;
-    for (int r = 0; s == GROVE_OK && r < P; r++) m += (size_t)counts[P + r];
     if (s == GROVE_OK) s = by_row(got, rec, m, threads, (char **)out);
     grove__free(got);
     grove__free(counts);

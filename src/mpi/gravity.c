@@ -118,6 +118,7 @@ static grove_status send_home(const grove_mpi *mpi, const int64_t *row, size_t m
     int *counts = grove__calloc(2 * (size_t)P, sizeof *counts, "gravity results");
     grove_status s = grove__mpi_agree(mpi, out && counts ? GROVE_OK : GROVE_OUT_OF_MEMORY, "gravity");
     void *got = NULL;
+    size_t k = 0;
     if (s == GROVE_OK) {
         /* Sorted by row, the records of each home rank are consecutive. */
         for (size_t i = 0; i < m; i++) {
@@ -126,14 +127,9 @@ static grove_status send_home(const grove_mpi *mpi, const int64_t *row, size_t m
             out[i].pot = lpot ? lpot[i] : 0;
             counts[grove__mpi_home(offsets, P, row[i])]++;
         }
-        MPI_Datatype t;
-        MPI_Type_contiguous((int)sizeof(result), MPI_BYTE, &t);
-        MPI_Type_commit(&t);
-        s = grove__mpi_alltoallv(mpi, "gravity", out, counts, t, sizeof(result), &got, counts + P, "results");
-        MPI_Type_free(&t);
+        s = grove__mpi_alltoallv_records(mpi, "gravity", out, counts, sizeof(result), &got, counts + P, &k,
+                                         "results");
     }
-    size_t k = 0;
-    for (int r = 0; s == GROVE_OK && r < P; r++) k += (size_t)counts[P + r];
     const result *back = got;
     for (size_t i = 0; s == GROVE_OK && i < k; i++) {
         size_t at = (size_t)(back[i].row - offsets[mpi->rank]);

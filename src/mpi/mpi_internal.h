@@ -60,6 +60,10 @@ grove_status grove__mpi_cuts(const grove_mpi *mpi, const double *samples, size_t
  * items. GROVE_TOO_LARGE past 2^31 - 1 items a side. */
 grove_status grove__mpi_alltoallv(const grove_mpi *mpi, const char *call, const void *send, const int *counts,
                                   MPI_Datatype t, size_t size, void **got, int *got_counts, const char *what);
+/* The same for records of `size` bytes (a plain struct), *total of them
+ * received in all. */
+grove_status grove__mpi_alltoallv_records(const grove_mpi *mpi, const char *call, const void *send, const int *counts,
+                                          size_t size, void **got, int *got_counts, size_t *total, const char *what);
 /* The slab of x among ncuts ascending cuts: the number of cuts <= x. */
 int grove__mpi_slab(const double *cuts, int ncuts, double x);
 /* The rank whose rows (offsets from grove__mpi_offsets) hold row. */

@@ -235,19 +235,15 @@ static grove_status send_leavers(grove_nbody *sim, const int *dest)
     body *send = grove__malloc((leaving ? leaving : 1) * sizeof *send, "nbody migration");
     s = grove__mpi_agree(mpi, s == GROVE_OK && send ? GROVE_OK : GROVE_OUT_OF_MEMORY, "nbody migration");
     void *got = NULL;
+    size_t arrived = 0;
     if (s == GROVE_OK) {
         int *at = counts + 2 * P;
         for (int r = 1; r < P; r++) at[r] = at[r - 1] + counts[r - 1];
         for (size_t i = 0; i < n; i++)
             if (dest[i] != rank) pack_one(sim, i, send + at[dest[i]]++);
-        MPI_Datatype t;
-        MPI_Type_contiguous((int)sizeof(body), MPI_BYTE, &t);
-        MPI_Type_commit(&t);
-        s = grove__mpi_alltoallv(mpi, "nbody", send, counts, t, sizeof(body), &got, counts + P, "particles");
-        MPI_Type_free(&t);
+        s = grove__mpi_alltoallv_records(mpi, "nbody", send, counts, sizeof(body), &got, counts + P, &arrived,
+                                         "particles");
     }
-    size_t arrived = 0;
-    for (int r = 0; s == GROVE_OK && r < P; r++) arrived += (size_t)counts[P + r];
     grove_nbody view;
     if (s == GROVE_OK)
         s = grove__mpi_agree(mpi, spare_view(d, n - leaving + arrived, &view) ? GROVE_OK : GROVE_OUT_OF_MEMORY,
