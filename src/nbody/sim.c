@@ -320,7 +320,10 @@ grove_status grove__nbody_not_finite(grove_nbody *sim, size_t index, const char 
 
 grove_status grove__nbody_finite(grove_nbody *sim, size_t bad, size_t m, const char *what, double dt)
 {
-    return grove__nbody_agree(sim, bad < m ? grove__nbody_not_finite(sim, bad, what, dt) : GROVE_OK);
+    grove_status own = bad < m ? grove__nbody_not_finite(sim, bad, what, dt) : GROVE_OK;
+    grove_status all = grove__nbody_agree(sim, own);
+    /* The other ranks' handles fail too: every rank refuses the next step. */
+    return own == GROVE_OK && all != GROVE_OK ? grove__nbody_step_failed(sim, all) : all;
 }
 
 /* One kick-drift-kick step of length dt for all particles. A state that

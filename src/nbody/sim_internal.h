@@ -59,8 +59,8 @@ grove_status grove__nbody_step_failed(grove_nbody *sim, grove_status s);
 grove_status grove__nbody_not_finite(grove_nbody *sim, size_t index, const char *what, double dt);
 
 /* A step's non-finite value: GROVE_OK when bad == m (every value finite)
- * on every rank, else the step fails (grove__nbody_not_finite on the rank
- * that has it, the particle named by its row). */
+ * on every rank, else the step fails on every rank (grove__nbody_not_finite
+ * on the rank that has it, the particle named by its row). */
 grove_status grove__nbody_finite(grove_nbody *sim, size_t bad, size_t m, const char *what, double dt);
 
 /* Distributed simulations (src/mpi/nbody.c, docs/mpi.md). Each of these is
@@ -73,9 +73,8 @@ void grove__nbody_sum(const grove_nbody *sim, double *v, int count);
 void grove__nbody_max(const grove_nbody *sim, double *v, int count);
 /* The bitwise or of every rank's bits. */
 uint32_t grove__nbody_or(const grove_nbody *sim, uint32_t bits);
-/* One status on every rank (the worst); a rank whose own status was OK
- * fails its handle too when another rank's step failed (not when it was
- * cancelled). */
+/* One status on every rank (the worst; a rank whose own was OK gets a
+ * message saying another rank failed). */
 grove_status grove__nbody_agree(grove_nbody *sim, grove_status s);
 /* Collective over options->mpi: *sim (this rank's part of the rows in
  * rank order, rows 0.. of its own; NULL when `checked` failed) becomes a
