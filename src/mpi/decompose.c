@@ -13,8 +13,8 @@
  * sorted; cut k is the first sample at which the weight before it reaches
  * k W / P, and a record belongs to the rank counting the cuts at or below
  * it. Records travel by MPI_Alltoallv and are handed back sorted by global
- * row; the simulation keeps the cuts and sends only the particles that
- * cross them (grove__mpi_redistribute) until it rebalances. */
+ * row; the simulation keeps the cuts (grove__mpi_domain says whose a key
+ * is) and moves only the particles that cross them until it rebalances. */
 #include "mpi_internal.h"
 
 #ifdef GROVE_HAVE_MPI
@@ -116,8 +116,9 @@ int grove__mpi_domain(const grove__mpi_cut *cuts, int ranks, uint64_t key, int64
     return lo;
 }
 
-grove_status grove__mpi_redistribute(const grove_mpi *mpi, const uint64_t *keys, const void *records, size_t rec,
-                                     size_t n, const grove__mpi_cut *cuts, int threads, void **out, size_t *nout)
+/* The records sent to the domains of the P - 1 cuts. */
+static grove_status redistribute(const grove_mpi *mpi, const uint64_t *keys, const void *records, size_t rec, size_t n,
+                                 const grove__mpi_cut *cuts, int threads, void **out, size_t *nout)
 {
     int P = mpi->size;
     *out = NULL;
@@ -176,7 +177,7 @@ grove_status grove__mpi_decompose(const grove_mpi *mpi, const uint64_t *keys, co
     grove__free(key);
     grove__free(order);
     grove__free(cuts);
-    if (s == GROVE_OK) s = grove__mpi_redistribute(mpi, keys, records, rec, n, cut, threads, out, nout);
+    if (s == GROVE_OK) s = redistribute(mpi, keys, records, rec, n, cut, threads, out, nout);
     if (s == GROVE_OK && kept) memcpy(kept, cut, (size_t)(P - 1) * sizeof *cut);
     grove__free(cut);
     return s;

@@ -45,9 +45,6 @@ typedef struct grove__mpi_cut {
 grove_status grove__mpi_decompose(const grove_mpi *mpi, const uint64_t *keys, const void *records, size_t rec,
                                   size_t n, double weight, int threads, grove__mpi_cut *kept, void **out,
                                   size_t *nout);
-/* The same records sent to the domains of the P - 1 given cuts. */
-grove_status grove__mpi_redistribute(const grove_mpi *mpi, const uint64_t *keys, const void *records, size_t rec,
-                                     size_t n, const grove__mpi_cut *cuts, int threads, void **out, size_t *nout);
 /* The domain of (key, row) among P ranks: the number of cuts at or below it. */
 int grove__mpi_domain(const grove__mpi_cut *cuts, int ranks, uint64_t key, int64_t row);
 /* The size - 1 cuts of a sample sort: every rank's samples gathered and
