@@ -50,6 +50,7 @@ typedef struct nbody_args {
     uint64_t seed, steps;
     double render_extent, bh_mass;
     bool have_steps, render, resume, tipsy, raw_forces;
+    bool from_input; /* a resumed run began from a snapshot (whose path is not kept) */
     grove_nbody_params params;
     /* Which settings the command line gives (a resumed run checks them). */
     struct {
@@ -83,15 +84,16 @@ static const struct { const char *name; grove_ic_kind kind; } IC_KINDS[] = {
     {"plummer", GROVE_IC_PLUMMER}, {"cold", GROVE_IC_COLD}, {"merger", GROVE_IC_MERGER},
     {"hernquist", GROVE_IC_HERNQUIST}, {"plummer-bh", GROVE_IC_PLUMMER_BH}};
 
-/* Whether name is an --ic kind, and which (kind may be NULL). */
-static bool ic_kind(const char *name, grove_ic_kind *kind)
+/* The --ic kind called name (the table's own string; NULL when there is
+ * none), and which it is (kind may be NULL). */
+static const char *ic_kind(const char *name, grove_ic_kind *kind)
 {
     for (size_t i = 0; i < sizeof IC_KINDS / sizeof IC_KINDS[0]; i++)
         if (strcmp(name, IC_KINDS[i].name) == 0) {
             if (kind) *kind = IC_KINDS[i].kind;
-            return true;
+            return IC_KINDS[i].name;
         }
-    return false;
+    return NULL;
 }
 
 /* The --timestep modes, by name (the library's enum order). */
@@ -328,7 +330,7 @@ static void report(const nbody_args *a, const grove_nbody_diag *d, bool lead)
     "render-extent %la%n"
 
 /* How the run started: an IC kind, or "input" for a snapshot. */
-static const char *start_kind(const nbody_args *a) { return a->input.path ? "input" : a->ic; }
+static const char *start_kind(const nbody_args *a) { return a->input.path || a->from_input ? "input" : a->ic; }
 
 static grove_status keep_settings(const nbody_args *a)
 {
@@ -385,23 +387,6 @@ static bool agree_flag(const nbody_args *a, const char *flag, bool given, bool t
     return agree(a, flag, given, theirs, NULL, phrase);
 }
 
-/* The mass of row 0 into *mass: on rank 0 under mpirun (collective; the
- * other ranks keep theirs). */
-static grove_status first_mass(const grove_nbody *sim, const grove_mpi *mpi, double *mass)
-{
-    if (!mpi) {
-        *mass = grove_nbody_masses(sim)[0];
-        return GROVE_OK;
-    }
-    bool lead = grove_mpi_rank(mpi) == 0;
-    double *all = lead ? malloc((grove_nbody_total(sim) + 1) * sizeof *all) : NULL;
-    grove_status s = grove_mpi_agree(mpi, !lead || all ? GROVE_OK : GROVE_OUT_OF_MEMORY);
-    if (s == GROVE_OK) s = grove_nbody_gather(sim, NULL, NULL, all, NULL, NULL);
-    if (s == GROVE_OK && all) *mass = all[0];
-    free(all);
-    return s;
-}
-
 /* A resumed run: the settings the command line gives again must agree with
  * the checkpoint's, and those it leaves out are the checkpoint's. A
  * checkpoint from before version 4 keeps only the library's parameters:
@@ -442,13 +427,11 @@ static grove_status resume_settings(nbody_args *a, cli_run *run)
                        a->checkpoint);
         return GROVE_PARSE_ERROR;
     }
-    /* The point mass of plummer-bh is row 0, on rank 0 under mpirun (the
-     * other ranks take the flag's value and the ranks agree below). */
+    /* The point mass of plummer-bh is row 0: under mpirun the rank holding
+     * it (first, rows ascend) checks it, the others take the flag's value,
+     * and the ranks agree below. */
     double point_mass = a->bh_mass;
-    if (strcmp(start, "plummer-bh") == 0 && a->given.bh_mass) {
-        grove_status s = first_mass(a->sim, run->options.mpi, &point_mass);
-        if (s != GROVE_OK) return s;
-    }
+    if (grove_nbody_count(a->sim) && grove_nbody_rows(a->sim)[0] == 0) point_mass = grove_nbody_masses(a->sim)[0];
     /* The start: the same IC kind, or a snapshot (whose path is not kept). */
     char began[32];
     snprintf(began, sizeof began, "%s%s", from_ic ? "--ic " : "--input (a snapshot)", from_ic ? start : "");
@@ -466,6 +449,9 @@ static grove_status resume_settings(nbody_args *a, cli_run *run)
          agree_number(a, "--render-extent", a->given.render_extent, a->render_extent, extent);
     if (grove_mpi_agree(run->options.mpi, ok ? GROVE_OK : GROVE_INVALID_ARGUMENT) != GROVE_OK)
         return cli_run_usage(run);
+    /* The start too, so that the next checkpoint keeps it. */
+    if (from_ic) a->ic = ic_kind(start, NULL);
+    a->from_input = !from_ic;
     a->snapshot_every = every;
     a->report_every = report;
     a->tipsy = tipsy;

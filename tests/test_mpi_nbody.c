@@ -134,4 +134,17 @@ TEST(mpi_cli_nbody_outputs_agree_with_a_plain_run)
     snprintf(cmd, sizeof cmd, "nbody --resume --steps 16 --dt 0.02 --out %s --quiet", dir);
     CHECK(test_mpirun(2, "grove", cmd, &out) != 0 && strstr(out, "--dt 0.02 disagrees"));
     free(out);
+    /* --bh-mass is the mass of row 0, checked by whichever rank holds it:
+     * the run's own value resumes, another is refused on every rank. */
+    snprintf(dir, sizeof dir, "%s", test_path("mn_bh"));
+    snprintf(cmd, sizeof cmd, "nbody --ic plummer-bh --bh-mass 0.02 --n 600 --steps 2 --out %s --quiet", dir);
+    CHECK_MSG(test_mpirun(2, "grove", cmd, &out) == 0, "%s", out);
+    free(out);
+    for (int k = 0; k < 2; k++) {
+        snprintf(cmd, sizeof cmd, "nbody --resume --bh-mass %s --steps 3 --out %s --quiet", k ? "0.05" : "0.02", dir);
+        int rc = test_mpirun(3, "grove", cmd, &out);
+        CHECK_MSG(k ? rc != 0 && strstr(out, "--bh-mass 0.05 disagrees") : rc == 0, "--bh-mass %s: %s",
+                  k ? "0.05" : "0.02", out);
+        free(out);
+    }
 }

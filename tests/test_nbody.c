@@ -405,6 +405,7 @@ TEST(nbody_cli_resume_restores_the_run_settings)
         {"--ic cold", "whose run has --ic plummer"},
         {"--seed 5", "whose run has --seed 4"},
         {"--raw-forces", "no --raw-forces"},
+        {"--bh-mass 0.02", "whose run has --ic plummer"},
     };
     for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
         snprintf(args, sizeof args, "nbody --steps 220 --out %s --resume %s", half, refused[k][0]);
@@ -419,6 +420,15 @@ TEST(nbody_cli_resume_restores_the_run_settings)
     CHECK(strstr(out, "\"resumed\": true") && strstr(out, "\"steps\": 0"));
     free(out);
     CHECK(same_folders(full, half));
+    /* --bh-mass again: the mass of the point mass (particle 0) the run has. */
+    const char *bh = test_path("set_bh");
+    snprintf(args, sizeof args, "nbody --ic plummer-bh --bh-mass 0.02 --n 300 --steps 2 --out %s --quiet", bh);
+    REQUIRE(test_grove(args, NULL) == 0);
+    snprintf(args, sizeof args, "nbody --resume --bh-mass 0.02 --steps 3 --out %s --quiet", bh);
+    CHECK(test_grove(args, NULL) == 0);
+    snprintf(args, sizeof args, "nbody --resume --bh-mass 0.05 --steps 4 --out %s --quiet", bh);
+    CHECK(test_grove(args, &out) == 2 && strstr(out, "whose run has --bh-mass 0.02"));
+    free(out);
 }
 
 TEST(nbody_initial_conditions)
