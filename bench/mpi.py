@@ -37,7 +37,8 @@ Sections (functions below):
           without mpirun, strong at N and weak at --per-rank; bytes each
           rank sent per step (--json rank_bytes_per_step: migration,
           essential trees, and the first decomposition spread over the
-          steps), particles migrated per step, decompositions, imbalance
+          steps), particles migrated per step, decompositions, imbalance,
+          and the slowest rank's seconds per step in each phase
   let     the essential trees' bytes per rank (--json rank_bytes_let) at
           --let-n particles on --let-ranks ranks (oversubscribed: bytes,
           not times), and the fit of docs/mpi.md's volume model
@@ -263,6 +264,15 @@ def nbody_section(opts):
             r["decompositions"], r["load_imbalance"]))
     if "seconds" in alone:
         print("\none process without mpirun (n = %d): %.3f s per step" % (opts.n, alone["seconds"] / steps))
+    print("\n### nbody phases: the slowest rank's seconds per step (--json rank_seconds_*), interactions per particle")
+    print("| run | n | ranks | s/step | " + " | ".join(PHASES) + " | interactions/particle |")
+    print("|---|---:|---:|---:|" + "---:|" * len(PHASES) + "---:|")
+    for kind, n, p, r in runs:
+        if "error" not in r:
+            print("| %s | %d | %d | %.3f | %s | %.0f |" % (
+                kind, n, p, r["seconds"] / steps,
+                " | ".join("%.3f" % (max(r["rank_seconds_" + k]) / steps) for k in PHASES),
+                r["interactions_per_particle"]))
     sys.stdout.flush()
 
 

@@ -230,6 +230,8 @@ void cli_json_finish(cli_json *j, double seconds, double io_seconds, int threads
 /* Distributed runs (cli/ranks.c): this rank's block of p's rows
  * (grove_mpi_block; all of them alone), its first row in *first. */
 grove_points cli_block(grove_points p, const grove_mpi *mpi, size_t *first);
+/* The names of the grove_mpi_phase values in --json keys (rank_seconds_NAME). */
+extern const char *const cli_mpi_phases[GROVE_MPI_PHASES];
 /* Per-rank counts of a distributed run, on rank 0 after cli_ranks_gather
  * (collective: every rank's rows and bytes sent). cli_ranks_json writes
  * `ranks` and, when gathered, `rank_points` and `rank_bytes_sent`. */

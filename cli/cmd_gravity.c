@@ -46,8 +46,6 @@ typedef struct gravity_args {
 } gravity_args;
 
 /* The phases' names in --json keys, in grove_mpi_phase order. */
-static const char *const PHASES[GROVE_MPI_PHASES] = {"decompose", "tree", "let", "walk", "home"};
-
 static bool check(void *state)
 {
     const gravity_args *a = state;
@@ -171,9 +169,9 @@ static void json(void *state, const cli_run *run, cli_json *j)
             t[r] = (double)a->rank_ns[k * ranks + r] * 1e-9;
             v[2 * ranks + r] = a->rank_phase_bytes[k * ranks + r];
         }
-        snprintf(name, sizeof name, "rank_seconds_%s", PHASES[k]);
+        snprintf(name, sizeof name, "rank_seconds_%s", cli_mpi_phases[k]);
         cli_json_nums(j, name, t, (size_t)ranks);
-        snprintf(name, sizeof name, "rank_bytes_%s", PHASES[k]);
+        snprintf(name, sizeof name, "rank_bytes_%s", cli_mpi_phases[k]);
         cli_json_ints(j, name, v + 2 * ranks, (size_t)ranks);
     }
     /* The slowest rank's walk and kernel time over the mean. */

@@ -71,10 +71,11 @@ typedef struct nbody_args {
     uint64_t done, evaluations0;
     double rate, per, rel, evaluation_rate;
     /* Under mpirun (on rank 0, gathered at the end): each rank's particles,
-     * bytes sent, particles sent across domain boundaries and seconds in
-     * tree walks, and the domain decompositions. */
-    int64_t *rank_particles, *rank_bytes, *rank_migrated, *rank_walk_ns;
+     * bytes sent, particles sent across domain boundaries and nanoseconds
+     * in each phase (phase-major), and the domain decompositions. */
+    int64_t *rank_particles, *rank_bytes, *rank_migrated, *rank_phase_ns;
     uint64_t decompositions;
+    grove_nbody_rank_stats load0; /* this rank's share before the steps */
     long long level_counts[GROVE_NBODY_MAX_LEVEL + 1]; /* at the end */
     size_t levels;
 } nbody_args;
@@ -574,18 +575,20 @@ static grove_status simulate(nbody_args *a, cli_run *run)
 static grove_status gather_load(nbody_args *a, const grove_mpi *mpi)
 {
     size_t ranks = (size_t)grove_mpi_size(mpi);
-    a->rank_particles = calloc(4 * ranks, sizeof *a->rank_particles);
+    a->rank_particles = calloc((3 + GROVE_MPI_PHASES) * ranks, sizeof *a->rank_particles);
     if (!a->rank_particles) return GROVE_OUT_OF_MEMORY;
     a->rank_bytes = a->rank_particles + ranks;
     a->rank_migrated = a->rank_bytes + ranks;
-    a->rank_walk_ns = a->rank_migrated + ranks;
+    a->rank_phase_ns = a->rank_migrated + ranks;
     grove_nbody_rank_stats st;
     grove_nbody_load(a->sim, &st);
     a->decompositions = st.decompositions;
     grove_mpi_gather_int64(mpi, (int64_t)st.particles, a->rank_particles);
     grove_mpi_gather_int64(mpi, grove_mpi_bytes_sent(mpi), a->rank_bytes);
-    grove_mpi_gather_int64(mpi, (int64_t)st.migrated, a->rank_migrated);
-    grove_mpi_gather_int64(mpi, (int64_t)(st.seconds[GROVE_MPI_PHASE_WALK] * 1e9), a->rank_walk_ns);
+    grove_mpi_gather_int64(mpi, (int64_t)(st.migrated - a->load0.migrated), a->rank_migrated);
+    for (size_t k = 0; k < GROVE_MPI_PHASES; k++)
+        grove_mpi_gather_int64(mpi, (int64_t)((st.seconds[k] - a->load0.seconds[k]) * 1e9),
+                               a->rank_phase_ns + k * ranks);
     return GROVE_OK;
 }
 
@@ -603,6 +606,7 @@ static grove_status run(void *state, cli_run *run)
     if (s == GROVE_OK) s = keep_settings(a);
     if (s == GROVE_OK) s = grove_nbody_diagnostics(a->sim, &a->d0);
     if (s == GROVE_OK) a->evaluations0 = grove_nbody_force_evaluations(a->sim);
+    if (s == GROVE_OK) grove_nbody_load(a->sim, &a->load0);
     if (s == GROVE_OK) s = simulate(a, run);
     if (s != GROVE_OK) return s;
     grove_nbody_diagnostics(a->sim, &a->d);
@@ -629,9 +633,11 @@ static void summary(void *state, const cli_run *run)
 }
 
 /* Under mpirun: the ranks, each one's particles at the end, bytes sent
- * (in all and per step), particles sent across domain boundaries, the
- * decompositions and the load imbalance (the slowest rank's seconds in
- * tree walks over the mean). */
+ * (in all and per step), and over this invocation's steps the particles
+ * sent across domain boundaries and the seconds in each phase
+ * (rank_seconds_NAME); the decompositions since the run began and the
+ * load imbalance (the slowest rank's seconds in tree walks over the
+ * mean). */
 static void ranks_json(const nbody_args *a, const cli_run *run, cli_json *j)
 {
     int ranks = grove_mpi_size(run->options.mpi);
@@ -644,7 +650,7 @@ static void ranks_json(const nbody_args *a, const cli_run *run, cli_json *j)
             v[ranks + r] = a->rank_bytes[r];
             v[2 * ranks + r] = a->rank_migrated[r];
             per[r] = a->done ? (double)a->rank_bytes[r] / (double)a->done : 0;
-            double w = (double)a->rank_walk_ns[r] * 1e-9;
+            double w = (double)a->rank_phase_ns[GROVE_MPI_PHASE_WALK * ranks + r] * 1e-9;
             most = w > most ? w : most;
             sum += w;
         }
@@ -655,6 +661,12 @@ static void ranks_json(const nbody_args *a, const cli_run *run, cli_json *j)
         cli_json_ints(j, "rank_migrated", v + 2 * ranks, (size_t)ranks);
         cli_json_int(j, "decompositions", (long long)a->decompositions);
         cli_json_num(j, "load_imbalance", sum > 0 ? most / (sum / ranks) : 1);
+        for (int k = 0; k < GROVE_MPI_PHASES; k++) {
+            char name[64];
+            for (int r = 0; r < ranks; r++) per[r] = (double)a->rank_phase_ns[k * ranks + r] * 1e-9;
+            snprintf(name, sizeof name, "rank_seconds_%s", cli_mpi_phases[k]);
+            cli_json_nums(j, name, per, (size_t)ranks);
+        }
     }
     free(v);
     free(per);

@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 
+const char *const cli_mpi_phases[GROVE_MPI_PHASES] = {"decompose", "tree", "let", "walk", "home"};
+
 grove_points cli_block(grove_points p, const grove_mpi *mpi, size_t *first)
 {
     size_t count;
