@@ -1,6 +1,8 @@
 # grove — one top-level make.
 #   make                 build/libgrove.a, build/libgrove.so, build/grove
-#   make check           build and run every test (closing line "N passed, N failed")
+#   make check           build and run the tests at small sizes, a few minutes on 2 cores
+#                        (closing line "N passed, N failed, N skipped")
+#   make check-all       every test, the long ones too (large sizes, many MPI ranks): what CI runs
 #   make demo            run each module on generated data
 #   make check-asan      the tests under AddressSanitizer + UBSan (build-asan/)
 #   make check-valgrind  the tests under valgrind memcheck (TESTS=... selects)
@@ -132,7 +134,10 @@ MPI_TEST_BIN := $(if $(HAVE_MPI),$(BUILD)/test_mpi)
 
 # What the tests need to find: the CLI, the libraries, the compiler, the
 # MPI test program.
+# LONG=1 runs the long tests too (TEST_LONG in tests/test.h; make check-all).
+LONG ?= 0
 TEST_ENV = GROVE_CLI=$(BUILD)/grove GROVE_LIB_SO=$(BUILD)/libgrove.so GROVE_LIB_A=$(BUILD)/libgrove.a GROVE_CC="$(CC)" GROVE_SANITIZE="$(SANITIZE)" \
+           GROVE_TESTS_LONG=$(LONG) \
            GROVE_TEST_MPI=$(BUILD)/test_mpi
 
 # The ball tree tests run three times more: with working memory in huge
@@ -167,6 +172,9 @@ check-python: all
 	    PYTHONPATH=$(CURDIR)/python PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/python; fi
 check: check-python
 .PHONY: check-python
+
+check-all:
+	$(MAKE) check LONG=1
 
 # For every AddressSanitizer run (check-asan, fuzz). intercept_tls_get_addr=0:
 # the __tls_get_addr interceptor of clang 14's runtime takes a dynamic TLS
@@ -225,5 +233,5 @@ dist:
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all check check-asan check-valgrind demo fuzz install dist clean
+.PHONY: all check check-all check-asan check-valgrind demo fuzz install dist clean
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(MPI_TEST_OBJ:.o=.d)

@@ -1,7 +1,9 @@
 /* Test runner: runs every registered test (or those whose names contain one
- * of the command-line arguments) and prints "N passed, N failed", after the
- * line in GROVE_TESTS_SKIPPED when that is set (make check: tests it did
- * not run, such as the Python ones). */
+ * of the command-line arguments) and prints "N passed, N failed, N skipped",
+ * after the line in GROVE_TESTS_SKIPPED when that is set (make check: tests
+ * it did not run, such as the Python ones). Long tests (TEST_LONG) run only
+ * with GROVE_TESTS_LONG=1 (make check-all); otherwise a line says how many
+ * were left to it. */
 #include "test.h"
 
 #include <stdarg.h>
@@ -10,11 +12,13 @@ enum { MAX_TESTS = 4096 };
 static struct {
     const char *name;
     test_fn fn;
+    bool long_test;
 } tests[MAX_TESTS];
 static int test_count;
 static int current_failures;
+static char current_skip[512];
 
-void test_register(const char *name, test_fn fn)
+void test_register(const char *name, test_fn fn, bool long_test)
 {
     if (test_count == MAX_TESTS) {
         fprintf(stderr, "too many tests\n");
@@ -22,6 +26,7 @@ void test_register(const char *name, test_fn fn)
     }
     tests[test_count].name = name;
     tests[test_count].fn = fn;
+    tests[test_count].long_test = long_test;
     test_count++;
 }
 
@@ -39,6 +44,17 @@ void test_fail(const char *file, int line, const char *fmt, ...)
 }
 
 int test_failed_now(void) { return current_failures; }
+
+void test_skip(const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(current_skip, sizeof current_skip, fmt, args);
+    va_end(args);
+    if (!current_skip[0]) snprintf(current_skip, sizeof current_skip, "no reason given");
+    for (char *c = current_skip; *c; c++)
+        if (*c == '\n' || *c == '\r') *c = ' ';
+}
 
 static int by_name(const void *a, const void *b)
 {
@@ -58,22 +74,33 @@ int main(int argc, char **argv)
 {
     /* Run in name order so the output is stable. */
     qsort(tests, (size_t)test_count, sizeof tests[0], by_name);
-    int passed = 0, failed = 0;
+    const char *run_long = getenv("GROVE_TESTS_LONG");
+    bool with_long = run_long && strcmp(run_long, "1") == 0;
+    int passed = 0, failed = 0, skipped = 0, long_left = 0;
     for (int i = 0; i < test_count; i++) {
         if (!selected(tests[i].name, argc, argv)) continue;
+        if (tests[i].long_test && !with_long) {
+            long_left++;
+            continue;
+        }
         current_failures = 0;
+        current_skip[0] = '\0';
         tests[i].fn();
         if (current_failures) {
             failed++;
             fprintf(stderr, "FAIL %s (%d failed checks)\n", tests[i].name, current_failures);
+        } else if (current_skip[0]) {
+            skipped++;
+            printf("skip %s (%s)\n", tests[i].name, current_skip);
         } else {
             passed++;
             printf("ok   %s\n", tests[i].name);
         }
         fflush(stdout);
     }
-    const char *skipped = getenv("GROVE_TESTS_SKIPPED");
-    if (skipped && *skipped) printf("%s\n", skipped);
-    printf("%d passed, %d failed\n", passed, failed);
+    const char *not_run = getenv("GROVE_TESTS_SKIPPED");
+    if (not_run && *not_run) printf("%s\n", not_run);
+    if (long_left) printf("%d long tests left to make check-all (GROVE_TESTS_LONG=1)\n", long_left);
+    printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
     return failed ? 1 : 0;
 }

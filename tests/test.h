@@ -12,21 +12,34 @@
 #include <string.h>
 
 typedef void (*test_fn)(void);
-void test_register(const char *name, test_fn fn);
+/* long_test: the test runs only when GROVE_TESTS_LONG=1 (make check-all),
+ * so make check stays a few minutes long. */
+void test_register(const char *name, test_fn fn, bool long_test);
 void test_fail(const char *file, int line, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 int test_failed_now(void);
+/* Marks the running test as skipped (its reason printed, counted in the
+ * closing line's "N skipped", never as "ok"); the test then returns. */
+void test_skip(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
 
-#define TEST(name)                                                           \
+#define TEST_WITH_LENGTH(name, long_test)                                     \
     static void test_##name(void);                                           \
     __attribute__((constructor)) static void test_register_##name(void)      \
     {                                                                        \
-        test_register(#name, test_##name);                                   \
+        test_register(#name, test_##name, long_test);                        \
     }                                                                        \
     static void test_##name(void)
+#define TEST(name) TEST_WITH_LENGTH(name, false)
+/* A test of large sizes or many ranks that make check-all runs and make
+ * check leaves out (its smaller cases stay in make check). */
+#define TEST_LONG(name) TEST_WITH_LENGTH(name, true)
 
 #define CHECK(cond)                                                          \
     do {                                                                     \
@@ -91,8 +104,8 @@ const char *test_cli(void);
 /* Run "CLI ARGS" as test_run does. */
 int test_grove(const char *args, char **output);
 /* Whether the MPI tests can run: this build has the MPI part and mpirun
- * is on PATH (when not, the caller returns: the build has nothing
- * distributed to test, which `grove info` says). */
+ * is on PATH (when not, it marks the test skipped with the reason and the
+ * caller returns). */
 bool test_mpi_ready(void);
 /* Run "mpirun -np ranks PROGRAM ARGS" as test_run does; PROGRAM is the
  * CLI for "grove" and otherwise the MPI test program (GROVE_TEST_MPI,

@@ -707,7 +707,10 @@ TEST(balltree_quantize_kernels_match_their_definitions)
 {
     enum { MAX = 1000, PAD = 5, GUARD = 8 };
     grove__bt_presort_kernels fast;
-    if (!grove__bt_presort_kernels_avx512(&fast)) return; /* the scalar loops are used on this machine */
+    if (!grove__bt_presort_kernels_avx512(&fast)) {
+        test_skip("no AVX-512 kernels on this CPU");
+        return;
+    } /* the scalar loops are used on this machine */
     grove_rng rng;
     grove_rng_seed(&rng, 15);
     double *x = malloc((MAX + 3) * PAD * sizeof *x);
@@ -792,7 +795,10 @@ TEST(balltree_short_list_sort_matches_its_definition)
 {
     enum { GUARD = 8 };
     grove__bt_presort_kernels fast;
-    if (!grove__bt_presort_kernels_avx512(&fast)) return;
+    if (!grove__bt_presort_kernels_avx512(&fast)) {
+        test_skip("no AVX-512 kernels on this CPU");
+        return;
+    }
     grove_rng rng;
     grove_rng_seed(&rng, 17);
     uint64_t src[GROVE__BQ_SMALL], want[GROVE__BQ_SMALL], got[GROVE__BQ_SMALL + GUARD];
@@ -829,7 +835,10 @@ TEST(balltree_selection_keys_kernel_matches_its_definition)
 {
     enum { MAX = 300, PAD = 7, GUARD = 8 };
     grove__bt_presort_kernels fast;
-    if (!grove__bt_presort_kernels_avx512(&fast)) return;
+    if (!grove__bt_presort_kernels_avx512(&fast)) {
+        test_skip("no AVX-512 kernels on this CPU");
+        return;
+    }
     grove_rng rng;
     grove_rng_seed(&rng, 16);
     double *x = malloc(MAX * PAD * sizeof *x);
@@ -873,7 +882,10 @@ TEST(balltree_presort_kernels_match_their_definitions)
 {
     enum { MAX = 1000, COLS = 3, GUARD = 8 };
     grove__bt_presort_kernels fast;
-    if (!grove__bt_presort_kernels_avx512(&fast)) return; /* the scalar loops are used on this machine */
+    if (!grove__bt_presort_kernels_avx512(&fast)) {
+        test_skip("no AVX-512 kernels on this CPU");
+        return;
+    } /* the scalar loops are used on this machine */
     grove_rng rng;
     grove_rng_seed(&rng, 13);
     double *x = malloc(MAX * COLS * sizeof *x), *got = malloc((MAX + GUARD) * sizeof *got);

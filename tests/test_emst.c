@@ -315,7 +315,7 @@ TEST(emst_arborx_golden)
     snprintf(path, sizeof path, "%smst_golden_test_points.csv", dir);
     FILE *f = fopen(path, "r");
     if (!f) {
-        printf("  (skipped: %s not found)\n", path);
+        test_skip("%s not found", path);
         return;
     }
     fclose(f);

@@ -250,7 +250,7 @@ TEST(cli_join_refuses_a_result_the_disk_cannot_hold)
     snprintf(command, sizeof command, "unshare -rm sh -c '%s'", inner);
     int rc = test_run(command, &out);
     if (rc != 0) {
-        printf("  (skipped: no private tmpfs here: %s)\n", out);
+        test_skip("no private tmpfs here: %s", out);
         free(out);
         return;
     }
