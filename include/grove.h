@@ -119,7 +119,8 @@ GROVE_API grove_status grove_points_validate(grove_points points);
 typedef void (*grove_progress_fn)(void *user, const char *stage, double fraction);
 
 typedef struct grove_options {
-    int threads;                 /* 0 = all available (OpenMP default) */
+    int threads;                 /* 0 = the default: grove_cores() threads, fewer
+                                    while other processes keep cores busy */
     grove_progress_fn progress;  /* NULL = none */
     void *progress_user;         /* passed to progress */
     size_t memory_budget;        /* bytes for large results; 0 = unlimited */
@@ -138,8 +139,17 @@ typedef struct grove_options {
 /* Defaults: threads 0, no progress, no budget, no cancel flag. */
 GROVE_API void grove_options_init(grove_options *options);
 
-/* The number of threads a computation with these options would use. */
+/* The number of threads a computation with these options would use if it
+ * started now (threads 0: grove_cores() less the cores that other
+ * processes keep busy at this moment, at least 1; a call counts them at
+ * its start, an N-body run at each step; results are the same for any
+ * count). */
 GROVE_API int grove_options_threads(const grove_options *options);
+
+/* The most threads the default uses: OpenMP's default (OMP_NUM_THREADS, or
+ * a threadpoolctl limit, else the CPUs of the process's affinity mask at
+ * start) capped by its cgroup's CPU quota. */
+GROVE_API int grove_cores(void);
 
 /* ------------------------------------------------------------------------ */
 /* Distributed runs (MPI)                                                    */

@@ -42,6 +42,7 @@ PROTOTYPES = {
     "grove_build_info": (_s, []),
     "grove_options_init": (None, [_P(S.Options)]),
     "grove_options_threads": (_i, [_P(S.Options)]),
+    "grove_cores": (_i, []),
     "grove_workspace_create": (_vp, []),
     "grove_workspace_free": (None, [_vp]),
     "grove_workspace_bytes": (_sz, [_vp]),
@@ -168,6 +169,18 @@ def _load() -> tuple[C.CDLL, frozenset[str]]:
 lib, MISSING = _load()
 
 
+def _openmp_limit_calls() -> tuple[Callable[[], int], Callable[[int], None]] | tuple[None, None]:
+    """omp_get_max_threads and omp_set_num_threads of the OpenMP runtime
+    libgrove runs on (looked up through its handle), when it has one."""
+    try:
+        return lib.omp_get_max_threads, lib.omp_set_num_threads
+    except AttributeError:
+        return None, None
+
+
+_omp_get_max_threads, _omp_set_num_threads = _openmp_limit_calls()
+
+
 def has(name: str) -> bool:
     """Whether the loaded library exports the C function ``name``."""
     return name not in MISSING
@@ -222,12 +235,17 @@ class Running:
             if isinstance(a, S.Options):
                 a.cancel = C.pointer(self.flag)
         self.fn, self.args = fn, args
+        # The caller's OpenMP thread limit (threadpoolctl's threadpool_limits
+        # sets it on the thread that asks), for the runner thread to follow.
+        self.limit = _omp_get_max_threads() if _omp_get_max_threads else 0
         self.done = threading.Event()
         self.status, self.message = 0, ""
         self.error: BaseException | None = None
 
     def run(self) -> None:
         try:
+            if self.limit and _omp_get_max_threads() != self.limit:
+                _omp_set_num_threads(self.limit)
             self.status = self.fn(*self.args)
             if self.status:
                 self.message = _last_error()  # per thread: read it here

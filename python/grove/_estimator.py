@@ -112,20 +112,22 @@ def _validate_without_sklearn(estimator: Any, X: Any, reset: bool, name: str) ->
 
 def threads_from_n_jobs(n_jobs: int | None, default: int | None, name: str = "n_jobs") -> int | None:
     """grove threads for scikit-learn's n_jobs: None = default, a positive
-    count as it is, negative counts from the cores OpenMP gives grove
-    (``grove_options_threads`` of the default options, which follows
-    OMP_NUM_THREADS and the CPU affinity) as joblib counts from its CPUs:
-    cores + 1 + n_jobs, so -1 = all of them and -2 = all but one, at
-    least 1."""
+    count as it is, negative counts from the cores grove may use
+    (``grove_cores``: OMP_NUM_THREADS or the CPUs, under a cgroup quota) as
+    joblib counts from its CPUs: cores + 1 + n_jobs, at least 1; -1 (all
+    of them) is the default, which also leaves out the cores other
+    processes keep busy."""
     if n_jobs is None:
         return default
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
         raise InvalidArgumentError(f"{name}: a nonzero integer or None, got {n_jobs!r}")
     if n_jobs > 0:
         return int(n_jobs)
-    return max(openmp_cores() + 1 + int(n_jobs), 1)
+    cores = openmp_cores()
+    threads = max(cores + 1 + int(n_jobs), 1)
+    return None if threads == cores else threads
 
 
 def openmp_cores() -> int:
-    """The threads grove uses when told 0 (all cores)."""
-    return int(_clib.lib.grove_options_threads(None))
+    """The most threads grove's default uses (grove_cores)."""
+    return int(_clib.lib.grove_cores())

@@ -1,5 +1,5 @@
 /* grove_options defaults, thread count resolution, progress and cancel. */
-#include "internal.h"
+#include "parallel.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -21,13 +21,7 @@ grove_options grove__options(const grove_options *options)
     grove_options o;
     grove_options_init(&o);
     if (options) o = *options;
-    if (o.threads <= 0) {
-#ifdef _OPENMP
-        o.threads = omp_get_max_threads();
-#else
-        o.threads = 1;
-#endif
-    }
+    if (o.threads <= 0) o.threads = grove__threads_default();
     return o;
 }
 

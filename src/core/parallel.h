@@ -5,6 +5,11 @@
 
 #include "internal.h"
 
+/* The threads of a call that asks for the default (threads 0): the OpenMP
+ * default capped by the CPUs the process may use and by the cores other
+ * processes keep busy at the moment (cpu_share.c says why). */
+int grove__threads_default(void);
+
 /* Thread policy, one rule for the whole library: start no more threads
  * than there are useful units of parallel work (at least one), never more
  * than asked for. Each module says what a unit is; results never depend on

@@ -392,7 +392,6 @@ grove_status grove_nbody_step(grove_nbody *sim, uint64_t steps, const grove_opti
                            (unsigned long long)(sim->step + 1));
     grove_status s = grove__nbody_same_ranks(sim, options);
     if (s != GROVE_OK) return s;
-    int threads = grove__options(options).threads;
     /* With a cancel flag the force evaluation can stop inside a step: what
      * the step started from is kept to be put back, so a cancelled step
      * leaves the state as it was. */
@@ -404,6 +403,8 @@ grove_status grove_nbody_step(grove_nbody *sim, uint64_t steps, const grove_opti
             s = grove__fail(GROVE_CANCELLED, "nbody: cancelled after %llu steps", (unsigned long long)k);
             break;
         }
+        /* The default thread count follows the cores free at each step. */
+        int threads = grove__options(options).threads;
         s = grove__nbody_balance(sim, threads);
         if (s != GROVE_OK) {
             s = grove__nbody_step_failed(sim, s);

@@ -51,9 +51,11 @@ def test_n_jobs_counts_as_joblib_from_the_openmp_cores(name, monkeypatch):
     make, param, c_name = ESTIMATORS[name]
     cores = openmp_cores()
     default, labels = threads_used(monkeypatch, make, c_name)
-    expected = {1: 1, -1: cores, -2: max(cores - 1, 1), -cores - 5: 1, np.int64(-1): cores}
-    # compat.HDBSCAN caps the count at the cores (its default is 4 jobs): 2 is then min(2, cores).
-    expected[2] = min(2, cores) if name == "compat.HDBSCAN" else 2
+    # -1 (all cores) is the default (0), which also leaves out busy cores.
+    expected = {1: 1, -1: 0, -2: max(cores - 1, 1) if cores > 1 else 0, -cores - 5: 1 if cores > 1 else 0,
+                np.int64(-1): 0}
+    # compat.HDBSCAN caps the count at the cores (its default is 4 jobs), and all of them is the default.
+    expected[2] = 2 if name != "compat.HDBSCAN" or cores > 2 else 0
     if name != "compat.HDBSCAN":
         assert default == 0  # None: all cores
         expected[None] = 0
@@ -78,8 +80,10 @@ def test_n_jobs_is_a_parameter(name):
 
 
 def test_negative_n_jobs_follow_omp_num_threads():
-    # OpenMP's count, not os.cpu_count(): OMP_NUM_THREADS=5 makes -1 five threads and -2 four.
-    code = "from grove._estimator import threads_from_n_jobs as t; print(t(-1, None), t(-2, None), t(-9, None))"
+    # OpenMP's count, not os.cpu_count(): with OMP_NUM_THREADS=5, -2 is four threads and -9 one; -1 is the
+    # default (None: all five where that many cores are free).
+    code = ("from grove._estimator import threads_from_n_jobs as t, openmp_cores as c; "
+            "print(c(), t(-1, None), t(-2, None), t(-9, None))")
     env = dict(os.environ, OMP_NUM_THREADS="5", PYTHONPATH=str(ROOT / "python"))
     out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True).stdout
-    assert out.split() == ["5", "4", "1"]
+    assert out.split() == ["5", "None", "4", "1"]

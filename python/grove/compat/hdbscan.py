@@ -147,7 +147,7 @@ class HDBSCAN(HDBSCANBase):
         # At most the cores: the library's default of 4 jobs asks for parallelism, not for more threads than
         # there are cores.
         threads = threads_from_n_jobs(self.core_dist_n_jobs, None, "core_dist_n_jobs")
-        return None if threads is None else min(threads, openmp_cores())
+        return None if threads is None or threads >= openmp_cores() else threads
 
     def _c_fields(self, n_clean: int) -> dict[str, Any]:
         ms = self.min_cluster_size if self.min_samples is None else self.min_samples
