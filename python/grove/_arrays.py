@@ -6,11 +6,12 @@ objects with ``__dlpack__`` on the CPU, PyTorch tensors included (read
 through DLPack: a view, no copy; ``requires_grad`` tensors are detached).
 
 Points (``points_view``): float32 and float64 in native byte order are
-passed as they are when each row is contiguous and rows are a positive,
-aligned stride apart -- C-contiguous arrays, but also row slices such as
-``x[::2]`` or column blocks such as ``x[:, :3]`` (grove_points has a row
-stride). Anything else (other dtypes, Fortran order, reversed or broadcast
-rows, byte-swapped data) is converted once to a C-contiguous float64 (or
+passed as they are when each row is contiguous (a single row too: one row
+of a transposed array is not) and rows are a positive, aligned stride
+apart -- C-contiguous arrays, but also row slices such as ``x[::2]`` or
+column blocks such as ``x[:, :3]`` (grove_points has a row stride).
+Anything else (other dtypes, Fortran order, reversed or broadcast rows or
+columns, byte-swapped data) is converted once to a C-contiguous float64 (or
 float32 for float32 data) copy. Fixed-layout inputs (masses, batch ids,
 rotations, N-body state) are converted to a C-contiguous array of the
 dtype the C function reads, which is free when they already are one.
@@ -55,13 +56,17 @@ def _float_dtype(a: np.ndarray, name: str) -> np.dtype:
 
 
 def _passes_as_is(a: np.ndarray) -> bool:
+    """Whether C can read a through a grove_points view: each row's values
+    consecutive (whatever the number of rows: a one-row view of a
+    transpose has them apart), rows a positive whole number of values
+    apart (one row has no row stride: points_view gives it its width)."""
     n, d = a.shape
     if a.dtype not in _DTYPES or not a.flags.aligned or not a.dtype.isnative:
         return False
-    if n <= 1 or d == 0:
-        return True
     row, col = a.strides
-    return (d == 1 or col == a.itemsize) and row >= d * a.itemsize and row % a.itemsize == 0
+    consecutive = d <= 1 or col == a.itemsize
+    apart = n <= 1 or (row >= d * a.itemsize and row % a.itemsize == 0)
+    return consecutive and apart
 
 
 def points_array(obj: Any, name: str = "points", *, one_d: bool = True) -> np.ndarray:

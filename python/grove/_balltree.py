@@ -54,7 +54,8 @@ class BallTree(tuple):
 
     ``indices`` (int64) are input rows in tree order, ``mask`` (bool) is
     False on padding slots. The object keeps the (converted) points, batch
-    ids and rotation it was built from, for ``balls`` and ``check``."""
+    ids and rotation it was built from, for ``balls`` and ``check``
+    (points in any layout: they are read as ``balltree`` reads them)."""
 
     _points: np.ndarray
     _batch: np.ndarray | None
@@ -64,7 +65,7 @@ class BallTree(tuple):
     def __new__(cls, indices: np.ndarray, mask: np.ndarray, points: np.ndarray, batch: np.ndarray | None,
                 levels: int, rotation: np.ndarray | None) -> BallTree:
         self = super().__new__(cls, (indices, mask))
-        self._points, self._batch, self._levels, self._rotation = points, batch, levels, rotation
+        self._points, self._batch, self._levels, self._rotation = points_array(points), batch, levels, rotation
         return self
 
     @property
