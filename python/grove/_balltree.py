@@ -68,6 +68,11 @@ class BallTree(tuple):
         self._points, self._batch, self._levels, self._rotation = points_array(points), batch, levels, rotation
         return self
 
+    def __reduce__(self) -> tuple:
+        """Copies and pickles are made as the tree was (tuple's default
+        would call __new__ with the pair alone)."""
+        return BallTree, (*self, self._points, self._batch, self._levels, self._rotation)
+
     @property
     def indices(self) -> np.ndarray:
         """int64 input rows in tree order (slots,)"""

@@ -103,6 +103,7 @@ class Index(Handle):
     (queries too) outside [0, L) are refused."""
 
     _free = "grove_index_free"
+    _rebuild = "pickle its points and build a new Index from them"
 
     def __init__(self, points: Any, *, leaf_size: int = 0, index_dims: int = 0, boxsize: Any = None,
                  threads: int | None = None):
