@@ -124,17 +124,23 @@ def options(threads: int | None = None, memory_budget: int = 0) -> Options:
     budget in bytes (0 = unlimited)."""
     opts = _clib.defaults(Options)
     if threads is not None:
-        opts.threads = count(threads, "threads (0 = all cores)")
+        opts.threads = count(threads, "threads (0 = all cores)", maximum=INT_MAX)
     opts.memory_budget = count(memory_budget, "memory_budget (bytes, 0 = unlimited)")
     return opts
 
 
-def count(value: Any, name: str, minimum: int = 0) -> int:
-    """An integer argument >= minimum (C size_t arguments must not wrap)."""
+UINT64_MAX = 2**64 - 1  # size_t and uint64_t (seeds) arguments and fields
+INT_MAX = 2**31 - 1  # int ones
+
+
+def count(value: Any, name: str, minimum: int = 0, maximum: int = UINT64_MAX) -> int:
+    """An integer argument in [minimum, maximum]: ctypes wraps C integer
+    arguments and fields silently (a seed of 2**64 would be seed 0), so
+    the range of the C type is checked here."""
     try:
-        ok = not isinstance(value, bool) and int(value) == value and value >= minimum
+        ok = not isinstance(value, bool) and int(value) == value and minimum <= value <= maximum
     except (TypeError, ValueError):
         ok = False
     if not ok:
-        raise InvalidArgumentError(f"{name}: expected an integer >= {minimum}, got {value!r}")
+        raise InvalidArgumentError(f"{name}: expected an integer in [{minimum}, {maximum}], got {value!r}")
     return int(value)

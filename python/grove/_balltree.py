@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import _clib
-from ._arrays import address, count, fixed, options, points_array, points_view
+from ._arrays import INT_MAX, address, count, fixed, options, points_array, points_view
 from ._cstructs import GROVE_BALLTREE_FULL, BalltreeBatch, BalltreeParams
 
 
@@ -105,6 +105,7 @@ class BallTree(tuple):
         n = self._points.shape[0]
         params = self._params()
         balls = C.c_size_t()
+        level = count(level, "level", maximum=INT_MAX)
         _clib.check(_clib.lib.grove_balltree_ball_count(n, C.byref(params), level, C.byref(balls)))
         centers = np.empty((balls.value, self._points.shape[1]))
         radii = np.empty(balls.value)
@@ -154,7 +155,7 @@ def balltree(points: Any, batch: Any = None, levels: int | None = None, rotate: 
     x = points_array(points)
     n, d = x.shape
     ids = None if batch is None else fixed(batch, np.int64, (n,), "batch")
-    mode = GROVE_BALLTREE_FULL if levels is None else count(levels, "levels")
+    mode = GROVE_BALLTREE_FULL if levels is None else count(levels, "levels", maximum=INT_MAX)
     if rotate is None:
         rotation = None
     elif np.isscalar(rotate) and not isinstance(rotate, (str, bytes)):

@@ -153,3 +153,34 @@ def test_generate_is_seeded(cli, tmp_path):
     assert np.array_equal(x, np.load(tmp_path / "g.npy"))
     with pytest.raises(grove.InvalidArgumentError, match="kind"):
         grove.generate("spiral", 5, 2)
+
+
+# ctypes wraps an integer that does not fit its C type without a word
+# (seed 2**64 was seed 0): every integer argument is refused outside its
+# C type's range, as a negative one is. `big` is past the type's top:
+# 2**64 for size_t and uint64_t, 2**32 for int.
+OUT_OF_RANGE = [
+    ("seed", lambda big: grove.NBody.from_ic("cold", 8, seed=big(64))),
+    ("seed", lambda big: grove.generate("uniform", 4, 2, seed=big(64))),
+    ("seed", lambda big: grove.random_rotation(3, seed=big(64))),
+    ("rotate", lambda big: grove.balltree(np.eye(3), rotate=big(64))),
+    ("steps", lambda big: grove.NBody.from_ic("cold", 8).step(big(64))),
+    ("k", lambda big: grove.knn(np.eye(3), big(64))),
+    ("threads", lambda big: grove.emst(np.eye(3), threads=big(32))),
+    ("levels", lambda big: grove.balltree(np.eye(3), levels=big(32))),
+    ("level", lambda big: grove.balltree(np.eye(3)).balls(big(32))),
+]
+
+
+@pytest.mark.parametrize("name, call", OUT_OF_RANGE, ids=[f"{name}-{i}" for i, (name, _) in enumerate(OUT_OF_RANGE)])
+@pytest.mark.parametrize("big", [lambda bits: 2**bits, lambda bits: -1], ids=["too large", "negative"])
+def test_integers_outside_their_c_type_are_refused(name, call, big):
+    with pytest.raises(grove.InvalidArgumentError, match=f"^{name}"):
+        call(big)
+
+
+def test_the_largest_seed_is_a_seed_of_its_own():
+    top = 2**64 - 1
+    assert not np.array_equal(grove.generate("uniform", 4, 2, seed=top), grove.generate("uniform", 4, 2, seed=0))
+    with grove.NBody.from_ic("cold", 8, seed=top) as a, grove.NBody.from_ic("cold", 8, seed=0) as b:
+        assert not np.array_equal(a.positions, b.positions)
