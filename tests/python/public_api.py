@@ -54,6 +54,16 @@ def _resolve(name):
     return obj
 
 
+def resolves(name):
+    """Whether a dotted name names something (the estimators' methods
+    from scikit-learn or its stand-ins are called but not walked)."""
+    try:
+        _resolve(name)
+    except AttributeError:
+        return False
+    return True
+
+
 def public_calls():
     """Dotted names of every public call (see the module doc)."""
     names = set()
@@ -197,7 +207,6 @@ CALLS = {
     "grove.compat.hdbscan.HDBSCAN.fit_predict": lambda p: chd.HDBSCAN(min_cluster_size=2, min_samples=1).fit_predict(p),
     "grove.compat.hdbscan.HDBSCAN.generate_prediction_data": lambda _: chd.HDBSCAN().fit(BASE).generate_prediction_data(),
     "grove.compat.hdbscan.HDBSCAN.prediction_data_": lambda _: _compat().prediction_data_,
-    "grove.compat.hdbscan.HDBSCAN.all_points_membership_vectors": lambda _: _compat().all_points_membership_vectors(),
     "grove.compat.hdbscan.HDBSCAN.dbscan_clustering": lambda _: _compat().dbscan_clustering(0.1, 3),
     "grove.compat.hdbscan.HDBSCAN.weighted_cluster_centroid": lambda _: _compat().weighted_cluster_centroid(0),
     "grove.compat.hdbscan.HDBSCAN.weighted_cluster_medoid": lambda _: _compat().weighted_cluster_medoid(0),
