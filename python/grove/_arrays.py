@@ -3,7 +3,8 @@ layout already fits.
 
 Accepted inputs: NumPy arrays, anything ``numpy.asarray`` takes (lists), and
 objects with ``__dlpack__`` on the CPU, PyTorch tensors included (read
-through DLPack: a view, no copy; ``requires_grad`` tensors are detached).
+through DLPack: a view, no copy; ``requires_grad`` tensors are detached;
+bfloat16 ones are converted to float32, see ``grove._dlpack``).
 
 Points (``points_view``): float32 and float64 in native byte order are
 passed as they are when each row is contiguous (a single row too: one row
@@ -25,6 +26,7 @@ import numpy as np
 
 from . import _clib
 from ._cstructs import GROVE_FLOAT32, GROVE_FLOAT64, Options, Points
+from ._dlpack import bfloat16_as_float32
 from ._errors import InvalidArgumentError
 
 _DTYPES = {np.dtype(np.float32): GROVE_FLOAT32, np.dtype(np.float64): GROVE_FLOAT64}
@@ -41,7 +43,10 @@ def as_numpy(obj: Any, name: str) -> np.ndarray:
         device = getattr(obj, "device", None)
         if device is not None and getattr(device, "type", "cpu") != "cpu":
             raise InvalidArgumentError(f"{name}: a tensor on {device}; grove computes on the CPU: pass .cpu()")
-        return np.from_dlpack(obj)
+        try:
+            return np.from_dlpack(obj)
+        except (BufferError, RuntimeError) as e:  # a dtype NumPy does not read (RuntimeError before NumPy 1.25)
+            return bfloat16_as_float32(obj, name, e)
     try:
         return np.asarray(obj)
     except (TypeError, ValueError) as e:
