@@ -136,8 +136,23 @@ def _query(method, *args, **kw):
     return run
 
 
-def _ones(p):
+def _one_batch(p):
     return np.zeros(len(p), dtype=np.int64)
+
+
+def _read(make, attribute, *args):
+    """A call reading make()'s attribute (calling it with args when it is
+    a method)."""
+    def run(_):
+        value = getattr(make(), attribute)
+        return value(*args) if callable(value) else value
+    return run
+
+
+# What the fitted estimators of both HDBSCAN* classes return without new points.
+_FITTED = {"cluster_persistence_": (), "condensed_tree_": (), "single_linkage_tree_": (),
+           "minimum_spanning_tree_": (), "exemplars_": (), "relative_validity_": (), "get_params": (),
+           "dbscan_clustering": (0.1, 3), "weighted_cluster_centroid": (0,), "weighted_cluster_medoid": (0,)}
 
 
 # name: call(p) -> result. p is an (m, 3) array: the points (or queries)
@@ -148,18 +163,18 @@ CALLS = {
     "grove.BallTree": lambda p: grove.BallTree(*grove.balltree(np.ascontiguousarray(p)), p, None, -1, None).balls(0),
     "grove.BallTree.indices": lambda p: grove.balltree(p).indices,
     "grove.BallTree.mask": lambda p: grove.balltree(p).mask,
-    "grove.BallTree.batches": lambda p: grove.balltree(p, _ones(p)).batches(),
+    "grove.BallTree.batches": lambda p: grove.balltree(p, _one_batch(p)).batches(),
     "grove.BallTree.balls": lambda p: grove.balltree(p).balls(1),
     "grove.random_rotation": lambda _: grove.random_rotation(3, seed=4),
-    "grove.compat.balltree.build_balltree": lambda p: cbt.build_balltree(p, _ones(p)),
-    "grove.compat.balltree.partition_balltree": lambda p: cbt.partition_balltree(p, _ones(p), 1),
+    "grove.compat.balltree.build_balltree": lambda p: cbt.build_balltree(p, _one_batch(p)),
+    "grove.compat.balltree.partition_balltree": lambda p: cbt.partition_balltree(p, _one_batch(p), 1),
     "grove.compat.balltree.build_balltree_with_rotations":
-        lambda p: cbt.build_balltree_with_rotations(p, _ones(p), [], [2]),
+        lambda p: cbt.build_balltree_with_rotations(p, _one_batch(p), [], [2]),
     "grove.compat.balltree.build_balltree_with_offsets": lambda p: cbt.build_balltree_with_offsets(p, [0, len(p)]),
     "grove.compat.balltree.partition_balltree_with_offsets":
         lambda p: cbt.partition_balltree_with_offsets(p, [0, len(p)], 1),
-    "grove.compat.balltree.build_balltree_with_idx": lambda p: cbt.build_balltree_with_idx(p, _ones(p)),
-    "grove.compat.balltree.partition_balltree_with_idx": lambda p: cbt.partition_balltree_with_idx(p, _ones(p), 1),
+    "grove.compat.balltree.build_balltree_with_idx": lambda p: cbt.build_balltree_with_idx(p, _one_batch(p)),
+    "grove.compat.balltree.partition_balltree_with_idx": lambda p: cbt.partition_balltree_with_idx(p, _one_batch(p), 1),
     "grove.compat.balltree.generate_rotation_matrix": lambda _: cbt.generate_rotation_matrix(30.0, 3),
     # joins and kNN
     "grove.Index": lambda p: _index(p).knn(1, BASE[:5]),
@@ -167,12 +182,8 @@ CALLS = {
     "grove.Index.join": _query("join", 0.3, distances=True),
     "grove.Index.join_batches": _query("join_batches", 0.3, distances=True, memory_budget=2048),
     "grove.Index.knn": _query("knn", 3),
-    "grove.Index.n": lambda _: _index().n,
-    "grove.Index.d": lambda _: _index().d,
-    "grove.Index.leaf_size": lambda _: _index().leaf_size,
-    "grove.Index.index_dims": lambda _: _index().index_dims,
+    **{f"grove.Index.{a}": _read(_index, a) for a in ("n", "d", "leaf_size", "index_dims", "dim_order")},
     "grove.Index.boxsize": lambda _: grove.Index(BASE, boxsize=1.0).boxsize,
-    "grove.Index.dim_order": lambda _: _index().dim_order,
     "grove.join": lambda p: grove.join(p, 0.3, p, distances=True),
     "grove.join_csr": lambda p: grove.join_csr(p, 0.3, p),
     "grove.join_batches": lambda p: list(grove.join_batches(p, 0.3, p, distances=True, memory_budget=2048)),
@@ -188,16 +199,9 @@ CALLS = {
     "grove.HDBSCAN.approximate_predict_scores": lambda p: _hdbscan().approximate_predict_scores(p),
     "grove.HDBSCAN.membership_vector": lambda p: _hdbscan().membership_vector(p),
     "grove.HDBSCAN.all_points_membership_vectors": lambda _: _hdbscan().all_points_membership_vectors(),
-    "grove.HDBSCAN.dbscan_clustering": lambda _: _hdbscan().dbscan_clustering(0.1, 3),
-    "grove.HDBSCAN.weighted_cluster_centroid": lambda _: _hdbscan().weighted_cluster_centroid(0),
-    "grove.HDBSCAN.weighted_cluster_medoid": lambda _: _hdbscan().weighted_cluster_medoid(0),
-    "grove.HDBSCAN.cluster_persistence_": lambda _: _hdbscan().cluster_persistence_,
-    "grove.HDBSCAN.condensed_tree_": lambda _: _hdbscan().condensed_tree_.to_numpy(),
-    "grove.HDBSCAN.single_linkage_tree_": lambda _: _hdbscan().single_linkage_tree_.to_numpy(),
-    "grove.HDBSCAN.minimum_spanning_tree_": lambda _: _hdbscan().minimum_spanning_tree_.to_numpy(),
-    "grove.HDBSCAN.exemplars_": lambda _: _hdbscan().exemplars_,
-    "grove.HDBSCAN.relative_validity_": lambda _: _hdbscan().relative_validity_,
-    "grove.HDBSCAN.get_params": lambda _: _hdbscan().get_params(),
+    **{f"{estimator}.{a}": _read(make, a, *args) for estimator, make in (("grove.HDBSCAN", _hdbscan),
+                                                                          ("grove.compat.hdbscan.HDBSCAN", _compat))
+       for a, args in _FITTED.items()},
     "grove.DBSCAN": lambda _: grove.DBSCAN(),
     "grove.DBSCAN.fit": lambda p: grove.DBSCAN(eps=0.2, min_samples=1).fit(p),
     "grove.DBSCAN.fit_predict": lambda p: grove.DBSCAN(eps=0.2, min_samples=1).fit_predict(p),
@@ -205,18 +209,9 @@ CALLS = {
     "grove.compat.hdbscan.HDBSCAN": lambda _: chd.HDBSCAN(),
     "grove.compat.hdbscan.HDBSCAN.fit": lambda p: chd.HDBSCAN(min_cluster_size=2, min_samples=1).fit(p),
     "grove.compat.hdbscan.HDBSCAN.fit_predict": lambda p: chd.HDBSCAN(min_cluster_size=2, min_samples=1).fit_predict(p),
-    "grove.compat.hdbscan.HDBSCAN.generate_prediction_data": lambda _: chd.HDBSCAN().fit(BASE).generate_prediction_data(),
+    "grove.compat.hdbscan.HDBSCAN.generate_prediction_data":
+        lambda _: chd.HDBSCAN().fit(BASE).generate_prediction_data(),
     "grove.compat.hdbscan.HDBSCAN.prediction_data_": lambda _: _compat().prediction_data_,
-    "grove.compat.hdbscan.HDBSCAN.dbscan_clustering": lambda _: _compat().dbscan_clustering(0.1, 3),
-    "grove.compat.hdbscan.HDBSCAN.weighted_cluster_centroid": lambda _: _compat().weighted_cluster_centroid(0),
-    "grove.compat.hdbscan.HDBSCAN.weighted_cluster_medoid": lambda _: _compat().weighted_cluster_medoid(0),
-    "grove.compat.hdbscan.HDBSCAN.cluster_persistence_": lambda _: _compat().cluster_persistence_,
-    "grove.compat.hdbscan.HDBSCAN.condensed_tree_": lambda _: _compat().condensed_tree_,
-    "grove.compat.hdbscan.HDBSCAN.single_linkage_tree_": lambda _: _compat().single_linkage_tree_,
-    "grove.compat.hdbscan.HDBSCAN.minimum_spanning_tree_": lambda _: _compat().minimum_spanning_tree_,
-    "grove.compat.hdbscan.HDBSCAN.exemplars_": lambda _: _compat().exemplars_,
-    "grove.compat.hdbscan.HDBSCAN.relative_validity_": lambda _: _compat().relative_validity_,
-    "grove.compat.hdbscan.HDBSCAN.get_params": lambda _: _compat().get_params(),
     "grove.compat.hdbscan.hdbscan": lambda p: chd.hdbscan(p, min_cluster_size=2, min_samples=1),
     "grove.compat.hdbscan.approximate_predict": lambda p: chd.approximate_predict(_compat(), p),
     "grove.compat.hdbscan.approximate_predict_scores": lambda p: chd.approximate_predict_scores(_compat(), p),
@@ -243,20 +238,11 @@ CALLS = {
     "grove.NBody": _stepped,
     "grove.NBody.from_ic": lambda _: grove.NBody.from_ic("plummer", 50, seed=2).positions,
     "grove.NBody.from_checkpoint": _checkpoint_round_trip,
-    "grove.NBody.energies": lambda _: _nbody().energies(),
-    "grove.NBody.snapshot": lambda _: _nbody().snapshot(),
+    **{f"grove.NBody.{a}": _read(_nbody, a) for a in ("energies", "snapshot", "n", "time", "positions", "velocities",
+                                                      "masses", "accelerations", "potentials", "force_evaluations",
+                                                      "stats", "params")},
     "grove.NBody.snapshots": lambda _: list(_nbody().snapshots(1, 2)),
-    "grove.NBody.n": lambda _: _nbody().n,
-    "grove.NBody.time": lambda _: _nbody().time,
-    "grove.NBody.positions": lambda _: _nbody().positions,
-    "grove.NBody.velocities": lambda _: _nbody().velocities,
-    "grove.NBody.masses": lambda _: _nbody().masses,
-    "grove.NBody.accelerations": lambda _: _nbody().accelerations,
-    "grove.NBody.potentials": lambda _: _nbody().potentials,
     "grove.NBody.levels": lambda _: _nbody(timestep="block").levels,
-    "grove.NBody.force_evaluations": lambda _: _nbody().force_evaluations,
-    "grove.NBody.stats": lambda _: _nbody().stats,
-    "grove.NBody.params": lambda _: _nbody().params,
     "grove.write_tipsy": _tipsy_round_trip,
     "grove.read_tipsy": lambda _: _tipsy_round_trip(BASE),
     # the rest
