@@ -101,7 +101,8 @@ def _compat(p=BASE):
 
 
 def _nbody(p=BASE, **kw):
-    return grove.NBody(p, 0.1 * np.asarray(p), np.full(len(p), 1 / len(p)), softening=0.05, **kw)
+    """A simulation whose positions and velocities are both p (as given)."""
+    return grove.NBody(p, p, np.full(len(p), 1 / len(p)), softening=0.05, **kw)
 
 
 def _stepped(p):
