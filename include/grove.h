@@ -1407,8 +1407,8 @@ GROVE_API grove_status grove_tipsy_write(const char *path, size_t n, double time
  * was built without libpng. Atomic like grove_npy_write. */
 typedef struct grove_render_params {
     size_t width;      /* pixels per side, 16..8192 (default 512) */
-    double extent;     /* side of the square in length units (default 8) */
-    double center[3];  /* default origin */
+    double extent;     /* side of the square in length units, finite > 0 (default 8) */
+    double center[3];  /* finite (default origin) */
     double decades;    /* dynamic range (default 4) */
 } grove_render_params;
 

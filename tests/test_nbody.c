@@ -923,6 +923,27 @@ TEST(nbody_render_does_not_depend_on_the_units)
     free(x);
 }
 
+/* A centre that is not finite is refused before anything is written (it
+ * made a picture of nothing); so are a non-finite extent and decades. */
+TEST(nbody_render_refuses_a_centre_that_is_not_finite)
+{
+    double pos[6] = {0, 0, 0, 1, 1, 1}, mass[2] = {1, 1};
+    const char *path = test_path("nan.png");
+    for (int k = 0; k < 3; k++) {
+        grove_render_params rp;
+        grove_render_params_init(&rp);
+        rp.center[k] = k == 1 ? INFINITY : NAN;
+        remove(path);
+        CHECK_FAILS(grove_render_png(grove_points_f64(pos, 2, 3), mass, &rp, path), GROVE_INVALID_ARGUMENT,
+                    "center");
+        CHECK(access(path, F_OK) != 0);
+    }
+    grove_render_params rp;
+    grove_render_params_init(&rp);
+    rp.extent = NAN;
+    CHECK_FAILS(grove_render_png(grove_points_f64(pos, 2, 3), mass, &rp, path), GROVE_INVALID_ARGUMENT, "extent");
+}
+
 /* --G through the CLI: a run in units 2^40 times longer (G 2^120 to
  * match, softening scaled) ends at 2^40 times the positions of the Henon
  * run, bit for bit. */

@@ -3,14 +3,16 @@ layout already fits.
 
 Accepted inputs: NumPy arrays, anything ``numpy.asarray`` takes (lists), and
 objects with ``__dlpack__`` on the CPU, PyTorch tensors included (read
-through DLPack: a view, no copy; ``requires_grad`` tensors are detached).
+through DLPack: a view, no copy; ``requires_grad`` tensors are detached;
+bfloat16 ones are converted to float32, see ``grove._dlpack``).
 
 Points (``points_view``): float32 and float64 in native byte order are
-passed as they are when each row is contiguous and rows are a positive,
-aligned stride apart -- C-contiguous arrays, but also row slices such as
-``x[::2]`` or column blocks such as ``x[:, :3]`` (grove_points has a row
-stride). Anything else (other dtypes, Fortran order, reversed or broadcast
-rows, byte-swapped data) is converted once to a C-contiguous float64 (or
+passed as they are when each row is contiguous (a single row too: one row
+of a transposed array is not) and rows are a positive, aligned stride
+apart -- C-contiguous arrays, but also row slices such as ``x[::2]`` or
+column blocks such as ``x[:, :3]`` (grove_points has a row stride).
+Anything else (other dtypes, Fortran order, reversed or broadcast rows or
+columns, byte-swapped data) is converted once to a C-contiguous float64 (or
 float32 for float32 data) copy. Fixed-layout inputs (masses, batch ids,
 rotations, N-body state) are converted to a C-contiguous array of the
 dtype the C function reads, which is free when they already are one.
@@ -24,6 +26,7 @@ import numpy as np
 
 from . import _clib
 from ._cstructs import GROVE_FLOAT32, GROVE_FLOAT64, Options, Points
+from ._dlpack import bfloat16_as_float32
 from ._errors import InvalidArgumentError
 
 _DTYPES = {np.dtype(np.float32): GROVE_FLOAT32, np.dtype(np.float64): GROVE_FLOAT64}
@@ -40,7 +43,10 @@ def as_numpy(obj: Any, name: str) -> np.ndarray:
         device = getattr(obj, "device", None)
         if device is not None and getattr(device, "type", "cpu") != "cpu":
             raise InvalidArgumentError(f"{name}: a tensor on {device}; grove computes on the CPU: pass .cpu()")
-        return np.from_dlpack(obj)
+        try:
+            return np.from_dlpack(obj)
+        except (BufferError, RuntimeError) as e:  # a dtype NumPy does not read (RuntimeError before NumPy 1.25)
+            return bfloat16_as_float32(obj, name, e)
     try:
         return np.asarray(obj)
     except (TypeError, ValueError) as e:
@@ -55,13 +61,17 @@ def _float_dtype(a: np.ndarray, name: str) -> np.dtype:
 
 
 def _passes_as_is(a: np.ndarray) -> bool:
+    """Whether C can read a through a grove_points view: each row's values
+    consecutive (whatever the number of rows: a one-row view of a
+    transpose has them apart), rows a positive whole number of values
+    apart (one row has no row stride: points_view gives it its width)."""
     n, d = a.shape
     if a.dtype not in _DTYPES or not a.flags.aligned or not a.dtype.isnative:
         return False
-    if n <= 1 or d == 0:
-        return True
     row, col = a.strides
-    return (d == 1 or col == a.itemsize) and row >= d * a.itemsize and row % a.itemsize == 0
+    consecutive = d <= 1 or col == a.itemsize
+    apart = n <= 1 or (row >= d * a.itemsize and row % a.itemsize == 0)
+    return consecutive and apart
 
 
 def points_array(obj: Any, name: str = "points", *, one_d: bool = True) -> np.ndarray:
@@ -119,17 +129,23 @@ def options(threads: int | None = None, memory_budget: int = 0) -> Options:
     budget in bytes (0 = unlimited)."""
     opts = _clib.defaults(Options)
     if threads is not None:
-        opts.threads = count(threads, "threads (0 = all cores)")
+        opts.threads = count(threads, "threads (0 = all cores)", maximum=INT_MAX)
     opts.memory_budget = count(memory_budget, "memory_budget (bytes, 0 = unlimited)")
     return opts
 
 
-def count(value: Any, name: str, minimum: int = 0) -> int:
-    """An integer argument >= minimum (C size_t arguments must not wrap)."""
+UINT64_MAX = 2**64 - 1  # size_t and uint64_t (seeds) arguments and fields
+INT_MAX = 2**31 - 1  # int ones
+
+
+def count(value: Any, name: str, minimum: int = 0, maximum: int = UINT64_MAX) -> int:
+    """An integer argument in [minimum, maximum]: ctypes wraps C integer
+    arguments and fields silently (a seed of 2**64 would be seed 0), so
+    the range of the C type is checked here."""
     try:
-        ok = not isinstance(value, bool) and int(value) == value and value >= minimum
+        ok = not isinstance(value, bool) and int(value) == value and minimum <= value <= maximum
     except (TypeError, ValueError):
         ok = False
     if not ok:
-        raise InvalidArgumentError(f"{name}: expected an integer >= {minimum}, got {value!r}")
+        raise InvalidArgumentError(f"{name}: expected an integer in [{minimum}, {maximum}], got {value!r}")
     return int(value)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import _clib
-from ._arrays import address, count, fixed, options, points_array, points_view
+from ._arrays import INT_MAX, address, count, fixed, options, points_array, points_view
 from ._cstructs import GROVE_BALLTREE_FULL, BalltreeBatch, BalltreeParams
 
 
@@ -54,7 +54,8 @@ class BallTree(tuple):
 
     ``indices`` (int64) are input rows in tree order, ``mask`` (bool) is
     False on padding slots. The object keeps the (converted) points, batch
-    ids and rotation it was built from, for ``balls`` and ``check``."""
+    ids and rotation it was built from, for ``balls`` and ``check``
+    (points in any layout: they are read as ``balltree`` reads them)."""
 
     _points: np.ndarray
     _batch: np.ndarray | None
@@ -64,8 +65,13 @@ class BallTree(tuple):
     def __new__(cls, indices: np.ndarray, mask: np.ndarray, points: np.ndarray, batch: np.ndarray | None,
                 levels: int, rotation: np.ndarray | None) -> BallTree:
         self = super().__new__(cls, (indices, mask))
-        self._points, self._batch, self._levels, self._rotation = points, batch, levels, rotation
+        self._points, self._batch, self._levels, self._rotation = points_array(points), batch, levels, rotation
         return self
+
+    def __reduce__(self) -> tuple:
+        """Copies and pickles are made as the tree was (tuple's default
+        would call __new__ with the pair alone)."""
+        return BallTree, (*self, self._points, self._batch, self._levels, self._rotation)
 
     @property
     def indices(self) -> np.ndarray:
@@ -99,6 +105,7 @@ class BallTree(tuple):
         n = self._points.shape[0]
         params = self._params()
         balls = C.c_size_t()
+        level = count(level, "level", maximum=INT_MAX)
         _clib.check(_clib.lib.grove_balltree_ball_count(n, C.byref(params), level, C.byref(balls)))
         centers = np.empty((balls.value, self._points.shape[1]))
         radii = np.empty(balls.value)
@@ -148,7 +155,7 @@ def balltree(points: Any, batch: Any = None, levels: int | None = None, rotate: 
     x = points_array(points)
     n, d = x.shape
     ids = None if batch is None else fixed(batch, np.int64, (n,), "batch")
-    mode = GROVE_BALLTREE_FULL if levels is None else count(levels, "levels")
+    mode = GROVE_BALLTREE_FULL if levels is None else count(levels, "levels", maximum=INT_MAX)
     if rotate is None:
         rotation = None
     elif np.isscalar(rotate) and not isinstance(rotate, (str, bytes)):

@@ -23,10 +23,17 @@ class Handle:
     last iterator ends. It never waits and never frees memory a call is
     using. Handles whose C object is one thread at a time (``_serial``:
     grove_nbody) also take a lock per use, so calls from several threads
-    run one after another; the others (grove_index) run concurrently."""
+    run one after another; the others (grove_index) run concurrently.
+
+    Copies never make a second owner of the C object (each would free
+    it): an immutable handle (``_serial`` False) is its own copy, shallow
+    or deep, as a tuple is, so a copy outlives the original's name but
+    not its close(); copying a mutable one (grove_nbody) is refused, and
+    pickling any handle is refused, with ``_rebuild``'s advice."""
 
     _free: str = ""
     _serial: bool = False
+    _rebuild: str = ""  # how to make it again, for the refusal to pickle
 
     def __init__(self) -> None:
         self._handle = C.c_void_p()
@@ -58,6 +65,18 @@ class Handle:
     def __del__(self) -> None:
         if getattr(self, "_handle", None):
             self.close()
+
+    def __copy__(self) -> Handle:
+        if self._serial:
+            raise TypeError(f"{type(self).__name__} cannot be copied: it owns a C object that changes; "
+                            f"{self._rebuild}")
+        return self
+
+    def __deepcopy__(self, memo: dict) -> Handle:
+        return self.__copy__()
+
+    def __reduce__(self) -> Any:
+        raise TypeError(f"{type(self).__name__} cannot be pickled: it owns a C object; {self._rebuild}")
 
     def _use(self) -> _Use:
         """``with self._use() as h:`` -- the live pointer for the block;

@@ -23,6 +23,7 @@ class Model(Handle):
     at once are safe)."""
 
     _free = "grove_hdbscan_model_free"
+    _rebuild = "pickle the estimator, which fits it again when unpickled"
 
     def __init__(self, x: np.ndarray, params: HdbscanParams, threads: int | None = None):
         super().__init__()

@@ -46,9 +46,12 @@ def index_params(leaf_size: int = 0, index_dims: int = 0, boxsize: Any = None) -
 
 
 class _JoinResult:
-    """Owns a grove_join_result: the arrays Index.join returns view its
-    memory, without a copy (a join's result can be most of the memory),
-    and keep it alive until the last of them is gone."""
+    """Owns a grove_join_result and hands its memory to the arrays
+    Index.join returns, without a copy (a join's result can be most of the
+    memory): each array's base is a writable ctypes buffer over the C
+    memory that holds this owner, so the arrays are ordinary writable
+    arrays (NumPy, and SciPy after it, can set WRITEABLE on their views)
+    and the result is freed once, when the last of them is gone."""
 
     def __init__(self) -> None:
         self.c = JoinResult()
@@ -61,16 +64,9 @@ class _JoinResult:
     def array(self, ptr: Any, size: int, dtype: type) -> np.ndarray:
         if not size:
             return np.empty(0, dtype=dtype)
-        return np.asarray(_ResultView(self, C.cast(ptr, C.c_void_p).value, size, np.dtype(dtype).str))
-
-
-class _ResultView:
-    """size values at address, for np.asarray; the array's base, so it
-    holds the owner."""
-
-    def __init__(self, owner: _JoinResult, address: int, size: int, typestr: str) -> None:
-        self.owner = owner
-        self.__array_interface__ = {"shape": (size,), "typestr": typestr, "data": (address, False), "version": 3}
+        memory = (C.c_char * (size * np.dtype(dtype).itemsize)).from_address(C.cast(ptr, C.c_void_p).value)
+        memory._owner = self  # type: ignore[attr-defined]  # ctypes instances take attributes
+        return np.frombuffer(memory, dtype=dtype)
 
 
 class JoinBatch(NamedTuple):
@@ -103,6 +99,7 @@ class Index(Handle):
     (queries too) outside [0, L) are refused."""
 
     _free = "grove_index_free"
+    _rebuild = "pickle its points and build a new Index from them"
 
     def __init__(self, points: Any, *, leaf_size: int = 0, index_dims: int = 0, boxsize: Any = None,
                  threads: int | None = None):

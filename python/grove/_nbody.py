@@ -159,6 +159,7 @@ class NBody(Handle):
     """
 
     _free = "grove_nbody_free"
+    _rebuild = "write a checkpoint() and start another with NBody.from_checkpoint()"
     _serial = True
 
     def __init__(self, positions: Any, velocities: Any, masses: Any, *, dt: float | None = None,

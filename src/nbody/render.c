@@ -114,6 +114,10 @@ grove_status grove_render_png(grove_points positions, const double *mass, const 
         return grove__fail(GROVE_INVALID_ARGUMENT, "render: width must be 16..8192, got %zu", p.width);
     if (!(p.extent > 0) || !isfinite(p.extent) || !(p.decades > 0) || !isfinite(p.decades))
         return grove__fail(GROVE_INVALID_ARGUMENT, "render: extent and decades must be finite and > 0");
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(p.center[k]))
+            return grove__fail(GROVE_INVALID_ARGUMENT, "render: center[%d] is %g, not a finite coordinate", k,
+                               p.center[k]);
     const double *pos = NULL;
     double *copy = NULL;
     grove_status s = grove__gravity_input(positions, mass, &pos, &copy);

@@ -1,5 +1,6 @@
 """Conversions, copies, errors, threads and the GIL: behaviour shared by
 every function of the binding."""
+import ctypes as C
 import threading
 import time
 
@@ -63,6 +64,89 @@ def test_dlpack_tensors_are_read_in_place(spy, rng):
     indices, mask = grove.balltree(FakeTensor(x))
     assert _passed_pointer(calls)[0] == x.ctypes.data
     assert np.array_equal(indices, grove.balltree(x)[0])
+
+
+class DLTensor(C.Structure):  # dlpack.h, written out here independently of the binding
+    _fields_ = [("data", C.c_void_p), ("device_type", C.c_int32), ("device_id", C.c_int32), ("ndim", C.c_int32),
+                ("code", C.c_uint8), ("bits", C.c_uint8), ("lanes", C.c_uint16), ("shape", C.POINTER(C.c_int64)),
+                ("strides", C.POINTER(C.c_int64)), ("byte_offset", C.c_uint64)]
+
+
+DELETER = C.CFUNCTYPE(None, C.c_void_p)
+
+
+class DLManagedTensor(C.Structure):
+    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", C.c_void_p), ("deleter", DELETER)]
+
+
+def _capsule_functions():
+    new, valid = C.pythonapi.PyCapsule_New, C.pythonapi.PyCapsule_IsValid
+    new.restype, new.argtypes = C.py_object, [C.c_void_p, C.c_char_p, C.c_void_p]
+    valid.restype, valid.argtypes = C.c_int, [C.py_object, C.c_char_p]
+    return new, valid
+
+
+class RawTensor:
+    """A CPU tensor that exports `memory` (a NumPy array of the right
+    size) through DLPack capsules as dtype (code, bits) with the given
+    shape and element strides (None = C-contiguous). It keeps every
+    capsule it made and counts its deleter's calls (`deleted`): a consumer
+    that copies without taking the tensor leaves the capsule named
+    "dltensor" (its producer frees it) and never calls the deleter."""
+
+    def __init__(self, memory, code, bits, shape, strides=None):
+        self.memory, self.code, self.bits, self.deleted = memory, code, bits, 0
+        self.shape = (C.c_int64 * len(shape))(*shape)
+        self.strides = None if strides is None else (C.c_int64 * len(strides))(*strides)
+        self.deleter = DELETER(lambda _: setattr(self, "deleted", self.deleted + 1))
+        self.managed, self.capsules = [], []
+
+    def __dlpack__(self, stream=None, **kw):
+        t = DLTensor(self.memory.ctypes.data, 1, 0, len(self.shape), self.code, self.bits, 1, self.shape,
+                     self.strides, 0)
+        self.managed.append(DLManagedTensor(t, None, self.deleter))
+        self.capsules.append(_capsule_functions()[0](C.addressof(self.managed[-1]), b"dltensor", None))
+        return self.capsules[-1]
+
+    def __dlpack_device__(self):
+        return 1, 0
+
+    def untaken(self):
+        """Whether no consumer took any of its tensors."""
+        valid = _capsule_functions()[1]
+        return self.deleted == 0 and all(valid(c, b"dltensor") for c in self.capsules)
+
+
+def _bfloat16(x):
+    """The upper halves of float32 values that bfloat16 holds exactly."""
+    return (np.asarray(x, dtype=np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+@pytest.mark.parametrize("layout", ["C-contiguous", "no strides", "transposed"])
+def test_bfloat16_tensors_are_read_as_float32(rng, layout):
+    x = np.round(rng.random((40, 3)) * 64) / 64  # exact in bfloat16
+    if layout == "transposed":  # (3, 40) memory read as (40, 3) by strides
+        tensor = RawTensor(_bfloat16(x.T.copy()), 4, 16, (40, 3), (1, 40))
+    else:
+        tensor = RawTensor(_bfloat16(x), 4, 16, (40, 3), None if layout == "no strides" else (3, 1))
+    got = grove.knn(tensor, 4)
+    want = grove.knn(x.astype(np.float32), 4)
+    assert all(np.array_equal(g, w) for g, w in zip(got, want))
+    assert len(tensor.capsules) == 2 and tensor.untaken()  # NumPy's refused one and grove's, left to the producer
+
+
+def test_a_dlpack_dtype_grove_cannot_read_is_named_in_one_line():
+    tensor = RawTensor(np.zeros(12, np.uint8), 2, 8, (4, 3))  # float8
+    with pytest.raises(grove.InvalidArgumentError, match="float8") as e:
+        grove.emst(tensor)
+    assert "\n" not in str(e.value)
+
+
+def test_torch_bfloat16_tensors_are_read(rng):
+    torch = pytest.importorskip("torch")
+    x = np.round(rng.random((30, 3)) * 64) / 64
+    got = grove.knn(torch.tensor(x, dtype=torch.bfloat16), 3)
+    assert all(np.array_equal(g, w) for g, w in zip(got, grove.knn(x.astype(np.float32), 3)))
 
 
 def test_torch_tensors_are_read_in_place(spy, rng):
@@ -153,3 +237,34 @@ def test_generate_is_seeded(cli, tmp_path):
     assert np.array_equal(x, np.load(tmp_path / "g.npy"))
     with pytest.raises(grove.InvalidArgumentError, match="kind"):
         grove.generate("spiral", 5, 2)
+
+
+# ctypes wraps an integer that does not fit its C type without a word
+# (seed 2**64 was seed 0): every integer argument is refused outside its
+# C type's range, as a negative one is. `big` is past the type's top:
+# 2**64 for size_t and uint64_t, 2**32 for int.
+OUT_OF_RANGE = [
+    ("seed", lambda big: grove.NBody.from_ic("cold", 8, seed=big(64))),
+    ("seed", lambda big: grove.generate("uniform", 4, 2, seed=big(64))),
+    ("seed", lambda big: grove.random_rotation(3, seed=big(64))),
+    ("rotate", lambda big: grove.balltree(np.eye(3), rotate=big(64))),
+    ("steps", lambda big: grove.NBody.from_ic("cold", 8).step(big(64))),
+    ("k", lambda big: grove.knn(np.eye(3), big(64))),
+    ("threads", lambda big: grove.emst(np.eye(3), threads=big(32))),
+    ("levels", lambda big: grove.balltree(np.eye(3), levels=big(32))),
+    ("level", lambda big: grove.balltree(np.eye(3)).balls(big(32))),
+]
+
+
+@pytest.mark.parametrize("name, call", OUT_OF_RANGE, ids=[f"{name}-{i}" for i, (name, _) in enumerate(OUT_OF_RANGE)])
+@pytest.mark.parametrize("big", [lambda bits: 2**bits, lambda bits: -1], ids=["too large", "negative"])
+def test_integers_outside_their_c_type_are_refused(name, call, big):
+    with pytest.raises(grove.InvalidArgumentError, match=f"^{name}"):
+        call(big)
+
+
+def test_the_largest_seed_is_a_seed_of_its_own():
+    top = 2**64 - 1
+    assert not np.array_equal(grove.generate("uniform", 4, 2, seed=top), grove.generate("uniform", 4, 2, seed=0))
+    with grove.NBody.from_ic("cold", 8, seed=top) as a, grove.NBody.from_ic("cold", 8, seed=0) as b:
+        assert not np.array_equal(a.positions, b.positions)

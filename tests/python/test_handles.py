@@ -2,7 +2,10 @@
 another thread, or while a join_batches iterator is alive, waits for them
 to end before the C object is freed (no crash, correct results, later
 calls refused); Index queries run concurrently, NBody calls one at a
-time."""
+time; copies and pickles of handles."""
+import copy
+import gc
+import pickle
 import threading
 
 import numpy as np
@@ -154,3 +157,77 @@ def test_nbody_calls_from_two_threads_run_one_at_a_time(rng, monkeypatch):
         alone.step(8)
         assert np.array_equal(alone.positions, sim.positions)
     sim.close()
+
+
+# -- copies and pickles -----------------------------------------------------
+# A handle owns one C object. Copying its Python object used to give two
+# owners of that object, each freeing it (a crash, or a free of freed
+# memory). Immutable handles (Index, the fitted HDBSCAN* model) share it:
+# a copy is the handle itself, as a copy of a tuple is. A simulation
+# changes, so a copy that shares it would not be a copy: it is refused.
+def _models():
+    x = np.random.default_rng(4).random((60, 2))
+    fitted = grove.HDBSCAN(min_cluster_size=5, prediction_data=True).fit(x)
+    return x, fitted, fitted._grove_fit.model()
+
+
+@pytest.mark.parametrize("copy_of", [copy.copy, copy.deepcopy])
+def test_a_copied_index_outlives_the_original(rng, copy_of):
+    x = rng.random((200, 3))
+    ix = grove.Index(x)
+    twin = copy_of(ix)
+    del ix
+    gc.collect()
+    indices, _ = twin.knn(3, x[:20])
+    assert np.array_equal(indices, brute_knn(x, x[:20], 3))
+
+
+@pytest.mark.parametrize("copy_of", [copy.copy, copy.deepcopy])
+def test_a_copied_model_outlives_the_original(copy_of):
+    x, fitted, model = _models()
+    want = model.approximate_predict(x[:10])
+    twin = copy_of(model)
+    del model, fitted._grove_fit._model
+    gc.collect()
+    for got, expected in zip(twin.approximate_predict(x[:10]), want):
+        assert np.array_equal(got, expected)
+
+
+@pytest.mark.parametrize("copy_of", [copy.copy, copy.deepcopy])
+def test_copying_a_simulation_is_refused_in_one_line(copy_of):
+    with grove.NBody.from_ic("plummer", 50, seed=1) as sim:
+        with pytest.raises(TypeError, match="NBody cannot be copied") as e:
+            copy_of(sim)
+        assert "\n" not in str(e.value)
+        sim.step(1)  # the simulation is untouched
+
+
+@pytest.mark.parametrize("make", [lambda: grove.Index(np.zeros((3, 2))), lambda: grove.NBody.from_ic("cold", 8),
+                                  lambda: _models()[2]])
+def test_pickling_a_handle_is_refused_in_one_line(make):
+    handle = make()
+    with pytest.raises(TypeError, match=f"{type(handle).__name__} cannot be pickled") as e:
+        pickle.dumps(handle)
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("copy_of", [copy.copy, copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))])
+def test_fitted_estimators_copy_and_pickle(copy_of):
+    x, fitted, _ = _models()
+    want = fitted.approximate_predict(x[:10])
+    twin = copy_of(fitted)
+    del fitted
+    gc.collect()
+    for got, expected in zip(twin.approximate_predict(x[:10]), want):
+        assert np.array_equal(got, expected)
+
+
+@pytest.mark.parametrize("copy_of", [copy.copy, copy.deepcopy, lambda t: pickle.loads(pickle.dumps(t))])
+def test_a_ball_tree_copies_and_pickles(rng, copy_of):
+    x = rng.random((100, 3))
+    tree = grove.balltree(x, rng.integers(0, 3, 100), rotate=2)
+    twin = copy_of(tree)
+    assert isinstance(twin, grove.BallTree)
+    for got, want in zip((*twin, *twin.balls(2), twin.batches()), (*tree, *tree.balls(2), tree.batches())):
+        assert np.array_equal(got, want)
+    twin.check()

@@ -126,3 +126,12 @@ def test_nbody_bad_arguments():
         grove.NBody.from_ic("galaxy", 10)
     with pytest.raises(grove.InvalidArgumentError):
         grove.NBody(np.zeros((2, 3)), np.zeros((2, 3)), np.ones(2), dt=-1.0)
+
+
+@pytest.mark.parametrize("center, extent", [([np.nan, 0, 0], None), ([0, np.inf, 0], None), (None, np.nan)])
+def test_render_refuses_what_is_not_finite(tmp_path, center, extent):
+    with grove.NBody.from_ic("plummer", 100, seed=1) as sim:
+        with pytest.raises(grove.InvalidArgumentError, match="center|extent") as e:
+            sim.render(tmp_path / "r.png", center=center, extent=extent)
+    assert "\n" not in str(e.value)
+    assert not (tmp_path / "r.png").exists()
