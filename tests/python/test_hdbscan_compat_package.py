@@ -8,11 +8,11 @@ import importlib
 
 import numpy as np
 import pytest
-from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
-from scipy.spatial.distance import cdist
 
 import grove
 from grove.compat import hdbscan as compat
+
+from conftest import same_partition
 
 # The library's public modules and the names its __init__ exports.
 MODULES = {"hdbscan_": ["HDBSCAN", "hdbscan"],
@@ -35,11 +35,38 @@ def blobs(seed, n=240, d=2, centers=3):
     return np.vstack([x, rng.uniform(-10, 10, (n // 12, d))])
 
 
-def same_partition(a, b):
-    if not np.array_equal(a < 0, b < 0):
-        return False
-    pairs = set(zip(a[a >= 0].tolist(), b[b >= 0].tolist()))
-    return len(pairs) == len(set(a[a >= 0].tolist())) == len(set(b[b >= 0].tolist()))
+def cdist(a, b):
+    return np.sqrt(((a[:, None, :] - b[None, :, :]) ** 2).sum(axis=-1))
+
+
+def prim(w):
+    """Prim's MST of a dense weight matrix: edges (n - 1, 2), weights."""
+    n = len(w)
+    in_tree, best, source = np.zeros(n, bool), w[0].copy(), np.zeros(n, int)
+    in_tree[0] = True
+    edges, weights = [], []
+    for _ in range(n - 1):
+        nearest = int(np.argmin(np.where(in_tree, np.inf, best)))
+        edges.append((source[nearest], nearest))
+        weights.append(best[nearest])
+        in_tree[nearest] = True
+        closer = w[nearest] < best
+        best[closer], source[closer] = w[nearest][closer], nearest
+    return np.array(edges), np.array(weights)
+
+
+def components(adjacent):
+    """Connected components of a dense boolean adjacency matrix."""
+    comp = np.full(len(adjacent), -1)
+    for start in range(len(adjacent)):
+        if comp[start] >= 0:
+            continue
+        comp[start], stack = start, [start]
+        while stack:
+            for b in np.flatnonzero(adjacent[stack.pop()] & (comp < 0)):
+                comp[b] = start
+                stack.append(b)
+    return comp
 
 
 def test_the_librarys_modules_import_under_its_names():
@@ -91,12 +118,11 @@ def dense_dbcv_raw(x, labels):
     internal, sparse = {}, {}
     for c in clusters:
         p = x[labels == c]
-        mst = minimum_spanning_tree(cdist(p, p)).tocoo()
-        degree = np.bincount(np.concatenate([mst.row, mst.col]), minlength=len(p))
-        inner = np.flatnonzero(degree > 1)
+        edges, weights = prim(cdist(p, p))
+        inner = np.flatnonzero(np.bincount(edges.ravel(), minlength=len(p)) > 1)
         inner = inner if len(inner) else np.array([0])
-        between = np.isin(mst.row, inner) & np.isin(mst.col, inner)
-        internal[c], sparse[c] = p[inner], (mst.data[between] if between.any() else mst.data).max()
+        between = np.isin(edges, inner).all(axis=1)
+        internal[c], sparse[c] = p[inner], (weights[between] if between.any() else weights).max()
     total = 0.0
     for c in clusters:
         sep = min(cdist(internal[c], internal[o]).min() for o in clusters if o != c)
@@ -150,9 +176,9 @@ def robust_single_linkage_reference(x, cut, k, alpha, gamma):
     d = cdist(x, x)
     core = np.sort(d, axis=1)[:, k]
     mr = np.maximum(d / alpha, np.maximum.outer(core, core))
-    _, comp = connected_components(mr < cut, directed=False)
+    comp = components(mr < cut)
     sizes = np.bincount(comp)
-    return np.where(sizes[comp] < gamma, -1, comp), np.sort(minimum_spanning_tree(mr).data)
+    return np.where(sizes[comp] < gamma, -1, comp), np.sort(prim(mr)[1])
 
 
 @pytest.mark.parametrize("k, alpha, gamma, cut", [(5, 1.4142135623730951, 5, 0.8), (3, 1.0, 10, 0.5),

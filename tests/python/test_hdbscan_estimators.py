@@ -15,7 +15,7 @@ import pytest
 import grove
 from grove.compat import hdbscan as compat
 
-from conftest import ROOT
+from conftest import ROOT, same_partition
 
 
 def blobs(seed, n=400, d=2, centers=4):
@@ -23,13 +23,6 @@ def blobs(seed, n=400, d=2, centers=4):
     c = rng.uniform(-8, 8, (centers, d))
     x = c[rng.integers(0, centers, n)] + rng.normal(0, 0.7, (n, d)) * rng.uniform(0.3, 1.5, (n, 1))
     return np.vstack([x, rng.uniform(-10, 10, (n // 15, d))])
-
-
-def same_partition(a, b):
-    if not np.array_equal(a < 0, b < 0):
-        return False
-    pairs = set(zip(a[a >= 0].tolist(), b[b >= 0].tolist()))
-    return len(pairs) == len(set(a[a >= 0].tolist())) == len(set(b[b >= 0].tolist()))
 
 
 @pytest.mark.parametrize("estimator", [grove.HDBSCAN, compat.HDBSCAN])
