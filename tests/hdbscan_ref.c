@@ -70,11 +70,53 @@ static void leave(ref_tree *t, uint64_t points, size_t cluster, double lambda)
         }
 }
 
+/* rank[p]: when Prim's algorithm on the all-pairs weights, started at
+ * point 0, adds point p. */
+static void prim_ranks(const double *w, size_t n, size_t *rank)
+{
+    double best[REF_MAXN];
+    uint8_t in[REF_MAXN] = {1};
+    rank[0] = 0;
+    for (size_t i = 0; i < n; i++) best[i] = w[i];
+    for (size_t r = 1; r < n; r++) {
+        size_t pick = n;
+        for (size_t i = 0; i < n; i++)
+            if (!in[i] && (pick == n || best[i] < best[pick])) pick = i;
+        rank[pick] = r;
+        in[pick] = 1;
+        for (size_t i = 0; i < n; i++)
+            if (!in[i] && w[pick * n + i] < best[i]) best[i] = w[pick * n + i];
+    }
+}
+
+/* The first rank among a set's points. */
+static size_t first_rank(const size_t *rank, uint64_t set)
+{
+    size_t first = SIZE_MAX;
+    for (; set; set &= set - 1)
+        if (rank[__builtin_ctzll(set)] < first) first = rank[__builtin_ctzll(set)];
+    return first;
+}
+
+/* t->number from t->depth and t->path: the rank of each cluster's (depth,
+ * path). */
+static void number_clusters(ref_tree *t)
+{
+    for (size_t c = 0; c < t->clusters; c++) {
+        t->number[c] = 0;
+        for (size_t o = 0; o < t->clusters; o++)
+            t->number[c] += t->depth[o] < t->depth[c] || (t->depth[o] == t->depth[c] && t->path[o] < t->path[c]);
+    }
+}
+
 /* The condensed tree by thresholding at every distinct weight, top down. */
 void ref_tree_build(const double *w, size_t n, size_t mcs, ref_tree *t)
 {
     memset(t, 0, sizeof *t);
     t->n = n;
+    size_t rank[REF_MAXN], node_depth[REF_MAXN] = {0};
+    uint64_t node_path[REF_MAXN] = {0}; /* per cluster: its node now */
+    prim_ranks(w, n, rank);
     double *levels = malloc(n * n * sizeof *levels);
     memcpy(levels, w, n * n * sizeof *levels);
     qsort(levels, n * n, sizeof *levels, cmp_double);
@@ -93,8 +135,13 @@ void ref_tree_build(const double *w, size_t n, size_t mcs, ref_tree *t)
             size_t count = components(w, n, t->members[c], level, parts), big = 0;
             if (count == 1) continue;
             for (size_t i = 0; i < count; i++) big += (size_t)__builtin_popcountll(parts[i]) >= mcs;
+            size_t left = 0; /* the part Prim's algorithm enters first */
+            for (size_t i = 1; i < count; i++)
+                if (first_rank(rank, parts[i]) < first_rank(rank, parts[left])) left = i;
+            size_t depth = node_depth[c] + 1;
             for (size_t i = 0; i < count; i++) {
                 size_t size = (size_t)__builtin_popcountll(parts[i]);
+                uint64_t path = node_path[c] << 1 | (i != left);
                 if (size < mcs) {
                     leave(t, parts[i], c, lambda);
                 } else if (big >= 2) {
@@ -103,16 +150,21 @@ void ref_tree_build(const double *w, size_t n, size_t mcs, ref_tree *t)
                     t->parent[child] = c;
                     t->birth[child] = lambda;
                     t->size[child] = size;
+                    t->depth[child] = node_depth[child] = depth;
+                    t->path[child] = node_path[child] = path;
                     t->stability[c] += (lambda - t->birth[c]) * (double)size;
                     if (lambda > t->death[c]) t->death[c] = lambda;
                     alive |= 1ull << child;
                 } else {
                     t->members[c] = parts[i];
+                    node_depth[c] = depth;
+                    node_path[c] = path;
                 }
             }
             if (big != 1) alive &= ~(1ull << c);
         }
     }
+    number_clusters(t);
     free(levels);
 }
 
@@ -156,8 +208,11 @@ void ref_results(ref_tree *t, grove_hdbscan_selection sel, uint8_t *chosen, int6
         if (top[c] > top[t->parent[c]]) top[t->parent[c]] = top[c];
     int64_t label_of[REF_MAXN];
     size_t owner[REF_MAXN];
-    for (size_t c = 0, next = 0; c < t->clusters; c++) {
-        label_of[c] = selected[c] ? (int64_t)next++ : -1;
+    for (size_t c = 0; c < t->clusters; c++) label_of[c] = -1;
+    for (size_t number = 0, next = 0; number < t->clusters; number++)
+        for (size_t c = 0; c < t->clusters; c++)
+            if (t->number[c] == number && selected[c]) label_of[c] = (int64_t)next++;
+    for (size_t c = 0; c < t->clusters; c++) {
         owner[c] = c;
         for (size_t a = c; a != 0 && label_of[c] < 0; a = t->parent[a])
             if (selected[t->parent[a]]) label_of[c] = label_of[t->parent[a]], owner[c] = t->parent[a];

@@ -5,7 +5,8 @@
  * parts, a part of at least min_cluster_size points being a cluster),
  * stabilities, excess-of-mass or leaf selection, labels, probabilities and
  * GLOSH scores. At most REF_MAXN points (sets are bit masks). Where the
- * graph has no equal weights this is also the ordered hierarchy. */
+ * graph has no equal weights this is also the ordered hierarchy, and the
+ * clusters are also numbered as the peers number them (ref_tree.number). */
 #ifndef GROVE_TEST_HDBSCAN_REF_H
 #define GROVE_TEST_HDBSCAN_REF_H
 
@@ -24,6 +25,16 @@ typedef struct ref_tree {
     double death[REF_MAXN];     /* largest lambda of its rows */
     size_t point_cluster[REF_MAXN]; /* the cluster each point leaves */
     double point_lambda[REF_MAXN];  /* and when */
+    /* The peers' numbering (scikit-learn, the hdbscan library): the
+     * single-linkage tree's merge of two parts puts on the left the part
+     * holding the point Prim's algorithm from point 0 adds first, and the
+     * condensed tree numbers its clusters breadth first over that binary
+     * tree, left before right: in the order of (depth, path), the path's
+     * bits the sides (left 0) from the root. Meaningful without equal
+     * weights, where each level splits one part in two. */
+    size_t depth[REF_MAXN];     /* per cluster: of its node at birth */
+    uint64_t path[REF_MAXN];
+    size_t number[REF_MAXN];    /* per cluster: its id - n in the peers' condensed tree */
     int near_tie;               /* set by ref_results: an excess-of-mass comparison within rounding */
 } ref_tree;
 
@@ -36,8 +47,8 @@ double ref_mr_weight(const double *x, size_t d, const double *core2, size_t a, s
 /* The n x n matrix of mutual-reachability weights (malloc'd). */
 double *ref_weights(const double *x, size_t n, size_t d, size_t k);
 void ref_tree_build(const double *w, size_t n, size_t mcs, ref_tree *t);
-/* selected (clusters entries, may be NULL), labels (0.. in birth order of
- * the selected), probabilities, GLOSH scores. */
+/* selected (clusters entries, may be NULL), labels (0.. in the peers'
+ * order of the selected: ascending number), probabilities, GLOSH scores. */
 void ref_results(ref_tree *t, grove_hdbscan_selection sel, uint8_t *selected, int64_t *labels, double *prob,
                  double *score);
 /* The same partition up to renaming, and the same noise. */

@@ -182,6 +182,10 @@ TEST(hdbscan_model_matches_the_definition)
                             if (t.at_birth[j] == mask[i]) to_ref[i] = j;
                         CHECK_MSG(to_ref[i] != SIZE_MAX, "seed %llu: cluster %zu has no match",
                                   (unsigned long long)seed, i);
+                        /* Numbered as the peers number it. */
+                        CHECK_MSG(to_ref[i] == SIZE_MAX || t.number[to_ref[i]] == i,
+                                  "seed %llu k %zu mcs %zu: cluster %zu is the peers' %zu", (unsigned long long)seed,
+                                  k, mcs, i, to_ref[i] == SIZE_MAX ? 0 : t.number[to_ref[i]]);
                     }
                     for (size_t r = 0; r < c.rows && c.k == t.clusters; r++) {
                         size_t p_ref = to_ref[c.parent[r] - (int64_t)n];
@@ -195,6 +199,10 @@ TEST(hdbscan_model_matches_the_definition)
                     }
                     CHECK_MSG(ref_same_partition(got, want, n), "seed %llu k %zu mcs %zu sel %d: partition",
                               (unsigned long long)seed, k, mcs, sel);
+                    size_t same_labels = 0;
+                    for (size_t i = 0; i < n; i++) same_labels += got[i] == want[i];
+                    CHECK_MSG(same_labels == n, "seed %llu k %zu mcs %zu sel %d: %zu of %zu labels are the peers'",
+                              (unsigned long long)seed, k, mcs, sel, same_labels, n);
                     for (size_t i = 0; i < n; i++) CHECK(got_p[i] == want_p[i] && got_s[i] == want_s[i]);
                     /* The MST: Prim's weights. */
                     int64_t edges[2 * REF_MAXN];

@@ -1,7 +1,8 @@
 /* Single-linkage hierarchy from a sorted spanning tree: edges in order
  * join the union-find roots of their ends into a new node (scipy format,
- * as the `hdbscan` library's label()); and the hierarchy the condensed tree
- * is built from, with equal-distance merges folded together on request. */
+ * as the `hdbscan` library's label()), the side nearer point 0 on the
+ * left; and the hierarchy the condensed tree is built from, with
+ * equal-distance merges folded together on request. */
 #include "hdbscan_internal.h"
 
 void grove__linkage_free(grove__linkage *l)
@@ -13,32 +14,82 @@ void grove__linkage_free(grove__linkage *l)
     memset(l, 0, sizeof *l);
 }
 
+/* near[e] = the end of edge e (0 or 1) nearer point 0 in the tree, by a
+ * breadth-first walk from point 0. The peers (scikit-learn's HDBSCAN, the
+ * `hdbscan` library's generic and Prim algorithms) build the tree by
+ * Prim's algorithm from point 0, which adds that end first, and their
+ * single linkage puts the component of the end added first on the left;
+ * the left child is the first to get a cluster id in the condensed tree,
+ * so this orientation makes the cluster numbers theirs. Edges the walk
+ * does not reach (the edges close a cycle, which linkage_build refuses)
+ * keep 0. */
+static grove_status near_ends(size_t n, const int64_t *edges, uint8_t *near)
+{
+    size_t m = n - 1;
+    size_t *first = grove__calloc(n + 1, sizeof *first, "single linkage");
+    size_t *incident = grove__malloc(2 * m * sizeof *incident, "single linkage");
+    size_t *queue = grove__malloc(n * sizeof *queue, "single linkage");
+    uint8_t *seen = grove__calloc(n, 1, "single linkage");
+    grove_status s = first && incident && queue && seen ? GROVE_OK : GROVE_OUT_OF_MEMORY;
+    if (s == GROVE_OK) {
+        /* Each point's edges as CSR (a counting sort). */
+        for (size_t e = 0; e < 2 * m; e++) first[edges[e]]++;
+        for (size_t i = 1; i <= n; i++) first[i] += first[i - 1];
+        for (size_t e = 2 * m; e-- > 0;) incident[--first[edges[e]]] = e / 2;
+        memset(near, 0, m);
+        size_t head = 0, tail = 0;
+        queue[tail++] = 0;
+        seen[0] = 1;
+        while (head < tail) {
+            size_t a = queue[head++];
+            for (size_t i = first[a]; i < first[a + 1]; i++) {
+                size_t e = incident[i], far = (size_t)edges[2 * e] == a, b = (size_t)edges[2 * e + far];
+                if (seen[b]) continue;
+                seen[b] = 1;
+                near[e] = (uint8_t)!far;
+                queue[tail++] = b;
+            }
+        }
+    }
+    grove__free(first);
+    grove__free(incident);
+    grove__free(queue);
+    grove__free(seen);
+    return s;
+}
+
 grove_status grove__linkage_build(size_t n, const int64_t *edges, const double *weights, grove__linkage *out)
 {
     memset(out, 0, sizeof *out);
     out->n = n;
     size_t m = n - 1, nodes = 2 * n - 1;
+    uint8_t *near = grove__malloc(m, "single linkage");
+    grove_status s = near ? near_ends(n, edges, near) : GROVE_OUT_OF_MEMORY;
+    if (s != GROVE_OK) {
+        grove__free(near);
+        return s;
+    }
     size_t *up = grove__malloc(nodes * sizeof *up, "single linkage");
     size_t *count = grove__malloc(nodes * sizeof *count, "single linkage");
     out->left = grove__malloc(m * sizeof *out->left, "single linkage");
     out->right = grove__malloc(m * sizeof *out->right, "single linkage");
     out->size = grove__malloc(m * sizeof *out->size, "single linkage");
     out->delta = grove__malloc(m * sizeof *out->delta, "single linkage");
-    grove_status s = GROVE_OK;
     if (!up || !count || !out->left || !out->right || !out->size || !out->delta) s = GROVE_OUT_OF_MEMORY;
     for (size_t i = 0; s == GROVE_OK && i < nodes; i++) up[i] = i, count[i] = 1;
     for (size_t i = 0; s == GROVE_OK && i < m; i++) {
         size_t root[2];
-        for (int e = 0; e < 2; e++) {
-            size_t r = (size_t)edges[2 * i + e];
+        for (int side = 0; side < 2; side++) {
+            /* root[0]: the component of the end nearer point 0. */
+            size_t end = (size_t)edges[2 * i + (side ^ near[i])], r = end;
             while (up[r] != r) r = up[r];
             /* Path compression: point the whole path at the root. */
-            for (size_t p = (size_t)edges[2 * i + e]; up[p] != r;) {
+            for (size_t p = end; up[p] != r;) {
                 size_t next = up[p];
                 up[p] = r;
                 p = next;
             }
-            root[e] = r;
+            root[side] = r;
         }
         if (root[0] == root[1]) {
             s = grove__fail(GROVE_INVALID_ARGUMENT, "HDBSCAN: edge %zu (%lld, %lld) closes a cycle: not a spanning tree",
@@ -52,6 +103,7 @@ grove_status grove__linkage_build(size_t n, const int64_t *edges, const double *
         out->size[i] = count[node] = count[root[0]] + count[root[1]];
         up[root[0]] = up[root[1]] = node;
     }
+    grove__free(near);
     grove__free(up);
     grove__free(count);
     if (s != GROVE_OK) grove__linkage_free(out);

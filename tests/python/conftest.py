@@ -64,3 +64,11 @@ def spy(monkeypatch):
         return calls
 
     return install
+
+
+def same_partition(a, b):
+    """The same clusters up to renaming, and the same noise (-1)."""
+    if not np.array_equal(a < 0, b < 0):
+        return False
+    pairs = set(zip(a[a >= 0].tolist(), b[b >= 0].tolist()))
+    return len(pairs) == len(set(a[a >= 0].tolist())) == len(set(b[b >= 0].tolist()))

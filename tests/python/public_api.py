@@ -231,6 +231,15 @@ CALLS = {
     "grove.compat.hdbscan.MinimumSpanningTree": lambda p: chd.MinimumSpanningTree(
         _compat().minimum_spanning_tree_.to_numpy(), p).to_numpy(),
     "grove.compat.hdbscan.MinimumSpanningTree.to_numpy": lambda _: _compat().minimum_spanning_tree_.to_numpy(),
+    "grove.compat.hdbscan.validity_index": lambda p: chd.validity_index(p, np.arange(len(p)) % 2),
+    "grove.compat.hdbscan.robust_single_linkage": lambda p: chd.robust_single_linkage(p, 0.3, k=1, gamma=1),
+    "grove.compat.hdbscan.RobustSingleLinkage": lambda _: chd.RobustSingleLinkage(),
+    "grove.compat.hdbscan.RobustSingleLinkage.get_params": lambda _: chd.RobustSingleLinkage().get_params(),
+    "grove.compat.hdbscan.RobustSingleLinkage.fit": lambda p: chd.RobustSingleLinkage(cut=0.3, k=1, gamma=1).fit(p),
+    "grove.compat.hdbscan.RobustSingleLinkage.fit_predict":
+        lambda p: chd.RobustSingleLinkage(cut=0.3, k=1, gamma=1).fit_predict(p),
+    "grove.compat.hdbscan.RobustSingleLinkage.cluster_hierarchy_":
+        lambda _: chd.RobustSingleLinkage(cut=0.3, k=2).fit(BASE).cluster_hierarchy_.to_numpy(),
     # friends-of-friends
     "grove.fof": lambda p: grove.fof(p, 0.3, min_members=1, velocity=p, catalogue=True),
     "grove.mean_separation": lambda p: grove.mean_separation(p),
@@ -265,6 +274,9 @@ NO_RESULT = {
     "grove.HDBSCAN.set_params": "returns the estimator, as get_params shows",
     "grove.DBSCAN.set_params": "returns the estimator, as get_params shows",
     "grove.compat.hdbscan.HDBSCAN.set_params": "returns the estimator, as get_params shows",
+    "grove.compat.hdbscan.RobustSingleLinkage.set_params": "returns the estimator, as get_params shows",
+    "grove.compat.hdbscan.HDBSCAN.generate_branch_detection_data": "refused (grove.UnsupportedError): grove has no "
+                                                                   "branch detection",
     **{f"grove.compat.hdbscan.{tree}.{method}": "a plot or another library's object (matplotlib, pandas, networkx)"
        for tree in ("CondensedTree", "SingleLinkageTree", "MinimumSpanningTree")
        for method in ("plot", "to_pandas", "to_networkx")},

@@ -1,63 +1,22 @@
-"""The ``hdbscan`` library's ``HDBSCAN``, ``hdbscan()`` and prediction
-functions on grove's HDBSCAN*.
-
-    from grove.compat.hdbscan import HDBSCAN   # was: from hdbscan import HDBSCAN
-    from grove.compat.hdbscan import approximate_predict, membership_vector, all_points_membership_vectors
-
-Parameters keep the library's names, defaults, meanings and checks
-(``min_samples`` counts neighbours without the point: grove's K is
-min_samples + 1, clamped to the data as the library clamps it). The MST
-is always exact and always kept, so ``algorithm``, ``leaf_size``,
-``memory``, ``approx_min_span_tree`` and ``gen_min_span_tree`` change no
-result; ``core_dist_n_jobs`` sets the threads (at most the cores; negative
-counts as joblib's, -2 = all but one). Refused: metrics other
-than Euclidean (standardised Euclidean is Euclidean on rescaled
-coordinates and is computed), precomputed distances (both
-``UnsupportedMetricError``, a ValueError as the library's refusals are),
-``branch_detection_data`` and approximate_predict's
-``return_connecting_points`` (``UnsupportedError``). Rows with NaN or
-infinity are noise, as in the library. Differences, all in
-docs/python-compat.md: where the library's GLOSH score is 0/0 (NaN)
-grove's is 1; equal-weight merges are ordered by (weight, u, v), or
-merged at once with ``ties="simultaneous"``.
-"""
+"""The library's ``hdbscan.hdbscan_``: ``HDBSCAN`` and ``hdbscan()`` on
+grove's HDBSCAN* (the package's doc says what differs)."""
 from __future__ import annotations
 
 import math
 from typing import Any
-from warnings import warn
 
 import numpy as np
 
-from .._cstructs import GROVE_HDBSCAN_EOM, GROVE_HDBSCAN_LEAF
-from .._errors import InvalidArgumentError, UnsupportedError
-from .._estimator import openmp_cores, threads_from_n_jobs
-from .._hdbscan_base import HDBSCANBase, real, ties_code
-from .._hdbscan_fit import Fit
-from .._hdbscan_metric import euclidean_scale
-from .._hdbscan_trees import CondensedTree, MinimumSpanningTree, SingleLinkageTree
+from ..._cstructs import GROVE_HDBSCAN_EOM, GROVE_HDBSCAN_LEAF
+from ..._errors import InvalidArgumentError, UnsupportedError
+from ..._estimator import openmp_cores, threads_from_n_jobs
+from ..._hdbscan_base import HDBSCANBase, real, ties_code
+from ..._hdbscan_metric import euclidean_scale
+from .prediction import PredictionData
 
-__all__ = ["HDBSCAN", "hdbscan", "approximate_predict", "approximate_predict_scores", "membership_vector",
-           "all_points_membership_vectors", "PredictionData", "CondensedTree", "SingleLinkageTree",
-           "MinimumSpanningTree"]
+__all__ = ["HDBSCAN", "hdbscan"]
 
 _ALGORITHMS = ("best", "generic", "prims_kdtree", "prims_balltree", "boruvka_kdtree", "boruvka_balltree")
-
-
-class PredictionData:
-    """What prediction uses (the library's ``prediction_data_``): the
-    training data, the exemplars, and grove's model with its index."""
-
-    def __init__(self, clusterer: HDBSCAN):
-        fit = clusterer._grove_fit
-        self.raw_data = fit.raw
-        self.min_samples = clusterer.min_samples or clusterer.min_cluster_size
-        self._fit = fit
-        fit.predictor()  # the index and core distances, built now as the library builds them
-
-    @property
-    def exemplars(self) -> list[np.ndarray]:
-        return [self.raw_data[rows] for rows in self._fit.exemplars()]
 
 
 class HDBSCAN(HDBSCANBase):
@@ -176,6 +135,11 @@ class HDBSCAN(HDBSCANBase):
         self._fitted()
         self._prediction_data = PredictionData(self)
 
+    def generate_branch_detection_data(self) -> None:
+        """Refused (grove.UnsupportedError), as branch_detection_data=True
+        is: grove has no branch detection."""
+        raise UnsupportedError("generate_branch_detection_data: grove has no branch detection (hdbscan.branches)")
+
     @property
     def prediction_data_(self) -> PredictionData:
         data = getattr(self, "_prediction_data", None)
@@ -206,66 +170,3 @@ def hdbscan(X: Any, min_cluster_size: int = 5, min_samples: int | None = None, a
     fit = model._grove_fit
     return (model.labels_, model.probabilities_, model.cluster_persistence_, fit.condensed_tree().copy(),
             fit.single_linkage().copy(), fit.mst().copy() if gen_min_span_tree else None)
-
-
-# -- hdbscan.prediction ----------------------------------------------------
-
-def _prediction(clusterer: HDBSCAN) -> Fit:
-    if getattr(clusterer, "_prediction_data", None) is None:
-        raise InvalidArgumentError("Clusterer does not have prediction data! Try fitting with prediction_data=True "
-                                   "set, or run generate_prediction_data on the clusterer")
-    return clusterer._grove_fit
-
-
-def _points(fit: Fit, points_to_predict: Any) -> np.ndarray:
-    q = np.asarray(points_to_predict, dtype=np.float64)
-    if q.ndim != 2 or q.shape[1] != fit.raw.shape[1]:
-        raise InvalidArgumentError("New points dimension does not match fit data!")
-    return fit.coordinates(q)
-
-
-def _threads(clusterer: HDBSCAN) -> int | None:
-    return clusterer._threads()
-
-
-def approximate_predict(clusterer: HDBSCAN, points_to_predict: Any,
-                        return_connecting_points: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Labels (int32, -1 noise) and probabilities of new points, as the
-    library's approximate_predict."""
-    fit = _prediction(clusterer)
-    q = _points(fit, points_to_predict)
-    if return_connecting_points:
-        raise UnsupportedError("return_connecting_points=True: grove's prediction does not return the "
-                               "neighbours it connects through")
-    if not fit.has_cluster_tree():
-        warn("Clusterer does not have any defined clusters, new data will be automatically predicted as noise.")
-        return -np.ones(len(q), dtype=np.int32), np.zeros(len(q), dtype=np.float32)
-    labels, prob = fit.predictor().approximate_predict(q, _threads(clusterer))
-    return labels.astype(np.int32), prob
-
-
-def approximate_predict_scores(clusterer: HDBSCAN, points_to_predict: Any) -> np.ndarray:
-    """GLOSH outlier scores of new points, as the library's."""
-    fit = _prediction(clusterer)
-    q = _points(fit, points_to_predict)
-    if not fit.has_cluster_tree():
-        warn("Clusterer does not have any defined clusters, new data will be automatically predicted as outliers.")
-        return np.ones(len(q), dtype=np.int32)
-    return fit.predictor().approximate_predict_scores(q, _threads(clusterer))
-
-
-def membership_vector(clusterer: HDBSCAN, points_to_predict: Any) -> np.ndarray:
-    """Soft cluster membership of new points, (n, clusters), as the
-    library's membership_vector."""
-    fit = _prediction(clusterer)
-    q = _points(fit, points_to_predict)
-    return fit.predictor().membership_vector(q, _threads(clusterer))
-
-
-def all_points_membership_vectors(clusterer: HDBSCAN) -> np.ndarray:
-    """Soft cluster membership of the training points, (n, clusters);
-    zeros of shape (n,) when there is no cluster, as in the library."""
-    fit = _prediction(clusterer)
-    if fit.clusters == 0:
-        return np.zeros(fit.n)
-    return fit.all_points_membership_vectors(_threads(clusterer))
