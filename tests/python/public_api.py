@@ -77,8 +77,16 @@ def public_calls():
             if isinstance(obj, type):
                 for klass in obj.__mro__:
                     if klass.__module__.startswith("grove"):
-                        names.update(f"{qualified}.{attr}" for attr in vars(klass) if not attr.startswith("_"))
+                        names.update(f"{qualified}.{attr}" for attr, value in vars(klass).items()
+                                     if not attr.startswith("_") and _defined_in_grove(value))
     return names
+
+
+def _defined_in_grove(value):
+    """Whether a class attribute is grove's own code, not one a base class
+    adds to every subclass (scikit-learn's set_fit_request)."""
+    fn = value.fget if isinstance(value, property) else getattr(value, "__func__", value)
+    return getattr(fn, "__module__", "").startswith("grove")
 
 
 def takes_points(name):
