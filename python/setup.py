@@ -5,7 +5,7 @@ grove/grove, which the `grove` console script (grove/_cli.py) runs.
 
     pip install ./python          (from the repository root)
     python -m build python        (an sdist and a wheel, into python/dist)
-    pip install grove-X.Y.Z.tar.gz
+    pip install grove_spatial-X.Y.Z.tar.gz
 
 The C sources are the repository's (the folder above this one) in a
 checkout; an sdist carries a copy of the ones the build needs under
