@@ -4,8 +4,9 @@
 # grove console script in each:
 #   - the sdist alone, copied into an empty folder first (it must carry the
 #     C sources it builds), with the time pip takes;
-#   - the wheel, with no C compiler on PATH.
-# Each carries the licence (LICENSE, BSD-3-Clause in its metadata).
+#   - the wheel, with no C compiler on PATH;
+# and the sdist once more on a PATH without make, which must stop at once
+# saying so. Each carries the licence (LICENSE, BSD-3-Clause in its metadata).
 # Usage: tests/package_check.sh PYTHON (a python3 with venv; run after make dist).
 set -eu
 cd "$(dirname "$0")/.."
@@ -59,3 +60,15 @@ cp "$wheel" "$stage/empty/"
 (cd "$stage/empty" && PATH="$nocc" pip install --quiet --no-cache-dir "$(basename "$wheel")")
 (cd "$stage/empty" && PATH="$nocc" python "$root/tests/package_smoke.py" "$distribution")
 
+echo "package_check: the sdist on a PATH without make: pip stops, saying what is missing"
+path_without "$stage/bin-nomake" make 'gmake*'
+"$PYTHON" -m venv "$stage/no-make"
+if PATH="$stage/no-make/bin:$stage/bin-nomake" command -v make >/dev/null 2>&1; then
+    echo "package_check: make is still on the PATH" >&2; exit 1
+fi
+if (cd "$stage/empty" && PATH="$stage/no-make/bin:$stage/bin-nomake" pip install --no-cache-dir "$stem.tar.gz") \
+    > "$stage/no-make.log" 2>&1; then
+    echo "package_check: the sdist installed without make" >&2; exit 1
+fi
+grep "needs make and a C compiler with OpenMP, but 'make' is not on PATH" "$stage/no-make.log" ||
+    { cat "$stage/no-make.log" >&2; echo "package_check: pip's output does not say that make is missing" >&2; exit 1; }
