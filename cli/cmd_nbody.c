@@ -3,6 +3,7 @@
  *             [--timestep shared|adaptive|block] [--eta ETA] [--max-level K]
  *             [--theta T] [--softening E] [--snapshot-every M] --out DIR [--tipsy] [--render] [--resume] */
 #include "command.h"
+#include "units.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,7 +18,7 @@ static const char usage[] =
     "                   [--timestep shared|adaptive|block] [--eta ETA] [--max-level K]\n"
     "                   [--theta T] [--softening E] [--G G] [--snapshot-every M] [--report-every R]\n"
     "                   [--raw-forces] --out DIR [--tipsy] [--render] [--render-extent L] [--resume] [--threads N]\n"
-    "                   [--json] [--quiet]\n"
+    "                   [--units henon|kpc,1e10Msun,km/s|si|cgs] [--json] [--quiet]\n"
     "Kick-drift-kick leapfrog N-body run on Barnes-Hut tree forces (G = 1 unless --G, Henon units for\n"
     "the ICs; any units give the same relative accuracy).\n"
     "  --ic KIND         plummer (default), cold (uniform sphere at rest), merger (two Plummers),\n"
@@ -35,6 +36,9 @@ static const char usage[] =
     "                    total momentum is conserved to rounding)\n"
     "  --snapshot-every M  write DIR/snap_STEP.npy (and .tipsy, .png) and a checkpoint every M steps\n"
     "  --tipsy           also write each snapshot as big-endian tipsy (phi = each particle's potential)\n"
+    "  --units U         the run's units, which set G (not with --G) and, but for henon, are written\n"
+    "                    for readers of the tipsy files: DIR/grove.param and SNAP.tipsy.units\n"
+    "                    (pynbody); --ic needs henon (docs/nbody.md defines each)\n"
     "  --render          also write a PNG density projection with every snapshot, a square of\n"
     "                    side L (--render-extent, default 8 length units) about the centre of mass\n"
     "  --resume          continue from DIR/checkpoint.grove up to step K with the run's own settings;\n"
@@ -43,7 +47,8 @@ static const char usage[] =
     "checkpoint stays whole, so --resume continues from it.\n";
 
 typedef struct nbody_args {
-    const char *ic, *out, *timestep;
+    const char *ic, *out, *timestep, *units_name;
+    const cli_units *units; /* --units, or the resumed run's; NULL: none stated */
     cli_file input;
     size_t n, snapshot_every, report_every;
     int max_level;
@@ -55,7 +60,7 @@ typedef struct nbody_args {
     /* Which settings the command line gives (a resumed run checks them). */
     struct {
         bool ic, n, seed, bh_mass, input, dt, eta, theta, softening, G, snapshot_every, report_every, render_extent, timestep,
-            max_level;
+            max_level, units;
     } given;
     /* The run: the simulation, whether it resumed, its first and last
      * diagnostics and energy, the time spent setting up. */
@@ -96,6 +101,11 @@ static const char *ic_kind(const char *name, grove_ic_kind *kind)
         }
     return NULL;
 }
+
+/* Generated ICs are in Henon units: a physical --units is refused with them
+ * (by check(), and by start() for a --resume that finds no checkpoint). */
+#define IC_UNITS_MESSAGE \
+    "--ic makes Henon units (G = 1, total mass 1, virial radius 1): --units %s needs --input SNAP in those units"
 
 /* The --timestep modes, by name (the library's enum order). */
 static const char *const TIMESTEPS[] = {"shared", "adaptive", "block"};
@@ -173,6 +183,10 @@ static grove_status start(const nbody_args *a, const grove_options *o, grove_nbo
         else grove_snapshot_free(&snap);
         return s;
     }
+    if (a->units && cli_units_physical(a->units)) {
+        cli_note_error(IC_UNITS_MESSAGE, a->units->name);
+        return GROVE_INVALID_ARGUMENT;
+    }
     grove_ic_params ic;
     grove_ic_params_init(&ic);
     ic_kind(a->ic, &ic.kind); /* check() accepted it */
@@ -242,6 +256,7 @@ static grove_status write_snapshot(const nbody_args *a, const grove_nbody *sim, 
         snprintf(name, sizeof name, "snap_%06llu.tipsy", (unsigned long long)d->step);
         s = grove_tipsy_write(out_path(a, path, sizeof path, name), n, d->time, x, v, m, st->pot,
                               grove_nbody_get_params(sim)->gravity.softening, 1);
+        if (s == GROVE_OK && a->units) s = cli_units_write_tipsy_units(a->units, path);
     }
     if (s == GROVE_OK && a->render && !cli_interrupted()) {
         grove_render_params rp;
@@ -330,6 +345,11 @@ static void report(const nbody_args *a, const grove_nbody_diag *d, bool lead)
     "grove nbody settings 1 start %15s seed %llu snapshot-every %zu report-every %zu tipsy %d render %d " \
     "render-extent %la%n"
 
+/* A run with --units adds a last line "units NAME" (checkpoints without it
+ * read as runs without units). */
+#define SETTINGS_UNITS_OUT "units %s\n"
+#define SETTINGS_UNITS_IN " units %31s%n"
+
 /* How the run started: an IC kind, or "input" for a snapshot. */
 static const char *start_kind(const nbody_args *a) { return a->input.path || a->from_input ? "input" : a->ic; }
 
@@ -338,6 +358,7 @@ static grove_status keep_settings(const nbody_args *a)
     char text[512];
     int len = snprintf(text, sizeof text, SETTINGS_OUT, start_kind(a), (unsigned long long)a->seed, a->snapshot_every,
                        a->report_every, a->tipsy, a->render, a->render_extent);
+    if (a->units) len += snprintf(text + len, sizeof text - (size_t)len, SETTINGS_UNITS_OUT, a->units->name);
     return grove_nbody_set_app_data(a->sim, text, (size_t)len);
 }
 
@@ -388,6 +409,14 @@ static bool agree_flag(const nbody_args *a, const char *flag, bool given, bool t
     return agree(a, flag, given, theirs, NULL, phrase);
 }
 
+/* --units given again agrees with the resumed run's (NULL: it stated none). */
+static bool agree_units(const nbody_args *a, const cli_units *theirs)
+{
+    char phrase[64];
+    snprintf(phrase, sizeof phrase, theirs ? "--units %s" : "no --units", theirs ? theirs->name : "");
+    return agree(a, "--units", a->given.units, a->units == theirs, a->units_name, phrase);
+}
+
 /* A resumed run: the settings the command line gives again must agree with
  * the checkpoint's, and those it leaves out are the checkpoint's. A
  * checkpoint from before version 4 keeps only the library's parameters:
@@ -411,19 +440,21 @@ static grove_status resume_settings(nbody_args *a, cli_run *run)
     size_t bytes;
     const char *data = grove_nbody_app_data(a->sim, &bytes);
     if (!data) return GROVE_OK;
-    char text[512], start[16] = "";
+    char text[512], start[16] = "", units[32] = "";
     unsigned long long seed = 0;
     size_t every = 0, report = 0;
-    int tipsy = 0, render = 0, end = -1;
+    int tipsy = 0, render = 0, end = -1, more = 0;
     double extent = 0;
     if (bytes < sizeof text) {
         memcpy(text, data, bytes);
         text[bytes] = '\0';
         if (sscanf(text, SETTINGS_IN, start, &seed, &every, &report, &tipsy, &render, &extent, &end) != 7) end = -1;
+        if (end >= 0 && sscanf(text + end, SETTINGS_UNITS_IN, units, &more) == 1) end += more;
     }
+    const cli_units *run_units = units[0] ? cli_units_find(units) : NULL;
     bool from_ic = ic_kind(start, NULL);
     if (end < 0 || (size_t)end + 1 != bytes || (!from_ic && strcmp(start, "input") != 0) || (unsigned)tipsy > 1 ||
-        (unsigned)render > 1 || !(extent > 0) || !isfinite(extent)) {
+        (unsigned)render > 1 || !(extent > 0) || !isfinite(extent) || (units[0] && !run_units)) {
         cli_note_error("%s: the run settings it keeps cannot be read: the file was not written by grove nbody",
                        a->checkpoint);
         return GROVE_PARSE_ERROR;
@@ -447,7 +478,8 @@ static grove_status resume_settings(nbody_args *a, cli_run *run)
          agree_count(a, "--snapshot-every", a->given.snapshot_every, a->snapshot_every, every) &&
          agree_count(a, "--report-every", a->given.report_every, a->report_every, report) &&
          agree_flag(a, "--tipsy", a->tipsy, tipsy) && agree_flag(a, "--render", a->render, render) &&
-         agree_number(a, "--render-extent", a->given.render_extent, a->render_extent, extent);
+         agree_number(a, "--render-extent", a->given.render_extent, a->render_extent, extent) &&
+         agree_units(a, run_units);
     if (grove_mpi_agree(run->options.mpi, ok ? GROVE_OK : GROVE_INVALID_ARGUMENT) != GROVE_OK)
         return cli_run_usage(run);
     /* The start too, so that the next checkpoint keeps it. */
@@ -459,7 +491,29 @@ static grove_status resume_settings(nbody_args *a, cli_run *run)
     a->render = render;
     a->render_extent = extent;
     a->seed = seed;
+    a->units = run_units;
     return GROVE_OK;
+}
+
+/* --units: a known system, which sets G; generated ICs are in Henon units. */
+static bool check_units(nbody_args *a)
+{
+    a->units = cli_units_find(a->units_name);
+    if (!a->units) {
+        cli_error("nbody", "--units: expected %s, got '%s'", cli_units_names(), a->units_name);
+        return false;
+    }
+    if (a->given.G) {
+        cli_error("nbody", "give --units or --G, not both (--units %s means G = %.10g)", a->units->name,
+                  cli_units_G(a->units));
+        return false;
+    }
+    if (!a->input.path && !a->resume && cli_units_physical(a->units)) {
+        cli_error("nbody", IC_UNITS_MESSAGE, a->units->name);
+        return false;
+    }
+    a->params.gravity.G = cli_units_G(a->units);
+    return true;
 }
 
 static bool check(void *state)
@@ -504,6 +558,7 @@ static bool check(void *state)
         return false;
     }
     a->params.max_level = a->max_level;
+    if (a->units_name && !check_units(a)) return false;
     if (!a->input.path && a->n == 0 && !a->resume) {
         cli_error("nbody", "--n N (>= 1) is required with --ic");
         return false;
@@ -604,6 +659,9 @@ static grove_status run(void *state, cli_run *run)
     run->fail_path = a->resumed ? out_path(a, a->checkpoint, sizeof a->checkpoint, "checkpoint.grove") : a->input.path;
     if (s == GROVE_OK && a->resumed) s = resume_settings(a, run);
     if (s == GROVE_OK) s = keep_settings(a);
+    if (s == GROVE_OK && a->units)
+        s = grove_mpi_agree(run->options.mpi, grove_mpi_rank(run->options.mpi) == 0
+                                                  ? cli_units_write_param(a->units, a->out) : GROVE_OK);
     if (s == GROVE_OK) s = grove_nbody_diagnostics(a->sim, &a->d0);
     if (s == GROVE_OK) a->evaluations0 = grove_nbody_force_evaluations(a->sim);
     if (s == GROVE_OK) grove_nbody_load(a->sim, &a->load0);
@@ -683,6 +741,8 @@ static void json(void *state, const cli_run *run, cli_json *j)
     cli_json_bool(j, "resumed", a->resumed);
     cli_json_num(j, "theta", p->gravity.theta);
     cli_json_num(j, "softening", p->gravity.softening);
+    cli_json_num(j, "G", p->gravity.G);
+    if (a->units) cli_json_str(j, "units", a->units->name);
     cli_json_num(j, "dt", p->dt);
     cli_json_str(j, "timestep", TIMESTEPS[p->timestep]);
     cli_json_num(j, "eta", p->eta);
@@ -739,6 +799,7 @@ int cmd_nbody(int argc, char **argv)
         {"--render", OPT_FLAG, &a.render, NULL, CLI_ANY},
         {"--render-extent", OPT_DOUBLE, &a.render_extent, &a.given.render_extent, CLI_ABOVE(0)},
         {"--resume", OPT_FLAG, &a.resume, NULL, CLI_ANY},
+        {"--units", OPT_STRING, &a.units_name, &a.given.units, CLI_ANY},
         {"--raw-forces", OPT_FLAG, &a.raw_forces, NULL, CLI_ANY},
     };
     return cli_command_main(&command, &a, opts, sizeof opts / sizeof opts[0], argc, argv);

@@ -48,7 +48,12 @@ static int run_command(size_t i, int argc, char **argv)
         return CLI_EXIT_FAIL;
     }
     int rc = CLI_EXIT_USAGE, ranks = grove_mpi_size(mpi);
-    if (ranks > 1 && !commands[i].distributed) {
+    char cpu[512];
+    if (grove_cpu_info(cpu, sizeof cpu) != GROVE_OK) {
+        /* GROVE_CPU names vector code grove does not know: a usage error
+         * of every command rather than a run on code nobody chose. */
+        if (grove_mpi_rank(mpi) == 0) fprintf(stderr, "grove %s: %s\n", commands[i].name, grove_last_error());
+    } else if (ranks > 1 && !commands[i].distributed) {
         if (grove_mpi_rank(mpi) == 0)
             fprintf(stderr, "grove %s: runs on one process, but was started on %d MPI ranks\n", commands[i].name,
                     ranks);

@@ -74,6 +74,18 @@ GROVE_API const char *grove_version(void);
 /* Build description: compiler, flags, OpenMP, optional parts. Static string. */
 GROVE_API const char *grove_build_info(void);
 
+/* The vector code this process runs: the processor's features, read once
+ * per process, capped by GROVE_CPU (read at the same time; docs/api.md).
+ * Writes one line into text (size bytes, cut short and terminated when it
+ * does not fit; size 0 writes nothing): the widest code the calls pick,
+ * "avx512", "avx2" or "portable", then why, e.g. "avx2 (GROVE_CPU=avx2;
+ * features: avx2 fma bmi1 bmi2 lzcnt popcnt avx512f ...)", the features
+ * being the processor's. A GROVE_CPU other than portable, avx2, native or
+ * empty: GROVE_INVALID_ARGUMENT, grove_last_error() naming the value and
+ * those accepted; every call of the process then runs the portable code,
+ * which text says. Thread-safe. */
+GROVE_API grove_status grove_cpu_info(char *text, size_t size);
+
 /* ------------------------------------------------------------------------ */
 /* Element types and point views                                             */
 /* ------------------------------------------------------------------------ */

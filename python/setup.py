@@ -5,7 +5,7 @@ grove/grove, which the `grove` console script (grove/_cli.py) runs.
 
     pip install ./python          (from the repository root)
     python -m build python        (an sdist and a wheel, into python/dist)
-    pip install grove-X.Y.Z.tar.gz
+    pip install grove_spatial-X.Y.Z.tar.gz
 
 The C sources are the repository's (the folder above this one) in a
 checkout; an sdist carries a copy of the ones the build needs under
@@ -20,6 +20,7 @@ import subprocess
 from pathlib import Path
 
 from setuptools import Distribution, setup
+from setuptools.errors import ExecError
 from setuptools.command.build_py import build_py
 from setuptools.command.sdist import sdist
 
@@ -50,6 +51,20 @@ def version() -> str:
     return re.search(r'#define GROVE_VERSION_STRING "([^"]+)"', header).group(1)
 
 
+def missing_build_tools(path=None):
+    """None when `make` and the C compiler (CC, else cc) are on path (PATH
+    when None); otherwise one line saying which is missing and how to get
+    it, or to install the wheel instead, which needs neither."""
+    compiler = (os.environ.get("CC") or "cc").split()[0]
+    missing = [tool for tool in ("make", compiler) if shutil.which(tool, path=path) is None]
+    if not missing:
+        return None
+    return (f"grove: building libgrove from source needs make and a C compiler with OpenMP, but "
+            f"{' and '.join(repr(tool) for tool in missing)} {'is' if len(missing) == 1 else 'are'} not on PATH: "
+            "install them (Debian/Ubuntu: apt install make gcc; Fedora: dnf install make gcc), "
+            "or install the wheel, which needs neither")
+
+
 class BuildWithLibrary(build_py):
     """build_py, then `make` libgrove.so and the grove binary into a private
     build folder and copy them next to the Python files."""
@@ -59,6 +74,9 @@ class BuildWithLibrary(build_py):
         if not (ROOT / "Makefile").exists() or not (ROOT / "src").is_dir():
             raise RuntimeError(f"grove: the C sources are not at {ROOT}; build from the grove repository "
                                "(pip install ./python) or from an sdist, which carries them")
+        missing = missing_build_tools()
+        if missing:
+            raise ExecError(missing)
         build = Path(self.get_finalized_command("build").build_temp).resolve() / "libgrove"
         jobs = str(os.cpu_count() or 1)
         shipped = ("libgrove.so", "grove")

@@ -1,17 +1,39 @@
 #!/bin/sh
-# `make install` into a staging prefix, then the README's C example built
-# with the README's own command line: the program must run from any folder
-# with no LD_LIBRARY_PATH, and so must the installed grove command. Run by .ci/run (make install needs the build).
+# The README's install lines, run as a user runs them: the C API section's
+# `make install PREFIX=...` block from the source tree, then its block that
+# builds and runs the C example with pkg-config (and statically), in a
+# scratch folder holding example.c. HOME is a fresh folder (the README
+# installs under $HOME/.local) and neither PKG_CONFIG_PATH nor
+# LD_LIBRARY_PATH is set, so what the blocks need they must say. Then the
+# installed grove command, also without LD_LIBRARY_PATH. Run by .ci/run
+# (make install needs the build).
 set -eu
 cd "$(dirname "$0")/.."
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-make install PREFIX="$stage/usr" >/dev/null
+
+# The ```sh block of README.md's "## C API" section that contains $1.
+readme_block() {
+    awk -v want="$1" '
+        /^## / { section = $0 }
+        section == "## C API" && /^```sh/ { inside = 1; block = ""; next }
+        inside && /^```/ { inside = 0; if (index(block, want)) { printf "%s", block; exit } next }
+        inside { block = block $0 "\n" }' README.md
+}
+install=$(readme_block 'make install PREFIX=')
+build=$(readme_block 'pkg-config --cflags --libs grove')
+[ -n "$install" ] && [ -n "$build" ] ||
+    { echo "install_check: README.md's C API section lacks its make install or its pkg-config block" >&2; exit 1; }
 awk '/^```c/ { inside = 1; next } /^```/ { if (inside) exit } inside' README.md > "$stage/example.c"
-line=$(grep -o 'cc example\.c \$(pkg-config [^)]*)' README.md | head -n 1)
-[ -n "$line" ] || { echo "install_check: no 'cc example.c \$(pkg-config ...)' line in README.md" >&2; exit 1; }
-echo "install_check: $line"
-cd "$stage"
-PKG_CONFIG_PATH="$stage/usr/lib/pkgconfig" sh -c "$line -o example"
-env -u LD_LIBRARY_PATH ./example
-env -u LD_LIBRARY_PATH "$stage/usr/bin/grove" info --quiet
+
+# A user's shell: a fresh HOME, no search paths set.
+as_user() { env -u PKG_CONFIG_PATH -u LD_LIBRARY_PATH HOME="$stage/home" sh -eux -c "$1"; }
+mkdir "$stage/home"
+echo "install_check: the README's install block, from the source tree"
+as_user "$install" >/dev/null
+echo "install_check: the README's build block, where example.c is"
+(cd "$stage" && as_user "$build")
+echo "install_check: the installed grove command"
+env -u LD_LIBRARY_PATH "$stage/home/.local/bin/grove" info --quiet
+grep -qx '# SPDX-License-Identifier: BSD-3-Clause' "$stage/home/.local/lib/pkgconfig/grove.pc" ||
+    { echo "install_check: the installed grove.pc does not name its licence" >&2; exit 1; }

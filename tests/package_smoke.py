@@ -1,9 +1,11 @@
 """An installed grove package, checked from outside the repository: every
 module once against a brute-force answer, and the console script. Run by
 tests/package_check.sh with the python of a venv that installed the sdist
-or the wheel; needs only NumPy (the venv's own dependency).
+or the wheel; needs only NumPy (the venv's own dependency). DISTRIBUTION is
+the name the package was installed under (python/pyproject.toml's), whose
+metadata must say grove's version and licence.
 
-    python tests/package_smoke.py      (from a folder outside the checkout)
+    python tests/package_smoke.py DISTRIBUTION     (from a folder outside the checkout)
 """
 import importlib.metadata
 import os
@@ -55,7 +57,7 @@ def check(what, ok):
     print(f"package_smoke: {what}: ok")
 
 
-def main():
+def main(distribution):
     here = os.path.abspath(grove.__file__)
     check(f"grove imported from the install ({here})", here.startswith(sysconfig.get_paths()["purelib"]))
     x = grove.generate("uniform", 300, 3, seed=1)
@@ -103,10 +105,14 @@ def main():
           and np.abs(after.momentum).max() < 1e-12 * mass.sum())
 
     info = subprocess.run(["grove", "info"], capture_output=True, text=True, check=True).stdout.splitlines()[0]
-    meta = importlib.metadata.version("grove")
-    check(f"grove info ({info!r}), grove.__version__ ({grove.__version__}) and the metadata ({meta}) agree",
+    meta = importlib.metadata.version(distribution)
+    check(f"grove info ({info!r}), grove.__version__ ({grove.__version__}) and {distribution}'s metadata ({meta}) agree",
           info == f"grove {grove.__version__}" and meta == grove.__version__)
+    licence = importlib.metadata.metadata(distribution)["License-Expression"]
+    shipped = [f for f in importlib.metadata.files(distribution) if f.name == "LICENSE"]
+    check(f"{distribution} says BSD-3-Clause ({licence}) and ships LICENSE ({[str(f) for f in shipped]})",
+          licence == "BSD-3-Clause" and len(shipped) == 1 and "BSD 3-Clause" in shipped[0].read_text())
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1])

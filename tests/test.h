@@ -93,7 +93,7 @@ const char *test_path(const char *name);
 bool test_sanitized(void);
 /* Write bytes to tmpdir/name; returns the path. */
 const char *test_write_file(const char *name, const void *data, size_t len);
-/* The whole file at path (malloc'd, *len bytes and a terminating NUL), or
+/* The whole file at path (malloc'd, *len bytes (len may be NULL) and a terminating NUL), or
  * NULL when it cannot be read. */
 char *test_read_file(const char *path, size_t *len);
 /* Run a shell command, capture stdout+stderr (malloc'd, NUL-terminated)

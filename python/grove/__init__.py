@@ -18,7 +18,7 @@ friends-of-friends groups (``fof``, ``mean_separation``), gravity and N-body
 balltree-erwin) and ``grove.compat.hdbscan`` (for hdbscan).
 """
 from ._balltree import BallTree, balltree, random_rotation
-from ._clib import build_info, library_path, version
+from ._clib import build_info, cpu_info, library_path, version
 from ._data import generate
 from ._dbscan import DBSCAN
 from ._emst import core_distances, emst
@@ -33,7 +33,7 @@ from ._nbody import Diagnostics, GravityStats, NBody, Snapshot, gravity, read_ti
 __version__ = version()
 
 __all__ = [
-    "BallTree", "balltree", "random_rotation", "build_info", "library_path", "version", "generate",
+    "BallTree", "balltree", "random_rotation", "build_info", "cpu_info", "library_path", "version", "generate",
     "core_distances", "emst", "HDBSCAN", "DBSCAN", "Index", "JoinBatch", "join", "join_batches", "join_csr", "knn",
     "Catalogue", "fof", "mean_separation", "Diagnostics", "GravityStats", "NBody", "Snapshot", "gravity", "read_tipsy", "write_tipsy",
     "GroveError", "InvalidArgumentError", "OutOfMemoryError", "InputOutputError", "ParseError", "UnsupportedError",

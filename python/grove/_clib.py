@@ -40,6 +40,7 @@ PROTOTYPES = {
     "grove_last_error": (_s, []),
     "grove_version": (_s, []),
     "grove_build_info": (_s, []),
+    "grove_cpu_info": (_i, [_s, _sz]),
     "grove_options_init": (None, [_P(S.Options)]),
     "grove_options_threads": (_i, [_P(S.Options)]),
     "grove_cores": (_i, []),
@@ -179,6 +180,13 @@ def _openmp_limit_calls() -> tuple[Callable[[], int], Callable[[int], None]] | t
 
 
 _omp_get_max_threads, _omp_set_num_threads = _openmp_limit_calls()
+
+
+def _refuse_an_unknown_grove_cpu() -> None:
+    """GROVE_CPU naming vector code grove does not know fails the import
+    with the library's sentence, as it fails every grove command."""
+    if "grove_cpu_info" not in MISSING:
+        check(lib.grove_cpu_info(None, 0))
 
 
 def has(name: str) -> bool:
@@ -366,3 +374,16 @@ def build_info() -> str:
     """The loaded library's build description: compiler, flags, OpenMP,
     optional parts."""
     return lib.grove_build_info().decode()
+
+
+def cpu_info() -> str:
+    """The vector code the loaded library runs and why: "avx512", "avx2" or
+    "portable", then GROVE_CPU's cap and the processor's features, e.g.
+    "avx2 (GROVE_CPU=avx2; features: avx2 fma ...)" (grove_cpu_info)."""
+    require("grove_cpu_info")
+    text = C.create_string_buffer(512)
+    check(lib.grove_cpu_info(text, len(text)))
+    return text.value.decode()
+
+
+_refuse_an_unknown_grove_cpu()

@@ -1,8 +1,11 @@
-/* grove__cpu: CPUID once, then GROVE_CPU's cap (cpu.h). */
+/* grove__cpu: CPUID once, then GROVE_CPU's cap (cpu.h); grove_cpu_info
+ * says which vector code that leaves, and refuses a GROVE_CPU it does not
+ * know. */
 #include "cpu.h"
+#include "internal.h"
 
-#include <stdatomic.h>
-#include <stdint.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,43 +48,75 @@ static void read_cpuid(grove__cpu_features *f)
 static void read_cpuid(grove__cpu_features *f) { (void)f; }
 #endif
 
-/* The features as bits (the struct's fields in order) plus KNOWN, so one
- * atomic word holds the answer (read with a relaxed load: the bits are
- * the whole answer): two threads that both ask first compute
- * the same bits. */
-#define KNOWN (UINT32_C(1) << 31)
-static atomic_uint_least32_t known;
+/* What the first call found, kept for the process: the processor's
+ * features, GROVE_CPU's cap and the features it leaves (those grove__cpu
+ * returns), and GROVE_CPU's value when it is not one grove knows. Set once
+ * under pthread_once, so every thread sees one reading of the environment. */
+typedef enum { CAP_UNSET, CAP_NATIVE, CAP_AVX2, CAP_PORTABLE, CAP_UNKNOWN } cpu_cap;
+static const char *const CAP_NAMES[] = {"", "native", "avx2", "portable"};
+static struct {
+    grove__cpu_features processor, usable;
+    cpu_cap cap;
+    char unknown[48]; /* CAP_UNKNOWN: the value, cut short */
+} state;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static uint32_t read_features(void)
+static void read_features(void)
 {
-    grove__cpu_features f = {0};
-    read_cpuid(&f);
-    const char *cap = getenv("GROVE_CPU");
-    if (cap && strcmp(cap, "portable") == 0) {
-        grove__cpu_features none = {0};
-        f = none;
-    } else if (cap && strcmp(cap, "avx2") == 0) {
-        f.avx512f = f.avx512bw = f.avx512cd = f.avx512dq = f.avx512vl = f.avx512vbmi = f.avx512bitalg = false;
+    read_cpuid(&state.processor);
+    state.usable = state.processor;
+    const char *value = getenv("GROVE_CPU");
+    state.cap = CAP_UNSET;
+    if (value && *value) {
+        state.cap = CAP_UNKNOWN;
+        for (int c = CAP_NATIVE; c <= CAP_PORTABLE; c++)
+            if (strcmp(value, CAP_NAMES[c]) == 0) state.cap = (cpu_cap)c;
+        if (state.cap == CAP_UNKNOWN) snprintf(state.unknown, sizeof state.unknown, "%s", value);
     }
-    uint32_t bits = KNOWN;
-    int i = 0;
-#define PACK(name) bits |= (uint32_t)f.name << i++;
-    GROVE__CPU_LIST(PACK)
-#undef PACK
-    return bits;
+    /* An unknown value runs the portable code (and grove_cpu_info says so). */
+    if (state.cap == CAP_PORTABLE || state.cap == CAP_UNKNOWN) {
+        grove__cpu_features none = {0};
+        state.usable = none;
+    } else if (state.cap == CAP_AVX2) {
+        grove__cpu_features *f = &state.usable;
+        f->avx512f = f->avx512bw = f->avx512cd = f->avx512dq = f->avx512vl = f->avx512vbmi = f->avx512bitalg = false;
+    }
 }
 
 grove__cpu_features grove__cpu(void)
 {
-    uint32_t bits = atomic_load_explicit(&known, memory_order_relaxed);
-    if (!bits) {
-        bits = read_features();
-        atomic_store_explicit(&known, bits, memory_order_relaxed);
-    }
-    grove__cpu_features f;
-    int i = 0;
-#define UNPACK(name) f.name = bits >> i++ & 1;
-    GROVE__CPU_LIST(UNPACK)
-#undef UNPACK
-    return f;
+    pthread_once(&once, read_features);
+    return state.usable;
+}
+
+/* The widest vector code the usable features run: the names GROVE_CPU
+ * caps by, plus avx512. */
+static const char *vector_path(grove__cpu_features f)
+{
+    return f.avx512f ? "avx512" : f.avx2 ? "avx2" : "portable";
+}
+
+grove_status grove_cpu_info(char *text, size_t size)
+{
+    grove__clear_error();
+    if (!text && size) return grove__fail(GROVE_INVALID_ARGUMENT, "text is NULL");
+    grove__cpu_features usable = grove__cpu();
+    char features[160] = "";
+    size_t len = 0;
+#define NAME(name)                                                                                                   \
+    if (state.processor.name && len < sizeof features)                                                               \
+        len += (size_t)snprintf(features + len, sizeof features - len, "%s" #name, len ? " " : "");
+    GROVE__CPU_LIST(NAME)
+#undef NAME
+    if (!GROVE__HAVE_TARGETS) snprintf(features, sizeof features, "not read: this build has no vector code");
+    else if (!len) snprintf(features, sizeof features, "none grove uses");
+    char cap[96];
+    if (state.cap == CAP_UNSET) snprintf(cap, sizeof cap, "GROVE_CPU unset");
+    else if (state.cap == CAP_UNKNOWN) snprintf(cap, sizeof cap, "GROVE_CPU=%s unknown, so portable", state.unknown);
+    else snprintf(cap, sizeof cap, "GROVE_CPU=%s", CAP_NAMES[state.cap]);
+    if (size) snprintf(text, size, "%s (%s; features: %s)", vector_path(usable), cap, features);
+    if (state.cap == CAP_UNKNOWN)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "GROVE_CPU=%s: expected portable, avx2 or native (or unset)",
+                           state.unknown);
+    return GROVE_OK;
 }

@@ -19,10 +19,12 @@ typedef struct grove__cpu_features {
 #undef GROVE__CPU_FIELD
 
 /* What this process may use: what the processor reports, capped by
- * GROVE_CPU in the environment, both read at the first call (thread-safe):
+ * GROVE_CPU in the environment, both read once, at the first call
+ * (thread-safe; grove_cpu_info reports them):
  * "portable" (nothing: the baseline x86-64 code only), "avx2" (what an
  * AVX2 machine without AVX-512 runs: AVX2, FMA, BMI1/2, LZCNT, POPCNT),
- * unset or "native" (everything). Every vector path gives the same
+ * unset, empty or "native" (everything); any other value runs
+ * the portable code and grove_cpu_info fails naming it. Every vector path gives the same
  * results; the cap exists so the tests can run each path on one machine.
  * All false on other architectures and compilers. */
 grove__cpu_features grove__cpu(void);

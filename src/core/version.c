@@ -41,6 +41,6 @@ const char *grove_build_info(void)
            "flags: " GROVE_BUILD_FLAGS "\n"
            "openmp: " GROVE_OPENMP_TEXT "\n"
            "png: " GROVE_PNG_TEXT "\n"
-           "cuda: no\n"
+           "cuda: no (this build has no CUDA part: grove has no CUDA backend yet)\n"
            "mpi: " GROVE_MPI_TEXT "\n";
 }

@@ -9,8 +9,11 @@ tipsy file with pynbody and checks positions, velocities, masses, the time
 and eps against grove's own .npy snapshot of the same step rounded to
 float32, and phi against `grove.gravity` potentials at the snapshot's
 positions with the run's theta and softening (the .npy snapshot holds no
-potentials), rounded the same way. Exits nonzero on any difference or when
-pynbody is missing (.ci/run installs it; make check does not need it).
+potentials), rounded the same way. Then, for each physical --units system
+(docs/nbody.md), a run from a snapshot in those units: pynbody must load
+its tipsy files without its "no param file" warning and label pos, vel,
+mass and the time in the system's units. Exits nonzero on any difference or
+when pynbody is missing (.ci/run installs it; make check does not need it).
 """
 from __future__ import annotations
 
@@ -64,9 +67,38 @@ def main() -> int:
                 failures.append(f"step {step}: time {time} (want {want_time}), {len(f)} particles (want {len(mass)})")
             verdict = "agree" if len(failures) == before else "differ"
             print(f"step {step}: {len(f)} particles, t {time:g}: pos vel mass eps phi {verdict} (float32)")
+        failures += check_units(Path(tmp), out / "snap_000000.npy")
         for line in failures:
             print("pynbody_tipsy:", line)
         return 1 if failures else 0
+
+
+# --units systems and the pynbody units of pos, vel and mass they mean.
+UNITS = {"kpc,1e10Msun,km/s": ("kpc", "km s^-1", "1e10 Msol"), "si": ("m", "m s^-1", "kg"),
+         "cgs": ("cm", "cm s^-1", "g")}
+
+
+def check_units(tmp: Path, start: Path) -> list[str]:
+    failures = []
+    for i, (system, (length, velocity, mass)) in enumerate(UNITS.items()):
+        out = tmp / f"units{i}"
+        subprocess.run([str(ROOT / "build" / "grove"), "nbody", "--input", str(start), "--units", system, "--steps", "2",
+                        "--dt", "0.01", "--tipsy", "--out", str(out), "--quiet"], check=True)
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            f = pynbody.load(str(out / "snap_000002.tipsy"))
+            labels = {key: f[key].units for key in ("pos", "vel", "mass")}
+            time = f.properties["time"].units
+        want = {"pos": pynbody.units.Unit(length), "vel": pynbody.units.Unit(velocity),
+                "mass": pynbody.units.Unit(mass)}
+        wrong = [f"{key} in {labels[key]} (want {want[key]})" for key in want if labels[key] != want[key]]
+        if time != want["pos"] / want["vel"]:
+            wrong.append(f"time in {time} (want {want['pos'] / want['vel']})")
+        wrong += [f"pynbody warned: {w.message}" for w in said if "param" in str(w.message)]
+        print(f"--units {system}: pynbody reads pos {labels['pos']}, vel {labels['vel']}, mass {labels['mass']}, "
+              f"time {time}: {'as written' if not wrong else 'wrong'}")
+        failures += [f"--units {system}: {line}" for line in wrong]
+    return failures
 
 
 if __name__ == "__main__":
