@@ -1413,7 +1413,10 @@ GROVE_API grove_status grove_tipsy_read_mem(const void *buf, size_t len, const c
  * potentials, per unit mass, or 0 for every particle when phi is NULL;
  * grove_nbody_potentials gives a simulation's), big-endian when big_endian
  * is nonzero (standard tipsy), else little endian; atomic like
- * grove_npy_write. */
+ * grove_npy_write. Refused before anything is written
+ * (GROVE_INVALID_ARGUMENT, naming the quantity and the row): a time that
+ * is not finite, and a value float32 cannot hold: not finite, beyond
+ * float32's range, or nonzero but rounding to 0 in float32. */
 GROVE_API grove_status grove_tipsy_write(const char *path, size_t n, double time, const double *pos,
                                          const double *vel, const double *mass, const double *phi,
                                          double softening, int big_endian);
