@@ -82,6 +82,12 @@ typedef struct cli_common {
  * problem. */
 bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, size_t nopts, cli_common *common);
 
+/* strtod of text into *v, *end just after the number (at text when there
+ * is none); returns NULL when it is a finite double (subnormals included),
+ * else what is wrong, for "--flag: TEXT <reason>": "is not a number", "is
+ * not finite", beyond the range of a double, or rounding to 0. */
+const char *cli_parse_number(const char *text, char **end, double *v);
+
 /* True (after printing usage to stdout) when the first argument asks for
  * help (--help or -h); the command then exits with CLI_EXIT_OK. */
 bool cli_help(int argc, char **argv, const char *usage);
