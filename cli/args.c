@@ -24,7 +24,8 @@ bool cli_help(int argc, char **argv, const char *usage)
 {
     if (argc == 0 || (strcmp(argv[0], "--help") != 0 && strcmp(argv[0], "-h") != 0)) return false;
     fputs(usage, stdout);
-    fputs("Outputs (.npy) appear only when complete; an output may not be an input or another output.\n"
+    fputs("Outputs (.npy) appear only when complete, all of them or none; an output may not be an input or\n"
+          "another output; a character device or FIFO output (/dev/null) is written through.\n"
           "Exit status: 0 done, 1 failed while running, 2 usage error (flag, value or path), 130/143 after\n"
           "SIGINT/SIGTERM (unfinished outputs removed). Errors are one line naming the file.\n",
           stdout);
