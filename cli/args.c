@@ -24,7 +24,8 @@ bool cli_help(int argc, char **argv, const char *usage)
 {
     if (argc == 0 || (strcmp(argv[0], "--help") != 0 && strcmp(argv[0], "-h") != 0)) return false;
     fputs(usage, stdout);
-    fputs("Outputs (.npy) appear only when complete; an output may not be an input or another output.\n"
+    fputs("Outputs (.npy) appear only when complete, all of them or none; an output may not be an input or\n"
+          "another output; a character device or FIFO output (/dev/null) is written through.\n"
           "Exit status: 0 done, 1 failed while running, 2 usage error (flag, value or path), 130/143 after\n"
           "SIGINT/SIGTERM (unfinished outputs removed). Errors are one line naming the file.\n",
           stdout);
@@ -44,71 +45,103 @@ static bool matches(const char *spec, const char *name)
     }
 }
 
-static bool parse_u64(const char *text, uint64_t *out)
+const char *cli_parse_number(const char *text, char **end, double *v)
 {
-    if (!*text || *text == '-' || *text == '+' || *text == ' ') return false;
+    errno = 0;
+    *v = strtod(text, end);
+    if (*end == text) return "is not a number";
+    if (isnan(*v) || (isinf(*v) && errno != ERANGE)) return "is not finite";
+    /* glibc reports ERANGE for subnormal results too: those are values. */
+    if (errno == ERANGE && isinf(*v)) return "is beyond the range of a double (1.8e+308)";
+    if (errno == ERANGE && *v == 0) return "is too small for a double: it rounds to 0 (the smallest is 4.9e-324)";
+    return NULL;
+}
+
+/* What store() returns when the text is not of the option's kind at all:
+ * the usage error then says what the option expects. */
+static const char NOT_OF_KIND[] = "";
+
+/* A whole number >= 0 into *out. */
+static const char *parse_u64(const char *text, uint64_t *out)
+{
+    if (!*text || *text == '-' || *text == '+' || *text == ' ') return NOT_OF_KIND;
     char *end;
     errno = 0;
     unsigned long long v = strtoull(text, &end, 10);
-    if (errno || *end) return false;
+    if (*end) return NOT_OF_KIND;
+    if (errno == ERANGE) return "is too large (at most 18446744073709551615)";
     *out = v;
-    return true;
+    return NULL;
 }
 
-static bool parse_bytes(const char *text, size_t *out)
+static const char *parse_int(const char *text, int *out)
 {
     char *end;
     errno = 0;
-    if (!*text || *text == '-') return false;
-    double v = strtod(text, &end);
+    long v = strtol(text, &end, 10);
+    if (!*text || *end) return NOT_OF_KIND;
+    if (errno == ERANGE || v < -2147483647L || v > 2147483647L)
+        return "is out of range (whole numbers from -2147483647 to 2147483647)";
+    *out = (int)v;
+    return NULL;
+}
+
+static const char *parse_double(const char *text, double *out)
+{
+    char *end;
+    double v;
+    const char *why = cli_parse_number(text, &end, &v);
+    if (end == text || *end) return NOT_OF_KIND;
+    if (!why) *out = v;
+    return why;
+}
+
+static const char *parse_bytes(const char *text, size_t *out)
+{
+    if (!*text || *text == '-') return NOT_OF_KIND;
+    char *end;
+    double v;
+    const char *why = cli_parse_number(text, &end, &v);
+    if (end == text) return NOT_OF_KIND;
     double scale = 1;
     if (*end == 'K' || *end == 'k') scale = 1024.0, end++;
     else if (*end == 'M' || *end == 'm') scale = 1024.0 * 1024, end++;
     else if (*end == 'G' || *end == 'g') scale = 1024.0 * 1024 * 1024, end++;
     else if (*end == 'T' || *end == 't') scale = 1024.0 * 1024 * 1024 * 1024, end++;
     if (*end == 'B' || *end == 'b') end++;
-    if (errno || *end || !isfinite(v) || v < 0 || v * scale >= 18446744073709551615.0) return false;
+    if (*end || v < 0) return NOT_OF_KIND;
+    if (why) return why;
+    if (v * scale >= 18446744073709551615.0) return "is too large (at most 16 EiB)";
     *out = (size_t)(v * scale);
-    return true;
+    return NULL;
 }
 
-/* Store `value` into an option of the given kind; false if it does not parse. */
-static bool store(const cli_opt *opt, const char *value)
+/* Store `value` into an option of the given kind: NULL when it parses,
+ * else NOT_OF_KIND or what is wrong with the number. */
+static const char *store(const cli_opt *opt, const char *value)
 {
-    char *end;
     switch (opt->kind) {
-    case OPT_FLAG: *(bool *)opt->dest = true; return true;
-    case OPT_STRING: *(const char **)opt->dest = value; return true;
+    case OPT_FLAG: *(bool *)opt->dest = true; return NULL;
+    case OPT_STRING: *(const char **)opt->dest = value; return NULL;
     case OPT_SIZE: {
         uint64_t v;
-        if (!parse_u64(value, &v) || v > SIZE_MAX) return false;
-        *(size_t *)opt->dest = (size_t)v;
-        return true;
+        const char *why = parse_u64(value, &v);
+        if (!why && v > SIZE_MAX) why = "is too large for this machine's sizes";
+        if (!why) *(size_t *)opt->dest = (size_t)v;
+        return why;
     }
     case OPT_U64: return parse_u64(value, (uint64_t *)opt->dest);
-    case OPT_INT: {
-        errno = 0;
-        long v = strtol(value, &end, 10);
-        if (!*value || errno || *end || v < -2147483647L || v > 2147483647L) return false;
-        *(int *)opt->dest = (int)v;
-        return true;
-    }
-    case OPT_DOUBLE: {
-        errno = 0;
-        double v = strtod(value, &end);
-        if (!*value || errno || *end || !isfinite(v)) return false;
-        *(double *)opt->dest = v;
-        return true;
-    }
+    case OPT_INT: return parse_int(value, (int *)opt->dest);
+    case OPT_DOUBLE: return parse_double(value, (double *)opt->dest);
     case OPT_BYTES: return parse_bytes(value, (size_t *)opt->dest);
     case OPT_POINTS:
     case OPT_INPUT:
     case OPT_NPY:
     case OPT_SVG:
-    case OPT_TABLE: ((cli_file *)opt->dest)->path = value; return true;
-    case OPT_BOX: ((cli_box *)opt->dest)->text = value; return true;
+    case OPT_TABLE: ((cli_file *)opt->dest)->path = value; return NULL;
+    case OPT_BOX: ((cli_box *)opt->dest)->text = value; return NULL;
     }
-    return false;
+    return NOT_OF_KIND;
 }
 
 static const char *kind_text(cli_opt_kind kind)
@@ -157,7 +190,12 @@ static void expected_text(const cli_opt *opt, char *buf, size_t cap)
 /* Store the value given for opt (spelled `name`), or print the usage error. */
 static bool take(const char *command, const cli_opt *opt, const char *name, const char *value)
 {
-    if (!store(opt, value) || !in_range(opt)) {
+    const char *why = store(opt, value);
+    if (why && why != NOT_OF_KIND) {
+        cli_error(command, "%s: %s %s", name, value, why);
+        return false;
+    }
+    if (why || !in_range(opt)) {
         char expected[96];
         expected_text(opt, expected, sizeof expected);
         cli_error(command, "%s: expected %s, got '%s'", name, expected, value);

@@ -3,7 +3,6 @@
  * checked against the points' dimensions once they are loaded. */
 #include "cli.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,9 +20,14 @@ bool cli_box_parse(const char *command, cli_box *box)
     const char *p = text;
     for (size_t i = 0; i < count; i++) {
         char *end;
-        errno = 0;
-        double v = strtod(p, &end);
-        bool number = end != p && (*end == ',' || *end == '\0') && !errno && isfinite(v);
+        double v;
+        const char *why = cli_parse_number(p, &end, &v);
+        bool number = end != p && (*end == ',' || *end == '\0');
+        if (number && why) {
+            cli_error(command, "--box: length %zu of \"%s\", %.*s, %s", i + 1, text, (int)(end - p), p, why);
+            cli_box_free(box);
+            return false;
+        }
         if (!number || v < 0) {
             size_t len = strcspn(p, ",");
             cli_error(command, "--box: length %zu of \"%s\" is \"%.*s\"; box lengths are finite numbers >= 0 "

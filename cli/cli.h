@@ -82,6 +82,12 @@ typedef struct cli_common {
  * problem. */
 bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, size_t nopts, cli_common *common);
 
+/* strtod of text into *v, *end just after the number (at text when there
+ * is none); returns NULL when it is a finite double (subnormals included),
+ * else what is wrong, for "--flag: TEXT <reason>": "is not a number", "is
+ * not finite", beyond the range of a double, or rounding to 0. */
+const char *cli_parse_number(const char *text, char **end, double *v);
+
 /* True (after printing usage to stdout) when the first argument asks for
  * help (--help or -h); the command then exits with CLI_EXIT_OK. */
 bool cli_help(int argc, char **argv, const char *usage);
@@ -122,10 +128,13 @@ int cli_exit_status(const char *command, int rc);
 
 /* The file options of opts (those given), checked before any work: a
  * usage error (printed; false) for an output whose suffix is not the format
- * grove writes there (.npy, .svg, .npy or .csv), two outputs at one file,
- * or an output that is an input: the same file (device and inode) when it
- * exists, or the same path once "." and ".." and the folder's links are
- * resolved. Both flags are named. */
+ * grove writes there (.npy, .svg, .npy or .csv; any name for a character
+ * device or FIFO), an output grove cannot put into place (a folder, block
+ * device or socket, a folder it cannot write in), two outputs at one file
+ * (but for a character device: /dev/null may take several), or an output
+ * that is an input: the same file (device and inode) when it exists, or
+ * the same path once "." and ".." and the folder's links are resolved.
+ * Both flags are named. */
 bool cli_check_paths(const char *command, const cli_opt *opts, size_t nopts);
 /* The cli_file of a file option, NULL for other kinds. */
 cli_file *cli_opt_file(const cli_opt *opt);
@@ -161,13 +170,28 @@ double cli_now(void);
 /* Peak resident set size of this process in bytes. */
 size_t cli_peak_rss(void);
 
-/* Outputs are staged: each array is written to a temporary name next to its
- * destination, and only cli_outputs_commit renames them all into place, so
- * a failed run leaves no partial output. cli_outputs_abort removes them. */
+/* Outputs are staged: each is written under a temporary name next to its
+ * destination, and only cli_outputs_commit puts them all into place
+ * (commit.c), so a failed run leaves no part of the set: files are renamed
+ * over their destinations, the replaced ones kept until all are placed and
+ * restored on a failure; a destination that is a character device or FIFO
+ * (/dev/null, a pipe) is staged in the temporary folder and written
+ * through at the end, never renamed over. cli_outputs_abort removes the
+ * temporaries. */
+typedef struct cli_output {
+    char *path;      /* the destination, as given */
+    char *temp;      /* the staged file */
+    char *old;       /* while committing: what path held, kept to put back */
+    bool old_moved;  /* old is path's file renamed (no second link) */
+    bool through;    /* path is a character device or FIFO */
+    bool placed;     /* while committing: renamed into place */
+} cli_output;
 typedef struct cli_outputs {
     size_t count;
-    char *final_path[16];
-    char *temp_path[16];
+    cli_output out[16];
+    /* When set, a wait for a FIFO's reader is said on stderr under this
+     * command's name (the skeleton sets it when progress is shown). */
+    const char *command;
 } cli_outputs;
 grove_status cli_outputs_stage(cli_outputs *outs, const char *path, const grove_array *array);
 /* A staged text output: *f is open for writing on its temporary file;
@@ -176,15 +200,29 @@ grove_status cli_outputs_text(cli_outputs *outs, const char *path, FILE **f);
 /* Flush and close a file written for the output `path`; an error is noted
  * (cli_note_error) naming path. */
 grove_status cli_file_close(FILE *f, const char *path);
-/* Rename every staged output into place; after a signal, abort instead
+/* Put every staged output into place; after a signal, abort instead
  * (GROVE_CANCELLED). Both free the list. */
 grove_status cli_outputs_commit(cli_outputs *outs);
 void cli_outputs_abort(cli_outputs *outs);
+/* Write the staged file `from` into the character device or FIFO at path
+ * (commit.c's last step): waits for a FIFO's reader and on a full pipe
+ * stop at a signal (GROVE_CANCELLED); a failure is noted naming path. */
+grove_status cli_write_through(const char *from, const char *path, const char *command);
+/* Note "cannot WHAT PATH: <strerror(errno)>" and return GROVE_IO_ERROR. */
+grove_status cli_io_fail(const char *path, const char *what);
+/* The temporary folder ($TMPDIR, else /tmp): where outputs bound for
+ * character devices and FIFOs are staged. */
+const char *cli_temp_folder(void);
+/* path with suffix added to its last part, that part cut where the whole
+ * name would be longer than its folder allows (so every name the file
+ * system takes has temporaries); malloc'd, NULL when out of memory. */
+char *cli_temp_beside(const char *path, const char *suffix);
 /* Remove the temporaries that runs which have ended left beside path
- * (PATH.grove-partial.PID and the library's PATH.tmp.PID.N, for process
- * ids that no process holds now). With `prefix`, those of every file in
- * path's folder whose name starts with path's last part. Staging an output
- * does this for its path. */
+ * (PATH.grove-partial.PID, PATH.grove-old.PID and the library's
+ * PATH.tmp.PID.N, PATH cut as cli_temp_beside cuts it, for process ids
+ * that no process holds now). With `prefix`, those of every file in path's
+ * folder whose name starts with path's last part. Staging an output does
+ * this for its path. */
 void cli_remove_stale(const char *path, bool prefix);
 
 /* A staged .npy output written in pieces (rows of cols values, cols 0 for

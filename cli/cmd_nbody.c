@@ -232,32 +232,37 @@ static grove_status state_on_lead(const grove_nbody *sim, const grove_mpi *mpi, 
     return GROVE_OK;
 }
 
-/* The snapshot files of the state st of step d.step. */
+/* The snapshot files of the state st of step d.step: the tipsy file first,
+ * since it refuses values float32 cannot hold, and then no file of the
+ * snapshot is written. */
 static grove_status write_snapshot(const nbody_args *a, const grove_nbody *sim, const grove_nbody_diag *d,
                                    const snapshot_state *st)
 {
     size_t n = grove_nbody_total(sim);
     char name[64], path[4096];
-    grove_array snap = {0};
-    grove_status s = grove_array_create(&snap, GROVE_FLOAT64, n, 7);
-    if (s != GROVE_OK) return s;
     const double *x = st->x, *v = st->v, *m = st->m;
-    double *row = snap.data;
-    for (size_t i = 0; i < n; i++, row += 7) {
-        memcpy(row, x + 3 * i, 3 * sizeof *x);
-        memcpy(row + 3, v + 3 * i, 3 * sizeof *v);
-        row[6] = m[i];
-    }
-    snprintf(name, sizeof name, "snap_%06llu.npy", (unsigned long long)d->step);
-    s = grove_npy_write(out_path(a, path, sizeof path, name), &snap);
-    grove_array_free(&snap);
-    /* After a signal no more files are begun: the run stops at its next step. */
-    if (s == GROVE_OK && a->tipsy && !cli_interrupted()) {
+    grove_status s = GROVE_OK;
+    if (a->tipsy) {
         snprintf(name, sizeof name, "snap_%06llu.tipsy", (unsigned long long)d->step);
         s = grove_tipsy_write(out_path(a, path, sizeof path, name), n, d->time, x, v, m, st->pot,
                               grove_nbody_get_params(sim)->gravity.softening, 1);
         if (s == GROVE_OK && a->units) s = cli_units_write_tipsy_units(a->units, path);
     }
+    /* After a signal no more files are begun: the run stops at its next step. */
+    bool npy = s == GROVE_OK && !(a->tipsy && cli_interrupted());
+    grove_array snap = {0};
+    if (npy) s = grove_array_create(&snap, GROVE_FLOAT64, n, 7);
+    if (npy && s == GROVE_OK) {
+        double *row = snap.data;
+        for (size_t i = 0; i < n; i++, row += 7) {
+            memcpy(row, x + 3 * i, 3 * sizeof *x);
+            memcpy(row + 3, v + 3 * i, 3 * sizeof *v);
+            row[6] = m[i];
+        }
+        snprintf(name, sizeof name, "snap_%06llu.npy", (unsigned long long)d->step);
+        s = grove_npy_write(out_path(a, path, sizeof path, name), &snap);
+    }
+    grove_array_free(&snap);
     if (s == GROVE_OK && a->render && !cli_interrupted()) {
         grove_render_params rp;
         grove_render_params_init(&rp);

@@ -47,6 +47,7 @@ static int execute(const cli_command *cmd, void *state, cli_run *run)
 {
     run->options = cli_options(&run->common);
     run->threads = grove_options_threads(&run->options);
+    run->outs.command = run->options.progress ? cmd->name : NULL;
     grove_status s = load_points(run);
     if (s != GROVE_OK) return cli_fail(cmd->name, NULL, NULL, s);
     run->fail_path = first_input(run);

@@ -31,7 +31,8 @@ static void usage(FILE *out)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\ncommon options: --threads N  --json  --quiet  --progress | --no-progress\n"
                  "input points: .npy (float32/float64), .csv, or raw little-endian with --dims D [--dtype float32]\n"
-                 "outputs: .npy arrays, written under a temporary name and renamed when complete\n"
+                 "outputs: .npy arrays, written under temporary names and renamed together when complete\n"
+                 "  (a character device or FIFO output, such as /dev/null, is written through)\n"
                  "exit status: 0 done, 1 failed while running, 2 usage error (bad flag, value or path),\n"
                  "  130 / 143 after SIGINT / SIGTERM (unfinished outputs removed; a second signal ends at once)\n"
                  "'grove <command> --help' shows a command's options.\n");

@@ -5,6 +5,7 @@
 #include "cli.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -95,10 +96,21 @@ static const char *path_of(const cli_opt *o) { return cli_opt_file(o) ? cli_opt_
 /* The option's first spelling ("-o" of "-o|--output"), for messages. */
 static int flag_len(const cli_opt *o) { return (int)strcspn(o->name, "|"); }
 
+/* The kind of file at path (S_IFREG, S_IFCHR, ...), 0 when none. */
+static mode_t file_kind(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? st.st_mode & S_IFMT : 0;
+}
+
+/* A character device or FIFO (written through, whatever its name: a table
+ * there is .npy unless the name ends in .csv). */
+static bool is_device_or_fifo(const char *path) { return S_ISCHR(file_kind(path)) || S_ISFIFO(file_kind(path)); }
+
 static bool suffix_ok(const char *command, const cli_opt *o)
 {
     const char *path = path_of(o);
-    if (is_input(o)) return true;
+    if (is_input(o) || is_device_or_fifo(path)) return true;
     if (o->kind == OPT_TABLE) {
         if (has_suffix(path, ".npy") || has_suffix(path, ".csv")) return true;
         cli_error(command, "%.*s %s: grove writes a table there as .npy or .csv; give a name ending in one of them",
@@ -112,16 +124,56 @@ static bool suffix_ok(const char *command, const cli_opt *o)
     return false;
 }
 
+/* Whether folder is one grove can create files in; else a usage error
+ * about the output o. */
+static bool folder_writable(const char *command, const cli_opt *o, const char *folder)
+{
+    if (access(folder, W_OK | X_OK) == 0) return true;
+    cli_error(command, "%.*s %s: cannot write in the folder %s: %s", flag_len(o), o->name, path_of(o), folder,
+              strerror(errno));
+    return false;
+}
+
+/* An output grove can put into place: a regular file or a new name in a
+ * folder it can write, or a character device or FIFO (written through,
+ * staged in the temporary folder). */
+static bool target_ok(const char *command, const cli_opt *o)
+{
+    const char *path = path_of(o);
+    if (is_device_or_fifo(path)) return folder_writable(command, o, cli_temp_folder());
+    struct stat st;
+    bool exists = stat(path, &st) == 0;
+    if (!exists && errno != ENOENT) {
+        cli_error(command, "%.*s %s: %s", flag_len(o), o->name, path, strerror(errno));
+        return false;
+    }
+    if (exists && !S_ISREG(st.st_mode)) {
+        cli_error(command, "%.*s %s is %s; grove writes regular files, character devices (/dev/null) and FIFOs",
+                  flag_len(o), o->name, path,
+                  S_ISDIR(st.st_mode) ? "a folder" : S_ISBLK(st.st_mode) ? "a block device" : "a socket");
+        return false;
+    }
+    const char *slash = strrchr(path, '/');
+    char *folder = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
+    bool ok = !folder || folder_writable(command, o, folder);
+    free(folder);
+    return ok;
+}
+
 bool cli_check_paths(const char *command, const cli_opt *opts, size_t nopts)
 {
     for (size_t i = 0; i < nopts; i++)
         if (path_of(&opts[i]) && !suffix_ok(command, &opts[i])) return false;
+    for (size_t i = 0; i < nopts; i++)
+        if (path_of(&opts[i]) && !is_input(&opts[i]) && !target_ok(command, &opts[i])) return false;
     for (size_t i = 0; i < nopts; i++) {
         const cli_opt *a = &opts[i];
         if (!path_of(a) || is_input(a)) continue;
         for (size_t k = 0; k < nopts; k++) {
             const cli_opt *b = &opts[k];
             if (k == i || !path_of(b) || (!is_input(b) && k < i) || !same_file(path_of(a), path_of(b))) continue;
+            /* Outputs may share a character device: --a /dev/null --b /dev/null. */
+            if (!is_input(b) && S_ISCHR(file_kind(path_of(a)))) continue;
             if (is_input(b))
                 cli_error(command, "%.*s %s would overwrite the input %.*s", flag_len(a), a->name, path_of(a),
                           flag_len(b), b->name);

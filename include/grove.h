@@ -297,7 +297,12 @@ GROVE_API grove_status grove_npy_read_mem(const void *buf, size_t len, const cha
                                           grove_array *out);
 /* .npy write (version 1.0, or 2.0 when the header needs it), native
  * little-endian data. Atomic: written to a temporary file in the same
- * folder and renamed, so a failure never leaves a partial file at path. */
+ * folder and renamed, so a failure never leaves a partial file at path
+ * (any name the folder takes: the temporary's name is cut to fit). A
+ * character device or FIFO at path (/dev/null, a pipe) is written through,
+ * never replaced (opening a FIFO waits for its reader; a signal that
+ * interrupts the wait fails the call); a folder, block device or socket is
+ * refused. */
 GROVE_API grove_status grove_npy_write(const char *path, const grove_array *array);
 /* The header grove_npy_write writes for a C-ordered array of rows x cols
  * (cols 0: 1-D), for writers that stream the data themselves: copied to
@@ -1408,7 +1413,10 @@ GROVE_API grove_status grove_tipsy_read_mem(const void *buf, size_t len, const c
  * potentials, per unit mass, or 0 for every particle when phi is NULL;
  * grove_nbody_potentials gives a simulation's), big-endian when big_endian
  * is nonzero (standard tipsy), else little endian; atomic like
- * grove_npy_write. */
+ * grove_npy_write. Refused before anything is written
+ * (GROVE_INVALID_ARGUMENT, naming the quantity and the row): a time that
+ * is not finite, and a value float32 cannot hold: not finite, beyond
+ * float32's range, or nonzero but rounding to 0 in float32. */
 GROVE_API grove_status grove_tipsy_write(const char *path, size_t n, double time, const double *pos,
                                          const double *vel, const double *mass, const double *phi,
                                          double softening, int big_endian);

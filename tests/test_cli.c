@@ -192,7 +192,7 @@ TEST(cli_bad_input_leaves_no_output)
     CHECK_MSG(strstr(out, "nan.csv:2:") != NULL, "message was: %s", out);
     free(out);
     CHECK(!exists(indices) && !exists(mask));
-    /* A missing file, an unknown extension without --dims, a directory as output. */
+    /* A missing file, an unknown extension without --dims. */
     snprintf(args, sizeof args, "balltree %s --indices %s", test_path("missing.npy"), indices);
     CHECK(test_grove(args, &out) == 1);
     CHECK(strstr(out, "missing.npy") != NULL);
@@ -204,9 +204,11 @@ TEST(cli_bad_input_leaves_no_output)
     free(out);
     double pts[4] = {0, 1, 2, 3};
     const char *good = test_write_file("ok.bin", pts, sizeof pts);
+    /* An output whose folder is missing: refused before any work. */
     snprintf(args, sizeof args, "balltree %s --dims 2 --indices %s/no/such/dir/i.npy --mask %s", good,
              test_tmpdir(), mask);
-    CHECK(test_grove(args, &out) == 1);
+    CHECK(test_grove(args, &out) == 2);
+    CHECK_MSG(strstr(out, "no/such/dir") != NULL, "message was: %s", out);
     free(out);
     CHECK(!exists(mask));
     /* A batch file of the wrong length. */

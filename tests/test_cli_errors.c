@@ -165,3 +165,64 @@ TEST(cli_fifo_inputs_are_refused_not_waited_on)
     EXPECT_FAILURE(args, 1, "checkpoint.grove", "not a regular file");
     CHECK(!exists(out));
 }
+
+/* The value of "key": N in a --json line, or -1. */
+static long long json_count(const char *out, const char *key)
+{
+    char want[64];
+    snprintf(want, sizeof want, "\"%s\": ", key);
+    const char *at = out ? strstr(out, want) : NULL;
+    return at ? atoll(at + strlen(want)) : -1;
+}
+
+TEST(cli_number_flags_take_subnormals_and_say_what_is_wrong)
+{
+    /* 60 points on 11 sites (point i on site i^2 mod 11: some sites hold
+     * several points, some none), the sites 0.5 apart or more: within a
+     * subnormal distance are exactly the points of one site. */
+    enum { N = 60, SITES = 11 };
+    double pts[3 * N];
+    long long pairs = 0, shared = 0, on_site[SITES] = {0};
+    for (int i = 0; i < N; i++) {
+        int site = i * i % SITES;
+        on_site[site]++;
+        pts[3 * i] = 0.5 * site;
+        pts[3 * i + 1] = 0.25;
+        pts[3 * i + 2] = 1;
+    }
+    for (int s = 0; s < SITES; s++) {
+        pairs += on_site[s] * on_site[s];
+        shared += on_site[s] >= 2;
+    }
+    grove_array a = {pts, GROVE_FLOAT64, 2, {N, 3}};
+    char data[512], args[2048], *out = NULL;
+    snprintf(data, sizeof data, "%s", test_path("sites.npy"));
+    REQUIRE_OK(grove_npy_write(data, &a));
+    snprintf(args, sizeof args, "join %s --eps 1e-311 --count-only --json", data);
+    CHECK_MSG(test_grove(args, &out) == 0 && json_count(out, "pairs") == pairs, "%s: %s", args, out);
+    free(out);
+    snprintf(args, sizeof args, "fof %s --linking-length 4.9e-324 --min-members 2 --groups %s --json", data,
+             test_path("sites_groups.npy"));
+    CHECK_MSG(test_grove(args, &out) == 0 && json_count(out, "groups") == shared, "%s: %s", args, out);
+    free(out);
+    /* Values that are not numbers a flag can hold: each named, with what
+     * is wrong with it. */
+    /* command, flags, an output flag, the message. */
+    const char *const refused[][4] = {
+        {"join", "--count-only --eps inf", "--offsets", "--eps: inf is not finite"},
+        {"join", "--count-only --eps nan", "--offsets", "--eps: nan is not finite"},
+        {"join", "--count-only --eps 1e-400", "--offsets", "--eps: 1e-400 is too small for a double: it rounds to 0"},
+        {"join", "--count-only --eps 1e999", "--offsets", "--eps: 1e999 is beyond the range of a double"},
+        {"join", "--count-only --eps 1 --memory-budget inf", "--offsets", "--memory-budget: inf is not finite"},
+        {"join", "--count-only --eps 1 --box 1,-inf", "--offsets", "--box: length 2 of \"1,-inf\", -inf, is not"},
+        {"knn", "-k 99999999999999999999", "--indices", "-k: 99999999999999999999 is too large"},
+        {"knn", "-k 2 --threads 99999999999", "--indices", "--threads: 99999999999 is out of range"},
+        {"fof", "--linking-length -inf", "--groups", "--linking-length: -inf is not finite"},
+    };
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+        snprintf(args, sizeof args, "%s %s %s %s %s", refused[k][0], data, refused[k][1], refused[k][2],
+                 test_path("never_n.npy"));
+        EXPECT_FAILURE(args, 2, refused[k][3]);
+    }
+    CHECK(!exists(test_path("never_n.npy")));
+}

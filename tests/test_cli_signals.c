@@ -204,3 +204,77 @@ TEST(cli_nbody_checks_its_input_before_creating_out)
     free(out);
     CHECK_MSG(!exists(dir), "--out %s was created for a run that could not start", dir);
 }
+
+/* Wait (at most 60 s) until the file at path holds text or the process
+ * ends; true when the text appeared while it ran. */
+static bool wait_for_text(pid_t pid, const char *path, const char *text)
+{
+    const struct timespec pause = {0, 5000000};
+    for (int i = 0; i < 12000; i++) {
+        size_t len;
+        char *got = test_read_file(path, &len);
+        bool found = got && strstr(got, text);
+        free(got);
+        if (found) return true;
+        if (waitpid(pid, NULL, WNOHANG) == pid) return false;
+        nanosleep(&pause, NULL);
+    }
+    return false;
+}
+
+/* The exit status of pid within 10 s, else -1 (and pid killed). */
+static int status_within(pid_t pid)
+{
+    const struct timespec pause = {0, 5000000};
+    int status = 0;
+    for (int i = 0; i < 2000; i++) {
+        if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        nanosleep(&pause, NULL);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    return -1;
+}
+
+TEST(cli_signal_stops_a_wait_for_a_fifo_reader)
+{
+    char args[2048], dir[512], stage[512], fifo[600], indices[600], log[600];
+    snprintf(args, sizeof args, "gen uniform --n 500 --dims 3 --seed 6 -o %s --quiet", test_path("wait_x.npy"));
+    REQUIRE(test_grove(args, NULL) == 0);
+    snprintf(dir, sizeof dir, "%s/fifo_wait", test_tmpdir());
+    snprintf(stage, sizeof stage, "%s/fifo_wait_stage", test_tmpdir());
+    REQUIRE(mkdir(dir, 0777) == 0 && mkdir(stage, 0777) == 0);
+    snprintf(fifo, sizeof fifo, "%s/d.npy", dir);
+    snprintf(indices, sizeof indices, "%s/i.npy", dir);
+    REQUIRE(mkfifo(fifo, 0600) == 0);
+    const int sigs[2] = {SIGINT, SIGTERM};
+    for (int k = 0; k < 2; k++) {
+        snprintf(log, sizeof log, "%s/fifo_wait_%d.log", test_tmpdir(), k);
+        /* --progress: grove says that it waits for the FIFO's reader, which
+         * never comes. */
+        snprintf(args, sizeof args, "knn %s -k 3 --indices %s --distances %s --progress --threads 1",
+                 test_path("wait_x.npy"), indices, fifo);
+        const char *tmp = getenv("TMPDIR");
+        char *saved = tmp ? strdup(tmp) : NULL;
+        setenv("TMPDIR", stage, 1);
+        pid_t pid = start_grove(args, log);
+        if (saved) setenv("TMPDIR", saved, 1);
+        else unsetenv("TMPDIR");
+        free(saved);
+        REQUIRE(pid > 0);
+        bool waited = wait_for_text(pid, log, "waiting for a reader");
+        CHECK_MSG(waited, "grove knn never waited for the reader of the FIFO %s", fifo);
+        if (waited) CHECK(kill(pid, sigs[k]) == 0);
+        int rc = status_within(pid);
+        size_t len;
+        char *out = test_read_file(log, &len), want[64];
+        snprintf(want, sizeof want, "grove knn: interrupted by %s", sigs[k] == SIGINT ? "SIGINT" : "SIGTERM");
+        CHECK_MSG(!waited || (rc == 128 + sigs[k] && out && strstr(out, want)), "after signal %d: %d, %s", sigs[k], rc,
+                  out ? out : "");
+        free(out);
+        struct stat st;
+        CHECK(stat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+        CHECK_MSG(!exists(indices), "--indices appeared though the set was interrupted");
+        CHECK(count_named(stage, "grove-output") == 0 && count_named(dir, ".grove-") == 0);
+    }
+}

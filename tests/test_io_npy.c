@@ -6,6 +6,9 @@
 #include <dirent.h>
 #include <math.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 enum { NPY_CAP = 4096 };
 
@@ -439,4 +442,87 @@ TEST(io_npy_keeps_nan)
     CHECK(isnan(((double *)b.data)[1]));
     grove_array_free(&a);
     grove_array_free(&b);
+}
+
+/* A 3 x 2 float64 array of sixths, and a fresh folder tmpdir/name. */
+static void through_setup(grove_array *a, const char *name, char dir[512])
+{
+    REQUIRE_OK(grove_array_create(a, GROVE_FLOAT64, 3, 2));
+    for (size_t i = 0; i < 6; i++) ((double *)a->data)[i] = (double)i / 3;
+    snprintf(dir, 512, "%s", test_path(name));
+    CHECK(mkdir(dir, 0777) == 0);
+}
+
+TEST(io_npy_write_goes_through_a_character_device)
+{
+    grove_array a;
+    char dir[512], node[600], command[1400];
+    through_setup(&a, "through_device", dir);
+    /* A null device (mknod needs root): written to, still the device. */
+    snprintf(node, sizeof node, "%s/null.npy", dir);
+    snprintf(command, sizeof command, "mknod '%s' c 1 3 2>/dev/null && : > '%s'", node, node);
+    struct stat st, null_dev;
+    if (stat("/dev/null", &null_dev) != 0 || system(command) != 0) {
+        grove_array_free(&a);
+        test_skip("no null device can be made and opened in the test folder (mknod needs root)");
+        return;
+    }
+    CHECK_OK(grove_npy_write(node, &a));
+    CHECK(stat(node, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == null_dev.st_rdev);
+    CHECK_OK(grove_tipsy_write(node, 0, 0, NULL, NULL, NULL, NULL, 0, 1));
+    CHECK(stat(node, &st) == 0 && S_ISCHR(st.st_mode) && count_entries(dir) == 1);
+    grove_array_free(&a);
+}
+
+TEST(io_npy_write_goes_through_a_fifo)
+{
+    grove_array a;
+    char dir[512], fifo[600], copy[600], ref[600], command[1400];
+    through_setup(&a, "through_fifo", dir);
+    snprintf(ref, sizeof ref, "%s/ref.npy", dir);
+    REQUIRE_OK(grove_npy_write(ref, &a));
+    /* A reader copying the FIFO to a file. */
+    snprintf(fifo, sizeof fifo, "%s/pipe.npy", dir);
+    snprintf(copy, sizeof copy, "%s/read.npy", dir);
+    REQUIRE(mkfifo(fifo, 0600) == 0);
+    snprintf(command, sizeof command, "timeout 30 cat '%s' > '%s' &", fifo, copy);
+    REQUIRE(system(command) == 0);
+    CHECK_OK(grove_npy_write(fifo, &a));
+    struct stat st;
+    CHECK(stat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+    const struct timespec pause = {0, 10000000};
+    for (int i = 0; i < 3000 && !test_same_file(copy, ref); i++) nanosleep(&pause, NULL);
+    CHECK_MSG(test_same_file(copy, ref), "the FIFO's reader did not get the array");
+    /* A folder is refused, and no temporary is left beside it. */
+    char folder[600];
+    snprintf(folder, sizeof folder, "%s/folder.npy", dir);
+    REQUIRE(mkdir(folder, 0777) == 0);
+    CHECK_FAILS(grove_npy_write(folder, &a), GROVE_IO_ERROR, "folder.npy: cannot write: it is a folder");
+    CHECK(count_entries(dir) == 4);
+    grove_array_free(&a);
+}
+
+TEST(io_npy_write_takes_the_longest_names)
+{
+    grove_array a, b;
+    REQUIRE_OK(grove_array_create(&a, GROVE_INT64, 4, 0));
+    ((int64_t *)a.data)[2] = 7;
+    char dir[512], path[1024];
+    snprintf(dir, sizeof dir, "%s", test_path("long_names"));
+    REQUIRE(mkdir(dir, 0777) == 0);
+    long max = pathconf(dir, _PC_NAME_MAX);
+    REQUIRE(max >= 16 && max < 600);
+    for (long len = max - 40; len <= max; len += 8) {
+        int at = snprintf(path, sizeof path, "%s/", dir);
+        memset(path + at, 'x', (size_t)len - 4);
+        snprintf(path + at + len - 4, 5, ".npy");
+        CHECK_OK(grove_npy_write(path, &a));
+        CHECK_OK(grove_npy_write(path, &a)); /* replacing it too */
+        CHECK_OK(grove_npy_read(path, &b));
+        CHECK(b.shape[0] == 4 && ((int64_t *)b.data)[2] == 7);
+        grove_array_free(&b);
+        CHECK(count_entries(dir) == 1);
+        CHECK(unlink(path) == 0);
+    }
+    grove_array_free(&a);
 }

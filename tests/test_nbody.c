@@ -370,6 +370,46 @@ TEST(nbody_cli_tipsy_phi_is_the_potential)
     grove_array_free(&snap);
 }
 
+TEST(nbody_cli_tipsy_refuses_what_float32_cannot_hold)
+{
+    /* 20 particles with one value of row 5 that float32 cannot hold: a
+     * position beyond its range, a mass that would become 0. The run
+     * stops at its first snapshot with the one line, and no file of that
+     * snapshot (nor a checkpoint) is written. */
+    const double spoil[2] = {1e60, 5e-63};
+    const char *want[2] = {"position x of row 5, 1e+60, is beyond float32's range",
+                           "mass of row 5, 5e-63, is nonzero but rounds to 0"};
+    for (int k = 0; k < 2; k++) {
+        test_particles ic = test_ic(GROVE_IC_PLUMMER, 20, 7, 0);
+        grove_array a = {0};
+        REQUIRE_OK(grove_array_create(&a, GROVE_FLOAT64, 20, 7));
+        double *row = a.data;
+        for (size_t i = 0; i < 20; i++, row += 7) {
+            memcpy(row, ic.x + 3 * i, 3 * sizeof *row);
+            memcpy(row + 3, ic.v + 3 * i, 3 * sizeof *row);
+            row[6] = ic.m[i];
+        }
+        ((double *)a.data)[7 * 5 + (k ? 6 : 0)] = spoil[k];
+        char input[512], dir[512], args[2048], *out = NULL;
+        snprintf(input, sizeof input, "%s", test_path(k ? "tiny_mass.npy" : "far_particle.npy"));
+        snprintf(dir, sizeof dir, "%s", test_path(k ? "tiny_mass_run" : "far_particle_run"));
+        REQUIRE_OK(grove_npy_write(input, &a));
+        grove_array_free(&a);
+        free(ic.x);
+        snprintf(args, sizeof args, "nbody --input %s --steps 2 --tipsy --out %s --quiet --threads 1", input, dir);
+        CHECK_MSG(test_grove(args, &out) == 1 && strstr(out, "snap_000000.tipsy") && strstr(out, want[k]) &&
+                      strstr(out, ".npy"),
+                  "%s: %s", args, out);
+        free(out);
+        const char *files[3] = {"snap_000000.npy", "snap_000000.tipsy", "checkpoint.grove"};
+        for (int f = 0; f < 3; f++) {
+            char path[700];
+            snprintf(path, sizeof path, "%s/%s", dir, files[f]);
+            CHECK_MSG(access(path, F_OK) != 0, "%s was written", path);
+        }
+    }
+}
+
 /* The files of two --out folders: the same names, each the same bytes. */
 static bool same_folders(const char *a, const char *b)
 {

@@ -2,6 +2,7 @@
  * the 28-byte header variant, and hostile files refused cleanly. */
 #include "test.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 
@@ -122,4 +123,52 @@ TEST(tipsy_rejects_hostile_files)
     CHECK_FAILS(grove_tipsy_read_mem(bad, len, "time", &s), GROVE_PARSE_ERROR, "time is not finite");
     CHECK_FAILS(grove_tipsy_read(test_tmpdir(), &s), GROVE_IO_ERROR, "directory");
     CHECK(s.pos == NULL && s.n == 0);
+}
+
+TEST(tipsy_write_refuses_values_float32_cannot_hold)
+{
+    /* Three particles of ordinary values; each case spoils one value of
+     * row 1 (or the softening, or the time) and must be refused naming it,
+     * with no file written. */
+    double pos[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8}, vel[9] = {0}, mass[3] = {1, 1, 1}, phi[3] = {-1, -2, -3};
+    const char *path = test_path("refused.tipsy");
+    struct {
+        double *at, value;
+        const char *want;
+    } cases[] = {
+        {&pos[3], 1e60, "position x of row 1, 1e+60, is beyond float32's range"},
+        {&pos[5], -4e38, "position z of row 1, -4e+38, is beyond float32's range"},
+        {&pos[4], NAN, "position y of row 1, nan, is NaN"},
+        {&vel[4], INFINITY, "velocity y of row 1, inf, is infinite"},
+        {&vel[3], 1e300, "velocity x of row 1, 1e+300, is beyond"},
+        {&mass[1], 5e-63, "mass of row 1, 5e-63, is nonzero but rounds to 0 in float32"},
+        {&mass[1], 7e-46, "mass of row 1, 7e-46, is nonzero but rounds to 0"},
+        {&phi[1], -1e39, "potential of row 1, -1e+39, is beyond"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        double keep = *cases[k].at;
+        *cases[k].at = cases[k].value;
+        CHECK_FAILS(grove_tipsy_write(path, 3, 1, pos, vel, mass, phi, 0.01, 1), GROVE_INVALID_ARGUMENT,
+                    cases[k].want);
+        CHECK(strstr(grove_last_error(), "refused.tipsy") && strstr(grove_last_error(), ".npy"));
+        *cases[k].at = keep;
+    }
+    CHECK_FAILS(grove_tipsy_write(path, 3, NAN, pos, vel, mass, phi, 0.01, 1), GROVE_INVALID_ARGUMENT,
+                "the time, nan, is not finite");
+    CHECK_FAILS(grove_tipsy_write(path, 3, 1, pos, vel, mass, phi, 1e39, 1), GROVE_INVALID_ARGUMENT,
+                "the softening, 1e+39, is beyond");
+    FILE *f = fopen(path, "rb");
+    CHECK(f == NULL);
+    if (f) fclose(f);
+    /* What float32 holds is written: its largest value, a subnormal (kept
+     * as float32 rounds it), a time float32 could not hold (the header
+     * keeps a double), and -0. */
+    pos[3] = FLT_MAX;
+    pos[4] = 1e-40;
+    vel[4] = -0.0;
+    REQUIRE_OK(grove_tipsy_write(path, 3, 1e300, pos, vel, mass, phi, 0.01, 1));
+    grove_snapshot s;
+    REQUIRE_OK(grove_tipsy_read(path, &s));
+    CHECK(s.time == 1e300 && s.pos[3] == FLT_MAX && s.pos[4] == (double)(float)1e-40 && s.pos[4] > 0);
+    grove_snapshot_free(&s);
 }

@@ -127,7 +127,10 @@ def write_tipsy(path: str | os.PathLike, snapshot: Snapshot, *, softening: float
                 big_endian: bool = True) -> None:
     """Write a snapshot as tipsy dark-matter particles (float32; big endian,
     "standard" tipsy, unless big_endian=False), atomically: eps = softening,
-    phi = the snapshot's potentials (0 when it has none)."""
+    phi = the snapshot's potentials (0 when it has none). A value float32
+    cannot hold (not finite, beyond its range, nonzero but rounding to 0)
+    or a time that is not finite raises InvalidArgumentError naming the
+    quantity and the row; nothing is written."""
     pos = fixed(snapshot.positions, np.float64, (None, 3), "positions")
     n = pos.shape[0]
     vel = fixed(snapshot.velocities, np.float64, (n, 3), "velocities")

@@ -32,7 +32,9 @@ grove_status grove__file_slurp(const char *path, void **data, size_t *size);
 grove_status grove__csv_read_file(const char *path, grove_array *out, grove_load_info *info);
 
 /* Write head then body to path through a temporary file in the same folder
- * and rename(), so path never holds a partial file. */
+ * and rename(), so path never holds a partial file; a character device or
+ * FIFO at path is written through instead (never replaced), a folder,
+ * block device or socket refused. */
 grove_status grove__file_write_atomic(const char *path, const void *head, size_t head_len, const void *body,
                                       size_t body_len);
 

@@ -7,6 +7,7 @@
 #include "io_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 
 /* Floats per record, and the leading ones grove keeps: mass, pos[3], vel[3]. */
 enum { GAS_FLOATS = 12, DARK_FLOATS = 9, STAR_FLOATS = 11, KEEP = 7 };
@@ -168,6 +169,52 @@ static void store_f32(unsigned char *p, double x, bool swap)
     store_u32(p, u, swap);
 }
 
+/* Why x cannot be stored as a float32, or NULL when it can (float32
+ * subnormals can: they keep fewer digits, but are not 0). The conversion
+ * rounds to nearest and gives inf beyond the range (IEEE 754, C's Annex F). */
+static const char *float32_problem(double x)
+{
+    if (isnan(x)) return "is NaN";
+    if (isinf(x)) return "is infinite";
+    float f = (float)x;
+    if (isinf(f)) return "is beyond float32's range (3.4e+38)";
+    if (f == 0 && x != 0) return "is nonzero but rounds to 0 in float32 (below 1.4e-45)";
+    return NULL;
+}
+
+/* Refuse a value the file would not hold: `what` of row `row` (no row when
+ * row is SIZE_MAX). */
+static grove_status check_float32(double x, const char *what, size_t row)
+{
+    const char *problem = float32_problem(x);
+    if (!problem) return GROVE_OK;
+    char where[48] = "";
+    if (row != SIZE_MAX) snprintf(where, sizeof where, " of row %zu", row);
+    return grove__fail(GROVE_INVALID_ARGUMENT, "tipsy_write: %s%s, %g, %s; tipsy stores float32 (write .npy to keep "
+                       "float64 values)", what, where, x, problem);
+}
+
+/* Every value the records hold, before anything is written. */
+static grove_status check_values(size_t n, double time, const double *pos, const double *vel, const double *mass,
+                                 const double *phi, double softening)
+{
+    static const char *const axis_name[3] = {"x", "y", "z"};
+    if (!isfinite(time)) return grove__fail(GROVE_INVALID_ARGUMENT, "tipsy_write: the time, %g, is not finite", time);
+    grove_status s = check_float32(softening, "the softening", SIZE_MAX);
+    for (size_t i = 0; s == GROVE_OK && i < n; i++) {
+        s = check_float32(mass[i], "the mass", i);
+        for (int a = 0; s == GROVE_OK && a < 3; a++) {
+            char what[32];
+            snprintf(what, sizeof what, "position %s", axis_name[a]);
+            s = check_float32(pos[3 * i + a], what, i);
+            snprintf(what, sizeof what, "velocity %s", axis_name[a]);
+            if (s == GROVE_OK) s = check_float32(vel[3 * i + a], what, i);
+        }
+        if (s == GROVE_OK && phi) s = check_float32(phi[i], "the potential", i);
+    }
+    return s;
+}
+
 grove_status grove_tipsy_write(const char *path, size_t n, double time, const double *pos, const double *vel,
                                const double *mass, const double *phi, double softening, int big_endian)
 {
@@ -176,6 +223,11 @@ grove_status grove_tipsy_write(const char *path, size_t n, double time, const do
     if (n > INT32_MAX) return grove__fail(GROVE_TOO_LARGE, "tipsy_write: %zu particles; the format holds 2^31 - 1", n);
     if (n && (!pos || !vel || !mass))
         return grove__fail(GROVE_INVALID_ARGUMENT, "tipsy_write: snapshot arrays are NULL");
+    grove_status s = check_values(n, time, pos, vel, mass, phi, softening);
+    if (s != GROVE_OK) {
+        grove__error_prefix(path);
+        return s;
+    }
     bool swap = (big_endian != 0) == grove__host_little_endian();
     size_t bytes = 32 + 4 * DARK_FLOATS * n;
     unsigned char *buf = grove__calloc(bytes, 1, "tipsy file");
@@ -191,7 +243,7 @@ grove_status grove_tipsy_write(const char *path, size_t n, double time, const do
                                  vel[3 * i + 1], vel[3 * i + 2], softening,    phi ? phi[i] : 0};
         for (int k = 0; k < DARK_FLOATS; k++) store_f32(r + 4 * k, v[k], swap);
     }
-    grove_status s = grove__file_write_atomic(path, buf, bytes, NULL, 0);
+    s = grove__file_write_atomic(path, buf, bytes, NULL, 0);
     grove__free(buf);
     if (s != GROVE_OK) grove__error_prefix(path);
     return s;

@@ -112,6 +112,31 @@ def test_tipsy_phi_is_the_potential(tmp_path):
     assert grove.read_tipsy(tmp_path / "s.tipsy").potentials is None
 
 
+@pytest.mark.parametrize("field,row,value,match", [
+    ("positions", 2, 1e300, "position x of row 2, 1e\\+300, is beyond float32's range"),
+    ("positions", 1, np.nan, "position x of row 1, nan, is NaN"),
+    ("velocities", 0, -np.inf, "velocity x of row 0, -inf, is infinite"),
+    ("masses", 3, 5e-63, "mass of row 3, 5e-63, is nonzero but rounds to 0"),
+    ("time", None, np.nan, "the time, nan, is not finite"),
+])
+def test_write_tipsy_refuses_what_float32_cannot_hold(tmp_path, field, row, value, match):
+    # The library's tipsy writer refuses, naming the quantity and the row,
+    # and writes nothing.
+    pos, vel, mass = np.ones((4, 3)), np.zeros((4, 3)), np.ones(4)
+    time = 0.0
+    arrays = {"positions": pos, "velocities": vel, "masses": mass}
+    if field == "time":
+        time = value
+    elif field == "masses":
+        mass[row] = value
+    else:
+        arrays[field][row, 0] = value
+    snap = grove.Snapshot(time, pos, vel, mass)
+    with pytest.raises(grove.InvalidArgumentError, match=match):
+        grove.write_tipsy(tmp_path / "s.tipsy", snap)
+    assert not (tmp_path / "s.tipsy").exists()
+
+
 def test_render_writes_a_png(tmp_path):
     with grove.NBody.from_ic("cold", 100) as sim:
         try:
