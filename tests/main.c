@@ -7,6 +7,7 @@
 #include "test.h"
 
 #include <stdarg.h>
+#include <time.h>
 
 enum { MAX_TESTS = 4096 };
 static struct {
@@ -56,6 +57,13 @@ void test_skip(const char *fmt, ...)
         if (*c == '\n' || *c == '\r') *c = ' ';
 }
 
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static int by_name(const void *a, const void *b)
 {
     const char *x = *(const char *const *)a, *y = *(const char *const *)b;
@@ -85,16 +93,22 @@ int main(int argc, char **argv)
         }
         current_failures = 0;
         current_skip[0] = '\0';
+        double start = seconds_now();
         tests[i].fn();
+        /* A test's seconds where they are many enough to matter for
+         * make check's length (TEST_LONG moves it to make check-all). */
+        double took = seconds_now() - start;
+        char took_text[32] = "";
+        if (took >= 1) snprintf(took_text, sizeof took_text, " (%.1f s)", took);
         if (current_failures) {
             failed++;
-            fprintf(stderr, "FAIL %s (%d failed checks)\n", tests[i].name, current_failures);
+            fprintf(stderr, "FAIL %s (%d failed checks)%s\n", tests[i].name, current_failures, took_text);
         } else if (current_skip[0]) {
             skipped++;
-            printf("skip %s (%s)\n", tests[i].name, current_skip);
+            printf("skip %s (%s)%s\n", tests[i].name, current_skip, took_text);
         } else {
             passed++;
-            printf("ok   %s\n", tests[i].name);
+            printf("ok   %s%s\n", tests[i].name, took_text);
         }
         fflush(stdout);
     }

@@ -182,7 +182,7 @@ TEST(dbscan_against_reference)
 }
 
 /* Sizes where the join runs on two threads (and the union-find races). */
-TEST(dbscan_two_threads_against_reference)
+TEST_LONG(dbscan_two_threads_against_reference)
 {
     static const struct {
         test_kind kind;

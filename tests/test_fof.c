@@ -297,7 +297,7 @@ TEST(fof_brute_force_periodic)
  * union per pair of groups, settled groups skipped) do most of the
  * linking (with the tighter spread and no background, all of it inside
  * a blob), and the groups must still be brute force's. */
-TEST(fof_brute_force_dense_clumps)
+TEST_LONG(fof_brute_force_dense_clumps)
 {
     for (int periodic = 0; periodic < 2; periodic++)
         for (int f32 = 0; f32 < 2; f32++)

@@ -165,7 +165,7 @@ TEST(gravity_accuracy_plummer_1e4)
     cloud_free(&c);
 }
 
-TEST(gravity_accuracy_plummer_1e5)
+TEST_LONG(gravity_accuracy_plummer_1e5)
 {
     if (test_sanitized()) return; /* the 1e4 test covers the code paths */
     cloud c = make_ic(GROVE_IC_PLUMMER, 100000, 7);

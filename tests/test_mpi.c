@@ -63,7 +63,7 @@ static const char *out_path(char *buf, size_t size, const char *stem, int p)
 /* `grove join` under mpirun on 1..4 ranks writes the files of the plain
  * run (p = 0), byte for byte: a self-join with distances and exclude_self
  * (d = 3, blobs), a semi-join's pairs (d = 64, float32), counted offsets. */
-TEST(mpi_cli_join_outputs_identical_to_a_plain_run)
+TEST_LONG(mpi_cli_join_outputs_identical_to_a_plain_run)
 {
     if (!test_mpi_ready()) return;
     char cmd[4096], d3[512], d64[512], q64[512], *out = NULL;
@@ -139,7 +139,7 @@ TEST(mpi_cli_dbscan_outputs_identical_to_a_plain_run)
  * catalogue, byte for byte: (n, 3) float64 positions (blobs) with a .npy
  * catalogue, (n, 7) rows with masses and velocities and a .csv catalogue
  * by --b, (n, 4) float32 rows with masses. */
-TEST(mpi_cli_fof_outputs_identical_to_a_plain_run)
+TEST_LONG(mpi_cli_fof_outputs_identical_to_a_plain_run)
 {
     if (!test_mpi_ready()) return;
     char cmd[4096], snaps[3][512], *out = NULL;

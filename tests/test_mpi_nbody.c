@@ -37,7 +37,7 @@ TEST(mpi_nbody_checkpoint_from_2_ranks_resumes_on_3_and_1)
 /* The energy check of docs/nbody.md (10^4 Plummer, 1000 steps of 1/128,
  * theta 0.75, softening 0.01: |dE/E| < 1e-4) on 2 ranks, and a shorter
  * run on 3; smaller under sanitizers. */
-TEST(mpi_nbody_energy_error_within_the_single_process_bound)
+TEST_LONG(mpi_nbody_energy_error_within_the_single_process_bound)
 {
     if (!test_mpi_ready()) return;
     bool small = test_sanitized();
@@ -69,7 +69,7 @@ static double largest_difference(const double *a, const double *b, size_t n)
  * of the largest value after 10 steps; 3e-5 seen), --json says how
  * the run was spread, and a run written on 2 ranks resumes on 3 and then
  * alone, ending at the step asked for. */
-TEST(mpi_cli_nbody_outputs_agree_with_a_plain_run)
+TEST_LONG(mpi_cli_nbody_outputs_agree_with_a_plain_run)
 {
     if (!test_mpi_ready()) return;
     const char *common = "--ic plummer --n 2000 --seed 4 --dt 0.01 --snapshot-every 5 --tipsy --quiet";

@@ -98,7 +98,7 @@ static void conservation(grove_nbody *sim, uint64_t k, double *de, double *dl)
     }
 }
 
-TEST(nbody_block_kepler_e09_keeps_energy_and_angular_momentum_for_100_orbits)
+TEST_LONG(nbody_block_kepler_e09_keeps_energy_and_angular_momentum_for_100_orbits)
 {
     /* Equal masses 1/2 (the acceleration criterion puts both on the same
      * level; with unequal masses the heavy body's small acceleration would
@@ -134,7 +134,7 @@ TEST(nbody_block_kepler_e09_keeps_energy_and_angular_momentum_for_100_orbits)
     grove_nbody_free(sim);
 }
 
-TEST(nbody_block_plummer_energy_threads_and_evaluations)
+TEST_LONG(nbody_block_plummer_energy_threads_and_evaluations)
 {
     size_t n = 2000;
     test_particles r = test_ic(GROVE_IC_PLUMMER, n, 5, 0);
@@ -163,10 +163,10 @@ TEST(nbody_block_plummer_energy_threads_and_evaluations)
 
 /* The issue's must-show run: a Hernquist sphere of 10^4 particles over 5
  * crossing times (t_cr = 2 sqrt(2) in Henon units, docs/nbody.md) with
- * block steps; dt 1/8, eta 0.2, K 8, eps 0.05, theta 0.75 keep it at 10-25
- * s on 2 cores. The largest |dE/E| at the ends of the largest steps was
+ * block steps; dt 1/8, eta 0.2, K 8, eps 0.05, theta 0.75 keep it short
+ * enough for make check-all. The largest |dE/E| at the ends of the largest steps was
  * 4.2e-3 (measured, levels 0..3); bound 1e-2. */
-TEST(nbody_block_hernquist_keeps_its_energy_over_5_crossing_times)
+TEST_LONG(nbody_block_hernquist_keeps_its_energy_over_5_crossing_times)
 {
     size_t n = 10000;
     test_particles r = test_ic(GROVE_IC_HERNQUIST, n, 1, 0);
