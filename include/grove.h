@@ -374,7 +374,8 @@ typedef struct grove_gen_params {
 
 GROVE_API void grove_gen_params_init(grove_gen_params *params);
 /* Fill out (n * d float64, row-major). The same params give the same values
- * on every platform and for any thread count. */
+ * on every platform and for any thread count. options: threads and the
+ * cancel flag (read per block of rows; NULL = defaults). */
 GROVE_API grove_status grove_gen(const grove_gen_params *params, double *out,
                                  const grove_options *options);
 
@@ -509,7 +510,8 @@ GROVE_API grove_status grove_balltree_ball_stats(grove_points points,
  * GROVE_OK, or GROVE_INVALID_ARGUMENT naming the first violation (batch,
  * slot or node). Time O(n d log n); extra memory n bytes plus, with a
  * rotation, n d doubles. mask may be NULL only in partition mode. Runs on
- * the calling thread; options is taken for symmetry and may be NULL. */
+ * the calling thread; options: its cancel flag, read as the scans go (GROVE_CANCELLED;
+ * NULL = none). */
 GROVE_API grove_status grove_balltree_check(grove_points points, const grove_balltree_params *params,
                                             const int64_t *indices, const uint8_t *mask,
                                             const grove_options *options);
