@@ -422,6 +422,28 @@ static bool agree_units(const nbody_args *a, const cli_units *theirs)
     return agree(a, "--units", a->given.units, a->units == theirs, a->units_name, phrase);
 }
 
+/* *mass = the mass of plummer-bh's point mass, row 0 (first where it is
+ * held: rows ascend). Under mpirun rank 0, which alone prints a refusal,
+ * gets it from the rank holding it; the others take the flag's value
+ * (agreeing), and the ranks then agree on rank 0's verdict. Collective. */
+static grove_status held_point_mass(const nbody_args *a, const grove_mpi *mpi, double *mass)
+{
+    bool holds = grove_nbody_count(a->sim) && grove_nbody_rows(a->sim)[0] == 0;
+    *mass = holds ? grove_nbody_masses(a->sim)[0] : a->bh_mass;
+    int ranks = grove_mpi_size(mpi);
+    if (ranks == 1) return GROVE_OK;
+    int64_t *all = grove_mpi_rank(mpi) == 0 ? malloc((size_t)ranks * sizeof *all) : NULL;
+    grove_status s = grove_mpi_agree(mpi, grove_mpi_rank(mpi) == 0 && !all ? GROVE_OUT_OF_MEMORY : GROVE_OK);
+    /* Each rank's value as its bits; -1 (a NaN's, never a mass) where not held. */
+    int64_t bits = -1;
+    if (holds) memcpy(&bits, mass, sizeof bits);
+    if (s == GROVE_OK) grove_mpi_gather_int64(mpi, bits, all);
+    for (int r = 0; s == GROVE_OK && all && r < ranks; r++)
+        if (all[r] != -1) memcpy(mass, &all[r], sizeof *mass);
+    free(all);
+    return s;
+}
+
 /* A resumed run: the settings the command line gives again must agree with
  * the checkpoint's, and those it leaves out are the checkpoint's. A
  * checkpoint from before version 4 keeps only the library's parameters:
@@ -464,11 +486,9 @@ static grove_status resume_settings(nbody_args *a, cli_run *run)
                        a->checkpoint);
         return GROVE_PARSE_ERROR;
     }
-    /* The point mass of plummer-bh is row 0: under mpirun the rank holding
-     * it (first, rows ascend) checks it, the others take the flag's value,
-     * and the ranks agree below. */
-    double point_mass = a->bh_mass;
-    if (grove_nbody_count(a->sim) && grove_nbody_rows(a->sim)[0] == 0) point_mass = grove_nbody_masses(a->sim)[0];
+    double point_mass;
+    grove_status held = held_point_mass(a, run->options.mpi, &point_mass);
+    if (held != GROVE_OK) return held;
     /* The start: the same IC kind, or a snapshot (whose path is not kept). */
     char began[32];
     snprintf(began, sizeof began, "%s%s", from_ic ? "--ic " : "--input (a snapshot)", from_ic ? start : "");

@@ -222,8 +222,9 @@ GROVE_API void grove_mpi_phases(const grove_mpi *mpi, double *seconds, int64_t *
 /* Collective: all[r] = rank r's value, on rank 0 (size entries; all is
  * not touched elsewhere). Alone (NULL): all[0] = value. */
 GROVE_API void grove_mpi_gather_int64(const grove_mpi *mpi, int64_t value, int64_t *all);
-/* Collective: every rank's status agreed: the worst of them (a rank whose
- * own s was GROVE_OK fails too, its error saying another rank failed).
+/* Collective: every rank's status agreed: the worst of them, and on every
+ * rank the error message of the lowest rank with that status (its
+ * grove_last_error(), prefixed "rank r: "), so any rank can report it.
  * Alone (NULL): s. */
 GROVE_API grove_status grove_mpi_agree(const grove_mpi *mpi, grove_status s);
 /* Rank r's block of n rows: first = r n / size, count = (r + 1) n / size
