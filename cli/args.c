@@ -12,6 +12,7 @@
 
 void cli_error(const char *command, const char *fmt, ...)
 {
+    if (grove_mpi_rank(cli_mpi()) != 0) return; /* under mpirun: rank 0's line alone */
     va_list args;
     va_start(args, fmt);
     fprintf(stderr, "grove %s: ", command);

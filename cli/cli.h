@@ -93,7 +93,9 @@ const char *cli_parse_number(const char *text, char **end, double *v);
 bool cli_help(int argc, char **argv, const char *usage);
 
 /* Print "grove COMMAND: message" to stderr (printf-style): the one line
- * of a usage error. */
+ * of a usage error or a failure. Under mpirun only rank 0 prints: every
+ * rank fails alike (the library's agreed failures carry the failing
+ * rank's message to every rank), so its line is the run's. */
 void cli_error(const char *command, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

@@ -100,9 +100,12 @@ static grove_status compute(hdbscan_args *a, cli_run *run)
         s = grove_hdbscan_model_labels(model, a->labels.array.data, a->probabilities.array.data,
                                        a->scores.array.data);
     if (s == GROVE_OK) a->clusters = grove_hdbscan_model_clusters(model);
-    if (s == GROVE_OK && a->predict.array.data)
+    if (s == GROVE_OK && a->predict.array.data) {
         s = grove_hdbscan_approximate_predict(model, a->predict.points, a->predicted_labels.array.data,
                                               a->predicted_probabilities.array.data, &run->options);
+        /* What the prediction refuses is in the queries' file. */
+        if (s != GROVE_OK) run->fail_path = a->predict.path;
+    }
     run->seconds = cli_now() - start;
     grove_hdbscan_model_free(model);
     return s;

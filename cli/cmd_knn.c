@@ -28,6 +28,9 @@ typedef struct knn_args {
     double mean_kth;
 } knn_args;
 
+/* grove.h: an index holds at most 2^32 - 2 points, so no k beyond. */
+static const size_t K_MAX = (size_t)UINT32_MAX - 1;
+
 static bool check(void *state)
 {
     const knn_args *a = state;
@@ -37,6 +40,11 @@ static bool check(void *state)
     }
     if (a->exclude_self && a->queries.path) {
         cli_error("knn", "--exclude-self applies to self-queries (no --queries)");
+        return false;
+    }
+    if (a->k > K_MAX) {
+        cli_error("knn", "-k: expected a whole number in 1..%zu (the most points an index holds), got %zu", K_MAX,
+                  a->k);
         return false;
     }
     return true;
@@ -53,6 +61,14 @@ static grove_status run(void *state, cli_run *run)
     size_t nq = query_count(a), k = a->k;
     run->fail_queries = a->queries.path;
     if (!cli_box_apply("knn", &a->box, pts.d, &a->ip)) return cli_run_usage(run);
+    /* Before the (nq, k) outputs are made: a k beyond the points would
+     * otherwise fail as memory. */
+    size_t candidates = pts.n - (a->exclude_self && pts.n > 0);
+    if (k > candidates) {
+        cli_note_error("%s: -k %zu is more than its %zu point%s%s", a->data.path, k, candidates,
+                       candidates == 1 ? "" : "s", a->exclude_self ? " besides each query" : "");
+        return GROVE_INVALID_ARGUMENT;
+    }
     grove_status s = grove_array_create(&a->indices.array, GROVE_INT64, nq, k);
     if (s == GROVE_OK) s = grove_array_create(&a->distances.array, GROVE_FLOAT64, nq, k);
     const int64_t *indices = a->indices.array.data;

@@ -161,6 +161,20 @@ static grove_status create_part(const nbody_args *a, const grove_options *o, siz
                               mass ? mass + first : NULL, &a->params, o, sim);
 }
 
+/* Room for n generated particles (positions, velocities, masses: 7
+ * doubles each), or NULL with the failure noted, saying how much. */
+static double *ic_buffer(size_t n)
+{
+    bool fits = n <= (SIZE_MAX / sizeof(double) - 1) / 7;
+    double *buf = fits ? malloc((7 * n + 1) * sizeof *buf) : NULL;
+    if (!buf && fits)
+        cli_note_error("--n %zu: out of memory allocating %zu bytes for the initial conditions (7 doubles a "
+                       "particle)", n, (7 * n + 1) * sizeof *buf);
+    else if (!buf)
+        cli_note_error("--n %zu: the initial conditions (7 doubles a particle) overflow the address space", n);
+    return buf;
+}
+
 /* The starting simulation: checkpoint, snapshot or generated ICs. Under
  * mpirun every rank reads or generates them all and takes its block. */
 static grove_status start(const nbody_args *a, const grove_options *o, grove_nbody **sim, bool *resumed)
@@ -172,6 +186,12 @@ static grove_status start(const nbody_args *a, const grove_options *o, grove_nbo
         if (stat(out_path(a, path, sizeof path, "checkpoint.grove"), &st) == 0) {
             *resumed = true;
             return grove_nbody_checkpoint_read(path, o, sim);
+        }
+        /* No checkpoint: the command line's start, if it gives one (check() let --n go). */
+        if (!a->input.path && a->n == 0) {
+            cli_note_error("%s: no checkpoint to resume (and no --ic with --n N, or --input, to start a new run)",
+                           path);
+            return GROVE_IO_ERROR;
         }
     }
     if (a->input.path) {
@@ -193,7 +213,7 @@ static grove_status start(const nbody_args *a, const grove_options *o, grove_nbo
     ic.n = a->n;
     ic.seed = a->seed;
     if (a->given.bh_mass) ic.bh_mass = a->bh_mass;
-    double *buf = malloc((7 * a->n + 1) * sizeof *buf);
+    double *buf = ic_buffer(a->n);
     grove_status s = grove_mpi_agree(o->mpi, buf ? grove_ic_generate(&ic, buf, buf + 3 * a->n, buf + 6 * a->n)
                                                  : GROVE_OUT_OF_MEMORY);
     if (s == GROVE_OK) s = create_part(a, o, a->n, buf, buf + 3 * a->n, buf + 6 * a->n, sim);
@@ -422,6 +442,28 @@ static bool agree_units(const nbody_args *a, const cli_units *theirs)
     return agree(a, "--units", a->given.units, a->units == theirs, a->units_name, phrase);
 }
 
+/* *mass = the mass of plummer-bh's point mass, row 0 (first where it is
+ * held: rows ascend). Under mpirun rank 0, which alone prints a refusal,
+ * gets it from the rank holding it; the others take the flag's value
+ * (agreeing), and the ranks then agree on rank 0's verdict. Collective. */
+static grove_status held_point_mass(const nbody_args *a, const grove_mpi *mpi, double *mass)
+{
+    bool holds = grove_nbody_count(a->sim) && grove_nbody_rows(a->sim)[0] == 0;
+    *mass = holds ? grove_nbody_masses(a->sim)[0] : a->bh_mass;
+    int ranks = grove_mpi_size(mpi);
+    if (ranks == 1) return GROVE_OK;
+    int64_t *all = grove_mpi_rank(mpi) == 0 ? malloc((size_t)ranks * sizeof *all) : NULL;
+    grove_status s = grove_mpi_agree(mpi, grove_mpi_rank(mpi) == 0 && !all ? GROVE_OUT_OF_MEMORY : GROVE_OK);
+    /* Each rank's value as its bits; -1 (a NaN's, never a mass) where not held. */
+    int64_t bits = -1;
+    if (holds) memcpy(&bits, mass, sizeof bits);
+    if (s == GROVE_OK) grove_mpi_gather_int64(mpi, bits, all);
+    for (int r = 0; s == GROVE_OK && all && r < ranks; r++)
+        if (all[r] != -1) memcpy(mass, &all[r], sizeof *mass);
+    free(all);
+    return s;
+}
+
 /* A resumed run: the settings the command line gives again must agree with
  * the checkpoint's, and those it leaves out are the checkpoint's. A
  * checkpoint from before version 4 keeps only the library's parameters:
@@ -464,11 +506,9 @@ static grove_status resume_settings(nbody_args *a, cli_run *run)
                        a->checkpoint);
         return GROVE_PARSE_ERROR;
     }
-    /* The point mass of plummer-bh is row 0: under mpirun the rank holding
-     * it (first, rows ascend) checks it, the others take the flag's value,
-     * and the ranks agree below. */
-    double point_mass = a->bh_mass;
-    if (grove_nbody_count(a->sim) && grove_nbody_rows(a->sim)[0] == 0) point_mass = grove_nbody_masses(a->sim)[0];
+    double point_mass;
+    grove_status held = held_point_mass(a, run->options.mpi, &point_mass);
+    if (held != GROVE_OK) return held;
     /* The start: the same IC kind, or a snapshot (whose path is not kept). */
     char began[32];
     snprintf(began, sizeof began, "%s%s", from_ic ? "--ic " : "--input (a snapshot)", from_ic ? start : "");
@@ -521,6 +561,9 @@ static bool check_units(nbody_args *a)
     return true;
 }
 
+/* The library takes at most 2^32 - 2 particles (its octree's limit). */
+static const size_t N_MAX = (size_t)UINT32_MAX - 1;
+
 static bool check(void *state)
 {
     nbody_args *a = state;
@@ -566,6 +609,11 @@ static bool check(void *state)
     if (a->units_name && !check_units(a)) return false;
     if (!a->input.path && a->n == 0 && !a->resume) {
         cli_error("nbody", "--n N (>= 1) is required with --ic");
+        return false;
+    }
+    if (a->n > N_MAX) {
+        cli_error("nbody", "--n: expected a whole number in 1..%zu (the most particles a run holds), got %zu", N_MAX,
+                  a->n);
         return false;
     }
     return true;

@@ -222,8 +222,9 @@ GROVE_API void grove_mpi_phases(const grove_mpi *mpi, double *seconds, int64_t *
 /* Collective: all[r] = rank r's value, on rank 0 (size entries; all is
  * not touched elsewhere). Alone (NULL): all[0] = value. */
 GROVE_API void grove_mpi_gather_int64(const grove_mpi *mpi, int64_t value, int64_t *all);
-/* Collective: every rank's status agreed: the worst of them (a rank whose
- * own s was GROVE_OK fails too, its error saying another rank failed).
+/* Collective: every rank's status agreed: the worst of them, and on every
+ * rank the error message of the lowest rank with that status (its
+ * grove_last_error(), prefixed "rank r: "), so any rank can report it.
  * Alone (NULL): s. */
 GROVE_API grove_status grove_mpi_agree(const grove_mpi *mpi, grove_status s);
 /* Rank r's block of n rows: first = r n / size, count = (r + 1) n / size
@@ -374,7 +375,8 @@ typedef struct grove_gen_params {
 
 GROVE_API void grove_gen_params_init(grove_gen_params *params);
 /* Fill out (n * d float64, row-major). The same params give the same values
- * on every platform and for any thread count. */
+ * on every platform and for any thread count. options: threads and the
+ * cancel flag (read per block of rows; NULL = defaults). */
 GROVE_API grove_status grove_gen(const grove_gen_params *params, double *out,
                                  const grove_options *options);
 
@@ -509,7 +511,8 @@ GROVE_API grove_status grove_balltree_ball_stats(grove_points points,
  * GROVE_OK, or GROVE_INVALID_ARGUMENT naming the first violation (batch,
  * slot or node). Time O(n d log n); extra memory n bytes plus, with a
  * rotation, n d doubles. mask may be NULL only in partition mode. Runs on
- * the calling thread; options is taken for symmetry and may be NULL. */
+ * the calling thread; options: its cancel flag, read as the scans go (GROVE_CANCELLED;
+ * NULL = none). */
 GROVE_API grove_status grove_balltree_check(grove_points points, const grove_balltree_params *params,
                                             const int64_t *indices, const uint8_t *mask,
                                             const grove_options *options);

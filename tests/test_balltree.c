@@ -1217,6 +1217,43 @@ TEST(balltree_layout_and_batches)
     CHECK(balls == 48);
 }
 
+/* The checker finds what breaks a tree, in both modes: a row moved across
+ * the root's split, a row twice, an odd padding slot (its scans stop early
+ * only for a cancel flag). */
+TEST(balltree_check_finds_broken_trees)
+{
+    size_t n = 4096, d = 3; /* a power of two: no padding, every slot real */
+    double *x = test_points(TEST_UNIFORM, n, d, 31);
+    int64_t *idx = malloc(n * sizeof *idx);
+    uint8_t *mask = malloc(n);
+    REQUIRE(x && idx && mask);
+    grove_points pts = grove_points_f64(x, n, d);
+    grove_balltree_params p;
+    grove_balltree_params_init(&p);
+    for (int partition = 0; partition < 2; partition++) {
+        p.levels = partition ? 5 : -1;
+        REQUIRE_OK(grove_balltree_build(pts, &p, idx, mask, NULL));
+        uint8_t *m = partition ? NULL : mask;
+        CHECK_OK(grove_balltree_check(pts, &p, idx, m, NULL));
+        int64_t first = idx[0], last = idx[n - 1];
+        idx[0] = last, idx[n - 1] = first;
+        CHECK_FAILS(grove_balltree_check(pts, &p, idx, m, NULL), GROVE_INVALID_ARGUMENT, "is not before");
+        idx[0] = first, idx[n - 1] = last;
+        int64_t kept = idx[7];
+        idx[7] = idx[6];
+        CHECK_FAILS(grove_balltree_check(pts, &p, idx, m, NULL), GROVE_INVALID_ARGUMENT, "appears twice");
+        idx[7] = kept;
+        if (!partition) {
+            mask[9] = 0; /* a padding slot must copy its leaf's first slot */
+            CHECK_FAILS(grove_balltree_check(pts, &p, idx, m, NULL), GROVE_INVALID_ARGUMENT, "padding");
+            mask[9] = 1;
+        }
+    }
+    free(x);
+    free(idx);
+    free(mask);
+}
+
 TEST(balltree_errors_name_the_culprit)
 {
     double x[8] = {0, 1, 2, 3, 4, 5, 6, 7};

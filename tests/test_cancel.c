@@ -1,7 +1,8 @@
 /* Cancellation: grove_options.cancel raised from a second thread while a
  * long call runs stops the work in flight with GROVE_CANCELLED, not only
  * between its large units (a Borůvka round, a block of queries, a force
- * evaluation, an N-body step). Each input makes the unit running when the
+ * evaluation, an N-body step, a prediction's queries, a ball tree check's
+ * node, generated rows). Each input makes the unit running when the
  * flag goes up far longer than the delay, so the checks look at what was
  * left undone (queries never answered, a round never reported, a call
  * that returned GROVE_CANCELLED where finishing would return GROVE_OK),
@@ -217,7 +218,7 @@ TEST(cancel_nbody_step_stops_inside_the_step_and_keeps_the_state)
     free(vel);
 }
 
-TEST(cancel_balltree_stops_inside_one_batch)
+TEST(cancel_balltree_build_and_check_stop_inside_one_batch)
 {
     /* One batch of 2^22 points: no batch boundary to stop at. */
     size_t n = (size_t)1 << 22, slots = (size_t)1 << 23;
@@ -233,7 +234,82 @@ TEST(cancel_balltree_stops_inside_one_batch)
     grove_status s = grove_balltree_build(grove_points_f32(x, n, 3), NULL, idx, mask, &o);
     canceller_join(&c);
     CHECK_MSG(s == GROVE_CANCELLED, "grove_balltree_build -> %s, wanted cancelled", grove_status_str(s));
+    /* The check of a whole tree of 2^20 of them takes far longer than the delay too. */
+    grove_points part = grove_points_f32(x, n / 4, 3);
+    REQUIRE_OK(grove_balltree_build(part, NULL, idx, mask, NULL));
+    o = canceller_start(&c);
+    s = grove_balltree_check(part, NULL, idx, mask, &o);
+    canceller_join(&c);
+    CHECK_MSG(s == GROVE_CANCELLED, "grove_balltree_check -> %s, wanted cancelled", grove_status_str(s));
     free(x);
     free(idx);
     free(mask);
+}
+
+/* How many of n doubles still hold -1, which no output here takes. */
+static size_t untouched_f64(const double *v, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += v[i] == -1;
+    return k;
+}
+
+TEST(cancel_hdbscan_prediction_stops_inside_the_queries)
+{
+    /* A small model, and far more queries than the delay answers. */
+    size_t n = 4000, d = 3, nq = 500000;
+    double *x = test_points(TEST_CLUSTERED, n, d, 77), *q = test_points(TEST_UNIFORM, nq, d, 78);
+    int64_t *labels = malloc(nq * sizeof *labels);
+    double *values = malloc(nq * sizeof *values);
+    REQUIRE(x && q && labels && values);
+    grove_hdbscan_params p;
+    grove_hdbscan_params_init(&p);
+    p.min_cluster_size = 40;
+    p.prediction_data = 1;
+    grove_hdbscan_model *m = NULL;
+    REQUIRE_OK(grove_hdbscan_model_create(grove_points_f64(x, n, d), &p, NULL, &m));
+    REQUIRE(grove_hdbscan_model_clusters(m) > 1);
+    /* Few enough membership rows for one value per query: every query's row starts at q k. */
+    size_t k = grove_hdbscan_model_clusters(m), nm = nq / k;
+    const char *call[] = {"approximate_predict", "approximate_predict_scores", "membership_vector"};
+    for (int c = 0; c < 3; c++) {
+        for (size_t i = 0; i < nq; i++) labels[i] = -1, values[i] = -1;
+        canceller cl;
+        grove_options o = canceller_start(&cl);
+        grove_status s = c == 0   ? grove_hdbscan_approximate_predict(m, grove_points_f64(q, nq, d), labels, NULL, &o)
+                         : c == 1 ? grove_hdbscan_approximate_predict_scores(m, grove_points_f64(q, nq, d), values, &o)
+                                  : grove_hdbscan_membership_vector(m, grove_points_f64(q, nm, d), values, &o);
+        canceller_join(&cl);
+        CHECK_MSG(s == GROVE_CANCELLED, "%s -> %s, wanted cancelled", call[c], grove_status_str(s));
+        /* Labels of -1 are noise too: only the scores and rows tell work left undone. */
+        if (c > 0) CHECK_MSG(untouched_f64(values, c == 1 ? nq : nm * k) > 0, "%s answered every query", call[c]);
+    }
+    grove_hdbscan_model_free(m);
+    free(x);
+    free(q);
+    free(labels);
+    free(values);
+}
+
+TEST(cancel_gen_stops_inside_the_rows)
+{
+    /* Exponential values (positive, a logarithm each) on one thread: a
+     * second's work whatever the machine's cores. */
+    size_t n = 2000000, d = 3;
+    double *out = malloc(n * d * sizeof *out);
+    REQUIRE(out);
+    for (size_t i = 0; i < n * d; i++) out[i] = -1;
+    grove_gen_params p;
+    grove_gen_params_init(&p);
+    p.kind = GROVE_GEN_EXPONENTIAL;
+    p.n = n;
+    p.d = d;
+    canceller c;
+    grove_options o = canceller_start(&c);
+    o.threads = 1;
+    grove_status s = grove_gen(&p, out, &o);
+    canceller_join(&c);
+    CHECK_MSG(s == GROVE_CANCELLED, "grove_gen -> %s, wanted cancelled", grove_status_str(s));
+    CHECK_MSG(untouched_f64(out, n * d) > 0, "every row was generated before the call returned");
+    free(out);
 }

@@ -95,6 +95,47 @@ TEST(cli_failures_while_running_exit_1)
     CHECK(!exists(test_path("never_acc.npy")));
 }
 
+/* A failure blames what caused it: the queries' file for queries the
+ * model refuses, -k or --n beyond any input as usage errors, a -k beyond
+ * the data before outputs of that size are made, a missing checkpoint,
+ * and the bytes the initial conditions needed. */
+TEST(cli_failures_name_their_cause)
+{
+    char args[2048], *out = NULL;
+    const char *data = write_particles("blame_data.npy", 60, 60);
+    grove_array q = {0};
+    REQUIRE_OK(grove_array_create(&q, GROVE_FLOAT64, 10, 2));
+    const char *queries = test_path("blame_q2.npy");
+    REQUIRE_OK(grove_npy_write(queries, &q));
+    grove_array_free(&q);
+    snprintf(args, sizeof args, "hdbscan %s --min-cluster-size 5 --labels %s --predict %s --predicted-labels %s", data,
+             test_path("never_l.npy"), queries, test_path("never_pl.npy"));
+    EXPECT_FAILURE(args, 1, "blame_q2.npy: ", "the queries have 2 dimensions, the model 4");
+    CHECK(test_grove(args, &out) == 1 && !strstr(out, "blame_data.npy"));
+    free(out);
+    snprintf(args, sizeof args, "knn %s -k 9223372036854775808 --indices %s", data, test_path("never_k.npy"));
+    EXPECT_FAILURE(args, 2, "-k: expected a whole number in 1..4294967294", "got 9223372036854775808");
+    snprintf(args, sizeof args, "knn %s -k 1000000000 --indices %s", data, test_path("never_k.npy"));
+    EXPECT_FAILURE(args, 1, "blame_data.npy: -k 1000000000 is more than its 60 points");
+    snprintf(args, sizeof args, "knn %s -k 60 --exclude-self --indices %s", data, test_path("never_k.npy"));
+    EXPECT_FAILURE(args, 1, "-k 60 is more than its 59 points besides each query");
+    CHECK(!exists(test_path("never_k.npy")));
+    snprintf(args, sizeof args, "nbody --resume --steps 2 --out %s", test_path("never_resumed"));
+    EXPECT_FAILURE(args, 1, "never_resumed/checkpoint.grove: no checkpoint to resume");
+    snprintf(args, sizeof args, "nbody --n 99999999999999 --steps 1 --out %s", test_path("never_run"));
+    EXPECT_FAILURE(args, 2, "--n: expected a whole number in 1..4294967294", "got 99999999999999");
+    CHECK(!exists(test_path("never_resumed")) && !exists(test_path("never_run")));
+    /* 10^8 particles' 5.6 GB under a 2 GB address space (sanitizers reserve terabytes). */
+    if (test_sanitized()) return;
+    snprintf(args, sizeof args, "ulimit -v 2000000 && %s nbody --n 100000000 --steps 1 --out %s", test_cli(),
+             test_path("never_run"));
+    int rc = test_run(args, &out);
+    CHECK_MSG(rc == 1 && strstr(out, "--n 100000000: out of memory allocating 5600000008 bytes for the initial "
+                                     "conditions"),
+              "%d: %s", rc, out);
+    free(out);
+}
+
 TEST(cli_colliding_or_unwritable_outputs_are_refused)
 {
     char data[512], args[4096];

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* What a streamed join must deliver: the one-shot CSR, batch by batch. */
@@ -317,6 +318,79 @@ TEST(join_many_dimensions_memory_linear_in_d)
     int status = 0;
     REQUIRE(waitpid(pid, &status, 0) == pid);
     CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the d = 20000 child failed (status %d)", status);
+}
+
+/* Seconds of CPU time this process has used (every thread). */
+static double cpu_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* A few points in very many dimensions (an image or a spectrum per row):
+ * the index's work is linear in d. The variance order was an insertion
+ * sort of the d dimensions, quadratic (11 s of CPU for 4 points in 2^18
+ * dimensions, against a few tenths now; CPU time, one thread, so a busy
+ * machine does not count). The order is checked against variances
+ * computed here, columns in groups of four equal ones for the ties, and
+ * the kNN against brute force. */
+TEST(index_on_few_points_is_linear_in_d)
+{
+    size_t n = 4, d = (size_t)1 << 18, k = 2;
+    double *x = test_points(TEST_UNIFORM, n, d / 4, 81), *y = malloc(n * d * sizeof *y), *var = malloc(d * sizeof *var);
+    size_t *order = malloc(d * sizeof *order);
+    REQUIRE(x && y && var && order);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < d; j++) y[i * d + j] = x[i * (d / 4) + j / 4];
+    grove_options o;
+    grove_options_init(&o);
+    o.threads = 1;
+    grove_index *ix = NULL;
+    double start = cpu_seconds();
+    grove_status s = grove_index_create(grove_points_f64(y, n, d), NULL, &o, &ix);
+    double used = cpu_seconds() - start;
+    REQUIRE_OK(s);
+    if (!test_sanitized()) CHECK_MSG(used < 3, "the index on %zu x %zu points took %.1f s of CPU", n, d, used);
+    grove_index_dim_order(ix, order);
+    for (size_t j = 0; j < d; j++) {
+        double mean = 0, v = 0;
+        for (size_t i = 0; i < n; i++) mean += y[i * d + j] / (double)n;
+        for (size_t i = 0; i < n; i++) v += (y[i * d + j] - mean) * (y[i * d + j] - mean);
+        var[j] = v;
+    }
+    bool ordered = true;
+    for (size_t j = 0; j + 1 < d && ordered; j++) {
+        size_t a = order[j], b = order[j + 1];
+        /* Equal columns tie exactly: the lower dimension first. */
+        ordered = a / 4 == b / 4 ? a < b : var[a] >= var[b] * (1 - 1e-12);
+        CHECK_MSG(ordered, "dimension order: %zu (variance %.17g) before %zu (%.17g)", a, var[a], b, var[b]);
+    }
+    int64_t idx[4 * 2];
+    double dist[4 * 2];
+    CHECK_OK(grove_knn_search(ix, NULL, &(grove_knn_params){k, 1}, idx, dist, &o));
+    for (size_t q = 0; q < n; q++) {
+        /* The two nearest other points, by brute force (ties are not expected in random data). */
+        double d2[4];
+        size_t first = q == 0 ? 1 : 0, second = SIZE_MAX;
+        for (size_t p = 0; p < n; p++) {
+            d2[p] = 0;
+            for (size_t j = 0; j < d; j++) d2[p] += (y[q * d + j] - y[p * d + j]) * (y[q * d + j] - y[p * d + j]);
+        }
+        for (size_t p = 0; p < n; p++)
+            if (p != q && d2[p] < d2[first]) first = p;
+        for (size_t p = 0; p < n; p++)
+            if (p != q && p != first && (second == SIZE_MAX || d2[p] < d2[second])) second = p;
+        CHECK_MSG(idx[q * k] == (int64_t)first && idx[q * k + 1] == (int64_t)second,
+                  "query %zu: neighbours %lld, %lld; brute force %zu, %zu", q, (long long)idx[q * k],
+                  (long long)idx[q * k + 1], first, second);
+        CHECK(fabs(dist[q * k] - sqrt(d2[first])) <= 1e-12 * sqrt(d2[first]));
+    }
+    grove_index_free(ix);
+    free(x);
+    free(y);
+    free(var);
+    free(order);
 }
 
 TEST(join_threads_give_identical_results)

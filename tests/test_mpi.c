@@ -25,6 +25,73 @@ TEST(mpi_fof_groups_and_catalogue_identical_to_one_process_on_1_to_4_ranks)
     if (test_mpi_ready()) test_mpi_on_1_to_4_ranks("fof");
 }
 
+TEST(mpi_errors_name_global_rows_on_every_rank_on_1_to_4_ranks)
+{
+    if (test_mpi_ready()) test_mpi_on_1_to_4_ranks("errors");
+}
+
+/* The lines of out that start with "grove COMMAND: ". */
+static int lines_of(const char *out, const char *command)
+{
+    char head[64];
+    int lines = 0;
+    snprintf(head, sizeof head, "grove %s: ", command);
+    for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        lines += strncmp(p, head, strlen(head)) == 0;
+    return lines;
+}
+
+/* rows x cols doubles as a .npy file. */
+static grove_status write_rows(const char *path, double *x, size_t rows, size_t cols)
+{
+    grove_array a = {x, GROVE_FLOAT64, 2, {rows, cols}};
+    return grove_npy_write(path, &a);
+}
+
+/* A bad row under mpirun: one line, from one rank, naming the row of the
+ * file (not of a rank's part), for the commands that check the rows in
+ * the library on each rank's part (fof, gravity, nbody) or on the whole
+ * file (dbscan). */
+TEST(mpi_cli_names_the_global_row_once)
+{
+    if (!test_mpi_ready()) return;
+    double x[201 * 7];
+    for (size_t i = 0; i < 201 * 7; i++) x[i] = (double)((i * 37) % 101) / 10;
+    for (size_t i = 0; i < 201; i++) x[i * 7 + 6] = 1.0 / 201;
+    x[100 * 7 + 1] = NAN;
+    const char *snap = test_path("mpi_bad_snap.npy"), *points = test_path("mpi_bad_points.npy");
+    REQUIRE_OK(write_rows(snap, x, 201, 7));
+    double g[60 * 4];
+    for (size_t i = 0; i < 60 * 4; i++) g[i] = i % 4 == 3 ? 1.0 / 60 : (double)((i * 13) % 29) / 3;
+    g[49 * 4] = NAN;
+    const char *particles = test_path("mpi_bad_particles.npy");
+    REQUIRE_OK(write_rows(particles, g, 60, 4));
+    double p3[201 * 3];
+    for (size_t i = 0; i < 201; i++)
+        for (int j = 0; j < 3; j++) p3[i * 3 + j] = x[i * 7 + j];
+    REQUIRE_OK(write_rows(points, p3, 201, 3));
+    /* Each run: COMMAND [IN_FLAG] FILE FLAGS OUT_FLAG OUT. */
+    const struct {
+        int ranks;
+        const char *command, *in_flag, *file, *flags, *out_flag, *words;
+    } runs[] = {
+        {4, "fof", "", snap, "--linking-length 0.5", "--groups", "row 100, column 1 is NaN"},
+        {4, "nbody", "--input", snap, "--steps 1 --dt 0.01", "--out", "particle 100, coordinate 1 is not finite"},
+        {2, "gravity", "", particles, "", "--acc", "particle 49, coordinate 0 is not finite"},
+        {4, "dbscan", "", points, "--eps 0.5 --min-samples 3", "--labels", "row 100, column 1 is NaN"},
+    };
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        char args[2048], *out = NULL;
+        snprintf(args, sizeof args, "%s %s %s %s %s %s --quiet", runs[r].command, runs[r].in_flag, runs[r].file,
+                 runs[r].flags, runs[r].out_flag, test_path(r == 1 ? "mpi_bad_run" : "mpi_bad_out.npy"));
+        CHECK(test_mpirun(runs[r].ranks, "grove", args, &out) == 1);
+        CHECK_MSG(out && strstr(out, runs[r].words) && lines_of(out, runs[r].command) == 1,
+                  "%s on %d ranks: wanted one line saying \"%s\", got:\n%s", runs[r].command, runs[r].ranks,
+                  runs[r].words, out ? out : "");
+        free(out);
+    }
+}
+
 TEST(mpi_cli_info_prints_once_with_ranks)
 {
     if (!test_mpi_ready()) return;

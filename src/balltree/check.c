@@ -12,7 +12,21 @@ typedef struct checker {
     const int64_t *indices;
     const uint8_t *mask;
     const grove_balltree_batch *batch;
+    const grove_options *options; /* its cancel flag (stopping) */
+    bool stopped;                 /* the flag was seen: every scan ends */
 } checker;
+
+/* Slots between reads of the cancel flag: a scan of a large node reads
+ * rows all over the points, a second for millions of slots. */
+#define POLL_SLOTS 65536
+
+/* Whether the scan at slot s stops: the flag is read every POLL_SLOTS
+ * slots (of the batch layout, so small nodes share reads). */
+static bool stopping(checker *c, size_t s)
+{
+    if (s % POLL_SLOTS == 0 && !c->stopped) c->stopped = grove__cancelled(c->options);
+    return c->stopped;
+}
 
 static double coord(const checker *c, int64_t row, size_t j)
 {
@@ -29,14 +43,14 @@ static bool before(const checker *c, size_t j, int64_t a, int64_t b)
 }
 
 /* The widest dimension of the real points in slots [lo, hi). */
-static size_t widest_dim(const checker *c, size_t lo, size_t hi)
+static size_t widest_dim(checker *c, size_t lo, size_t hi)
 {
     size_t best = 0;
     double best_spread = -1.0;
     for (size_t j = 0; j < c->points.d; j++) {
         double mn = 0, mx = 0;
         bool any = false;
-        for (size_t s = lo; s < hi; s++) {
+        for (size_t s = lo; s < hi && !stopping(c, s); s++) {
             if (!real_slot(c, s)) continue;
             double v = coord(c, c->indices[s], j);
             if (!any || v < mn) mn = v;
@@ -49,7 +63,7 @@ static size_t widest_dim(const checker *c, size_t lo, size_t hi)
 }
 
 /* Node [lo, hi) split at mid: counts and order across the split. */
-static grove_status check_split(const checker *c, size_t lo, size_t mid, size_t hi, int level, bool leaf_pair)
+static grove_status check_split(checker *c, size_t lo, size_t mid, size_t hi, int level, bool leaf_pair)
 {
     size_t left = 0, right = 0;
     for (size_t s = lo; s < mid; s++) left += real_slot(c, s);
@@ -64,11 +78,12 @@ static grove_status check_split(const checker *c, size_t lo, size_t mid, size_t 
     if (left == 0 || right == 0) return GROVE_OK;
     size_t j = widest_dim(c, lo, hi);
     int64_t last_left = -1, first_right = -1;
-    for (size_t s = lo; s < mid; s++)
+    for (size_t s = lo; s < mid && !stopping(c, s); s++)
         if (real_slot(c, s) && (last_left < 0 || before(c, j, last_left, c->indices[s]))) last_left = c->indices[s];
-    for (size_t s = mid; s < hi; s++)
+    for (size_t s = mid; s < hi && !stopping(c, s); s++)
         if (real_slot(c, s) && (first_right < 0 || before(c, j, c->indices[s], first_right)))
             first_right = c->indices[s];
+    if (c->stopped) return grove__fail(GROVE_CANCELLED, "balltree check: cancelled");
     if (!before(c, j, last_left, first_right))
         return grove__fail(GROVE_INVALID_ARGUMENT,
                            "balltree check: batch %lld, level %d node at slots %zu..%zu: row %lld (left) is not "
@@ -80,11 +95,12 @@ static grove_status check_split(const checker *c, size_t lo, size_t mid, size_t 
 
 /* Every real slot holds a row of this batch, each row once; padding copies
  * sit in second slots of leaf pairs. */
-static grove_status check_membership(const checker *c, const int64_t *batch_ids, bool full, uint8_t *seen)
+static grove_status check_membership(checker *c, const int64_t *batch_ids, bool full, uint8_t *seen)
 {
     const grove_balltree_batch *b = c->batch;
     size_t real = 0;
     for (size_t s = b->slot_offset; s < b->slot_offset + b->slots; s++) {
+        if (stopping(c, s)) return grove__fail(GROVE_CANCELLED, "balltree check: cancelled");
         int64_t row = c->indices[s];
         if (row < 0 || (uint64_t)row >= c->points.n)
             return grove__fail(GROVE_INVALID_ARGUMENT, "balltree check: slot %zu holds row %lld, outside 0..%zu", s,
@@ -112,7 +128,7 @@ static grove_status check_membership(const checker *c, const int64_t *batch_ids,
 }
 
 /* Full mode: nodes are aligned power-of-two slot ranges. */
-static grove_status check_full_tree(const checker *c)
+static grove_status check_full_tree(checker *c)
 {
     size_t base = c->batch->slot_offset, slots = c->batch->slots;
     for (int level = 0; level <= c->batch->levels; level++) {
@@ -126,7 +142,7 @@ static grove_status check_full_tree(const checker *c)
 }
 
 /* Partition mode: nodes follow floor(k/2) halving for `levels` levels. */
-static grove_status check_partition(const checker *c, size_t lo, size_t count, int level)
+static grove_status check_partition(checker *c, size_t lo, size_t count, int level)
 {
     if (level == c->batch->levels || count <= 1) {
         for (size_t s = lo + 1; s < lo + count; s++)
@@ -159,7 +175,6 @@ static double *rotate_points(grove_points p, const double *R)
 grove_status grove_balltree_check(grove_points points, const grove_balltree_params *params, const int64_t *indices,
                                   const uint8_t *mask, const grove_options *options)
 {
-    (void)options;
     grove__clear_error();
     grove_balltree_params defaults;
     grove_balltree_params_init(&defaults);
@@ -189,13 +204,15 @@ grove_status grove_balltree_check(grove_points points, const grove_balltree_para
         goto done;
     }
     s = grove_balltree_batches(points.n, params, batches);
-    checker c = {points, grove__points_stride(points), rotated, indices, mask, NULL};
+    checker c = {points, grove__points_stride(points), rotated, indices, mask, NULL, options, false};
     for (size_t b = 0; s == GROVE_OK && b < nbatches; b++) {
         c.batch = &batches[b];
         s = check_membership(&c, params->batch, full, seen);
         if (s == GROVE_OK)
             s = full ? check_full_tree(&c) : check_partition(&c, batches[b].slot_offset, batches[b].count, 0);
     }
+    /* A node whose scans were cut short may have looked fine. */
+    if (s == GROVE_OK && c.stopped) s = grove__fail(GROVE_CANCELLED, "balltree check: cancelled");
 done:
     grove__free(rotated);
     grove__free(seen);

@@ -34,6 +34,9 @@
     default: BODY(d); break;                                                 \
     }
 
+/* The longest message grove_last_error() holds, its NUL included. */
+#define GROVE__ERROR_CAPACITY 512
+
 /* Record a failure for grove_last_error() and return its status, so call
  * sites read `return grove__fail(GROVE_INVALID_ARGUMENT, "...", ...);`. */
 grove_status grove__fail(grove_status status, const char *fmt, ...) GROVE__PRINTF(2, 3);
@@ -91,6 +94,10 @@ grove_status grove__points_validate(grove_points points, int threads);
  * 20 bits (so at most that value, with the same binary exponent), 0 for
  * n = 0, in the same single pass over the values. */
 grove_status grove__points_validate_range(grove_points points, int threads, double *magnitude);
+/* The same for a part of a larger set whose row 0 is row `first` of the
+ * whole (a rank's part of a distributed call's input): the message names
+ * the whole's row. */
+grove_status grove__points_validate_part(grove_points points, size_t first, int threads, double *magnitude);
 /* grove__points_validate without the scan of the values: dtype, shape,
  * data and stride only (a caller that checks every value's finiteness
  * in a pass of its own, then calls grove__points_validate for the

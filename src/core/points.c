@@ -124,6 +124,11 @@ grove_status grove__points_validate(grove_points points, int threads)
 
 grove_status grove__points_validate_range(grove_points points, int threads, double *magnitude)
 {
+    return grove__points_validate_part(points, 0, threads, magnitude);
+}
+
+grove_status grove__points_validate_part(grove_points points, size_t first, int threads, double *magnitude)
+{
     *magnitude = 0;
     grove_status s = grove__points_check_shape(points);
     if (s != GROVE_OK || points.n == 0) return s;
@@ -146,7 +151,7 @@ grove_status grove__points_validate_range(grove_points points, int threads, doub
         for (size_t j = 0; j < points.d; j++) {
             double v = f64 ? ((const double *)row)[j] : ((const float *)row)[j];
             if (!isfinite(v))
-                return grove__fail(GROVE_INVALID_ARGUMENT, "points: row %zu, column %zu is %s", i, j,
+                return grove__fail(GROVE_INVALID_ARGUMENT, "points: row %zu, column %zu is %s", first + i, j,
                                    isnan(v) ? "NaN" : "infinite");
         }
     }

@@ -4,8 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { ERROR_CAPACITY = 512 };
-static _Thread_local char last_error[ERROR_CAPACITY];
+static _Thread_local char last_error[GROVE__ERROR_CAPACITY];
 
 const char *grove_status_str(grove_status status)
 {
@@ -34,7 +33,7 @@ grove_status grove__fail(grove_status status, const char *fmt, ...)
 
 void grove__error_prefix(const char *context)
 {
-    char copy[ERROR_CAPACITY];
+    char copy[GROVE__ERROR_CAPACITY];
     memcpy(copy, last_error, sizeof copy);
     snprintf(last_error, sizeof last_error, "%.200s: %.300s", context, copy);
 }

@@ -176,8 +176,10 @@ static void predict_membership(const predict_job *job, query_state *st, size_t i
  * so consecutive searches walk the same part of the index (row order
  * jumps all over it): each query's leaf of the training index, reached by
  * always stepping to the nearer child, then a radix sort by leaf. NULL
- * (row order) beyond 2^32 queries. */
-static grove_status query_order(const grove__prediction *pd, grove_points queries, int threads, uint32_t **out)
+ * (row order) beyond 2^32 queries. GROVE_CANCELLED when the options'
+ * cancel flag is seen. */
+static grove_status query_order(const grove__prediction *pd, grove_points queries, int threads,
+                                const grove_options *options, const char *who, uint32_t **out)
 {
     size_t nq = queries.n, d = pd->tree.d, stride = grove__points_stride(queries);
     *out = NULL;
@@ -186,16 +188,18 @@ static grove_status query_order(const grove__prediction *pd, grove_points querie
     uint32_t *order = grove__malloc(nq * sizeof *order, "HDBSCAN query order");
     double *q = grove__malloc((size_t)threads * d * sizeof *q, "HDBSCAN query order");
     grove_status s = key && order && q ? GROVE_OK : GROVE_OUT_OF_MEMORY;
+    int stopped = 0;
     if (s == GROVE_OK) {
         const grove__node *node = pd->tree.node;
         const double *box = pd->tree.box;
-#pragma omp parallel num_threads(threads)
+#pragma omp parallel num_threads(threads) reduction(| : stopped)
         {
             int t, team;
             grove__team_member(&t, &team);
             double *mine = q + (size_t)t * d;
 #pragma omp for schedule(static)
             for (size_t i = 0; i < nq; i++) {
+                if (stopped || (stopped = grove__cancelled(options))) continue;
                 for (size_t j = 0; j < d; j++) mine[j] = ldexp(grove__coord(queries, stride, i, j), -pd->exponent);
                 uint32_t at = 0;
                 while (node[at].right) {
@@ -208,7 +212,7 @@ static grove_status query_order(const grove__prediction *pd, grove_points querie
                 order[i] = (uint32_t)i;
             }
         }
-        s = grove__radix_sort_u64(key, order, nq, threads);
+        s = stopped ? grove__fail(GROVE_CANCELLED, "%s: cancelled", who) : grove__radix_sort_u64(key, order, nq, threads);
     }
     grove__free(key);
     grove__free(q);
@@ -244,7 +248,7 @@ static grove_status run(const grove_hdbscan_model *m, grove_points queries, pred
     if (!grove__mul_size(per, (size_t)threads, &bytes))
         return grove__fail(GROVE_TOO_LARGE, "%s: working memory overflows", who);
     uint32_t *order;
-    s = query_order(pd, queries, threads, &order);
+    s = query_order(pd, queries, threads, options, who, &order);
     if (s != GROVE_OK) return s;
     char *block = grove__malloc(bytes, "HDBSCAN prediction");
     if (!block) {
@@ -253,13 +257,16 @@ static grove_status run(const grove_hdbscan_model *m, grove_points queries, pred
     }
     predict_job job = {m, pd, kind, labels, values};
     size_t stride = grove__points_stride(queries), d = m->d;
-#pragma omp parallel num_threads(threads)
+    int stopped = 0;
+#pragma omp parallel num_threads(threads) reduction(| : stopped)
     {
         int t, team;
         grove__team_member(&t, &team);
         query_state st = state_at(pd, block + (size_t)t * per);
 #pragma omp for schedule(dynamic, 16)
         for (size_t at = 0; at < nq; at++) {
+            /* One read of the cancel flag per query: millions take seconds. */
+            if (stopped || (stopped = grove__cancelled(options))) continue;
             size_t i = order ? order[at] : at;
             for (size_t j = 0; j < d; j++) st.q[j] = ldexp(grove__coord(queries, stride, i, j), -pd->exponent);
             if (kind == PREDICT_LABELS) predict_label(&job, &st, i);
@@ -269,7 +276,7 @@ static grove_status run(const grove_hdbscan_model *m, grove_points queries, pred
     }
     grove__free(block);
     grove__free(order);
-    return GROVE_OK;
+    return stopped ? grove__fail(GROVE_CANCELLED, "%s: cancelled", who) : GROVE_OK;
 }
 
 grove_status grove_hdbscan_approximate_predict(const grove_hdbscan_model *m, grove_points queries, int64_t *labels,

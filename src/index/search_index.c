@@ -230,17 +230,33 @@ void grove__dim_sums(grove_points p, double scale, const double *centre, int thr
     }
 }
 
+/* Whether dimension a comes before b: higher variance first, ties to the
+ * lower dimension (a total order, so any sort gives the same order). */
+static bool ranks_before(const double *var, size_t a, size_t b) { return var[a] > var[b] || (var[a] == var[b] && a < b); }
+
+/* Heap sort: O(d log d) in place (d can be hundreds of thousands for a few
+ * points), with no allocation to fail. sift_down restores the heap whose
+ * root is order[top] over order[0 .. end), the element ranked last on top. */
+static void sift_down(const double *var, size_t *order, size_t top, size_t end)
+{
+    for (size_t child; (child = 2 * top + 1) < end; top = child) {
+        if (child + 1 < end && ranks_before(var, order[child], order[child + 1])) child++;
+        if (!ranks_before(var, order[top], order[child])) return;
+        size_t t = order[top];
+        order[top] = order[child];
+        order[child] = t;
+    }
+}
+
 void grove__dims_by_variance(const double *var, size_t d, size_t *order)
 {
     for (size_t j = 0; j < d; j++) order[j] = j;
-    /* Insertion sort: stable, and d is at most a few thousand. */
-    for (size_t j = 1; j < d; j++) {
-        size_t v = order[j], k = j;
-        while (k > 0 && var[order[k - 1]] < var[v]) {
-            order[k] = order[k - 1];
-            k--;
-        }
-        order[k] = v;
+    for (size_t top = d / 2; top-- > 0;) sift_down(var, order, top, d);
+    for (size_t end = d; end > 1; end--) {
+        size_t t = order[0];
+        order[0] = order[end - 1];
+        order[end - 1] = t;
+        sift_down(var, order, 0, end - 1);
     }
 }
 

@@ -33,18 +33,19 @@ static grove_status check_params(const grove_fof_params *params)
     return GROVE_OK;
 }
 
-/* Masses finite and > 0, velocities finite; the first bad value named. */
-static grove_status check_particles(size_t n, size_t d, const double *mass, const double *velocity)
+/* Masses finite and > 0, velocities finite; the first bad value named by
+ * its row in the whole input (this part's row 0 is row `first`). */
+static grove_status check_particles(size_t n, size_t d, size_t first, const double *mass, const double *velocity)
 {
     for (size_t i = 0; mass && i < n; i++)
         if (!(mass[i] > 0) || !isfinite(mass[i]))
-            return grove__fail(GROVE_INVALID_ARGUMENT, "fof: mass[%zu] = %g; masses must be finite and > 0", i,
-                               mass[i]);
+            return grove__fail(GROVE_INVALID_ARGUMENT, "fof: mass[%zu] = %g; masses must be finite and > 0",
+                               first + i, mass[i]);
     for (size_t i = 0; velocity && i < n; i++)
         for (size_t j = 0; j < d; j++)
             if (!isfinite(velocity[i * d + j]))
                 return grove__fail(GROVE_INVALID_ARGUMENT, "fof: velocity[%zu][%zu] = %g; velocities must be finite",
-                                   i, j, velocity[i * d + j]);
+                                   first + i, j, velocity[i * d + j]);
     return GROVE_OK;
 }
 
@@ -56,10 +57,13 @@ grove_status grove_fof(grove_points points, const double *mass, const double *ve
     if (groups) *groups = 0;
     if (catalogue) memset(catalogue, 0, sizeof *catalogue);
     int threads = grove__options(options).threads;
+    /* On several ranks this is a part of the input: messages name global rows. */
+    size_t first = grove__mpi_first_row(options, points.n);
+    double magnitude;
     grove_status s = check_params(params);
-    if (s == GROVE_OK) s = grove__points_validate(points, threads);
+    if (s == GROVE_OK) s = grove__points_validate_part(points, first, threads, &magnitude);
     if (s == GROVE_OK && points.n > 0 && !group) s = grove__fail(GROVE_INVALID_ARGUMENT, "fof: group is NULL");
-    if (s == GROVE_OK) s = check_particles(points.n, points.d, mass, velocity);
+    if (s == GROVE_OK) s = check_particles(points.n, points.d, first, mass, velocity);
     if (grove__mpi_ranks(options) > 1)
         return grove__mpi_fof(s, points, mass, velocity, params, group, groups, catalogue, options);
     if (s != GROVE_OK) return s;

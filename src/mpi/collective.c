@@ -14,19 +14,32 @@
 
 enum { TAG_CHAIN = 7101 };
 
+/* Whether a message already names the rank it came from ("rank 3: ..."):
+ * a status agreed again keeps it as it is. */
+static bool names_its_rank(const char *message)
+{
+    int rank, end = 0;
+    return sscanf(message, "rank %d: %n", &rank, &end) == 1 && end > 0;
+}
+
 grove_status grove__mpi_agree(const grove_mpi *mpi, grove_status s, const char *what)
 {
     int mine = (int)s, worst = 0;
     MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, mpi->comm);
-    if (s == GROVE_OK && worst != 0)
-        return grove__fail((grove_status)worst, "%s: failed on another MPI rank (%s)", what,
-                           grove_status_str((grove_status)worst));
-    if (s != GROVE_OK) {
-        char where[32];
-        snprintf(where, sizeof where, "rank %d", mpi->rank);
-        grove__error_prefix(where);
+    if (worst == 0) return GROVE_OK;
+    /* The lowest rank with the worst status speaks for every rank, so each
+     * says what went wrong (and one line of the CLI, rank 0's, is enough). */
+    int speaker = mine == worst ? mpi->rank : INT_MAX, first = INT_MAX;
+    MPI_Allreduce(&speaker, &first, 1, MPI_INT, MPI_MIN, mpi->comm);
+    char message[GROVE__ERROR_CAPACITY];
+    if (mpi->rank == first) {
+        const char *own = grove_last_error();
+        if (names_its_rank(own)) snprintf(message, sizeof message, "%s", own);
+        else if (own[0]) snprintf(message, sizeof message, "rank %d: %s", first, own);
+        else snprintf(message, sizeof message, "rank %d: %s: %s", first, what, grove_status_str((grove_status)worst));
     }
-    return s;
+    MPI_Bcast(message, (int)sizeof message, MPI_CHAR, first, mpi->comm);
+    return grove__fail((grove_status)worst, "%s", message);
 }
 
 void grove__mpi_offsets(const grove_mpi *mpi, size_t n, int64_t *offsets)

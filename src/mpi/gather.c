@@ -1,5 +1,6 @@
 /* Gathers to rank 0 for callers without MPI types (the CLI): one value
- * per rank, and a distributed join's rows in rank order. */
+ * per rank, and a distributed join's rows in rank order; rows' blocks
+ * and a rank's first global row. */
 #include "mpi_internal.h"
 
 #include <string.h>
@@ -20,6 +21,14 @@ void grove_mpi_gather_int64(const grove_mpi *mpi, int64_t value, int64_t *all)
 grove_status grove_mpi_agree(const grove_mpi *mpi, grove_status s)
 {
     return mpi ? grove__mpi_agree(mpi, s, "mpi") : s;
+}
+
+size_t grove__mpi_first_row(const grove_options *options, size_t n)
+{
+    if (grove__mpi_ranks(options) < 2) return 0;
+    unsigned long long mine = n, before = 0;
+    MPI_Exscan(&mine, &before, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, options->mpi->comm);
+    return options->mpi->rank ? (size_t)before : 0; /* rank 0's is undefined */
 }
 
 void grove_mpi_block(const grove_mpi *mpi, size_t n, size_t *first, size_t *count)
@@ -128,6 +137,13 @@ grove_status grove_join_result_gather(grove_join_result *result, const grove_opt
 }
 
 #else
+
+size_t grove__mpi_first_row(const grove_options *options, size_t n)
+{
+    (void)options;
+    (void)n;
+    return 0;
+}
 
 grove_status grove_mpi_agree(const grove_mpi *mpi, grove_status s)
 {

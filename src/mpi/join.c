@@ -74,16 +74,17 @@ static grove_status agree_scale(plan *pl, grove_points data, const grove_points 
 {
     const grove_mpi *mpi = pl->mpi;
     double mag[2] = {0, 0}, most[2];
-    grove_status s = grove__points_validate_range(data, pl->threads, &mag[0]);
+    /* The offsets first: a message names the row in the whole input. */
+    grove__mpi_offsets(mpi, data.n, pl->doff);
+    grove__mpi_offsets(mpi, queries ? queries->n : data.n, pl->qoff);
+    grove_status s = grove__points_validate_part(data, (size_t)pl->doff[mpi->rank], pl->threads, &mag[0]);
     if (s == GROVE_OK && queries) {
-        s = grove__points_validate_range(*queries, pl->threads, &mag[1]);
+        s = grove__points_validate_part(*queries, (size_t)pl->qoff[mpi->rank], pl->threads, &mag[1]);
         if (s != GROVE_OK) grove__error_prefix("queries");
     }
     s = grove__mpi_agree(mpi, s, "join");
     if (s != GROVE_OK) return s;
     MPI_Allreduce(mag, most, 2, MPI_DOUBLE, MPI_MAX, mpi->comm);
-    grove__mpi_offsets(mpi, data.n, pl->doff);
-    grove__mpi_offsets(mpi, queries ? queries->n : data.n, pl->qoff);
     size_t n = (size_t)pl->doff[mpi->size], terms;
     if (n > (size_t)UINT32_MAX - 1)
         return grove__fail(GROVE_TOO_LARGE, "join: %zu points; an index holds at most 2^32 - 2", n);

@@ -19,9 +19,10 @@ struct grove_mpi {
     int64_t phase_bytes[GROVE_MPI_PHASES];  /* and the bytes it sent in each */
 };
 
-/* One status on every rank (collective): a rank that failed keeps its own
- * message, prefixed with its rank; the others fail with the worst status,
- * saying another rank failed (`what` names the call). */
+/* One status on every rank (collective): the worst of them, with the
+ * message of the lowest rank that has it, prefixed "rank r: " (once: an
+ * agreed message agreed again stays as it is; `what` names the call
+ * where that rank has no message), on every rank. */
 grove_status grove__mpi_agree(const grove_mpi *mpi, grove_status s, const char *what);
 /* offsets[r] = the rows of ranks before r, for every rank's n (P + 1 entries). */
 void grove__mpi_offsets(const grove_mpi *mpi, size_t n, int64_t *offsets);
@@ -120,6 +121,12 @@ static inline int grove__mpi_ranks(const grove_options *options)
 {
     return options ? grove_mpi_size(options->mpi) : 1;
 }
+
+/* The global row of this rank's first row in a distributed call (the
+ * rows of the ranks before it), for messages that name a row; 0 alone.
+ * Collective over the options' ranks: every rank calls it at the same
+ * point (before any return that depends on its own arguments). */
+size_t grove__mpi_first_row(const grove_options *options, size_t n);
 
 /* GROVE_UNSUPPORTED for a call that runs on one process only, started on
  * more than one rank; GROVE_OK otherwise. `what` names the call. */

@@ -42,8 +42,9 @@ grove_status grove__gravity_params(const grove_gravity_params *in, grove_gravity
     return GROVE_OK;
 }
 
-/* Check positions (finite) and masses (finite, >= 0). */
-static grove_status check_input(const double *pos, const double *mass, size_t n)
+/* Check positions (finite) and masses (finite, >= 0); particle i is
+ * named as row first + i of the whole input. */
+static grove_status check_input(const double *pos, const double *mass, size_t n, size_t first)
 {
     if (n && (!pos || !mass))
         return grove__fail(GROVE_INVALID_ARGUMENT, "gravity: %s is NULL", pos ? "mass" : "pos");
@@ -51,15 +52,16 @@ static grove_status check_input(const double *pos, const double *mass, size_t n)
         for (int a = 0; a < 3; a++)
             if (!isfinite(pos[3 * i + a]))
                 return grove__fail(GROVE_INVALID_ARGUMENT, "gravity: particle %zu, coordinate %d is not finite",
-                                   i, a);
+                                   first + i, a);
         if (!(mass[i] >= 0) || !isfinite(mass[i]))
             return grove__fail(GROVE_INVALID_ARGUMENT, "gravity: particle %zu has mass %g (must be finite, >= 0)",
-                               i, mass[i]);
+                               first + i, mass[i]);
     }
     return GROVE_OK;
 }
 
-grove_status grove__gravity_input(grove_points pos, const double *mass, const double **xyz, double **copy)
+grove_status grove__gravity_input(grove_points pos, const double *mass, size_t first, const double **xyz,
+                                  double **copy)
 {
     *xyz = pos.data;
     *copy = NULL;
@@ -84,7 +86,7 @@ grove_status grove__gravity_input(grove_points pos, const double *mass, const do
         }
         *xyz = *copy;
     }
-    if (s == GROVE_OK) s = check_input(*xyz, mass, n);
+    if (s == GROVE_OK) s = check_input(*xyz, mass, n, first);
     if (s != GROVE_OK) {
         grove__free(*copy);
         *copy = NULL;
@@ -320,8 +322,9 @@ grove_status grove_gravity(grove_points positions, const double *mass, const gro
     const double *pos = NULL;
     double *copy = NULL;
     size_t n = positions.n;
+    size_t first = grove__mpi_first_row(options, n); /* 0 alone */
     grove_status s = grove__gravity_params(params, &p);
-    if (s == GROVE_OK) s = grove__gravity_input(positions, mass, &pos, &copy);
+    if (s == GROVE_OK) s = grove__gravity_input(positions, mass, first, &pos, &copy);
     if (stats) memset(stats, 0, sizeof *stats);
     if (options && options->mpi) {
         /* Distributed: every rank takes part, whatever its own check said. */

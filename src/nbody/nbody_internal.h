@@ -107,8 +107,10 @@ grove_status grove__gravity_params(const grove_gravity_params *in, grove_gravity
  * masses (n finite values >= 0), and give the positions as packed n x 3
  * doubles in *xyz: the caller's memory when the view is that already,
  * else a converted copy, also in *copy (free it with grove__free; NULL
- * when there is none, and on failure). */
-grove_status grove__gravity_input(grove_points pos, const double *mass, const double **xyz, double **copy);
+ * when there is none, and on failure). A message names particle i as row
+ * first + i: on several ranks the input is a part of the whole. */
+grove_status grove__gravity_input(grove_points pos, const double *mass, size_t first, const double **xyz,
+                                  double **copy);
 
 /* One force evaluation on validated input (n >= 1): acc n x 3, pot n or
  * NULL, stats or NULL, in input order. active: n flags in input order

@@ -120,7 +120,7 @@ grove_status grove_render_png(grove_points positions, const double *mass, const 
                                p.center[k]);
     const double *pos = NULL;
     double *copy = NULL;
-    grove_status s = grove__gravity_input(positions, mass, &pos, &copy);
+    grove_status s = grove__gravity_input(positions, mass, 0, &pos, &copy);
     if (s != GROVE_OK) return s;
 #ifndef GROVE_HAVE_PNG
     grove__free(copy);

@@ -5,6 +5,7 @@
  * next, so each step costs one force evaluation. Block steps (block.c)
  * run the same three operations per particle on its own step. */
 #include "sim_internal.h"
+#include "../mpi/mpi_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -184,12 +185,15 @@ grove_status grove_nbody_create(grove_points positions, const double *vel, const
     double *copy = NULL;
     size_t n = positions.n;
     bool distributed = options && options->mpi;
+    /* On several ranks each passes its part of the rows: messages name global rows. */
+    size_t first = grove__mpi_first_row(options, n);
     grove_status s = grove__nbody_params(params, &p);
-    if (s == GROVE_OK) s = grove__gravity_input(positions, mass, &pos, &copy);
+    if (s == GROVE_OK) s = grove__gravity_input(positions, mass, first, &pos, &copy);
     if (s == GROVE_OK && n && !vel) s = grove__fail(GROVE_INVALID_ARGUMENT, "nbody: velocity array is NULL");
     for (size_t i = 0; s == GROVE_OK && i < 3 * n; i++)
         if (!isfinite(vel[i]))
-            s = grove__fail(GROVE_INVALID_ARGUMENT, "nbody: velocity %zu of particle %zu is not finite", i % 3, i / 3);
+            s = grove__fail(GROVE_INVALID_ARGUMENT, "nbody: velocity %zu of particle %zu is not finite", i % 3,
+                            first + i / 3);
     grove_nbody *sim = NULL;
     if (s == GROVE_OK) s = grove__nbody_alloc(n, &p, &sim);
     if (s == GROVE_OK && n) {

@@ -73,8 +73,8 @@ void grove__nbody_sum(const grove_nbody *sim, double *v, int count);
 void grove__nbody_max(const grove_nbody *sim, double *v, int count);
 /* The bitwise or of every rank's bits. */
 uint32_t grove__nbody_or(const grove_nbody *sim, uint32_t bits);
-/* One status on every rank (the worst; a rank whose own was OK gets a
- * message saying another rank failed). */
+/* One status on every rank (the worst, with the message of the lowest
+ * rank that has it: grove__mpi_agree). */
 grove_status grove__nbody_agree(grove_nbody *sim, grove_status s);
 /* Collective over options->mpi: *sim (this rank's part of the rows in
  * rank order, rows 0.. of its own; NULL when `checked` failed) becomes a

@@ -17,6 +17,7 @@ static const struct {
     {"nbody_write", mpi_case_nbody_write},
     {"nbody_resume", mpi_case_nbody_resume},
     {"nbody_energy", mpi_case_nbody_energy},
+    {"errors", mpi_case_errors},
 };
 
 int main(int argc, char **argv)

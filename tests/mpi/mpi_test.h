@@ -41,5 +41,6 @@ mpi_case_fn mpi_case_nbody;
 mpi_case_fn mpi_case_nbody_write;
 mpi_case_fn mpi_case_nbody_resume;
 mpi_case_fn mpi_case_nbody_energy;
+mpi_case_fn mpi_case_errors;
 
 #endif

@@ -77,6 +77,12 @@ def _batched(rng, n, size):
     return rng.random((n, 3), dtype=np.float32), np.arange(n) // size
 
 
+def _predictor(rng):
+    """A model fitted on 4000 points of two blobs, and 500000 queries."""
+    x = np.concatenate([rng.normal(size=(2000, 3)), rng.normal(5, 1, size=(2000, 3))])
+    return grove.HDBSCAN(min_cluster_size=40, prediction_data=True).fit(x), rng.random((500_000, 3)) * 8 - 1
+
+
 # (C function, setup(rng) -> the long call[, delay]): inputs that take
 # seconds, and whose index or tree is built in a small part of that (the
 # builds are not where the library polls the flag). The ball tree polls
@@ -89,6 +95,12 @@ CALLS = {
     "balltree": ("grove_balltree_build",
                  lambda rng: (lambda xb=_batched(rng, 24_000_000, 4096): grove.balltree(*xb)), 0.05),
     "gravity": ("grove_gravity", lambda rng: (lambda pm=_cloud(rng, 30_000): grove.gravity(*pm, theta=0))),
+    "approximate_predict": ("grove_hdbscan_approximate_predict",
+                            lambda rng: (lambda mq=_predictor(rng): mq[0].approximate_predict(mq[1]))),
+    "membership_vector": ("grove_hdbscan_membership_vector",
+                          lambda rng: (lambda mq=_predictor(rng): mq[0].membership_vector(mq[1]))),
+    # One thread: half a second on any machine.
+    "generate": ("grove_gen", lambda rng: (lambda: grove.generate("exponential", 2_000_000, 3, threads=1)), 0.05),
 }
 
 
