@@ -58,7 +58,7 @@ TEST(threads_default_leaves_out_cores_other_processes_keep_busy)
         if (pid < 0) break;
         spinners[started] = pid;
     }
-    sleep_ms(100); /* they run, and the last reading (5 ms) is stale */
+    sleep_ms(100); /* they run, and the last reading (10 ms) is stale */
     int busy = grove_options_threads(NULL);
     for (int i = 0; i < started; i++) kill(spinners[i], SIGKILL);
     for (int i = 0; i < started; i++) waitpid(spinners[i], NULL, 0);

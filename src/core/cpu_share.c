@@ -36,7 +36,7 @@
 #include <unistd.h>
 #endif
 
-#define REFRESH_NS 5000000 /* 5 ms */
+#define REFRESH_NS 10000000 /* 10 ms */
 
 #ifdef __linux__
 /* The first line of a small file into buf (NUL-terminated); false if it
@@ -104,6 +104,9 @@ static int busy_cpus(int allowed)
     if (!read_small("/proc/loadavg", line, sizeof line) ||
         sscanf(line, "%*s %*s %*s %ld/", &running_all) != 1)
         return 0;
+    /* The caller is one of them; this process's other threads are counted
+     * only when there is someone else to tell them from. */
+    if (running_all <= 1) return 0;
     long others = running_all - own_running();
     if (others <= 0) return 0;
     long online = sysconf(_SC_NPROCESSORS_ONLN);
