@@ -416,6 +416,28 @@ static void check_scaled(const results *x, const results *y, int k, size_t d, co
 #undef SAME
 }
 
+/* The outputs on x (brute force for the lattice) against those on 2^k x
+ * for each of the nk exponents ks: run_all, and DBSCAN, FoF and prediction
+ * too with `clusters`. */
+static void check_invariance(const cloud *x, cloud_kind kind, const int *ks, size_t nk, bool clusters)
+{
+    static const char *const kinds[] = {"lattice", "uniform", "grid"};
+    void (*run)(const cloud *, int, const char *, results *) = clusters ? run_all_and_clusters : run_all;
+    char what[96];
+    snprintf(what, sizeof what, "%s %s d = %zu", x->f32 ? "float32" : "float64", kinds[kind], x->d);
+    results rx, ry;
+    run(x, 0, what, &rx);
+    if (kind == LATTICE) check_brute_force(x, &rx, what);
+    for (size_t ki = 0; ki < nk; ki++) {
+        cloud y = times(x, ks[ki]);
+        run(&y, ks[ki], what, &ry);
+        check_scaled(&rx, &ry, ks[ki], x->d, what);
+        results_free(&ry);
+        cloud_free(&y);
+    }
+    results_free(&rx);
+}
+
 TEST(range_every_module_is_scale_invariant)
 {
     static const int k64[] = {-1000, -600, -300, 300, 600, 1000}, k32[] = {-100, -60, -30, 30, 60, 100};
@@ -426,21 +448,7 @@ TEST(range_every_module_is_scale_invariant)
             for (size_t di = 0; di < 3; di++) {
                 size_t d = dims[di];
                 cloud x = make((cloud_kind)kind, 120, d, f32, seed++);
-                char what[96];
-                snprintf(what, sizeof what, "%s %s d = %zu", f32 ? "float32" : "float64",
-                         kind == LATTICE ? "lattice" : "uniform", d);
-                results rx, ry;
-                run_all(&x, 0, what, &rx);
-                if (kind == LATTICE) check_brute_force(&x, &rx, what);
-                for (size_t ki = 0; ki < 6; ki++) {
-                    int k = f32 ? k32[ki] : k64[ki];
-                    cloud y = times(&x, k);
-                    run_all(&y, k, what, &ry);
-                    check_scaled(&rx, &ry, k, d, what);
-                    results_free(&ry);
-                    cloud_free(&y);
-                }
-                results_free(&rx);
+                check_invariance(&x, (cloud_kind)kind, f32 ? k32 : k64, 6, false);
                 cloud_free(&x);
             }
 }
@@ -460,21 +468,7 @@ TEST(range_subnormal_coordinates_scale_like_the_rest)
         for (int kind = LATTICE; kind <= GRID; kind += GRID - LATTICE)
             for (size_t d = 3; d <= 8; d += 5) {
                 cloud x = make((cloud_kind)kind, 120, d, f32, seed++);
-                char what[96];
-                snprintf(what, sizeof what, "%s %s d = %zu", f32 ? "float32" : "float64",
-                         kind == LATTICE ? "lattice" : "grid", d);
-                results rx, ry;
-                run_all_and_clusters(&x, 0, what, &rx);
-                if (kind == LATTICE) check_brute_force(&x, &rx, what);
-                for (size_t ki = 0; ki < (f32 ? 2u : 3u); ki++) {
-                    int k = f32 ? k32[ki] : k64[ki];
-                    cloud y = times(&x, k);
-                    run_all_and_clusters(&y, k, what, &ry);
-                    check_scaled(&rx, &ry, k, d, what);
-                    results_free(&ry);
-                    cloud_free(&y);
-                }
-                results_free(&rx);
+                check_invariance(&x, (cloud_kind)kind, f32 ? k32 : k64, f32 ? 2 : 3, true);
                 cloud_free(&x);
             }
 }
