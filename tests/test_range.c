@@ -22,7 +22,7 @@ typedef struct cloud {
     float *x32;
 } cloud;
 
-typedef enum { LATTICE, UNIFORM } cloud_kind;
+typedef enum { LATTICE, UNIFORM, GRID } cloud_kind;
 
 static double at(const cloud *c, size_t i, size_t j) { return c->x64[i * c->d + j]; }
 
@@ -51,7 +51,8 @@ static void cloud_free(cloud *c)
 }
 
 /* Integers in [-8, 8] (exact squared distances, many ties and
- * duplicates), or uniform in [-1, 1). */
+ * duplicates), uniform in [-1, 1), or multiples of 2^-10 in [-1, 1) (a
+ * grid that stays exact times 2^k down to the smallest subnormals). */
 static cloud make(cloud_kind kind, size_t n, size_t d, bool f32, uint64_t seed)
 {
     grove_rng rng;
@@ -60,7 +61,9 @@ static cloud make(cloud_kind kind, size_t n, size_t d, bool f32, uint64_t seed)
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < d; j++)
             cloud_set(&c, i, j,
-                      kind == LATTICE ? (double)grove_rng_below(&rng, 17) - 8 : 2 * grove_rng_uniform(&rng) - 1);
+                      kind == LATTICE ? (double)grove_rng_below(&rng, 17) - 8
+                      : kind == GRID  ? (double)grove_rng_below(&rng, 2048) / 1024 - 1
+                                      : 2 * grove_rng_uniform(&rng) - 1);
     return c;
 }
 
@@ -195,8 +198,8 @@ static bool near(long double got, long double want, double rel)
 
 typedef struct results {
     size_t n, m, k, slots, balls;
-    int64_t *edges, *mr_edges, *labels, *knn_idx, *bt_idx;
-    double *weights, *mr_weights, *core, *prob, *score, *knn_dist, *centers, *radii;
+    int64_t *edges, *mr_edges, *labels, *knn_idx, *bt_idx, *db_labels, *fof_groups, *pred_labels;
+    double *weights, *mr_weights, *core, *prob, *score, *knn_dist, *centers, *radii, *pred_prob;
     uint8_t *mask;
     grove_join_result join;
 } results;
@@ -221,6 +224,10 @@ static void results_free(results *r)
     free(r->centers);
     free(r->radii);
     free(r->mask);
+    free(r->db_labels);
+    free(r->fof_groups);
+    free(r->pred_labels);
+    free(r->pred_prob);
     grove_join_result_free(&r->join);
 }
 
@@ -289,6 +296,44 @@ static void run_all(const cloud *c, int k, const char *what, results *r)
               grove_last_error());
 }
 
+/* run_all's results plus DBSCAN (the join's radius), FoF and HDBSCAN*
+ * prediction (the points themselves as queries), on one thread. */
+static void run_all_and_clusters(const cloud *c, int k, const char *what, results *r)
+{
+    run_all(c, k, what, r);
+    grove_points p = view(c);
+    size_t n = c->n;
+    grove_options o;
+    grove_options_init(&o);
+    o.threads = 1;
+    grove_dbscan_params dp;
+    grove_dbscan_params_init(&dp);
+    dp.eps = ldexp(RANGE_EPS, k);
+    dp.min_samples = RANGE_K;
+    r->db_labels = calloc(n, sizeof *r->db_labels);
+    CHECK_MSG(grove_dbscan(p, NULL, &dp, r->db_labels, NULL, NULL, &o) == GROVE_OK, "%s: DBSCAN: %s", what,
+              grove_last_error());
+    grove_fof_params fp;
+    grove_fof_params_init(&fp);
+    fp.linking_length = ldexp(1.5, k);
+    fp.min_members = 2;
+    r->fof_groups = calloc(n, sizeof *r->fof_groups);
+    CHECK_MSG(grove_fof(p, NULL, NULL, &fp, r->fof_groups, NULL, NULL, &o) == GROVE_OK, "%s: FoF: %s", what,
+              grove_last_error());
+    grove_hdbscan_params hp;
+    grove_hdbscan_params_init(&hp);
+    hp.min_cluster_size = 8;
+    hp.prediction_data = 1;
+    grove_hdbscan_model *model = NULL;
+    CHECK_MSG(grove_hdbscan_model_create(p, &hp, &o, &model) == GROVE_OK, "%s: HDBSCAN model: %s", what,
+              grove_last_error());
+    r->pred_labels = calloc(n, sizeof *r->pred_labels);
+    r->pred_prob = calloc(n, sizeof *r->pred_prob);
+    CHECK_MSG(model && grove_hdbscan_approximate_predict(model, p, r->pred_labels, r->pred_prob, &o) == GROVE_OK,
+              "%s: approximate_predict: %s", what, grove_last_error());
+    grove_hdbscan_model_free(model);
+}
+
 /* A distance the modules return against the true one (squared, in long
  * double): within the rounding of d squared terms summed in the dtype. */
 static bool same_distance(double got, long double want2, bool f32)
@@ -351,6 +396,11 @@ static void check_scaled(const results *x, const results *y, int k, size_t d, co
     SAME(n, y->labels[i] == x->labels[i], "HDBSCAN labels");
     SAME(n, y->prob[i] == x->prob[i], "HDBSCAN probabilities");
     SAME(n, y->score[i] == x->score[i], "HDBSCAN outlier scores");
+    if (x->db_labels && y->db_labels) {
+        SAME(n, y->db_labels[i] == x->db_labels[i], "DBSCAN labels");
+        SAME(n, y->fof_groups[i] == x->fof_groups[i], "FoF groups");
+        SAME(n, y->pred_labels[i] == x->pred_labels[i] && y->pred_prob[i] == x->pred_prob[i], "predicted labels");
+    }
     CHECK_MSG(y->join.pairs == x->join.pairs, "%s, k = %d: join found %lld pairs, %lld unscaled", what, k,
               (long long)y->join.pairs, (long long)x->join.pairs);
     if (y->join.pairs == x->join.pairs && y->join.offsets && x->join.offsets) {
@@ -366,6 +416,28 @@ static void check_scaled(const results *x, const results *y, int k, size_t d, co
 #undef SAME
 }
 
+/* The outputs on x (brute force for the lattice) against those on 2^k x
+ * for each of the nk exponents ks: run_all, and DBSCAN, FoF and prediction
+ * too with `clusters`. */
+static void check_invariance(const cloud *x, cloud_kind kind, const int *ks, size_t nk, bool clusters)
+{
+    static const char *const kinds[] = {"lattice", "uniform", "grid"};
+    void (*run)(const cloud *, int, const char *, results *) = clusters ? run_all_and_clusters : run_all;
+    char what[96];
+    snprintf(what, sizeof what, "%s %s d = %zu", x->f32 ? "float32" : "float64", kinds[kind], x->d);
+    results rx, ry;
+    run(x, 0, what, &rx);
+    if (kind == LATTICE) check_brute_force(x, &rx, what);
+    for (size_t ki = 0; ki < nk; ki++) {
+        cloud y = times(x, ks[ki]);
+        run(&y, ks[ki], what, &ry);
+        check_scaled(&rx, &ry, ks[ki], x->d, what);
+        results_free(&ry);
+        cloud_free(&y);
+    }
+    results_free(&rx);
+}
+
 TEST(range_every_module_is_scale_invariant)
 {
     static const int k64[] = {-1000, -600, -300, 300, 600, 1000}, k32[] = {-100, -60, -30, 30, 60, 100};
@@ -376,23 +448,104 @@ TEST(range_every_module_is_scale_invariant)
             for (size_t di = 0; di < 3; di++) {
                 size_t d = dims[di];
                 cloud x = make((cloud_kind)kind, 120, d, f32, seed++);
-                char what[96];
-                snprintf(what, sizeof what, "%s %s d = %zu", f32 ? "float32" : "float64",
-                         kind == LATTICE ? "lattice" : "uniform", d);
-                results rx, ry;
-                run_all(&x, 0, what, &rx);
-                if (kind == LATTICE) check_brute_force(&x, &rx, what);
-                for (size_t ki = 0; ki < 6; ki++) {
-                    int k = f32 ? k32[ki] : k64[ki];
-                    cloud y = times(&x, k);
-                    run_all(&y, k, what, &ry);
-                    check_scaled(&rx, &ry, k, d, what);
-                    results_free(&ry);
-                    cloud_free(&y);
-                }
-                results_free(&rx);
+                check_invariance(&x, (cloud_kind)kind, f32 ? k32 : k64, 6, false);
                 cloud_free(&x);
             }
+}
+
+/* Subnormal coordinates (float64 below 2^-1022, about 2.2e-308, float32
+ * below 2^-126, about 1.2e-38), where every squared difference underflows
+ * to 0 unscaled: the lattice and the grid stay exact at 2^k for these k
+ * (the smallest 2^-1062 and 2^-1072, or 2^-137 and 2^-147 in float32), so
+ * every output on 2^k x is the one on x, scaled, and the lattice's is the
+ * brute-force answer. Below 2^-1042 (1e-315 is 2^-1046) a float64's high
+ * 32 bits are all 0: the range's measure must still see those values. */
+TEST(range_subnormal_coordinates_scale_like_the_rest)
+{
+    static const int k64[] = {-1040, -1050, -1062}, k32[] = {-130, -137};
+    uint64_t seed = 2700;
+    for (int f32 = 0; f32 < 2; f32++)
+        for (int kind = LATTICE; kind <= GRID; kind += GRID - LATTICE)
+            for (size_t d = 3; d <= 8; d += 5) {
+                cloud x = make((cloud_kind)kind, 120, d, f32, seed++);
+                check_invariance(&x, (cloud_kind)kind, f32 ? k32 : k64, f32 ? 2 : 3, true);
+                cloud_free(&x);
+            }
+}
+
+/* |got - want| within rel of want plus `roundings` halves of the smallest
+ * subnormal double. */
+static bool near_tiny(long double got, long double want, double rel, size_t roundings)
+{
+    return fabsl(got - want) <= rel * fabsl(want) + (long double)roundings * 0.5L * DBL_TRUE_MIN;
+}
+
+/* The issue's case: uniform points times 1e-315 (float64) or 1e-40 and
+ * 1e-20 (float32; their squares are subnormal or 0 in float32), rounded to
+ * what the dtype holds there, against brute force in long double, whose
+ * range holds every square: kNN distances (and the rows' true distances),
+ * the EMST's total weight with and without mutual reachability, and the
+ * join's pairs (any count between those within eps (1 -+ tolerance)).
+ * Float64 outputs near 1e-316 are subnormal themselves: each is the true
+ * value to within the arithmetic's tolerance and half the smallest
+ * subnormal (its rounding to a double). */
+TEST(range_tiny_uniform_points_against_brute_force)
+{
+    static const struct {
+        bool f32;
+        double scale;
+    } cases[] = {{false, 1e-300}, {false, 1e-315}, {true, 1e-20}, {true, 1e-40}};
+    for (size_t ci = 0; ci < 4; ci++) {
+        bool f32 = cases[ci].f32;
+        double scale = cases[ci].scale, rel = f32 ? 2e-6 : 64 * DBL_EPSILON;
+        /* float32 near 1e-40 holds 16 bits: its rounding (one unit in
+         * 2^16) is the data's, not the answer's, so the tolerance is the
+         * arithmetic's. */
+        size_t n = 200, d = 3, m = n - 1;
+        grove_rng rng;
+        grove_rng_seed(&rng, 2800 + ci);
+        cloud c = cloud_alloc(n, d, f32);
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < d; j++) cloud_set(&c, i, j, grove_rng_uniform(&rng) * scale);
+        char what[64];
+        snprintf(what, sizeof what, "%s times %g", f32 ? "float32" : "float64", scale);
+        results r;
+        run_all(&c, 0, what, &r);
+        size_t bad = 0;
+        for (size_t q = 0; q < n; q++) {
+            size_t *rank = brute_ranks(&c, q);
+            for (size_t i = 0; i < RANGE_K; i++) {
+                int64_t row = r.knn_idx[q * RANGE_K + i];
+                double got = r.knn_dist[q * RANGE_K + i];
+                bad += !near_tiny(got, sqrtl(dist2(&c, q, rank[i])), rel, 1) ||
+                       !(row >= 0 && row < (int64_t)n && near_tiny(got, sqrtl(dist2(&c, q, (size_t)row)), rel, 1));
+            }
+            free(rank);
+        }
+        CHECK_MSG(bad == 0, "%s: %zu of %zu kNN entries differ from brute force", what, bad, n * RANGE_K);
+        for (size_t kk = 1; kk <= RANGE_K; kk += RANGE_K - 1) {
+            edge *want = prim(&c, kk);
+            const double *w = kk == 1 ? r.weights : r.mr_weights;
+            long double total = 0, got = 0;
+            for (size_t i = 0; i < m; i++) total += sqrtl(want[i].w), got += w[i];
+            CHECK_MSG(total > 0 && near_tiny(got, total, rel, m), "%s: EMST (K = %zu) weighs %.17Lg, brute force %.17Lg", what,
+                      kk, got, total);
+            free(want);
+        }
+        /* run_all's radius is 2.5: every pair; one at a tenth of the data's
+         * size splits them. */
+        grove_join_params jp;
+        grove_join_params_init(&jp);
+        jp.eps = 0.1 * scale;
+        grove_join_result jr;
+        CHECK_OK(grove_join(view(&c), NULL, NULL, &jp, &jr, NULL));
+        int64_t low = brute_pairs(&c, jp.eps * (1 - rel)), high = brute_pairs(&c, jp.eps * (1 + rel));
+        CHECK_MSG(jr.pairs >= low && jr.pairs <= high && low > (int64_t)n, "%s: join found %lld pairs, brute force %lld",
+                  what, (long long)jr.pairs, (long long)low);
+        grove_join_result_free(&jr);
+        results_free(&r);
+        cloud_free(&c);
+    }
 }
 
 /* Near the largest doubles, spreads (max - min) overflow: the ball tree
@@ -435,6 +588,50 @@ TEST(range_ball_tree_near_the_largest_doubles)
             free(iy);
             free(mx);
             free(my);
+            cloud_free(&x);
+            cloud_free(&y);
+        }
+}
+
+/* A rotated ball tree splits on R x, computed in double: for subnormal
+ * float64 points those products would round to the subnormals' absolute
+ * grid (1e-320 holds 11 bits), so the tree must be the one of the same
+ * points times 2^1000 (exact), whose rotated coordinates are normal; and
+ * grove_balltree_check must agree with the build. */
+TEST(range_rotated_ball_tree_of_subnormal_points)
+{
+    static const double scales[] = {1e-320, 1e-315, 1e-300};
+    static const size_t dims[] = {3, 8};
+    for (size_t si = 0; si < 3; si++)
+        for (size_t di = 0; di < 2; di++) {
+            size_t n = 3000, d = dims[di], slots, batches;
+            double *rotation = malloc(d * d * sizeof *rotation);
+            REQUIRE_OK(grove_rotation_random(d, 7, rotation));
+            cloud x = cloud_alloc(n, d, false);
+            grove_rng rng;
+            grove_rng_seed(&rng, 2900 + si * 10 + d);
+            for (size_t i = 0; i < n; i++)
+                for (size_t j = 0; j < d; j++) cloud_set(&x, i, j, grove_rng_uniform(&rng) * scales[si]);
+            cloud y = times(&x, 1000);
+            grove_balltree_params bp;
+            grove_balltree_params_init(&bp);
+            bp.rotation = rotation;
+            REQUIRE_OK(grove_balltree_layout(n, &bp, &slots, &batches));
+            int64_t *ix = calloc(slots, sizeof *ix), *iy = calloc(slots, sizeof *iy);
+            uint8_t *mx = calloc(slots, 1), *my = calloc(slots, 1);
+            CHECK_OK(grove_balltree_build(view(&x), &bp, ix, mx, NULL));
+            CHECK_OK(grove_balltree_build(view(&y), &bp, iy, my, NULL));
+            size_t bad = 0;
+            for (size_t i = 0; i < slots; i++) bad += ix[i] != iy[i] || mx[i] != my[i];
+            CHECK_MSG(bad == 0, "%g, d = %zu: %zu of %zu slots differ from the tree of the points times 2^1000",
+                      scales[si], d, bad, slots);
+            CHECK_OK(grove_balltree_check(view(&x), &bp, ix, mx, NULL));
+            CHECK_OK(grove_balltree_check(view(&x), &bp, iy, my, NULL));
+            free(ix);
+            free(iy);
+            free(mx);
+            free(my);
+            free(rotation);
             cloud_free(&x);
             cloud_free(&y);
         }

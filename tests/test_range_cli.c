@@ -1,4 +1,4 @@
-/* The command line on coordinates near 1e300 and 1e-300: grove emst,
+/* The command line on coordinates near 1e300, 1e-300 and 1e-316: grove emst,
  * hdbscan, join and knn (with --verify) succeed with the answers of the
  * same points scaled back to ordinary size, and a distance no double holds
  * is refused in one line. */
@@ -45,8 +45,8 @@ TEST(cli_range_emst_hdbscan_join_knn_near_1e300_and_1e_300)
     grove_hdbscan_params_init(&hp);
     hp.min_cluster_size = 10;
     REQUIRE_OK(grove_hdbscan(grove_points_f64(x, n, 3), &hp, labels, NULL, NULL, NULL, NULL));
-    static const int scales[] = {997, -1000};
-    for (int si = 0; si < 2; si++) {
+    static const int scales[] = {997, -1000, -1062}; /* 2^-1062 x: subnormals, below 2^-1042 (about 2e-314) */
+    for (int si = 0; si < 3; si++) {
         int k = scales[si];
         for (size_t i = 0; i < n * 3; i++) y[i] = ldexp(x[i], k);
         char data[512], args[4096], *out = NULL;

@@ -39,17 +39,22 @@ void grove__bt_describe(const grove__bt_groups *groups, int levels, grove_balltr
 grove_status grove__bt_balls(const grove_balltree_batch *batches, size_t count, int partition, int level,
                              size_t *balls);
 
-/* Range (scaled.c): whether a spread (max - min) of coordinates up to
- * `magnitude`, or of the rotated ones (|R x| <= sqrt(d) max |x|), may
- * overflow a double, where two such spreads would compare as a tie (only
- * float64 coordinates near the largest doubles); then the builder and the
- * checker work on grove__bt_scaled(points, magnitude, rotated), the points
- * times the largest power of two that makes every spread finite (n x d
- * doubles, freed with grove__free; NULL when out of memory). That is exact
- * but for values so close to 0 that they become subnormal, and the splits
- * compare coordinates and spreads only, so its tree is the tree of the
- * points as they are, in exact arithmetic. */
-bool grove__bt_spread_overflows(double magnitude, size_t d, bool rotated);
+/* Range (scaled.c): grove__bt_needs_scaling: whether a spread (max - min)
+ * of coordinates up to `magnitude`, or of the rotated ones (|R x| <=
+ * sqrt(d) max |x|), may overflow a double, where two such spreads would
+ * compare as a tie (only float64 coordinates near the largest doubles),
+ * or a rotation of values so small (below 2^-969, float64 only) that its
+ * products would round to subnormals. Then
+ * the builder and the checker work on grove__bt_scaled(points, magnitude,
+ * rotated), the points times a power of two: the largest that makes every
+ * spread finite, or the one that brings the largest |coordinate| to [1/2,
+ * 1) (n x d doubles, freed with grove__free; NULL when out of memory).
+ * Scaling down is exact but for values so close to 0 that they become
+ * subnormal, scaling up always is, and the splits compare coordinates and
+ * spreads only, so its tree is the tree of the points as they are, in
+ * exact arithmetic (with a rotation: of the rotated points as the points
+ * at ordinary size give them). */
+bool grove__bt_needs_scaling(double magnitude, size_t d, bool rotated);
 double *grove__bt_scaled(grove_points points, double magnitude, bool rotated);
 
 /* y[j * y_stride] = sum_k R[j d + k] x_k for input row `row`, summed in k

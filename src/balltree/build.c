@@ -307,33 +307,33 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     /* Every coordinate must be finite: checked by the first pass where the
      * plan says so (the batch stops there, before any output), else by a
      * scan before the build. */
-    bool nonfinite = false, overflow = false;
+    bool nonfinite = false, rescale = false;
     double magnitude = 0;
     if (c.plan.first_pass_checks) {
         c.nonfinite = &nonfinite;
-        c.overflow = &overflow;
+        c.overflow = &rescale;
     } else {
         s = grove__points_validate_range(points, threads, &magnitude);
-        overflow = grove__bt_spread_overflows(magnitude, points.d, p.rotation != NULL);
+        rescale = grove__bt_needs_scaling(magnitude, points.d, p.rotation != NULL);
     }
     bool f32 = !p.rotation && points.dtype == GROVE_FLOAT32;
-    if (s == GROVE_OK && !overflow)
+    if (s == GROVE_OK && !rescale)
         s = run_end ? alloc_work(&c, &in, f32 ? sizeof(float) : sizeof(double), threads) : GROVE_OUT_OF_MEMORY;
-    if (s == GROVE_OK && !overflow && !build_all(&c, batches, g.count, &in, options, threads, run_end))
+    if (s == GROVE_OK && !rescale && !build_all(&c, batches, g.count, &in, options, threads, run_end))
         s = grove__fail(GROVE_CANCELLED, "balltree: cancelled");
     if (s == GROVE_OK && nonfinite) { /* the scan names the first one */
         s = grove__points_validate(points, threads);
         if (s == GROVE_OK) s = grove__fail(GROVE_INVALID_ARGUMENT, "points: a coordinate is not finite");
     }
-    if (s == GROVE_OK && !overflow) grove__progress(options, "balltree", 1.0);
+    if (s == GROVE_OK && !rescale) grove__progress(options, "balltree", 1.0);
     free_work(&c, &in);
     grove__free(run_end);
     grove__free(batches);
     grove__bt_groups_free(&g);
     /* Spreads that overflow (found before the build, or by a first pass
      * that checks the coordinates itself) compare once the points are
-     * scaled. */
-    if (s == GROVE_OK && overflow && c.overflow) s = grove__points_validate_range(points, threads, &magnitude);
-    if (s == GROVE_OK && overflow) s = bt_build_scaled(points, magnitude, params, indices, mask, options);
+     * scaled; so do rotated coordinates that would underflow. */
+    if (s == GROVE_OK && rescale && c.overflow) s = grove__points_validate_range(points, threads, &magnitude);
+    if (s == GROVE_OK && rescale) s = bt_build_scaled(points, magnitude, params, indices, mask, options);
     return s;
 }

@@ -183,8 +183,9 @@ grove_status grove_balltree_check(grove_points points, const grove_balltree_para
     double magnitude;
     grove_status s = grove__points_validate_range(points, 1, &magnitude);
     if (s != GROVE_OK) return s;
-    if (grove__bt_spread_overflows(magnitude, points.d, params->rotation != NULL)) {
-        /* Spreads that overflow compare on the points scaled (as the builder does). */
+    if (grove__bt_needs_scaling(magnitude, points.d, params->rotation != NULL)) {
+        /* Spreads that overflow, or rotations that underflow, compare on
+         * the points scaled (as the builder does). */
         double *x = grove__bt_scaled(points, magnitude, params->rotation != NULL);
         if (!x) return GROVE_OUT_OF_MEMORY;
         s = grove_balltree_check(grove_points_f64(x, points.n, points.d), params, indices, mask, options);

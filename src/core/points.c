@@ -114,6 +114,22 @@ static int32_t all_top(grove_points points, size_t stride, int threads)
     return top;
 }
 
+/* The largest |coordinate| of float64 points whose high words are all 0:
+ * zeros and subnormals below 2^-1042 (about 2.2e-314), which the high
+ * words cannot tell from 0. A second pass, on such data only. */
+static double tiny_magnitude(grove_points points, size_t stride)
+{
+    double top = 0;
+    for (size_t i = 0; i < points.n; i++) {
+        const char *row = (const char *)points.data + i * stride;
+        for (size_t j = 0; j < points.d; j++) {
+            double v = fabs(((const double *)row)[j]);
+            top = v > top ? v : top;
+        }
+    }
+    return top;
+}
+
 grove_status grove_points_validate(grove_points points) { return grove__points_validate(points, 1); }
 
 grove_status grove__points_validate(grove_points points, int threads)
@@ -136,7 +152,9 @@ grove_status grove__points_validate_part(grove_points points, size_t first, int 
     bool f64 = points.dtype == GROVE_FLOAT64;
     uint32_t top = (uint32_t)all_top(points, stride, threads);
     if (top < (f64 ? UINT32_C(0x7ff00000) : UINT32_C(0x7f800000))) {
-        if (f64) {
+        if (f64 && top == 0) {
+            *magnitude = tiny_magnitude(points, stride);
+        } else if (f64) {
             uint64_t bits = (uint64_t)top << 32;
             memcpy(magnitude, &bits, sizeof bits);
         } else {

@@ -160,12 +160,12 @@ void grove__mpi_reduce_stats(const grove_mpi *mpi, grove_gravity_stats *st)
 /* The lowest global row whose result is not finite (bad: this rank's
  * lowest local one, UINT32_MAX for none) is the error on its rank. */
 static grove_status agree_overflow(const grove_mpi *mpi, const grove__gravity *g, const int64_t *rows, uint32_t bad,
-                                   const double *lacc)
+                                   const double *lacc, const double *lpot)
 {
     int64_t row = bad == UINT32_MAX ? INT64_MAX : rows[bad], lowest;
     MPI_Allreduce(&row, &lowest, 1, MPI_INT64_T, MPI_MIN, mpi->comm);
     if (lowest == INT64_MAX) return GROVE_OK;
-    grove_status s = row == lowest ? grove__gravity_overflow(g, bad, lacc, row) : GROVE_OK;
+    grove_status s = row == lowest ? grove__gravity_overflow(g, bad, lacc, lpot, row) : GROVE_OK;
     return grove__mpi_agree(mpi, s, "gravity");
 }
 
@@ -205,7 +205,7 @@ grove_status grove__mpi_forces(const grove_mpi *mpi, grove__gravity *g, const do
     if (s != GROVE_OK) return s;
     grove__mpi_phase_begin(mpi, ph);
     uint32_t bad = m ? grove__gravity_results(g, u, acc, pot, threads) : UINT32_MAX;
-    s = agree_overflow(mpi, g, row, bad, acc);
+    s = agree_overflow(mpi, g, row, bad, acc, pot);
     grove__mpi_phase_end(mpi, ph, GROVE_MPI_PHASE_HOME);
     memset(st, 0, sizeof *st);
     if (s == GROVE_OK && m) grove__gravity_stats(g, npp, npc, st);

@@ -201,7 +201,7 @@ static grove_status store(const grove_mpi *mpi, const wire_cell *cells, const do
             for (int a = 0; a < 4; a++) x[a * m + j] = parts[4 * (p0 + j) + a];
         if (ncell[r] > 0)
             let->src[k++] = (grove__nb_source){let->cell + c0, let->cm + 4 * c0, let->rc2 + c0, let->fmom + 8 * c0,
-                                               x, m, m};
+                                               x, m, m, NULL}; /* moments in single precision only */
         c0 += (size_t)ncell[r];
         p0 += m;
     }

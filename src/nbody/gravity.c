@@ -6,6 +6,7 @@
 #include "nbody_internal.h"
 #include "../mpi/mpi_internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -142,6 +143,17 @@ static grove_status reserve_cells(grove__gravity *g, size_t cells)
     return g->cap_cells ? GROVE_OK : GROVE_OUT_OF_MEMORY;
 }
 
+/* One group's walk of the local tree and the remote ones, its lists
+ * padded; false when out of memory. */
+static bool walk(const grove__gravity *g, uint32_t b, uint32_t e, bool wide, const grove__nb_source *local,
+                 const grove__nb_source *remote, size_t nremote, grove__nb_lists *L)
+{
+    bool walked = grove__nb_walk_begin(g, b, e, wide, L) && grove__nb_walk_source(local, L);
+    for (size_t r = 0; walked && r < nremote; r++) walked = grove__nb_walk_source(&remote[r], L);
+    if (walked) grove__nb_walk_end(L);
+    return walked;
+}
+
 /* The parallel group loop: GROVE_OUT_OF_MEMORY if a thread ran out of
  * memory, GROVE_CANCELLED if the cancel flag (read once per group) stopped
  * it. theta = 0 skips the walk (it would open every leaf) for the direct
@@ -172,14 +184,17 @@ grove_status grove__gravity_forces(grove__gravity *g, double theta, double eps2,
                 npp += (double)(e - b) * sources;
                 continue;
             }
-            bool walked = ok && grove__nb_walk_begin(g, b, e, L) && grove__nb_walk_source(&local, L);
-            for (size_t r = 0; walked && r < nremote; r++) walked = grove__nb_walk_source(&remote[r], L);
+            /* In single precision, or again in double where the float
+             * lists cannot hold the group's interactions (nbody_internal.h,
+             * GROVE__NB_WIDE_RC2). */
+            bool walked = ok && walk(g, b, e, false, &local, remote, nremote, L);
+            bool wide = walked && (L->min_rc2 < GROVE__NB_WIDE_RC2 || !grove__nb_evaluate(g, b, e, L, &kernels, eps2));
+            if (wide) walked = walk(g, b, e, true, &local, remote, nremote, L);
             if (!walked) {
                 ok = false;
                 continue;
             }
-            grove__nb_walk_end(L);
-            grove__nb_evaluate(g, b, e, L, &kernels, eps2);
+            if (wide) grove__nb_evaluate_wide(g, b, e, L, eps2);
             npp += (double)(e - b) * (double)L->np;
             npc += (double)(e - b) * (double)L->nc;
         }
@@ -190,23 +205,47 @@ grove_status grove__gravity_forces(grove__gravity *g, double theta, double eps2,
     return stopped ? grove__fail(GROVE_CANCELLED, "gravity: cancelled") : GROVE_OK;
 }
 
-/* The lowest input row whose result is not finite, and why, as the
- * error; `internal` when the value was already not finite in the
- * evaluation's units (a pair closer than single precision resolves). */
-grove_status grove__gravity_overflow(const grove__gravity *g, uint32_t row, const double *acc, int64_t name)
+/* The largest |component| of a result: 3 for an acceleration, 1 for a
+ * potential. */
+static double largest(const double *v, int count)
+{
+    double top = 0;
+    for (int k = 0; k < count; k++) top = fabs(v[k]) > top ? fabs(v[k]) : top;
+    return top;
+}
+
+/* A result in the caller's units that no double holds to its precision:
+ * not finite, or a nonzero value of the evaluation's units (its largest
+ * component `internal`) that became subnormal or 0, where the units' G
+ * 2^e (far below the evaluation's scale of order one) rounds it to the
+ * subnormals' absolute grid. */
+static bool unheld(const double *v, int count, double internal)
+{
+    double top = largest(v, count);
+    return !isfinite(top) || (internal > 0 && top < DBL_MIN);
+}
+
+grove_status grove__gravity_overflow(const grove__gravity *g, uint32_t row, const double *acc, const double *pot,
+                                     int64_t name)
 {
     size_t i = 0, cap = g->cap_n;
     while (g->tree.order[i] != row) i++;
-    bool internal = !isfinite(g->out[i]) || !isfinite(g->out[cap + i]) || !isfinite(g->out[2 * cap + i]) ||
-                    !isfinite(g->out[3 * cap + i]);
-    const char *what = isfinite(acc[3 * (size_t)row]) && isfinite(acc[3 * (size_t)row + 1]) &&
-                               isfinite(acc[3 * (size_t)row + 2])
-                           ? "potential"
-                           : "acceleration";
+    double a_int[3] = {g->out[i], g->out[cap + i], g->out[2 * cap + i]}, p_int = g->out[3 * cap + i];
+    bool internal = !isfinite(largest(a_int, 3)) || !isfinite(p_int);
+    bool is_acc = unheld(acc + 3 * (size_t)row, 3, largest(a_int, 3));
+    const char *what = is_acc ? "acceleration" : "potential";
+    double value = is_acc ? largest(acc + 3 * (size_t)row, 3) : fabs(pot[row]);
     if (internal)
         return grove__fail(GROVE_INVALID_ARGUMENT,
-                           "gravity: particle %lld's %s overflowed single precision: a pair or cell closer than "
-                           "about 1e-8 of the system's size (theta = 0 sums in double)", (long long)name, what);
+                           "gravity: particle %lld's %s is beyond the largest double in the evaluation's units "
+                           "(the system's half size and its largest mass 1): the system spans more than double's "
+                           "range (a pair of heavy particles about 1e-154 of its size apart or closer)",
+                           (long long)name, what);
+    if (isfinite(value))
+        return grove__fail(GROVE_INVALID_ARGUMENT,
+                           "gravity: particle %lld's %s, %g in these units, is below the smallest normal double "
+                           "(2.2e-308), where it would lose its precision: choose units (G, masses, lengths) in "
+                           "which G m / r^2 and G m / r are larger", (long long)name, what, value);
     return grove__fail(GROVE_INVALID_ARGUMENT,
                        "gravity: particle %lld's %s is beyond the largest double (a pair too close for its masses "
                        "and G)", (long long)name, what);
@@ -252,14 +291,15 @@ uint32_t grove__gravity_results(const grove__gravity *g, const grove__nb_units *
     for (size_t j = 0; j < g->nsinks; j++) {
         size_t i = g->sink[j];
         uint32_t r = order[i];
-        double *a = acc + 3 * (size_t)r;
-        for (int k = 0; k < 3; k++) a[k] = grove__nb_back_apply(g->out[k * cap + i], &u->acc);
-        bool finite = isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]);
+        double *a = acc + 3 * (size_t)r, a_int[3];
+        for (int k = 0; k < 3; k++) a[k] = grove__nb_back_apply(a_int[k] = g->out[k * cap + i], &u->acc);
+        bool held = !unheld(a, 3, largest(a_int, 3));
         if (pot) {
-            pot[r] = grove__nb_back_apply(g->out[3 * cap + i], &u->pot);
-            finite = finite && isfinite(pot[r]);
+            double p_int = g->out[3 * cap + i];
+            pot[r] = grove__nb_back_apply(p_int, &u->pot);
+            held = held && !unheld(pot + r, 1, fabs(p_int));
         }
-        if (!finite && r < bad) bad = r;
+        if (!held && r < bad) bad = r;
     }
     return bad;
 }
@@ -289,7 +329,7 @@ grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const dou
     /* The sinks' results back to the caller's units; the lowest row of a
      * result that is not finite is the error. */
     uint32_t bad = grove__gravity_results(g, &u, acc, pot, threads);
-    if (bad != UINT32_MAX) return grove__gravity_overflow(g, bad, acc, bad);
+    if (bad != UINT32_MAX) return grove__gravity_overflow(g, bad, acc, pot, bad);
     if (stats) grove__gravity_stats(g, npp, npc, stats);
     return GROVE_OK;
 }

@@ -96,6 +96,7 @@ static inline float where_positive_float(float x, float v)
 #define NB_WHERE where_positive_float
 #define NB_(name) name##_f32
 #include "p2p_t.h"
+#include "p2c_t.h"
 #undef NB_T
 #undef NB_RSQRT
 #undef NB_WHERE
@@ -106,6 +107,7 @@ static inline float where_positive_float(float x, float v)
 #define NB_WHERE where_positive
 #define NB_(name) name##_f64
 #include "p2p_t.h"
+#include "p2c_t.h"
 #undef NB_T
 #undef NB_RSQRT
 #undef NB_WHERE
@@ -120,44 +122,13 @@ static void p2p(const float *restrict p, size_t cap, size_t n, const float s[3],
     for (int k = 0; k < 5; k++) out[k] += sum[k];
 }
 
-/* Particle-cell with r = sink - centre of mass, Q the second moments:
- *   phi = -M/r - 3/2 (r.Q.r)/r^5 + 1/2 tr(Q)/r^3
- *   a   = r (-M/r^3 + 3/2 tr(Q)/r^5 - 15/2 (r.Q.r)/r^7) + 3 Q.r / r^5
- * with r^2 softened to r^2 + eps^2 as Bonsai does. Accepted cells are
- * never at r = 0 (the opening criterion keeps them away from the group).
- * The list holds P = 3/2 Q and t = 1/2 tr(Q), so that with y = 1/r,
- * q = P.r and A = (q.r) y^2 - t:
- *   phi = -y (M + y^2 A)
- *   a   = -y^3 (M + y^2 (5 A + 2 t)) r + 2 y^5 q
- * (fewer operations than the formulas above, same terms). */
+/* Particle-cell against the group's float cell list (p2c_t.h); the sums
+ * are added into out. */
 static void p2c(const float *restrict c, size_t cap, size_t n, const float s[3], float eps2, double out[5])
 {
-    const float *restrict cx = c, *restrict cy = c + cap, *restrict cz = c + 2 * cap, *restrict cmass = c + 3 * cap;
-    const float *restrict p11 = c + 4 * cap, *restrict p22 = c + 5 * cap, *restrict p33 = c + 6 * cap;
-    const float *restrict p12 = c + 7 * cap, *restrict p13 = c + 8 * cap, *restrict p23 = c + 9 * cap;
-    const float *restrict t = c + 10 * cap;
-    float xi = s[0], yi = s[1], zi = s[2];
-    float ax = 0, ay = 0, az = 0, ph = 0;
-    NB_SIMD_SUM(ax, ay, az, ph)
-    for (size_t j = 0; j < n; j++) {
-        float dx = xi - cx[j], dy = yi - cy[j], dz = zi - cz[j];
-        float r2 = dx * dx + dy * dy + dz * dz + eps2;
-        float y = rsqrt_float(r2), y2 = y * y, y3 = y * y2;
-        float qx = p11[j] * dx + p12[j] * dy + p13[j] * dz;
-        float qy = p12[j] * dx + p22[j] * dy + p23[j] * dz;
-        float qz = p13[j] * dx + p23[j] * dy + p33[j] * dz;
-        float A = (qx * dx + qy * dy + qz * dz) * y2 - t[j];
-        float m = cmass[j];
-        ph -= y * (m + y2 * A);
-        float C = y3 * (m + y2 * (5.0f * A + 2.0f * t[j])), D = 2.0f * y3 * y2;
-        ax += D * qx - C * dx;
-        ay += D * qy - C * dy;
-        az += D * qz - C * dz;
-    }
-    out[0] += ax;
-    out[1] += ay;
-    out[2] += az;
-    out[3] += ph;
+    float sum[4];
+    p2c_sum_f32(c, cap, n, s[0], s[1], s[2], eps2, sum);
+    for (int k = 0; k < 4; k++) out[k] += sum[k];
 }
 
 void grove__nb_kernels_portable(grove__nb_kernels *k)
@@ -180,27 +151,93 @@ static double coincident_potential(double at, double m, double eps2)
     return eps2 > 0 ? -(at - m) / sqrt(eps2) : 0;
 }
 
-void grove__nb_evaluate(const grove__gravity *g, uint32_t b, uint32_t e, const grove__nb_lists *L,
+/* The sink's position relative to the group's centre. */
+static double relative(const grove__gravity *g, size_t i, const grove__nb_lists *L, int a)
+{
+    return g->x[(size_t)a * g->cap_n + i] - L->ctr[a];
+}
+
+/* Rounded up to whole padded rows. */
+static size_t padded(size_t n) { return (n + GROVE__NB_PAD - 1) / GROVE__NB_PAD * GROVE__NB_PAD; }
+
+bool grove__nb_evaluate(const grove__gravity *g, uint32_t b, uint32_t e, const grove__nb_lists *L,
                         const grove__nb_kernels *k, double eps2)
 {
-    size_t cap = g->cap_n;
-    size_t np = (L->np + GROVE__NB_PAD - 1) / GROVE__NB_PAD * GROVE__NB_PAD;
-    size_t nc = (L->nc + GROVE__NB_PAD - 1) / GROVE__NB_PAD * GROVE__NB_PAD;
+    size_t cap = g->cap_n, np = padded(L->np), nc = padded(L->nc);
     for (uint32_t j = b; j < e; j++) {
         size_t i = g->sink[j];
         float s[3];
-        for (int a = 0; a < 3; a++) s[a] = (float)(g->x[a * cap + i] - L->ctr[a]);
+        for (int a = 0; a < 3; a++) s[a] = (float)relative(g, i, L, a);
         double out[5] = {0, 0, 0, 0, 0};
         if (np) k->p2p(L->p, L->cap_p, np, s, (float)eps2, out);
         if (nc) k->p2c(L->c, L->cap_c, nc, s, (float)eps2, out);
-        /* The list holds the sink's mass as this float. */
-        out[3] += coincident_potential(out[4], (float)g->x[3 * cap + i], eps2);
+        /* The list holds the sink's mass as this float: more mass at its
+         * float position is another particle there, or one single
+         * precision cannot tell from it; a sum that is not finite met a
+         * pair too close for single precision's range. */
+        float mass = (float)g->x[3 * cap + i];
+        if (out[4] > mass || !isfinite(out[0] + out[1] + out[2] + out[3])) return false;
+        out[3] += coincident_potential(out[4], mass, eps2);
         for (int a = 0; a < 4; a++) g->out[a * cap + i] = out[a];
+    }
+    return true;
+}
+
+/* The pairs a double sum (p2p_sum_f64) left out as coincident though
+ * their positions differ: their squared distance underflowed, at
+ * separations below 2^-537 of the system's size. Each such term is
+ * computed from the differences scaled by a power of two (exact), so it
+ * keeps double's precision (it overflows only where it is beyond the
+ * doubles), and leaves the coincident mass s[4], which keeps the particles
+ * at the sink's very position. Sources in columns x, y, z, m; sink at p. */
+static void add_close_pairs(const double *x, const double *y, const double *z, const double *m, size_t n,
+                            const double p[3], double eps2, double s[5])
+{
+    for (size_t j = 0; j < n; j++) {
+        double d[3] = {x[j] - p[0], y[j] - p[1], z[j] - p[2]};
+        double big = fmax(fabs(d[0]), fmax(fabs(d[1]), fabs(d[2])));
+        if (big == 0 || d[0] * d[0] + d[1] * d[1] + d[2] * d[2] != 0) continue;
+        s[4] -= m[j];
+        int k;
+        (void)frexp(big, &k);
+        /* r^2 + eps^2 = 2^2k (u^2 + eps^2 2^-2k), u = d 2^-k */
+        double u[3], r2 = ldexp(eps2, -2 * k);
+        if (isinf(r2)) { /* a softening that dwarfs r: r^2 + eps^2 = eps^2 */
+            double rinv = 1 / sqrt(eps2);
+            for (int a = 0; a < 3; a++) s[a] += m[j] * d[a] * rinv * rinv * rinv;
+            s[3] -= m[j] * rinv;
+            continue;
+        }
+        for (int a = 0; a < 3; a++) {
+            u[a] = ldexp(d[a], -k);
+            r2 += u[a] * u[a];
+        }
+        double r = sqrt(r2);
+        for (int a = 0; a < 3; a++) s[a] += ldexp(m[j] * u[a] / (r2 * r), -2 * k);
+        s[3] -= ldexp(m[j] / r, -k);
+    }
+}
+
+void grove__nb_evaluate_wide(const grove__gravity *g, uint32_t b, uint32_t e, const grove__nb_lists *L, double eps2)
+{
+    size_t cap = g->cap_n, np = padded(L->np), nc = padded(L->nc);
+    const double *p = L->pw;
+    size_t pc = L->cap_pw;
+    for (uint32_t j = b; j < e; j++) {
+        size_t i = g->sink[j];
+        double s[3], sum[5] = {0, 0, 0, 0, 0}, cells[4] = {0, 0, 0, 0};
+        for (int a = 0; a < 3; a++) s[a] = relative(g, i, L, a);
+        if (np) p2p_sum_f64(p, p + pc, p + 2 * pc, p + 3 * pc, np, s[0], s[1], s[2], eps2, sum);
+        if (sum[4] > g->x[3 * cap + i]) add_close_pairs(p, p + pc, p + 2 * pc, p + 3 * pc, np, s, eps2, sum);
+        if (nc) p2c_sum_f64(L->cw, L->cap_cw, nc, s[0], s[1], s[2], eps2, cells);
+        for (int a = 0; a < 3; a++) g->out[a * cap + i] = sum[a] + cells[a];
+        g->out[3 * cap + i] = sum[3] + cells[3] + coincident_potential(sum[4], g->x[3 * cap + i], eps2);
     }
 }
 
 /* theta = 0: the particle-particle sum in double (p2p_t.h) over all n
- * particles in tree order, then each remote source's sum added. */
+ * particles in tree order, then each remote source's sum added; pairs
+ * whose squared distance underflowed are added term by term. */
 void grove__nb_direct(const grove__gravity *g, uint32_t b, uint32_t e, double eps2, const grove__nb_source *remote,
                       size_t nremote)
 {
@@ -208,14 +245,22 @@ void grove__nb_direct(const grove__gravity *g, uint32_t b, uint32_t e, double ep
     const double *sx = g->x, *sy = g->x + cap, *sz = g->x + 2 * cap, *sm = g->x + 3 * cap;
     for (uint32_t j = b; j < e; j++) {
         size_t i = g->sink[j];
-        double sum[5];
-        p2p_sum_f64(sx, sy, sz, sm, n, sx[i], sy[i], sz[i], eps2, sum);
+        double sum[5], p[3] = {sx[i], sy[i], sz[i]};
+        p2p_sum_f64(sx, sy, sz, sm, n, p[0], p[1], p[2], eps2, sum);
         for (size_t r = 0; r < nremote; r++) {
             const double *x = remote[r].x;
             size_t rc = remote[r].cap;
             double more[5];
-            p2p_sum_f64(x, x + rc, x + 2 * rc, x + 3 * rc, remote[r].n, sx[i], sy[i], sz[i], eps2, more);
+            p2p_sum_f64(x, x + rc, x + 2 * rc, x + 3 * rc, remote[r].n, p[0], p[1], p[2], eps2, more);
             for (int k = 0; k < 5; k++) sum[k] += more[k];
+        }
+        if (sum[4] > sm[i]) { /* more mass than its own at the sink's position */
+            add_close_pairs(sx, sy, sz, sm, n, p, eps2, sum);
+            for (size_t r = 0; r < nremote; r++) {
+                const double *x = remote[r].x;
+                size_t rc = remote[r].cap;
+                add_close_pairs(x, x + rc, x + 2 * rc, x + 3 * rc, remote[r].n, p, eps2, sum);
+            }
         }
         for (int k = 0; k < 3; k++) g->out[k * cap + i] = sum[k];
         g->out[3 * cap + i] = sum[3] + coincident_potential(sum[4], sm[i], eps2);

@@ -15,7 +15,7 @@
 /* One thread's interaction lists: cells to open (breadth first) and the
  * accepted cells and opened particles as structure-of-arrays columns, both
  * in single precision with positions relative to the group's centre (see
- * kernel.c). */
+ * kernel.c), or, for a wide group, in double (pw, cw; same columns). */
 typedef struct grove__nb_lists {
     uint32_t *cur, *next;
     size_t cap_cur, cap_next;
@@ -24,9 +24,25 @@ typedef struct grove__nb_lists {
     float *c;        /* 11 columns x cap_c: x, y, z (relative to ctr), then the cell's
                         fmom: m, 3/2 (q11, q22, q33, q12, q13, q23), 1/2 tr(Q) */
     size_t nc, cap_c;
+    double *pw, *cw; /* the same columns in double, for a wide group */
+    size_t cap_pw, cap_cw;
+    bool wide;       /* this walk writes pw and cw */
+    double min_rc2;  /* the smallest finite rc2 among the cells the walk accepted or opened */
     double ctr[3], half[3]; /* centre and half sides of the group's box */
     double far;      /* the padding's x (beyond the group's box) */
 } grove__nb_lists;
+
+/* A group walks in double (its lists in pw and cw, evaluated by
+ * grove__nb_evaluate_wide) when a cell it accepted or opened has an
+ * opening radius below 2^-20 (rc2 below this), in the evaluation's units,
+ * where the system's half size is about 1: its interactions span distances
+ * from there to the system's size, which single precision's range (2^-126
+ * to 2^128, with r^-5 in the cell kernel) cannot hold together; or when
+ * its float sums found a sink on another particle, which may be distinct
+ * positions that single precision cannot tell apart, or were not finite
+ * (a pair too close for single precision's range; grove__nb_evaluate's
+ * false). */
+#define GROVE__NB_WIDE_RC2 0x1p-40
 
 enum { GROVE__NB_PCOLS = 4, GROVE__NB_CCOLS = 11 };
 
@@ -133,8 +149,10 @@ void grove__gravity_free(grove__gravity *g);
  * the local tree and then of the nremote remote sources, evaluated into
  * g->out; the interaction counts into *pp, *pc. results: the sinks' rows
  * of acc (and pot) in the caller's units, returning the lowest row whose
- * result is not finite (UINT32_MAX when none). overflow: that row's error,
- * the particle named `name`. stats: the counts of this evaluation. */
+ * result no double holds: not finite, or a nonzero result that underflows
+ * below the smallest normal double (UINT32_MAX when none). overflow: that
+ * row's error (pot NULL when not computed), the particle named `name`.
+ * stats: the counts of this evaluation. */
 grove_status grove__gravity_prepare(grove__gravity *g, const double *pos, const double *mass, size_t n,
                                     const uint8_t *active, const grove_gravity_params *p, const grove__nb_units *u,
                                     int threads);
@@ -143,7 +161,8 @@ grove_status grove__gravity_forces(grove__gravity *g, double theta, double eps2,
                                    size_t nremote, int threads, double *pp, double *pc);
 uint32_t grove__gravity_results(const grove__gravity *g, const grove__nb_units *u, double *acc, double *pot,
                                 int threads);
-grove_status grove__gravity_overflow(const grove__gravity *g, uint32_t row, const double *acc, int64_t name);
+grove_status grove__gravity_overflow(const grove__gravity *g, uint32_t row, const double *acc, const double *pot,
+                                     int64_t name);
 void grove__gravity_stats(const grove__gravity *g, double npp, double npc, grove_gravity_stats *stats);
 
 /* Steps of the evaluation (one file each). */
@@ -164,13 +183,14 @@ struct grove__nb_source {
     const float *fmom;
     const double *x;
     size_t cap, n;
+    const double *quad; /* 6 per cell (as grove__gravity's quad), or NULL: wide lists widen fmom */
 };
 
 grove__nb_source grove__nb_local(const grove__gravity *g);
 /* A group's walk: begin with sinks g->sink[b..e) (their box, empty
- * lists), append the interactions with each source tree, end by padding
- * the lists. false when out of memory. */
-bool grove__nb_walk_begin(const grove__gravity *g, uint32_t b, uint32_t e, grove__nb_lists *lists);
+ * lists, float or `wide`), append the interactions with each source tree,
+ * end by padding the lists. false when out of memory. */
+bool grove__nb_walk_begin(const grove__gravity *g, uint32_t b, uint32_t e, bool wide, grove__nb_lists *lists);
 bool grove__nb_walk_source(const grove__nb_source *src, grove__nb_lists *lists);
 void grove__nb_walk_end(grove__nb_lists *lists);
 /* One sink (position relative to the group centre) against a list padded
@@ -189,10 +209,15 @@ bool grove__nb_kernels_avx2(grove__nb_kernels *k);
 /* The set for this machine: AVX2 where it runs, else portable. */
 void grove__nb_kernels_pick(grove__nb_kernels *k);
 
-/* Evaluate the lists for sinks g->sink[b..e) with kernel set k into
- * g->out (unscaled by G). */
-void grove__nb_evaluate(const grove__gravity *g, uint32_t b, uint32_t e, const grove__nb_lists *lists,
+/* Evaluate the float lists for sinks g->sink[b..e) with kernel set k into
+ * g->out (unscaled by G); false (g->out partly written) when a sink's float
+ * position coincides with a listed particle's other than its own, or its
+ * sums are not finite: the group must then be evaluated wide. */
+bool grove__nb_evaluate(const grove__gravity *g, uint32_t b, uint32_t e, const grove__nb_lists *lists,
                         const grove__nb_kernels *k, double eps2);
+/* The same for wide lists, in double. */
+void grove__nb_evaluate_wide(const grove__gravity *g, uint32_t b, uint32_t e, const grove__nb_lists *lists,
+                             double eps2);
 /* theta = 0: sinks g->sink[b..e) against all particles of the local tree
  * and then of the nremote remote sources, a direct sum in double (no
  * lists), into g->out (unscaled by G). */

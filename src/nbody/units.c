@@ -1,6 +1,7 @@
-/* The units of one force evaluation. Positions, relative to the centre of
- * their bounding box (so that a system far from the origin, or all at one
- * point there, stays finite too), and the softening are multiplied by
+/* The units of one force evaluation. Positions, relative to an origin
+ * (below: so that a system far from the origin, or all at one point
+ * there, stays finite too, and no bit of a coordinate is lost), and the
+ * softening are multiplied by
  * 2^-ex with 2^ex near half the system's size (the larger of its bounding
  * box's half side and half the softening), masses by 2^-em
  * with 2^em near the largest mass (grove__unit_exponent), so the tree, the
@@ -44,17 +45,31 @@ static grove_status check_potentials(double G, double m, double L, size_t n)
                        "L = %g), beyond the largest double (2^1024)", log2_bound, G, m, L);
 }
 
+/* The origin along one axis, given the centre c of the particles' extent
+ * along it and the system's half size `half` (at least that extent's
+ * half): c where |c| > 4 half, else 0. A translation by c would round
+ * away every bit of a coordinate below the last place of c: a cluster
+ * of size 1e-12 at 0 beside one particle at 1e12 (c = 5e11) would
+ * become a point. Beyond 4 half every coordinate x of the axis lies
+ * within [c/2, 2c], where x - c is exact (Sterbenz); within it none
+ * exceeds 5 half, which the scale brings to order one untranslated. */
+static double exact_origin(double c, double half)
+{
+    return fabs(c) > 4 * half ? c : 0;
+}
+
 grove_status grove__nb_units_from(const double lo[3], const double hi[3], double mmax, size_t n,
                                   const grove_gravity_params *p, bool potentials, grove__nb_units *u)
 {
     /* Halves first, so that the difference of coordinates near +-DBL_MAX
      * stays finite. */
-    double half = 0.5 * p->softening;
+    double half = 0.5 * p->softening, centre[3];
     for (int a = 0; a < 3; a++) {
         double side = 0.5 * hi[a] - 0.5 * lo[a];
         half = side > half ? side : half;
-        u->origin[a] = 0.5 * lo[a] + 0.5 * hi[a];
+        centre[a] = 0.5 * lo[a] + 0.5 * hi[a];
     }
+    for (int a = 0; a < 3; a++) u->origin[a] = exact_origin(centre[a], half);
     if (potentials) {
         grove_status s = check_potentials(p->G, mmax, half, n);
         if (s != GROVE_OK) return s;
