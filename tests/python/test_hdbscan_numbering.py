@@ -43,28 +43,32 @@ def test_the_seeds_have_no_tied_mutual_reachability(k):
         assert np.all(np.diff(mr) > 1e-14 * mr[1:]), f"seed {seed}: tied mutual-reachability distances"
 
 
-def test_labels_equal_scikit_learns_on_tie_free_seeds():
-    cluster = pytest.importorskip("sklearn.cluster")
+def equal_label_arrays(mine, theirs):
+    """On how many seeds mine(x) and theirs(x), two fitted clusterers, give
+    the same label array (the peer finding several clusters each time)."""
     equal = 0
     for seed in SEEDS:
         x = blobs_and_noise(seed)
-        mine = grove.HDBSCAN(min_cluster_size=MIN_CLUSTER_SIZE, min_samples=1).fit(x)
-        ref = cluster.HDBSCAN(min_cluster_size=MIN_CLUSTER_SIZE, min_samples=1, copy=True).fit(x)
+        ref = theirs(x)
         assert ref.labels_.max() >= 1, seed  # several clusters: their numbers say something
-        equal += np.array_equal(mine.labels_, ref.labels_)
+        equal += np.array_equal(mine(x).labels_, ref.labels_)
+    return equal
+
+
+def test_labels_equal_scikit_learns_on_tie_free_seeds():
+    cluster = pytest.importorskip("sklearn.cluster")
+    equal = equal_label_arrays(
+        lambda x: grove.HDBSCAN(min_cluster_size=MIN_CLUSTER_SIZE, min_samples=1).fit(x),
+        lambda x: cluster.HDBSCAN(min_cluster_size=MIN_CLUSTER_SIZE, min_samples=1, copy=True).fit(x))
     assert equal == len(SEEDS), f"{equal} of {len(SEEDS)} label arrays equal scikit-learn's"
 
 
 @pytest.mark.parametrize("algorithm", ["generic", "prims_kdtree"])
 def test_labels_equal_the_hdbscan_librarys_on_tie_free_seeds(algorithm):
     hdbscan = pytest.importorskip("hdbscan")
-    equal = 0
-    for seed in SEEDS:
-        x = blobs_and_noise(seed)
-        mine = compat.HDBSCAN(min_cluster_size=MIN_CLUSTER_SIZE, min_samples=1).fit(x)
-        ref = hdbscan.HDBSCAN(min_cluster_size=MIN_CLUSTER_SIZE, min_samples=1, algorithm=algorithm).fit(x)
-        assert ref.labels_.max() >= 1, seed
-        equal += np.array_equal(mine.labels_, ref.labels_)
+    equal = equal_label_arrays(
+        lambda x: compat.HDBSCAN(min_cluster_size=MIN_CLUSTER_SIZE, min_samples=1).fit(x),
+        lambda x: hdbscan.HDBSCAN(min_cluster_size=MIN_CLUSTER_SIZE, min_samples=1, algorithm=algorithm).fit(x))
     assert equal == len(SEEDS), f"{equal} of {len(SEEDS)} label arrays equal hdbscan {algorithm}'s"
 
 
