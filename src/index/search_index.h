@@ -2,7 +2,7 @@
  * (index.h) built as a balanced kd-tree of leaf groups over the leading
  * dimensions, with the points' dimensions in variance order, node boxes of
  * the keys, and the queries' own grouping for semi-joins. Its searches are
- * in src/join (the join, kNN, DBSCAN, FoF). */
+ * in src/join (the join, kNN) and src/cluster (DBSCAN, FoF). */
 #ifndef GROVE_SEARCH_INDEX_H
 #define GROVE_SEARCH_INDEX_H
 

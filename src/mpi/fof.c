@@ -9,7 +9,7 @@
 
 #ifdef GROVE_HAVE_MPI
 
-#include "../join/fof_internal.h"
+#include "../cluster/fof_internal.h"
 #include "parallel.h"
 
 #include <limits.h>

@@ -5,11 +5,11 @@
  * and grove__fof_catalogue describes them. On several MPI ranks the call
  * is grove__mpi_fof's (src/mpi/fof.c). */
 #include "fof_internal.h"
-#include "join_internal.h"
+#include "../join/join_internal.h"
 #include "../mpi/mpi_internal.h"
 #include "parallel.h"
 #include "union_find.h"
-#include "visit.h"
+#include "../join/visit.h"
 
 #include <math.h>
 #include <string.h>

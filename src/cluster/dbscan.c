@@ -18,7 +18,7 @@
  *     points' neighbourhoods (fewer than min_samples points each), and one
  *     with no core neighbour is noise.
  * Every step is independent of the order in which pairs are found. */
-#include "visit.h"
+#include "../join/visit.h"
 
 #include "../core/union_find.h"
 #include "../mpi/mpi_internal.h"
