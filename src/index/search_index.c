@@ -4,7 +4,6 @@
  * copied in leaf order (grove__tree_fill) so every group is contiguous. */
 #include "search_index.h"
 #include "parallel.h"
-#include "../mpi/mpi_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -342,12 +341,10 @@ static grove_status queries_magnitude(const grove_points *queries, int threads, 
     return s;
 }
 
-grove_status grove_index_create(grove_points data, const grove_index_params *params, const grove_options *options,
-                                grove_index **out)
+grove_status grove__index_create_local(grove_points data, const grove_index_params *params,
+                                       const grove_options *options, grove_index **out)
 {
     grove__clear_error();
-    grove_status s = grove__mpi_single(options, "index");
-    if (s != GROVE_OK) return s;
     return grove__index_build_for(data, NULL, params, options, out);
 }
 

@@ -59,6 +59,10 @@ grove_status grove__index_build(grove_points points, double magnitude, int expon
 /* Whether every coordinate of a periodic dimension lies in [0, L); else
  * the failure names `what` ("data", "queries"), the row and dimension. */
 grove_status grove__box_check(grove_points p, const double *boxsize, const char *what, int threads);
+/* grove_index_create on this process (the dispatch layer's local column:
+ * an index is one process's; src/dispatch/join.c refuses several ranks). */
+grove_status grove__index_create_local(grove_points data, const grove_index_params *params,
+                                       const grove_options *options, grove_index **out);
 /* grove_index_create with the range taken over the data and the queries
  * (NULL: the data alone), so that those queries can be asked (grove_join,
  * grove_knn). */

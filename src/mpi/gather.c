@@ -121,12 +121,11 @@ static grove_status gather(const grove_mpi *mpi, grove_join_result *result, grov
     return s;
 }
 
-grove_status grove_join_result_gather(grove_join_result *result, const grove_options *options)
+grove_status grove__mpi_join_result_gather(grove_join_result *result, const grove_options *options)
 {
     grove__clear_error();
     if (!result) return grove__fail(GROVE_INVALID_ARGUMENT, "join gather: result is NULL");
-    const grove_mpi *mpi = options ? options->mpi : NULL;
-    if (!mpi || mpi->size == 1) return GROVE_OK;
+    const grove_mpi *mpi = options->mpi;
     grove_join_result whole;
     memset(&whole, 0, sizeof whole);
     grove_status s = gather(mpi, result, &whole);
@@ -169,13 +168,6 @@ void grove_mpi_gather_int64(const grove_mpi *mpi, int64_t value, int64_t *all)
 {
     (void)mpi;
     if (all) all[0] = value;
-}
-
-grove_status grove_join_result_gather(grove_join_result *result, const grove_options *options)
-{
-    (void)options;
-    grove__clear_error();
-    return result ? GROVE_OK : grove__fail(GROVE_INVALID_ARGUMENT, "join gather: result is NULL");
 }
 
 #endif
