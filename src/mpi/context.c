@@ -4,13 +4,6 @@
 
 #include <stdlib.h>
 
-grove_status grove__mpi_single(const grove_options *options, const char *what)
-{
-    int ranks = grove__mpi_ranks(options);
-    if (ranks <= 1) return GROVE_OK;
-    return grove__fail(GROVE_UNSUPPORTED, "%s runs on one process; it was started on %d MPI ranks", what, ranks);
-}
-
 #ifdef GROVE_HAVE_MPI
 
 int grove_mpi_built(void) { return 1; }

@@ -27,5 +27,11 @@ grove_status grove__mpi_fof(grove_points points, const double *mass, const doubl
  * single-process bits). */
 grove_status grove__mpi_gravity(grove_points positions, const double *mass, const grove_gravity_params *params,
                                 double *acc, double *pot, grove_gravity_stats *stats, const grove_options *options);
+/* src/mpi/nbody.c: a simulation whose particles live in the ranks'
+ * domains; a checkpoint read on rank 0 and handed out in blocks. */
+grove_status grove__mpi_nbody_create(grove_points positions, const double *vel, const double *mass,
+                                     const grove_nbody_params *params, const grove_options *options,
+                                     grove_nbody **out);
+grove_status grove__mpi_nbody_checkpoint_read(const char *path, const grove_options *options, grove_nbody **out);
 
 #endif

@@ -25,7 +25,7 @@ grove_status grove_mpi_agree(const grove_mpi *mpi, grove_status s)
 
 size_t grove__mpi_first_row(const grove_options *options, size_t n)
 {
-    if (grove__mpi_ranks(options) < 2) return 0;
+    if (grove_mpi_size(options->mpi) < 2) return 0;
     unsigned long long mine = n, before = 0;
     MPI_Exscan(&mine, &before, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, options->mpi->comm);
     return options->mpi->rank ? (size_t)before : 0; /* rank 0's is undefined */

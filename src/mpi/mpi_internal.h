@@ -98,14 +98,4 @@ grove_status grove__mpi_fof_catalogue(const grove_mpi *mpi, grove_points points,
  * point (before any return that depends on its own arguments). */
 size_t grove__mpi_first_row(const grove_options *options, size_t n);
 
-/* The options' communicator size (1 without one). */
-static inline int grove__mpi_ranks(const grove_options *options)
-{
-    return options ? grove_mpi_size(options->mpi) : 1;
-}
-
-/* GROVE_UNSUPPORTED for a call that runs on one process only, started on
- * more than one rank; GROVE_OK otherwise. `what` names the call. */
-grove_status grove__mpi_single(const grove_options *options, const char *what);
-
 #endif
