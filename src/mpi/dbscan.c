@@ -7,8 +7,6 @@
  * a border point takes the smallest label among its core neighbours. */
 #include "mpi_internal.h"
 
-#ifdef GROVE_HAVE_MPI
-
 #include "../cluster/cluster.h"
 
 #include <limits.h>
@@ -127,5 +125,3 @@ grove_status grove__mpi_dbscan(grove_points data, const grove_index_params *inde
     grove__free(m.label);
     return s;
 }
-
-#endif

@@ -7,8 +7,6 @@
  * grove__mpi_fof_catalogue's. */
 #include "mpi_internal.h"
 
-#ifdef GROVE_HAVE_MPI
-
 #include "../cluster/cluster.h"
 #include "../cluster/fof_internal.h"
 #include "parallel.h"
@@ -102,5 +100,3 @@ grove_status grove__mpi_fof(grove_points points, const double *mass, const doubl
     if (s == GROVE_OK && groups) *groups = ngroups;
     return s;
 }
-
-#endif

@@ -3,11 +3,8 @@
  * and a rank's first global row. */
 #include "mpi_internal.h"
 
-#include <string.h>
-
-#ifdef GROVE_HAVE_MPI
-
 #include <limits.h>
+#include <string.h>
 
 void grove_mpi_gather_int64(const grove_mpi *mpi, int64_t value, int64_t *all)
 {
@@ -134,40 +131,3 @@ grove_status grove__mpi_join_result_gather(grove_join_result *result, const grov
     else grove_join_result_free(&whole);
     return s;
 }
-
-#else
-
-size_t grove__mpi_first_row(const grove_options *options, size_t n)
-{
-    (void)options;
-    (void)n;
-    return 0;
-}
-
-grove_status grove_mpi_agree(const grove_mpi *mpi, grove_status s)
-{
-    (void)mpi;
-    return s;
-}
-
-void grove_mpi_block(const grove_mpi *mpi, size_t n, size_t *first, size_t *count)
-{
-    (void)mpi;
-    *first = 0;
-    *count = n;
-}
-
-grove_status grove_mpi_gather_blocks(const grove_mpi *mpi, void *array, size_t n, size_t elem)
-{
-    (void)mpi, (void)array, (void)n, (void)elem;
-    grove__clear_error();
-    return GROVE_OK;
-}
-
-void grove_mpi_gather_int64(const grove_mpi *mpi, int64_t value, int64_t *all)
-{
-    (void)mpi;
-    if (all) all[0] = value;
-}
-
-#endif

@@ -15,8 +15,6 @@
  *    summed (depth: the deepest) over the ranks. */
 #include "forces.h"
 
-#ifdef GROVE_HAVE_MPI
-
 #include "../index/index.h"
 #include "../nbody/nbody.h"
 
@@ -326,5 +324,3 @@ grove_status grove__mpi_gravity(grove_points positions, const double *mass, cons
     grove__free(copy);
     return s;
 }
-
-#endif

@@ -17,8 +17,6 @@
 #include "../index/search_index.h"
 #include "../join/join.h"
 
-#ifdef GROVE_HAVE_MPI
-
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -423,13 +421,3 @@ grove_status grove__mpi_join(grove_points data, const grove_points *queries, con
 }
 
 int64_t grove_mpi_bytes_sent(const grove_mpi *mpi) { return mpi ? mpi->bytes_sent : 0; }
-
-#else
-
-int64_t grove_mpi_bytes_sent(const grove_mpi *mpi)
-{
-    (void)mpi;
-    return 0;
-}
-
-#endif

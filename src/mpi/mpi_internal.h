@@ -1,12 +1,9 @@
-/* The MPI context's layout and the helpers every distributed call uses.
- * Without the MPI part (no GROVE_HAVE_MPI) only the rank/size queries
- * exist, answering for one process. */
+/* The MPI context's layout and the helpers every distributed call uses
+ * (src/mpi is built only with MPI: the Makefile leaves it out otherwise). */
 #ifndef GROVE_MPI_INTERNAL_H
 #define GROVE_MPI_INTERNAL_H
 
 #include "distributed.h"
-
-#ifdef GROVE_HAVE_MPI
 #include "grove_mpi.h"
 
 struct grove_mpi {
@@ -90,8 +87,6 @@ grove_status grove__mpi_components(const grove_mpi *mpi, const grove_join_result
 grove_status grove__mpi_fof_catalogue(const grove_mpi *mpi, grove_points points, const double *mass,
                                       const double *velocity, int has_mass, int has_velocity, const int64_t *group,
                                       size_t groups, int threads, grove_fof_catalogue *out);
-#endif
-
 /* The global row of this rank's first row in a distributed call (the
  * rows of the ranks before it), for messages that name a row; 0 alone.
  * Collective over the options' ranks: every rank calls it at the same

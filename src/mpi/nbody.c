@@ -33,12 +33,9 @@
 #include "../nbody/nbody.h"
 #include "../nbody/sim_internal.h"
 
-#include <string.h>
-
-#ifdef GROVE_HAVE_MPI
-
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct grove__nbody_dist {
     grove_mpi *mpi;
@@ -687,5 +684,3 @@ grove_status grove__mpi_nbody_checkpoint_read(const char *path, const grove_opti
     grove_status s = options->mpi->rank == 0 ? grove__nbody_checkpoint_load(path, &whole) : GROVE_OK;
     return scatter(whole, s, options, out);
 }
-
-#endif
