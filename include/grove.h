@@ -579,8 +579,11 @@ typedef struct grove_index grove_index;
  * (projections do not commute with the wrap-around), so results stay
  * exact. Memory: 3 d values more than without a box.
  */
+/* The most points a leaf group of an index holds (grove_index_params). */
+#define GROVE_INDEX_LEAF_SIZE_MAX 4096
+
 typedef struct grove_index_params {
-    size_t leaf_size;     /* points per leaf group, 1..4096; 0 = automatic (by d) */
+    size_t leaf_size;     /* points per leaf group, 1..GROVE_INDEX_LEAF_SIZE_MAX; 0 = automatic (by d) */
     size_t index_dims;    /* leading dimensions in the group boxes, 1..d; 0 = automatic */
     const double *boxsize; /* periodic box lengths (boxsize_count of them), or NULL */
     size_t boxsize_count; /* 0 = not periodic; 1 = one length for every dimension; d = per dimension */

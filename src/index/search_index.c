@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LEAF_MAX 4096
-
 void grove_index_params_init(grove_index_params *params)
 {
     if (!params) return;
@@ -353,9 +351,9 @@ grove_status grove__index_create_local(grove_points data, const grove_index_para
 static grove_status index_shape(const grove_index_params *pr, size_t d, size_t *leaf, size_t *dims)
 {
     if (d == 0) return grove__fail(GROVE_INVALID_ARGUMENT, "index: points have d = 0 dimensions");
-    if (pr->leaf_size > LEAF_MAX)
+    if (pr->leaf_size > GROVE_INDEX_LEAF_SIZE_MAX)
         return grove__fail(GROVE_INVALID_ARGUMENT, "index: leaf_size = %zu; it must be 1..%d (0 = automatic)",
-                           pr->leaf_size, LEAF_MAX);
+                           pr->leaf_size, GROVE_INDEX_LEAF_SIZE_MAX);
     if (pr->index_dims > d)
         return grove__fail(GROVE_INVALID_ARGUMENT, "index: index_dims = %zu exceeds d = %zu (0 = automatic)",
                            pr->index_dims, d);
