@@ -1448,6 +1448,47 @@ GROVE_API grove_status grove_nbody_checkpoint_write(const grove_nbody *sim, cons
 GROVE_API grove_status grove_nbody_checkpoint_read(const char *path, const grove_options *options,
                                                    grove_nbody **out);
 
+/* Resuming a run: a program's own settings (how the run started, its
+ * outputs) kept with the simulation in its checkpoints, so that a resumed
+ * run restores them and refuses the ones its caller gives again that
+ * disagree with the run's (the CLI's nbody --resume). A setting is a name
+ * and a value as text; they are kept as the application data, in text: a
+ * first line `format` naming the program and its version, then a line
+ * "name value" each. */
+typedef struct grove_nbody_setting {
+    const char *name;  /* letters, digits, '-' and '_' */
+    const char *text;  /* the value as text (one line), or NULL: the value is `number` */
+    double number;
+} grove_nbody_setting;
+
+/* The text a setting's value is kept as, into buf (cap bytes): text, or
+ * the shortest decimal that reads back as number. */
+GROVE_API void grove_nbody_setting_text(const grove_nbody_setting *setting, char *buf, size_t cap);
+
+/* Keep settings[0..count) under `format` in place of sim's application
+ * data (what the checkpoints written afterwards carry). */
+GROVE_API grove_status grove_nbody_keep_settings(grove_nbody *sim, const char *format,
+                                                 const grove_nbody_setting *settings, size_t count);
+
+/* The run's value of the setting `name` as text into buf (cap bytes; ""
+ * when the run has none): the one kept under `format`, else the
+ * simulation's parameter of that name: n (the particles on every rank),
+ * dt, eta, theta, softening, G, timestep (shared, adaptive or block),
+ * max_level, conserve_momentum (0 or 1). GROVE_PARSE_ERROR when the
+ * application data are not settings under `format` (the run was not made
+ * by that program; a run without application data keeps none). */
+GROVE_API grove_status grove_nbody_run_setting(const grove_nbody *sim, const char *format, const char *name,
+                                               char *buf, size_t cap);
+
+/* A resumed run's check of the settings its caller gives again,
+ * asked[0..count), against the run's own (grove_nbody_run_setting): GROVE_OK
+ * when each agrees (equal numbers where both texts read whole as numbers,
+ * so 0.01 and 1e-2 agree, else equal texts); else GROVE_INVALID_ARGUMENT,
+ * *which (may be NULL) the first that does not, and the message names it
+ * and both values. */
+GROVE_API grove_status grove_nbody_resume_check(const grove_nbody *sim, const char *format,
+                                                const grove_nbody_setting *asked, size_t count, size_t *which);
+
 /* Initial conditions, total mass 1, G = 1, centre of mass at rest at the
  * origin (docs/nbody.md, Initial conditions). The same params give the
  * same particles on the same build for any thread count.
