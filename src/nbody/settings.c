@@ -96,10 +96,11 @@ grove_status grove_nbody_keep_settings(grove_nbody *sim, const char *format, con
 static bool kept(const grove_nbody *sim, const char *format, const char *name, const char **value, size_t *len)
 {
     size_t bytes;
-    const char *data = grove_nbody_app_data(sim, &bytes), *end = data + bytes;
+    const char *data = grove_nbody_app_data(sim, &bytes);
     *value = NULL;
     *len = 0;
     if (!data) return true;
+    const char *end = data + bytes;
     size_t head = strlen(format);
     if (bytes <= head || memcmp(data, format, head) != 0 || data[head] != '\n') return false;
     for (const char *line = data + head + 1; line < end;) {
