@@ -1,18 +1,14 @@
 /* DBSCAN's and friends-of-friends' public calls on one process: the local
  * column of the dispatch layer (src/dispatch/cluster.c), each with its
- * public call's signature and contract; and what every version of each
- * call does first, which their distributed versions (src/mpi) share. */
+ * public call's type (__typeof__) and contract; and what every version of
+ * each call does first, which their distributed versions (src/mpi) share. */
 #ifndef GROVE_CLUSTER_H
 #define GROVE_CLUSTER_H
 
 #include "internal.h"
 
-grove_status grove__dbscan_local(grove_points data, const grove_index_params *index_params,
-                                 const grove_dbscan_params *params, int64_t *labels, uint8_t *core,
-                                 grove_dbscan_counts *counts, const grove_options *options);
-grove_status grove__fof_local(grove_points points, const double *mass, const double *velocity,
-                              const grove_fof_params *params, int64_t *group, size_t *groups,
-                              grove_fof_catalogue *catalogue, const grove_options *options);
+__typeof__(grove_dbscan) grove__dbscan_local;
+__typeof__(grove_fof) grove__fof_local;
 
 /* grove_dbscan's start: the error cleared, counts zeroed, the arguments
  * checked (params, labels, finite weights). */

@@ -11,9 +11,8 @@ grove_status grove_dbscan(grove_points data, const grove_index_params *index_par
 {
     static __typeof__(grove_dbscan) *const run[GROVE__COLUMNS] = {grove__dbscan_local,
                                                                   GROVE__MPI_PART(grove__mpi_dbscan)};
-    grove__column c = grove__column_of(options, GROVE__SEVERAL_RANKS);
-    if (!run[c]) return grove__column_missing(c, options, "dbscan");
-    return run[c](data, index_params, params, labels, core, counts, options);
+    GROVE__DISPATCH(run, options, GROVE__SEVERAL_RANKS, "dbscan",
+                    data, index_params, params, labels, core, counts, options);
 }
 
 grove_status grove_fof(grove_points points, const double *mass, const double *velocity,
@@ -21,7 +20,6 @@ grove_status grove_fof(grove_points points, const double *mass, const double *ve
                        grove_fof_catalogue *catalogue, const grove_options *options)
 {
     static __typeof__(grove_fof) *const run[GROVE__COLUMNS] = {grove__fof_local, GROVE__MPI_PART(grove__mpi_fof)};
-    grove__column c = grove__column_of(options, GROVE__SEVERAL_RANKS);
-    if (!run[c]) return grove__column_missing(c, options, "fof");
-    return run[c](points, mass, velocity, params, group, groups, catalogue, options);
+    GROVE__DISPATCH(run, options, GROVE__SEVERAL_RANKS, "fof",
+                    points, mass, velocity, params, group, groups, catalogue, options);
 }

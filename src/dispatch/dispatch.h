@@ -3,8 +3,10 @@
  * here, from one table per call indexed by column: the module's version
  * on one process (LOCAL), src/mpi's distributed one (DISTRIBUTED), a
  * device backend's (DEVICE). Each entry has the public call's signature
- * and contract, so choosing costs one branch. The modules below never
- * include this folder or src/mpi (docs/architecture.md). */
+ * and contract (declared with the call's own type, __typeof__, so the
+ * signatures cannot drift apart), and choosing costs one branch. The
+ * modules below never include this folder or src/mpi
+ * (docs/architecture.md). */
 #ifndef GROVE_DISPATCH_H
 #define GROVE_DISPATCH_H
 
@@ -30,6 +32,17 @@ static inline grove__column grove__column_of(const grove_options *options, grove
  * distributed column, a call that runs on one process only (an index is
  * one process's) or a build without the MPI part. `what` names the call. */
 grove_status grove__column_missing(grove__column c, const grove_options *options, const char *what);
+
+/* The body of a public call: the entry of its table (GROVE__COLUMNS
+ * functions with the call's type, NULL where a column has none) in the
+ * column its options choose, called with the call's arguments, or the
+ * refusal of a column without one. */
+#define GROVE__DISPATCH(table, options, reach, what, ...)                                \
+    do {                                                                                 \
+        grove__column column_ = grove__column_of((options), (reach));                    \
+        if (!(table)[column_]) return grove__column_missing(column_, (options), (what)); \
+        return (table)[column_](__VA_ARGS__);                                            \
+    } while (0)
 
 /* A distributed entry of a table: the function in a build with the MPI
  * part, NULL (refused by grove__column_missing) in one without; the one

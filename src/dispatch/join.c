@@ -10,18 +10,14 @@ grove_status grove_index_create(grove_points data, const grove_index_params *par
                                 grove_index **out)
 {
     static __typeof__(grove_index_create) *const run[GROVE__COLUMNS] = {grove__index_create_local};
-    grove__column c = grove__column_of(options, GROVE__SEVERAL_RANKS);
-    if (!run[c]) return grove__column_missing(c, options, "index");
-    return run[c](data, params, options, out);
+    GROVE__DISPATCH(run, options, GROVE__SEVERAL_RANKS, "index", data, params, options, out);
 }
 
 grove_status grove_join_count(const grove_index *index, const grove_points *queries, const grove_join_params *params,
                               int64_t *counts, int64_t *pairs, const grove_options *options)
 {
     static __typeof__(grove_join_count) *const run[GROVE__COLUMNS] = {grove__join_count_local};
-    grove__column c = grove__column_of(options, GROVE__SEVERAL_RANKS);
-    if (!run[c]) return grove__column_missing(c, options, "join count");
-    return run[c](index, queries, params, counts, pairs, options);
+    GROVE__DISPATCH(run, options, GROVE__SEVERAL_RANKS, "join count", index, queries, params, counts, pairs, options);
 }
 
 grove_status grove_join_fill(const grove_index *index, const grove_points *queries, const grove_join_params *params,
@@ -29,9 +25,8 @@ grove_status grove_join_fill(const grove_index *index, const grove_points *queri
                              const grove_options *options)
 {
     static __typeof__(grove_join_fill) *const run[GROVE__COLUMNS] = {grove__join_fill_local};
-    grove__column c = grove__column_of(options, GROVE__SEVERAL_RANKS);
-    if (!run[c]) return grove__column_missing(c, options, "join fill");
-    return run[c](index, queries, params, offsets, indices, distances, options);
+    GROVE__DISPATCH(run, options, GROVE__SEVERAL_RANKS, "join fill",
+                    index, queries, params, offsets, indices, distances, options);
 }
 
 grove_status grove_join_stream(const grove_index *index, const grove_points *queries,
@@ -39,34 +34,26 @@ grove_status grove_join_stream(const grove_index *index, const grove_points *que
                                const grove_options *options)
 {
     static __typeof__(grove_join_stream) *const run[GROVE__COLUMNS] = {grove__join_stream_local};
-    grove__column c = grove__column_of(options, GROVE__SEVERAL_RANKS);
-    if (!run[c]) return grove__column_missing(c, options, "join stream");
-    return run[c](index, queries, params, fn, user, options);
+    GROVE__DISPATCH(run, options, GROVE__SEVERAL_RANKS, "join stream", index, queries, params, fn, user, options);
 }
 
 grove_status grove_join_search(const grove_index *index, const grove_points *queries, const grove_join_params *params,
                                grove_join_result *result, const grove_options *options)
 {
     static __typeof__(grove_join_search) *const run[GROVE__COLUMNS] = {grove__join_search_local};
-    grove__column c = grove__column_of(options, GROVE__SEVERAL_RANKS);
-    if (!run[c]) return grove__column_missing(c, options, "join search");
-    return run[c](index, queries, params, result, options);
+    GROVE__DISPATCH(run, options, GROVE__SEVERAL_RANKS, "join search", index, queries, params, result, options);
 }
 
 grove_status grove_join(grove_points data, const grove_points *queries, const grove_index_params *index_params,
                         const grove_join_params *params, grove_join_result *result, const grove_options *options)
 {
     static __typeof__(grove_join) *const run[GROVE__COLUMNS] = {grove__join_local, GROVE__MPI_PART(grove__mpi_join)};
-    grove__column c = grove__column_of(options, GROVE__SEVERAL_RANKS);
-    if (!run[c]) return grove__column_missing(c, options, "join");
-    return run[c](data, queries, index_params, params, result, options);
+    GROVE__DISPATCH(run, options, GROVE__SEVERAL_RANKS, "join", data, queries, index_params, params, result, options);
 }
 
 grove_status grove_join_result_gather(grove_join_result *result, const grove_options *options)
 {
     static __typeof__(grove_join_result_gather) *const run[GROVE__COLUMNS] = {
         grove__join_result_gather_local, GROVE__MPI_PART(grove__mpi_join_result_gather)};
-    grove__column c = grove__column_of(options, GROVE__SEVERAL_RANKS);
-    if (!run[c]) return grove__column_missing(c, options, "join gather");
-    return run[c](result, options);
+    GROVE__DISPATCH(run, options, GROVE__SEVERAL_RANKS, "join gather", result, options);
 }

@@ -10,9 +10,7 @@ grove_status grove_gravity(grove_points positions, const double *mass, const gro
 {
     static __typeof__(grove_gravity) *const run[GROVE__COLUMNS] = {grove__gravity_local,
                                                                    GROVE__MPI_PART(grove__mpi_gravity)};
-    grove__column c = grove__column_of(options, GROVE__ANY_CONTEXT);
-    if (!run[c]) return grove__column_missing(c, options, "gravity");
-    return run[c](positions, mass, params, acc, pot, stats, options);
+    GROVE__DISPATCH(run, options, GROVE__ANY_CONTEXT, "gravity", positions, mass, params, acc, pot, stats, options);
 }
 
 grove_status grove_nbody_create(grove_points positions, const double *vel, const double *mass,
@@ -20,18 +18,14 @@ grove_status grove_nbody_create(grove_points positions, const double *vel, const
 {
     static __typeof__(grove_nbody_create) *const run[GROVE__COLUMNS] = {grove__nbody_create_local,
                                                                         GROVE__MPI_PART(grove__mpi_nbody_create)};
-    grove__column c = grove__column_of(options, GROVE__ANY_CONTEXT);
-    if (!run[c]) return grove__column_missing(c, options, "nbody");
-    return run[c](positions, vel, mass, params, options, out);
+    GROVE__DISPATCH(run, options, GROVE__ANY_CONTEXT, "nbody", positions, vel, mass, params, options, out);
 }
 
 grove_status grove_nbody_checkpoint_read(const char *path, const grove_options *options, grove_nbody **out)
 {
     static __typeof__(grove_nbody_checkpoint_read) *const run[GROVE__COLUMNS] = {
         grove__nbody_checkpoint_read_local, GROVE__MPI_PART(grove__mpi_nbody_checkpoint_read)};
-    grove__column c = grove__column_of(options, GROVE__ANY_CONTEXT);
-    if (!run[c]) return grove__column_missing(c, options, "checkpoint");
-    return run[c](path, options, out);
+    GROVE__DISPATCH(run, options, GROVE__ANY_CONTEXT, "checkpoint", path, options, out);
 }
 
 /* A simulation steps on the ranks it was made on: a distributed one

@@ -61,8 +61,7 @@ grove_status grove__index_build(grove_points points, double magnitude, int expon
 grove_status grove__box_check(grove_points p, const double *boxsize, const char *what, int threads);
 /* grove_index_create on this process (the dispatch layer's local column:
  * an index is one process's; src/dispatch/join.c refuses several ranks). */
-grove_status grove__index_create_local(grove_points data, const grove_index_params *params,
-                                       const grove_options *options, grove_index **out);
+__typeof__(grove_index_create) grove__index_create_local;
 /* grove_index_create with the range taken over the data and the queries
  * (NULL: the data alone), so that those queries can be asked (grove_join,
  * grove_knn). */

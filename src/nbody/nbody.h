@@ -1,6 +1,6 @@
 /* The N-body module's public calls on one process: the local column of
  * the dispatch layer (src/dispatch/nbody.c), each with its public call's
- * signature and contract; what every version of a call does first, which
+ * type (__typeof__) and contract; what every version of a call does first, which
  * the distributed versions (src/mpi) share; and the step, which runs on
  * the ranks its simulation was made on. */
 #ifndef GROVE_NBODY_H
@@ -8,8 +8,7 @@
 
 #include "internal.h"
 
-grove_status grove__gravity_local(grove_points positions, const double *mass, const grove_gravity_params *params,
-                                  double *acc, double *pot, grove_gravity_stats *stats, const grove_options *options);
+__typeof__(grove_gravity) grove__gravity_local;
 
 /* grove_gravity's start: the error cleared, stats zeroed, params
  * validated into *p, the positions as n x 3 packed doubles in *pos (*copy
@@ -19,10 +18,8 @@ grove_status grove__gravity_begin(grove_points positions, const double *mass, co
                                   size_t first, grove_gravity_params *p, const double **pos, double **copy,
                                   grove_gravity_stats *stats);
 
-grove_status grove__nbody_create_local(grove_points positions, const double *vel, const double *mass,
-                                       const grove_nbody_params *params, const grove_options *options,
-                                       grove_nbody **out);
-grove_status grove__nbody_checkpoint_read_local(const char *path, const grove_options *options, grove_nbody **out);
+__typeof__(grove_nbody_create) grove__nbody_create_local;
+__typeof__(grove_nbody_checkpoint_read) grove__nbody_checkpoint_read_local;
 
 /* grove_nbody_create's checks (a bad value named by its row in the whole
  * input, this part's row 0 being row `first`) and a new handle on one
