@@ -71,7 +71,12 @@ LIB_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -DGROVE_BUILDING -Isrc/core
              -DGROVE_BUILD_FLAGS='"$(strip $(BASE_CFLAGS) $(SANITIZE) $(CFLAGS))"'
 LDLIBS := -lm $(OPTIONAL_LIBS)
 
-LIB_SRC := $(sort $(shell find src -name '*.c'))
+# The distributed part, src/mpi, is built only with MPI; without it,
+# src/dispatch/without_mpi.c answers the MPI calls for a process alone (and
+# the dispatch layer's distributed column is empty: src/dispatch/dispatch.h).
+ALL_SRC := $(sort $(shell find src -name '*.c'))
+NO_MPI_SRC := $(filter-out src/mpi/%,$(ALL_SRC))
+LIB_SRC := $(if $(HAVE_MPI),$(filter-out src/dispatch/without_mpi.c,$(ALL_SRC)),$(NO_MPI_SRC))
 CLI_SRC := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/*.c))
 MPI_TEST_SRC := $(sort $(wildcard tests/mpi/*.c))
@@ -201,7 +206,7 @@ fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 	    echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
 	    clang -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp -fsanitize=fuzzer,address,undefined \
-	        -fno-sanitize-recover=all -Iinclude -Isrc/core fuzz/$$t.c $(LIB_SRC) -o build-fuzz/$$t -lm || exit 1; \
+	        -fno-sanitize-recover=all -Iinclude -Isrc/core fuzz/$$t.c $(NO_MPI_SRC) -o build-fuzz/$$t -lm || exit 1; \
 	    mkdir -p build-fuzz/corpus-$$t; \
 	    $(ASAN_ENV) build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -rss_limit_mb=1024 -print_final_stats=1 \
 	        build-fuzz/corpus-$$t fuzz/corpus/$$t > build-fuzz/$$t.log 2>&1 \

@@ -124,7 +124,7 @@ int cmd_dbscan(int argc, char **argv)
         {"--core", OPT_NPY, &a.core, NULL, CLI_ANY},
         {"--box", OPT_BOX, &a.box, NULL, CLI_ANY},
         {"--memory-budget", OPT_BYTES, &a.budget, &a.have_budget, CLI_AT_LEAST(1)},
-        {"--leaf-size", OPT_SIZE, &a.index.leaf_size, NULL, CLI_BETWEEN(0, 4096)},
+        {"--leaf-size", OPT_SIZE, &a.index.leaf_size, NULL, CLI_BETWEEN(0, GROVE_INDEX_LEAF_SIZE_MAX)},
         {"--index-dims", OPT_SIZE, &a.index.index_dims, NULL, CLI_ANY},
     };
     return cli_command_main(&command, &a, opts, sizeof opts / sizeof opts[0], argc, argv);

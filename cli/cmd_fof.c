@@ -269,7 +269,7 @@ int cmd_fof(int argc, char **argv)
         {"--min-members", OPT_SIZE, &a.params.min_members, NULL, CLI_AT_LEAST(1)},
         {"--groups", OPT_NPY, &a.groups, NULL, CLI_ANY},
         {"--catalogue", OPT_TABLE, &a.catalogue, NULL, CLI_ANY},
-        {"--leaf-size", OPT_SIZE, &a.params.index.leaf_size, NULL, CLI_BETWEEN(0, 4096)},
+        {"--leaf-size", OPT_SIZE, &a.params.index.leaf_size, NULL, CLI_BETWEEN(0, GROVE_INDEX_LEAF_SIZE_MAX)},
     };
     return cli_command_main(&command, &a, opts, sizeof opts / sizeof opts[0], argc, argv);
 }

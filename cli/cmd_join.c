@@ -357,7 +357,7 @@ int cmd_join(int argc, char **argv)
         {"--indices", OPT_NPY, &a.indices, NULL, CLI_ANY},
         {"--distances", OPT_NPY, &a.distances, NULL, CLI_ANY},
         {"--pairs", OPT_NPY, &a.pairs, NULL, CLI_ANY},
-        {"--leaf-size", OPT_SIZE, &a.index.leaf_size, NULL, CLI_BETWEEN(0, 4096)},
+        {"--leaf-size", OPT_SIZE, &a.index.leaf_size, NULL, CLI_BETWEEN(0, GROVE_INDEX_LEAF_SIZE_MAX)},
         {"--index-dims", OPT_SIZE, &a.index.index_dims, NULL, CLI_ANY},
         {"--verify", OPT_SIZE, &a.verify, NULL, CLI_ANY},
         {"--box", OPT_BOX, &a.box, NULL, CLI_ANY},

@@ -137,7 +137,7 @@ int cmd_knn(int argc, char **argv)
         {"--exclude-self", OPT_FLAG, &a.exclude_self, NULL, CLI_ANY},
         {"--indices", OPT_NPY, &a.indices, NULL, CLI_ANY},
         {"--distances", OPT_NPY, &a.distances, NULL, CLI_ANY},
-        {"--leaf-size", OPT_SIZE, &a.ip.leaf_size, NULL, CLI_BETWEEN(0, 4096)},
+        {"--leaf-size", OPT_SIZE, &a.ip.leaf_size, NULL, CLI_BETWEEN(0, GROVE_INDEX_LEAF_SIZE_MAX)},
         {"--index-dims", OPT_SIZE, &a.ip.index_dims, NULL, CLI_ANY},
         {"--verify", OPT_SIZE, &a.verify, NULL, CLI_ANY},
         {"--box", OPT_BOX, &a.box, NULL, CLI_ANY},

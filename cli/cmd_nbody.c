@@ -6,6 +6,7 @@
 #include "units.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -358,88 +359,172 @@ static void report(const nbody_args *a, const grove_nbody_diag *d, bool lead)
     fflush(stdout);
 }
 
-/* The run settings a checkpoint carries besides the library's parameters
+/* The run settings a checkpoint keeps besides the library's parameters
  * (dt, eta, the time-step mode, max-level, theta, softening, G and
- * --raw-forces are in its header): how
- * the run started and its outputs, as text in the checkpoint's
- * application data, so that --resume restores them. */
-#define SETTINGS_OUT \
-    "grove nbody settings 1\nstart %s\nseed %llu\nsnapshot-every %zu\nreport-every %zu\ntipsy %d\nrender %d\n" \
-    "render-extent %a\n"
-#define SETTINGS_IN \
-    "grove nbody settings 1 start %15s seed %llu snapshot-every %zu report-every %zu tipsy %d render %d " \
-    "render-extent %la%n"
-
-/* A run with --units adds a last line "units NAME" (checkpoints without it
- * read as runs without units). */
-#define SETTINGS_UNITS_OUT "units %s\n"
-#define SETTINGS_UNITS_IN " units %31s%n"
+ * --raw-forces are in its header): how the run started and its outputs,
+ * kept with grove_nbody_keep_settings so that --resume restores them. A
+ * run with --units keeps a last one, units (checkpoints without it read as
+ * runs without units). */
+#define SETTINGS_FORMAT "grove nbody settings 1"
 
 /* How the run started: an IC kind, or "input" for a snapshot. */
 static const char *start_kind(const nbody_args *a) { return a->input.path || a->from_input ? "input" : a->ic; }
 
 static grove_status keep_settings(const nbody_args *a)
 {
-    char text[512];
-    int len = snprintf(text, sizeof text, SETTINGS_OUT, start_kind(a), (unsigned long long)a->seed, a->snapshot_every,
-                       a->report_every, a->tipsy, a->render, a->render_extent);
-    if (a->units) len += snprintf(text + len, sizeof text - (size_t)len, SETTINGS_UNITS_OUT, a->units->name);
-    return grove_nbody_set_app_data(a->sim, text, (size_t)len);
+    char seed[24], every[24], report[24];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)a->seed);
+    snprintf(every, sizeof every, "%zu", a->snapshot_every);
+    snprintf(report, sizeof report, "%zu", a->report_every);
+    grove_nbody_setting kept[] = {
+        {"start", start_kind(a), 0},       {"seed", seed, 0},
+        {"snapshot-every", every, 0},      {"report-every", report, 0},
+        {"tipsy", a->tipsy ? "1" : "0", 0}, {"render", a->render ? "1" : "0", 0},
+        {"render-extent", NULL, a->render_extent}, {"units", a->units ? a->units->name : "", 0}};
+    size_t count = sizeof kept / sizeof kept[0] - (a->units ? 0 : 1);
+    return grove_nbody_keep_settings(a->sim, SETTINGS_FORMAT, kept, count);
 }
 
-/* The shortest text that reads back as x. */
-static void number_text(double x, char *buf, size_t cap)
+/* What a resumed run's settings are, read back from its checkpoint. */
+typedef struct kept_settings {
+    char start[16];
+    unsigned long long seed, every, report, tipsy, render;
+    double extent;
+    const cli_units *units; /* NULL: the run stated none */
+} kept_settings;
+
+/* The kept setting `name` as a whole number in 0..most. */
+static bool kept_count(const grove_nbody *sim, const char *name, unsigned long long most, unsigned long long *value)
 {
-    for (int digits = 1; digits <= 17; digits++) {
-        snprintf(buf, cap, "%.*g", digits, x);
-        if (strtod(buf, NULL) == x) return;
-    }
+    char text[32], *end;
+    if (grove_nbody_run_setting(sim, SETTINGS_FORMAT, name, text, sizeof text) != GROVE_OK) return false;
+    errno = 0;
+    *value = strtoull(text, &end, 10);
+    return text[0] >= '0' && text[0] <= '9' && *end == '\0' && errno == 0 && *value <= most;
 }
 
-/* A setting given again on a resumed run's command line agrees with the
- * checkpoint's, or the usage error is printed: "FLAG[ MINE] disagrees with
- * CHECKPOINT, whose run has THEIRS". mine is NULL for a flag without a
- * value. */
-static bool agree(const nbody_args *a, const char *flag, bool given, bool same, const char *mine, const char *theirs)
+/* Every setting the run keeps, valid; false when they cannot be read (the
+ * file was not written by grove nbody). */
+static bool read_settings(const grove_nbody *sim, kept_settings *k)
 {
-    if (!given || same) return true;
+    char extent[40], units[32], *end;
+    bool ok = grove_nbody_run_setting(sim, SETTINGS_FORMAT, "start", k->start, sizeof k->start) == GROVE_OK &&
+              kept_count(sim, "seed", ULLONG_MAX, &k->seed) && kept_count(sim, "snapshot-every", SIZE_MAX, &k->every) &&
+              kept_count(sim, "report-every", SIZE_MAX, &k->report) && kept_count(sim, "tipsy", 1, &k->tipsy) &&
+              kept_count(sim, "render", 1, &k->render) &&
+              grove_nbody_run_setting(sim, SETTINGS_FORMAT, "render-extent", extent, sizeof extent) == GROVE_OK &&
+              grove_nbody_run_setting(sim, SETTINGS_FORMAT, "units", units, sizeof units) == GROVE_OK;
+    k->extent = ok ? strtod(extent, &end) : 0;
+    k->units = ok && units[0] ? cli_units_find(units) : NULL;
+    return ok && extent[0] && *end == '\0' && k->extent > 0 && isfinite(k->extent) && (!units[0] || k->units) &&
+           (ic_kind(k->start, NULL) || strcmp(k->start, "input") == 0);
+}
+
+/* The usage error of a setting given again that disagrees with the
+ * checkpoint's: "FLAG[ MINE] disagrees with CHECKPOINT, whose run has
+ * THEIRS". mine is NULL for a flag without a value. */
+static void disagree(const nbody_args *a, const char *flag, const char *mine, const char *theirs)
+{
     cli_error("nbody", "%s%s%s disagrees with %s, whose run has %s: leave %s out to resume with the run's own, "
               "or use another --out for a new run", flag, mine ? " " : "", mine ? mine : "", a->checkpoint, theirs,
               flag);
+}
+
+/* How a run began, as its flags say it: "--ic KIND" or "--input (a snapshot)". */
+static void began_phrase(const char *start, char *buf, size_t cap)
+{
+    if (strcmp(start, "input") == 0) snprintf(buf, cap, "--input (a snapshot)");
+    else snprintf(buf, cap, "--ic %s", start);
+}
+
+/* A setting a resumed run's command line may give again: its flag, whether
+ * it is given, the run's name for it and its value on the command line
+ * (grove_nbody_setting), the text the message shows for that value (NULL:
+ * the value's own) and whether it is a flag without a value. */
+typedef struct again {
+    const char *flag;
+    bool given;
+    grove_nbody_setting mine;
+    const char *shown;
+    bool toggle;
+} again;
+
+/* The library's check of the given ones (grove_nbody_resume_check); the
+ * first that disagrees is printed as a usage error: false. */
+static bool agree_all(const nbody_args *a, const again *list, size_t count)
+{
+    grove_nbody_setting asked[16];
+    size_t at[16], m = 0, which;
+    for (size_t i = 0; i < count && m < 16; i++)
+        if (list[i].given) {
+            at[m] = i;
+            asked[m++] = list[i].mine;
+        }
+    if (grove_nbody_resume_check(a->sim, SETTINGS_FORMAT, asked, m, &which) == GROVE_OK) return true;
+    const again *g = list + at[which];
+    char mine[64], theirs[64], phrase[96];
+    grove_nbody_setting_text(&g->mine, mine, sizeof mine);
+    grove_nbody_run_setting(a->sim, SETTINGS_FORMAT, g->mine.name, theirs, sizeof theirs);
+    if (strcmp(g->mine.name, "start") == 0) began_phrase(theirs, phrase, sizeof phrase);
+    else if (g->toggle || !theirs[0]) snprintf(phrase, sizeof phrase, "no %s", g->flag);
+    else snprintf(phrase, sizeof phrase, "%s %s", g->flag, theirs);
+    disagree(a, g->flag, g->toggle ? NULL : g->shown ? g->shown : mine, phrase);
     return false;
 }
 
-static bool agree_number(const nbody_args *a, const char *flag, bool given, double mine, double theirs)
+/* The library's parameters given again agree with the checkpoint's header. */
+static bool agree_parameters(const nbody_args *a)
 {
-    char m[32], t[32], phrase[64];
-    number_text(mine, m, sizeof m);
-    number_text(theirs, t, sizeof t);
-    snprintf(phrase, sizeof phrase, "%s %s", flag, t);
-    return agree(a, flag, given, mine == theirs, m, phrase);
+    const grove_nbody_params *p = &a->params;
+    const again list[] = {
+        {"--dt", a->given.dt, {"dt", NULL, p->dt}, NULL, false},
+        {"--timestep", a->given.timestep, {"timestep", a->timestep, 0}, NULL, false},
+        {"--eta", a->given.eta, {"eta", NULL, p->eta}, NULL, false},
+        {"--max-level", a->given.max_level, {"max_level", NULL, a->max_level}, NULL, false},
+        {"--theta", a->given.theta, {"theta", NULL, p->gravity.theta}, NULL, false},
+        {"--softening", a->given.softening, {"softening", NULL, p->gravity.softening}, NULL, false},
+        {"--G", a->given.G, {"G", NULL, p->gravity.G}, NULL, false},
+        {"--raw-forces", a->raw_forces, {"conserve_momentum", "0", 0}, NULL, true}};
+    return agree_all(a, list, sizeof list / sizeof list[0]);
 }
 
-static bool agree_count(const nbody_args *a, const char *flag, bool given, unsigned long long mine,
-                        unsigned long long theirs)
+/* The kept settings given again agree with the checkpoint's; --n and
+ * --seed only for a run generated from --ic, and --bh-mass with the point
+ * mass the run holds (a plummer-bh run's particle 0). */
+static bool agree_settings(const nbody_args *a, const kept_settings *k, double point_mass)
 {
-    char m[24], phrase[64];
-    snprintf(m, sizeof m, "%llu", mine);
-    snprintf(phrase, sizeof phrase, "%s %llu", flag, theirs);
-    return agree(a, flag, given, mine == theirs, m, phrase);
-}
-
-static bool agree_flag(const nbody_args *a, const char *flag, bool given, bool theirs)
-{
-    char phrase[64];
-    snprintf(phrase, sizeof phrase, "no %s", flag);
-    return agree(a, flag, given, theirs, NULL, phrase);
-}
-
-/* --units given again agrees with the resumed run's (NULL: it stated none). */
-static bool agree_units(const nbody_args *a, const cli_units *theirs)
-{
-    char phrase[64];
-    snprintf(phrase, sizeof phrase, theirs ? "--units %s" : "no --units", theirs ? theirs->name : "");
-    return agree(a, "--units", a->given.units, a->units == theirs, a->units_name, phrase);
+    bool from_ic = strcmp(k->start, "input") != 0;
+    char n[24], seed[24], every[24], report[24];
+    snprintf(n, sizeof n, "%zu", a->n);
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)a->seed);
+    snprintf(every, sizeof every, "%zu", a->snapshot_every);
+    snprintf(report, sizeof report, "%zu", a->report_every);
+    const again list[] = {
+        {"--ic", a->given.ic, {"start", a->ic, 0}, NULL, false},
+        {"--input", a->given.input, {"start", "input", 0}, a->input.path, false},
+        {"--n", a->given.n && from_ic, {"n", n, 0}, NULL, false},
+        {"--seed", a->given.seed && from_ic, {"seed", seed, 0}, NULL, false},
+        {"--snapshot-every", a->given.snapshot_every, {"snapshot-every", every, 0}, NULL, false},
+        {"--report-every", a->given.report_every, {"report-every", report, 0}, NULL, false},
+        {"--tipsy", a->tipsy, {"tipsy", "1", 0}, NULL, true},
+        {"--render", a->render, {"render", "1", 0}, NULL, true},
+        {"--render-extent", a->given.render_extent, {"render-extent", NULL, a->render_extent}, NULL, false},
+        {"--units", a->given.units, {"units", a->units ? a->units->name : "", 0}, a->units_name, false}};
+    size_t count = sizeof list / sizeof list[0];
+    if (!agree_all(a, list, 4)) return false; /* how the run began first, as the flags come */
+    /* The point mass is particle 0, whose mass the run keeps. */
+    bool bh = strcmp(k->start, "plummer-bh") == 0;
+    if (a->given.bh_mass && (!bh || a->bh_mass != point_mass)) {
+        grove_nbody_setting flag = {"bh-mass", NULL, a->bh_mass}, held = {"bh-mass", NULL, point_mass};
+        char mine[32], value[32], theirs[64];
+        grove_nbody_setting_text(&flag, mine, sizeof mine);
+        grove_nbody_setting_text(&held, value, sizeof value);
+        if (bh) snprintf(theirs, sizeof theirs, "--bh-mass %s", value);
+        else began_phrase(k->start, theirs, sizeof theirs);
+        disagree(a, "--bh-mass", mine, theirs);
+        return false;
+    }
+    return agree_all(a, list + 4, count - 4);
 }
 
 /* *mass = the mass of plummer-bh's point mass, row 0 (first where it is
@@ -470,38 +555,10 @@ static grove_status held_point_mass(const nbody_args *a, const grove_mpi *mpi, d
  * the output settings are then the command line's. */
 static grove_status resume_settings(nbody_args *a, cli_run *run)
 {
-    const grove_nbody_params *p = grove_nbody_get_params(a->sim);
-    const grove_gravity_params *g = &p->gravity;
-    char mode[32];
-    snprintf(mode, sizeof mode, "--timestep %s", TIMESTEPS[p->timestep]);
-    bool ok = agree_number(a, "--dt", a->given.dt, a->params.dt, p->dt) &&
-              agree(a, "--timestep", a->given.timestep, a->params.timestep == p->timestep, a->timestep, mode) &&
-              agree_number(a, "--eta", a->given.eta, a->params.eta, p->eta) &&
-              agree_count(a, "--max-level", a->given.max_level, (unsigned long long)a->max_level,
-                          (unsigned long long)p->max_level) &&
-              agree_number(a, "--theta", a->given.theta, a->params.gravity.theta, g->theta) &&
-              agree_number(a, "--softening", a->given.softening, a->params.gravity.softening, g->softening) &&
-              agree_number(a, "--G", a->given.G, a->params.gravity.G, g->G) &&
-              agree_flag(a, "--raw-forces", a->raw_forces, !p->conserve_momentum);
-    if (!ok) return cli_run_usage(run);
-    size_t bytes;
-    const char *data = grove_nbody_app_data(a->sim, &bytes);
-    if (!data) return GROVE_OK;
-    char text[512], start[16] = "", units[32] = "";
-    unsigned long long seed = 0;
-    size_t every = 0, report = 0;
-    int tipsy = 0, render = 0, end = -1, more = 0;
-    double extent = 0;
-    if (bytes < sizeof text) {
-        memcpy(text, data, bytes);
-        text[bytes] = '\0';
-        if (sscanf(text, SETTINGS_IN, start, &seed, &every, &report, &tipsy, &render, &extent, &end) != 7) end = -1;
-        if (end >= 0 && sscanf(text + end, SETTINGS_UNITS_IN, units, &more) == 1) end += more;
-    }
-    const cli_units *run_units = units[0] ? cli_units_find(units) : NULL;
-    bool from_ic = ic_kind(start, NULL);
-    if (end < 0 || (size_t)end + 1 != bytes || (!from_ic && strcmp(start, "input") != 0) || (unsigned)tipsy > 1 ||
-        (unsigned)render > 1 || !(extent > 0) || !isfinite(extent) || (units[0] && !run_units)) {
+    if (!agree_parameters(a)) return cli_run_usage(run);
+    if (!grove_nbody_app_data(a->sim, NULL)) return GROVE_OK;
+    kept_settings k;
+    if (!read_settings(a->sim, &k)) {
         cli_note_error("%s: the run settings it keeps cannot be read: the file was not written by grove nbody",
                        a->checkpoint);
         return GROVE_PARSE_ERROR;
@@ -509,34 +566,20 @@ static grove_status resume_settings(nbody_args *a, cli_run *run)
     double point_mass;
     grove_status held = held_point_mass(a, run->options.mpi, &point_mass);
     if (held != GROVE_OK) return held;
-    /* The start: the same IC kind, or a snapshot (whose path is not kept). */
-    char began[32];
-    snprintf(began, sizeof began, "%s%s", from_ic ? "--ic " : "--input (a snapshot)", from_ic ? start : "");
-    ok = agree(a, "--ic", a->given.ic, from_ic && strcmp(a->ic, start) == 0, a->ic, began) &&
-         agree(a, "--input", a->given.input, !from_ic, a->input.path, began) &&
-         (!from_ic || (agree_count(a, "--n", a->given.n, a->n, grove_nbody_total(a->sim)) &&
-                       agree_count(a, "--seed", a->given.seed, a->seed, seed))) &&
-         /* The point mass is particle 0, whose mass the run keeps. */
-         (strcmp(start, "plummer-bh") == 0
-              ? agree_number(a, "--bh-mass", a->given.bh_mass, a->bh_mass, point_mass)
-              : agree(a, "--bh-mass", a->given.bh_mass, false, "", began)) &&
-         agree_count(a, "--snapshot-every", a->given.snapshot_every, a->snapshot_every, every) &&
-         agree_count(a, "--report-every", a->given.report_every, a->report_every, report) &&
-         agree_flag(a, "--tipsy", a->tipsy, tipsy) && agree_flag(a, "--render", a->render, render) &&
-         agree_number(a, "--render-extent", a->given.render_extent, a->render_extent, extent) &&
-         agree_units(a, run_units);
+    bool ok = agree_settings(a, &k, point_mass);
     if (grove_mpi_agree(run->options.mpi, ok ? GROVE_OK : GROVE_INVALID_ARGUMENT) != GROVE_OK)
         return cli_run_usage(run);
     /* The start too, so that the next checkpoint keeps it. */
-    if (from_ic) a->ic = ic_kind(start, NULL);
+    bool from_ic = ic_kind(k.start, NULL);
+    if (from_ic) a->ic = ic_kind(k.start, NULL);
     a->from_input = !from_ic;
-    a->snapshot_every = every;
-    a->report_every = report;
-    a->tipsy = tipsy;
-    a->render = render;
-    a->render_extent = extent;
-    a->seed = seed;
-    a->units = run_units;
+    a->snapshot_every = (size_t)k.every;
+    a->report_every = (size_t)k.report;
+    a->tipsy = k.tipsy;
+    a->render = k.render;
+    a->render_extent = k.extent;
+    a->seed = k.seed;
+    a->units = k.units;
     return GROVE_OK;
 }
 

@@ -522,7 +522,231 @@ GROVE_API grove_status grove_balltree_check(grove_points points, const grove_bal
 GROVE_API grove_status grove_rotation_random(size_t d, uint64_t seed, double *rotation);
 
 /* ------------------------------------------------------------------------ */
-/* EMST and HDBSCAN*                                                         */
+/* Range join (exact epsilon similarity join) and k nearest neighbours       */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A search index over n data points (RT-HiSS on the CPU): dimensions are
+ * reordered by variance (highest first), a balanced kd-tree splits the
+ * points into leaf groups of at most leaf_size points stored contiguously,
+ * and each group keeps a tight bounding box in the leading index_dims
+ * dimensions. A join expands those boxes by eps and walks the kd-tree
+ * group against group to find candidate groups, then refines candidate
+ * blocks with vectorised kernels that stop summing a pair's squared
+ * distance as soon as the partial sum exceeds eps^2 (dimensions in variance
+ * order make this happen early).
+ *
+ * Exactness: a pair (q, p) is reported when the squared Euclidean distance,
+ * summed in the input dtype over the dimensions in the index's variance
+ * order, is <= eps^2 computed in double and rounded to the dtype. That is
+ * the exact answer for integer-valued data; otherwise a pair within one
+ * rounding of the boundary may go either way, as in any floating-point
+ * tool. Queries of the other dtype are converted to the index's dtype.
+ *
+ * Range: where squared distances (or the variances over n points) would
+ * overflow or underflow, the index holds the points times one power of two
+ * chosen from the data's largest |coordinate| (grove_join and grove_knn:
+ * the data's and the queries'), eps is scaled alike and distances scaled
+ * back, all exactly: results on 2^k x with 2^k eps are those on x and eps,
+ * distances 2^k times. Distances below the resolution of the scaled
+ * arithmetic compare as ties (0 against eps^2; kNN by row). Queries whose
+ * squared distances to the data could overflow in the index's scale, and
+ * kNN distances beyond the largest double, are refused
+ * (GROVE_INVALID_ARGUMENT).
+ *
+ * A handle is immutable after build: queries on one handle may run from
+ * several threads at once. Memory: a copy of the points (n d elements of
+ * the input dtype) plus about 24 bytes per point for the tree.
+ */
+typedef struct grove_index grove_index;
+
+/*
+ * Periodic boxes (boxsize, as SciPy's cKDTree takes it): the space wraps
+ * around in each periodic dimension j, and every distance is the minimum
+ * image: per dimension t = |a_j - b_j|, replaced by L_j - t when
+ * t > L_j / 2, summed as above (the same arithmetic as cKDTree's). A pair
+ * is reported once, at its minimum-image distance, even when eps >= L / 2
+ * lets several images of a point lie within eps; kNN ranks each point once
+ * by that distance (k may exceed the points in half a box). Every
+ * coordinate of a periodic dimension, data and queries alike, must lie in
+ * [0, L_j): points outside are refused (GROVE_INVALID_ARGUMENT, naming the
+ * row and dimension); L_j is rounded to the index's dtype for the
+ * arithmetic. boxsize_count: 0 (boxsize NULL) = no box; 1 = the same length
+ * in every dimension; d = one per dimension. A length of 0 leaves that
+ * dimension unbounded; lengths must be finite and >= 0. The lengths are
+ * copied at build. Above 16 dimensions a periodic index keys its groups on
+ * the leading variance-order coordinates instead of principal axes
+ * (projections do not commute with the wrap-around), so results stay
+ * exact. Memory: 3 d values more than without a box.
+ */
+/* The most points a leaf group of an index holds (grove_index_params). */
+#define GROVE_INDEX_LEAF_SIZE_MAX 4096
+
+typedef struct grove_index_params {
+    size_t leaf_size;     /* points per leaf group, 1..GROVE_INDEX_LEAF_SIZE_MAX; 0 = automatic (by d) */
+    size_t index_dims;    /* leading dimensions in the group boxes, 1..d; 0 = automatic */
+    const double *boxsize; /* periodic box lengths (boxsize_count of them), or NULL */
+    size_t boxsize_count; /* 0 = not periodic; 1 = one length for every dimension; d = per dimension */
+} grove_index_params;
+
+GROVE_API void grove_index_params_init(grove_index_params *params);
+
+/* Build an index over validated points (n >= 1, n <= 2^32 - 2). The points
+ * are copied: the caller may free them afterwards. */
+GROVE_API grove_status grove_index_create(grove_points data, const grove_index_params *params,
+                                          const grove_options *options, grove_index **out);
+GROVE_API void grove_index_free(grove_index *index);
+/* Sizes of the indexed data, and the leaf size and index dimensions used. */
+GROVE_API size_t grove_index_n(const grove_index *index);
+GROVE_API size_t grove_index_d(const grove_index *index);
+GROVE_API size_t grove_index_leaf_size(const grove_index *index);
+GROVE_API size_t grove_index_dims(const grove_index *index);
+/* The variance order: order[j] is the input dimension stored j-th
+ * (d entries). */
+GROVE_API void grove_index_dim_order(const grove_index *index, size_t *order);
+/* The periodic box: boxsize[j] = the length of input dimension j, 0 where
+ * it is not periodic (d entries; all 0 without a box). Returns whether the
+ * index has a box. */
+GROVE_API int grove_index_boxsize(const grove_index *index, double *boxsize);
+
+typedef struct grove_join_params {
+    double eps;       /* search radius >= 0, inclusive; 0 finds exact duplicates */
+    int exclude_self; /* self-join only: leave out the pair (i, i) */
+    int distances;    /* grove_join / grove_join_stream: also produce distances */
+} grove_join_params;
+
+GROVE_API void grove_join_params_init(grove_join_params *params);
+
+/* Queries: NULL means a self-join (the queries are the indexed points, in
+ * row order); otherwise a semi-join with the given points (same d).
+ * exclude_self is refused for a semi-join. */
+
+/* Count pass: counts[q] = number of indexed rows within eps of query q
+ * (nq entries). Returns the total in *pairs when pairs is non-NULL. */
+GROVE_API grove_status grove_join_count(const grove_index *index, const grove_points *queries,
+                                        const grove_join_params *params, int64_t *counts, int64_t *pairs,
+                                        const grove_options *options);
+
+/* Fill pass: offsets[0] = 0 and offsets[q + 1] = offsets[q] + counts[q]
+ * (nq + 1 entries, e.g. from grove_join_count). Writes query q's neighbour
+ * rows, ascending, to indices[offsets[q] .. offsets[q + 1]) and their
+ * Euclidean distances (square roots of the squared distances) to distances
+ * when non-NULL. Offsets that disagree with the true counts are refused
+ * (GROVE_INVALID_ARGUMENT, naming the query) without writing past
+ * offsets[nq]. */
+GROVE_API grove_status grove_join_fill(const grove_index *index, const grove_points *queries,
+                                       const grove_join_params *params, const int64_t *offsets,
+                                       int64_t *indices, double *distances, const grove_options *options);
+
+/* A batch of consecutive queries [query_begin, query_end) and their result
+ * in CSR form: offsets has query_end - query_begin + 1 entries starting at
+ * 0; indices and distances (NULL unless params->distances) hold
+ * offsets[query_end - query_begin] entries. pairs_before is the number of
+ * pairs in earlier batches. The arrays are valid during the callback only. */
+typedef struct grove_join_batch {
+    size_t query_begin, query_end;
+    const int64_t *offsets;
+    const int64_t *indices;
+    const double *distances;
+    int64_t pairs_before;
+    int64_t pairs_total; /* pairs of the whole result (from the count pass), the
+                            same in every batch */
+} grove_join_batch;
+
+/* Return 0 to continue; nonzero stops the join with GROVE_CANCELLED. */
+typedef int (*grove_join_batch_fn)(void *user, const grove_join_batch *batch);
+
+/* The whole result, streamed: one count pass, then batches of queries in
+ * order. Between the two, fn is called once with an empty batch
+ * (query_begin = query_end = 0, offsets = {0}, no pairs) carrying
+ * pairs_total, so a caller can refuse a result it has no room for before
+ * any pair is filled (with no queries, that empty batch is the only one).
+ * Each batch is sized from the counts so the counts (8 bytes per query) and a
+ * batch's offsets, indices and distances fit in options->memory_budget
+ * bytes together (0 = one batch). A single query whose result alone
+ * exceeds what is left is refused (GROVE_OVER_BUDGET), naming it. Peak
+ * memory: the index, the queries' grouping for a semi-join, the budget,
+ * and per thread the candidates of one group (about 16 + 8 d bytes each). */
+GROVE_API grove_status grove_join_stream(const grove_index *index, const grove_points *queries,
+                                         const grove_join_params *params, grove_join_batch_fn fn, void *user,
+                                         const grove_options *options);
+
+/* A whole result in memory allocated by grove; free with
+ * grove_join_result_free. */
+typedef struct grove_join_result {
+    size_t nq;          /* queries */
+    int64_t pairs;      /* offsets[nq] */
+    int64_t *offsets;   /* nq + 1 */
+    int64_t *indices;   /* pairs */
+    double *distances;  /* pairs, or NULL unless params->distances */
+} grove_join_result;
+
+/* The whole result on an index in one call: the same CSR, byte for byte,
+ * as grove_join_count followed by grove_join_fill, in memory allocated by
+ * grove (result is zeroed first and on failure). Above 16 dimensions a
+ * self-join's count keeps its hits (up to 1 GiB of them, 16 bytes each,
+ * or a quarter of options->memory_budget) so the fill does not search
+ * again. Refused with GROVE_OVER_BUDGET (stating the size) when
+ * options->memory_budget is set and the result would exceed it: use
+ * grove_join_stream then. */
+GROVE_API grove_status grove_join_search(const grove_index *index, const grove_points *queries,
+                                         const grove_join_params *params, grove_join_result *result,
+                                         const grove_options *options);
+
+/* Build an index on data (index_params, e.g. a periodic box; NULL =
+ * defaults) and grove_join_search it. The index is built for the data and
+ * the queries together, so queries beyond the range of an index built on
+ * the data alone are answered too.
+ *
+ * Distributed (options->mpi with more than one rank; docs/mpi.md): every
+ * rank calls it with its part of the global data, rows offset_r ..
+ * offset_r + n_r - 1 for rank r in rank order (and likewise its part of
+ * the global queries for a semi-join; NULL on every rank for a
+ * self-join); any part may be empty. Each rank gets the CSR rows of its
+ * own queries (nq = its part's rows) with GLOBAL data rows, the same bytes
+ * as the rows of the single-process call on the whole input. Not with a
+ * periodic box or queries of another dtype than the data's
+ * (GROVE_UNSUPPORTED); memory_budget applies to each rank's results.
+ * The index-based calls above run on one process (grove_index_create
+ * refuses several ranks). */
+GROVE_API grove_status grove_join(grove_points data, const grove_points *queries,
+                                  const grove_index_params *index_params, const grove_join_params *params,
+                                  grove_join_result *result, const grove_options *options);
+GROVE_API void grove_join_result_free(grove_join_result *result);
+/* Collective, after a distributed grove_join: rank 0's result becomes the
+ * whole CSR (every rank's rows in rank order, the single-process result);
+ * the others' results are freed (zeroed). A no-op alone. Memory on rank 0:
+ * the whole result. */
+GROVE_API grove_status grove_join_result_gather(grove_join_result *result, const grove_options *options);
+
+/* What a kNN query asks for (grove_knn_search, grove_knn,
+ * grove_core_distances). */
+typedef struct grove_knn_params {
+    size_t k;         /* neighbours per query, >= 1 (default 1) */
+    int exclude_self; /* self-queries only: the query point itself is not
+                         one of its neighbours (default 0) */
+} grove_knn_params;
+
+GROVE_API void grove_knn_params_init(grove_knn_params *params);
+
+/* Exact k nearest neighbours of each query among the indexed points, k =
+ * params->k: indices[q k + r] (input rows) and distances[q k + r]
+ * (Euclidean, may be NULL), r-th nearest first, ties broken by the smaller
+ * row. Self-queries (queries NULL) include the point itself unless
+ * params->exclude_self (refused for other queries); k must be between 1
+ * and the number of candidates (n, or n - 1 when excluding). The
+ * grove_knn_params struct is defined with grove_core_distances above. */
+GROVE_API grove_status grove_knn_search(const grove_index *index, const grove_points *queries,
+                                        const grove_knn_params *params, int64_t *indices, double *distances,
+                                        const grove_options *options);
+/* The same, building (and freeing) an index with index_params (NULL =
+ * defaults). */
+GROVE_API grove_status grove_knn(grove_points data, const grove_points *queries,
+                                 const grove_index_params *index_params, const grove_knn_params *params,
+                                 int64_t *indices, double *distances, const grove_options *options);
+
+/* ------------------------------------------------------------------------ */
+/* EMST: Euclidean minimum spanning tree (mutual reachability)               */
 /* ------------------------------------------------------------------------ */
 
 /*
@@ -572,16 +796,6 @@ GROVE_API void grove_emst_params_init(grove_emst_params *params);
 GROVE_API grove_status grove_emst(grove_points points, const grove_emst_params *params, int64_t *edges,
                                   double *weights, const grove_options *options);
 
-/* What a kNN query asks for (grove_knn_search, grove_knn,
- * grove_core_distances). */
-typedef struct grove_knn_params {
-    size_t k;         /* neighbours per query, >= 1 (default 1) */
-    int exclude_self; /* self-queries only: the query point itself is not
-                         one of its neighbours (default 0) */
-} grove_knn_params;
-
-GROVE_API void grove_knn_params_init(grove_knn_params *params);
-
 /* Core distances: core[row] = distance to the k-th nearest neighbour of
  * row counting itself (k = 1 gives 0), 1 <= k <= n, or with exclude_self
  * to the k-th nearest other row (the (k + 1)-th counting itself),
@@ -589,6 +803,167 @@ GROVE_API void grove_knn_params_init(grove_knn_params *params);
  * HDBSCAN*'s min_samples. */
 GROVE_API grove_status grove_core_distances(grove_points points, const grove_knn_params *params, double *core,
                                             const grove_options *options);
+
+/* ------------------------------------------------------------------------ */
+/* Clustering: DBSCAN                                                        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * DBSCAN (Ester et al. 1996) labelled exactly as scikit-learn's
+ * sklearn.cluster.DBSCAN labels it, on the join's index (grove_index_params:
+ * leaf size, index dimensions, a periodic box) and its exactness rule (a pair is within
+ * eps when its squared distance, summed in the input dtype, is <= eps^2:
+ * see the join above; the boundary is inclusive, as scikit-learn's).
+ *
+ * A point is core when its eps-neighbourhood, the point itself included,
+ * holds at least min_samples points, or with sample_weight at least
+ * min_samples of weight (any finite weights, zero and negative too, as
+ * scikit-learn allows: the neighbourhood's weights are summed with
+ * compensation in an order the index fixes, so only a sum within rounding
+ * of min_samples could be classified otherwise than by scikit-learn's
+ * NumPy sum). Clusters are the connected components of core points under
+ * the eps-pairs, numbered 0, 1, ... in the order of their lowest-index
+ * core point; a non-core point within eps of a core point is a border
+ * point and takes the smallest cluster number among its core neighbours'
+ * (scikit-learn expands clusters in that order and a border point keeps
+ * the first cluster that reaches it); the rest are noise (-1). Labels are
+ * the same for any thread count.
+ *
+ * Memory: never the neighbourhoods. Three passes of the join (counts,
+ * unions of core pairs by a concurrent union-find inside the search, the
+ * non-core points' neighbourhoods) over the index (a copy of the points
+ * plus about 24 bytes a point) and a working memory of 8 bytes a point
+ * (16 with sample_weight), plus 1 when core is NULL, plus per thread the
+ * candidates of one index group (as grove_join_stream). When
+ * options->memory_budget is set and that working memory exceeds it, the
+ * call is refused (GROVE_OVER_BUDGET) before the index is built. Time: the
+ * join's, about three join passes.
+ *
+ * Distributed (options->mpi with more than one rank; docs/mpi.md): every
+ * rank passes its part of the rows in rank order (as grove_join) and gets
+ * its rows' labels and core flags, those of the single-process call, and
+ * the global counts. The neighbourhoods come from the distributed join and
+ * are held (8 bytes a pair per rank); every rank holds n core flags and n
+ * labels (9 bytes a point); sample_weight and memory_budget's refusal are
+ * for one process only (GROVE_UNSUPPORTED with weights).
+ */
+typedef struct grove_dbscan_params {
+    double eps;                  /* neighbourhood radius >= 0, inclusive (default 0.5) */
+    size_t min_samples;          /* >= 1: points (or weight) for a core point,
+                                    itself included (default 5) */
+    const double *sample_weight; /* n finite weights, or NULL (each point weighs 1) */
+} grove_dbscan_params;
+
+GROVE_API void grove_dbscan_params_init(grove_dbscan_params *params);
+
+typedef struct grove_dbscan_counts {
+    size_t clusters, core, noise;
+} grove_dbscan_counts;
+
+/* Cluster data (validated: finite, n <= 2^32 - 2; n = 0 gives nothing):
+ * labels[i] (n entries, required) the cluster of row i or -1 for noise;
+ * core[i] (n entries, or NULL) 1 for core points, else 0; counts (or
+ * NULL) the number of clusters, core points and noise points.
+ * index_params NULL = defaults. */
+GROVE_API grove_status grove_dbscan(grove_points data, const grove_index_params *index_params,
+                                    const grove_dbscan_params *params, int64_t *labels, uint8_t *core,
+                                    grove_dbscan_counts *counts, const grove_options *options);
+
+/* ------------------------------------------------------------------------ */
+/* Clustering: friends-of-friends groups (halo finding on the join's index)  */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Friends-of-friends: two particles are friends when their distance is at
+ * most the linking length (the join's inclusive rule and arithmetic: see
+ * "Exactness" above), and a group is a connected component of the friend
+ * graph. The search is the self-join on a grove_index with a union-find
+ * fed from inside it, pair by pair, so no pair list is ever held.
+ *
+ * Numbering: groups of at least min_members particles get ids 0, 1, ... by
+ * decreasing size, equal sizes by their lowest member index; particles of
+ * smaller groups get -1. The same input gives the same ids whatever the
+ * thread count.
+ *
+ * Catalogue (optional), one row per numbered group, computed in double
+ * from the caller's coordinates, over the members in ascending index order:
+ *   members     number of particles
+ *   first       lowest member index
+ *   mass        sum of the members' masses (1 each without masses)
+ *   center      centre of mass: ref + sum m_i (x_i - ref) / mass, where ref
+ *               is the first member; in a periodic box each x_i - ref is
+ *               its minimum image in [-L/2, L/2) and the centre is wrapped
+ *               into [0, L)
+ *   velocity    (with velocities) mass-weighted mean velocity
+ *   dispersion  (with velocities) sqrt(sum m_i |v_i - velocity|^2 / mass),
+ *               |.| over all d components: the d-dimensional rms velocity
+ *               about the mean (divide by sqrt(d) for a 1-D dispersion)
+ *   radius      largest distance from the centre to a member (minimum
+ *               image in a periodic box)
+ * A periodic group wider than half the box in some dimension has no
+ * unique centre; the one above is then the reference member's image.
+ *
+ * Memory: the index (a copy of the points plus about 24 bytes per point),
+ * 4 bytes per point of union-find, the caller's group ids; with a
+ * catalogue also 4 bytes per grouped particle and the rows. O(n) in all:
+ * no pairs are stored, whatever the linking length. Time: the self-join's
+ * search (without its output) plus O(n alpha(n)) for the union-find.
+ *
+ * Distributed (options->mpi with more than one rank; docs/mpi.md): every
+ * rank passes its part of the rows in rank order (as grove_join), with
+ * those rows' masses and velocities (given on every rank with rows, or on
+ * none), and gets its rows' group ids, the global group count and, when
+ * catalogue is non-NULL (on every rank), the whole catalogue with global
+ * `first` rows: the single-process results, bit for bit. Unlike the
+ * single-process call, the friend pairs are held (the distributed join's
+ * rows, 8 bytes a pair per rank), and every rank holds 4 bytes a point of
+ * union-find; rank 0 holds 12 more. n < 2^31; no periodic box
+ * (GROVE_UNSUPPORTED).
+ */
+typedef struct grove_fof_params {
+    double linking_length;    /* >= 0, in the points' units */
+    size_t min_members;       /* smallest group given an id, >= 1 (default 20) */
+    grove_index_params index; /* the index's leaf size and index dimensions */
+} grove_fof_params;
+
+GROVE_API void grove_fof_params_init(grove_fof_params *params);
+
+/* The catalogue of a grove_fof call, arrays allocated by grove (free with
+ * grove_fof_catalogue_free); row g describes group g. */
+typedef struct grove_fof_catalogue {
+    size_t groups, d;
+    int64_t *members;   /* groups */
+    int64_t *first;     /* groups */
+    double *mass;       /* groups */
+    double *center;     /* groups x d */
+    double *velocity;   /* groups x d, or NULL without velocities */
+    double *dispersion; /* groups, or NULL without velocities */
+    double *radius;     /* groups */
+} grove_fof_catalogue;
+
+/* Groups of validated points (n <= 2^32 - 2): group[i] for each particle
+ * (n entries, caller memory), the number of numbered groups in *groups
+ * (may be NULL), and the catalogue when catalogue is non-NULL. mass: n
+ * finite values > 0, or NULL (unit masses); velocity: n x d float64
+ * row-major, finite, or NULL. Both are used by the catalogue only. */
+GROVE_API grove_status grove_fof(grove_points points, const double *mass, const double *velocity,
+                                 const grove_fof_params *params, int64_t *group, size_t *groups,
+                                 grove_fof_catalogue *catalogue, const grove_options *options);
+GROVE_API void grove_fof_catalogue_free(grove_fof_catalogue *catalogue);
+
+/* The mean interparticle separation, the unit of the linking length b in
+ * FoF practice (b = 0.2 is the customary choice): (V / n)^(1/d), V the
+ * product over the dimensions of the periodic length, or where there is
+ * none (boxsize NULL, or a length of 0) of the extent of the points
+ * (largest minus smallest coordinate). boxsize and boxsize_count as in
+ * grove_index_params. Refused when V is 0 (the points lie in a
+ * lower-dimensional set) or n is 0. */
+GROVE_API grove_status grove_fof_mean_separation(grove_points points, const double *boxsize, size_t boxsize_count,
+                                                 double *separation);
+
+/* ------------------------------------------------------------------------ */
+/* Clustering: HDBSCAN*                                                      */
+/* ------------------------------------------------------------------------ */
 
 typedef enum grove_hdbscan_selection {
     GROVE_HDBSCAN_EOM = 0, /* excess of mass (the default) */
@@ -814,282 +1189,6 @@ GROVE_API grove_status grove_hdbscan_membership_vector(const grove_hdbscan_model
 GROVE_API grove_status grove_hdbscan_all_points_membership_vectors(const grove_hdbscan_model *model,
                                                                    double *membership,
                                                                    const grove_options *options);
-
-/* ------------------------------------------------------------------------ */
-/* Range join (exact epsilon similarity join) and k nearest neighbours       */
-/* ------------------------------------------------------------------------ */
-
-/*
- * A search index over n data points (RT-HiSS on the CPU): dimensions are
- * reordered by variance (highest first), a balanced kd-tree splits the
- * points into leaf groups of at most leaf_size points stored contiguously,
- * and each group keeps a tight bounding box in the leading index_dims
- * dimensions. A join expands those boxes by eps and walks the kd-tree
- * group against group to find candidate groups, then refines candidate
- * blocks with vectorised kernels that stop summing a pair's squared
- * distance as soon as the partial sum exceeds eps^2 (dimensions in variance
- * order make this happen early).
- *
- * Exactness: a pair (q, p) is reported when the squared Euclidean distance,
- * summed in the input dtype over the dimensions in the index's variance
- * order, is <= eps^2 computed in double and rounded to the dtype. That is
- * the exact answer for integer-valued data; otherwise a pair within one
- * rounding of the boundary may go either way, as in any floating-point
- * tool. Queries of the other dtype are converted to the index's dtype.
- *
- * Range: where squared distances (or the variances over n points) would
- * overflow or underflow, the index holds the points times one power of two
- * chosen from the data's largest |coordinate| (grove_join and grove_knn:
- * the data's and the queries'), eps is scaled alike and distances scaled
- * back, all exactly: results on 2^k x with 2^k eps are those on x and eps,
- * distances 2^k times. Distances below the resolution of the scaled
- * arithmetic compare as ties (0 against eps^2; kNN by row). Queries whose
- * squared distances to the data could overflow in the index's scale, and
- * kNN distances beyond the largest double, are refused
- * (GROVE_INVALID_ARGUMENT).
- *
- * A handle is immutable after build: queries on one handle may run from
- * several threads at once. Memory: a copy of the points (n d elements of
- * the input dtype) plus about 24 bytes per point for the tree.
- */
-typedef struct grove_index grove_index;
-
-/*
- * Periodic boxes (boxsize, as SciPy's cKDTree takes it): the space wraps
- * around in each periodic dimension j, and every distance is the minimum
- * image: per dimension t = |a_j - b_j|, replaced by L_j - t when
- * t > L_j / 2, summed as above (the same arithmetic as cKDTree's). A pair
- * is reported once, at its minimum-image distance, even when eps >= L / 2
- * lets several images of a point lie within eps; kNN ranks each point once
- * by that distance (k may exceed the points in half a box). Every
- * coordinate of a periodic dimension, data and queries alike, must lie in
- * [0, L_j): points outside are refused (GROVE_INVALID_ARGUMENT, naming the
- * row and dimension); L_j is rounded to the index's dtype for the
- * arithmetic. boxsize_count: 0 (boxsize NULL) = no box; 1 = the same length
- * in every dimension; d = one per dimension. A length of 0 leaves that
- * dimension unbounded; lengths must be finite and >= 0. The lengths are
- * copied at build. Above 16 dimensions a periodic index keys its groups on
- * the leading variance-order coordinates instead of principal axes
- * (projections do not commute with the wrap-around), so results stay
- * exact. Memory: 3 d values more than without a box.
- */
-typedef struct grove_index_params {
-    size_t leaf_size;     /* points per leaf group, 1..4096; 0 = automatic (by d) */
-    size_t index_dims;    /* leading dimensions in the group boxes, 1..d; 0 = automatic */
-    const double *boxsize; /* periodic box lengths (boxsize_count of them), or NULL */
-    size_t boxsize_count; /* 0 = not periodic; 1 = one length for every dimension; d = per dimension */
-} grove_index_params;
-
-GROVE_API void grove_index_params_init(grove_index_params *params);
-
-/* Build an index over validated points (n >= 1, n <= 2^32 - 2). The points
- * are copied: the caller may free them afterwards. */
-GROVE_API grove_status grove_index_create(grove_points data, const grove_index_params *params,
-                                          const grove_options *options, grove_index **out);
-GROVE_API void grove_index_free(grove_index *index);
-/* Sizes of the indexed data, and the leaf size and index dimensions used. */
-GROVE_API size_t grove_index_n(const grove_index *index);
-GROVE_API size_t grove_index_d(const grove_index *index);
-GROVE_API size_t grove_index_leaf_size(const grove_index *index);
-GROVE_API size_t grove_index_dims(const grove_index *index);
-/* The variance order: order[j] is the input dimension stored j-th
- * (d entries). */
-GROVE_API void grove_index_dim_order(const grove_index *index, size_t *order);
-/* The periodic box: boxsize[j] = the length of input dimension j, 0 where
- * it is not periodic (d entries; all 0 without a box). Returns whether the
- * index has a box. */
-GROVE_API int grove_index_boxsize(const grove_index *index, double *boxsize);
-
-typedef struct grove_join_params {
-    double eps;       /* search radius >= 0, inclusive; 0 finds exact duplicates */
-    int exclude_self; /* self-join only: leave out the pair (i, i) */
-    int distances;    /* grove_join / grove_join_stream: also produce distances */
-} grove_join_params;
-
-GROVE_API void grove_join_params_init(grove_join_params *params);
-
-/* Queries: NULL means a self-join (the queries are the indexed points, in
- * row order); otherwise a semi-join with the given points (same d).
- * exclude_self is refused for a semi-join. */
-
-/* Count pass: counts[q] = number of indexed rows within eps of query q
- * (nq entries). Returns the total in *pairs when pairs is non-NULL. */
-GROVE_API grove_status grove_join_count(const grove_index *index, const grove_points *queries,
-                                        const grove_join_params *params, int64_t *counts, int64_t *pairs,
-                                        const grove_options *options);
-
-/* Fill pass: offsets[0] = 0 and offsets[q + 1] = offsets[q] + counts[q]
- * (nq + 1 entries, e.g. from grove_join_count). Writes query q's neighbour
- * rows, ascending, to indices[offsets[q] .. offsets[q + 1]) and their
- * Euclidean distances (square roots of the squared distances) to distances
- * when non-NULL. Offsets that disagree with the true counts are refused
- * (GROVE_INVALID_ARGUMENT, naming the query) without writing past
- * offsets[nq]. */
-GROVE_API grove_status grove_join_fill(const grove_index *index, const grove_points *queries,
-                                       const grove_join_params *params, const int64_t *offsets,
-                                       int64_t *indices, double *distances, const grove_options *options);
-
-/* A batch of consecutive queries [query_begin, query_end) and their result
- * in CSR form: offsets has query_end - query_begin + 1 entries starting at
- * 0; indices and distances (NULL unless params->distances) hold
- * offsets[query_end - query_begin] entries. pairs_before is the number of
- * pairs in earlier batches. The arrays are valid during the callback only. */
-typedef struct grove_join_batch {
-    size_t query_begin, query_end;
-    const int64_t *offsets;
-    const int64_t *indices;
-    const double *distances;
-    int64_t pairs_before;
-    int64_t pairs_total; /* pairs of the whole result (from the count pass), the
-                            same in every batch */
-} grove_join_batch;
-
-/* Return 0 to continue; nonzero stops the join with GROVE_CANCELLED. */
-typedef int (*grove_join_batch_fn)(void *user, const grove_join_batch *batch);
-
-/* The whole result, streamed: one count pass, then batches of queries in
- * order. Between the two, fn is called once with an empty batch
- * (query_begin = query_end = 0, offsets = {0}, no pairs) carrying
- * pairs_total, so a caller can refuse a result it has no room for before
- * any pair is filled (with no queries, that empty batch is the only one).
- * Each batch is sized from the counts so the counts (8 bytes per query) and a
- * batch's offsets, indices and distances fit in options->memory_budget
- * bytes together (0 = one batch). A single query whose result alone
- * exceeds what is left is refused (GROVE_OVER_BUDGET), naming it. Peak
- * memory: the index, the queries' grouping for a semi-join, the budget,
- * and per thread the candidates of one group (about 16 + 8 d bytes each). */
-GROVE_API grove_status grove_join_stream(const grove_index *index, const grove_points *queries,
-                                         const grove_join_params *params, grove_join_batch_fn fn, void *user,
-                                         const grove_options *options);
-
-/* A whole result in memory allocated by grove; free with
- * grove_join_result_free. */
-typedef struct grove_join_result {
-    size_t nq;          /* queries */
-    int64_t pairs;      /* offsets[nq] */
-    int64_t *offsets;   /* nq + 1 */
-    int64_t *indices;   /* pairs */
-    double *distances;  /* pairs, or NULL unless params->distances */
-} grove_join_result;
-
-/* The whole result on an index in one call: the same CSR, byte for byte,
- * as grove_join_count followed by grove_join_fill, in memory allocated by
- * grove (result is zeroed first and on failure). Above 16 dimensions a
- * self-join's count keeps its hits (up to 1 GiB of them, 16 bytes each,
- * or a quarter of options->memory_budget) so the fill does not search
- * again. Refused with GROVE_OVER_BUDGET (stating the size) when
- * options->memory_budget is set and the result would exceed it: use
- * grove_join_stream then. */
-GROVE_API grove_status grove_join_search(const grove_index *index, const grove_points *queries,
-                                         const grove_join_params *params, grove_join_result *result,
-                                         const grove_options *options);
-
-/* Build an index on data (index_params, e.g. a periodic box; NULL =
- * defaults) and grove_join_search it. The index is built for the data and
- * the queries together, so queries beyond the range of an index built on
- * the data alone are answered too.
- *
- * Distributed (options->mpi with more than one rank; docs/mpi.md): every
- * rank calls it with its part of the global data, rows offset_r ..
- * offset_r + n_r - 1 for rank r in rank order (and likewise its part of
- * the global queries for a semi-join; NULL on every rank for a
- * self-join); any part may be empty. Each rank gets the CSR rows of its
- * own queries (nq = its part's rows) with GLOBAL data rows, the same bytes
- * as the rows of the single-process call on the whole input. Not with a
- * periodic box or queries of another dtype than the data's
- * (GROVE_UNSUPPORTED); memory_budget applies to each rank's results.
- * The index-based calls above run on one process (grove_index_create
- * refuses several ranks). */
-GROVE_API grove_status grove_join(grove_points data, const grove_points *queries,
-                                  const grove_index_params *index_params, const grove_join_params *params,
-                                  grove_join_result *result, const grove_options *options);
-GROVE_API void grove_join_result_free(grove_join_result *result);
-/* Collective, after a distributed grove_join: rank 0's result becomes the
- * whole CSR (every rank's rows in rank order, the single-process result);
- * the others' results are freed (zeroed). A no-op alone. Memory on rank 0:
- * the whole result. */
-GROVE_API grove_status grove_join_result_gather(grove_join_result *result, const grove_options *options);
-
-/* Exact k nearest neighbours of each query among the indexed points, k =
- * params->k: indices[q k + r] (input rows) and distances[q k + r]
- * (Euclidean, may be NULL), r-th nearest first, ties broken by the smaller
- * row. Self-queries (queries NULL) include the point itself unless
- * params->exclude_self (refused for other queries); k must be between 1
- * and the number of candidates (n, or n - 1 when excluding). The
- * grove_knn_params struct is defined with grove_core_distances above. */
-GROVE_API grove_status grove_knn_search(const grove_index *index, const grove_points *queries,
-                                        const grove_knn_params *params, int64_t *indices, double *distances,
-                                        const grove_options *options);
-/* The same, building (and freeing) an index with index_params (NULL =
- * defaults). */
-GROVE_API grove_status grove_knn(grove_points data, const grove_points *queries,
-                                 const grove_index_params *index_params, const grove_knn_params *params,
-                                 int64_t *indices, double *distances, const grove_options *options);
-
-/* ------------------------------------------------------------------------ */
-/* Density clustering: DBSCAN                                                */
-/* ------------------------------------------------------------------------ */
-
-/*
- * DBSCAN (Ester et al. 1996) labelled exactly as scikit-learn's
- * sklearn.cluster.DBSCAN labels it, on the join's index (grove_index_params:
- * leaf size, index dimensions, a periodic box) and its exactness rule (a pair is within
- * eps when its squared distance, summed in the input dtype, is <= eps^2:
- * see the join above; the boundary is inclusive, as scikit-learn's).
- *
- * A point is core when its eps-neighbourhood, the point itself included,
- * holds at least min_samples points, or with sample_weight at least
- * min_samples of weight (any finite weights, zero and negative too, as
- * scikit-learn allows: the neighbourhood's weights are summed with
- * compensation in an order the index fixes, so only a sum within rounding
- * of min_samples could be classified otherwise than by scikit-learn's
- * NumPy sum). Clusters are the connected components of core points under
- * the eps-pairs, numbered 0, 1, ... in the order of their lowest-index
- * core point; a non-core point within eps of a core point is a border
- * point and takes the smallest cluster number among its core neighbours'
- * (scikit-learn expands clusters in that order and a border point keeps
- * the first cluster that reaches it); the rest are noise (-1). Labels are
- * the same for any thread count.
- *
- * Memory: never the neighbourhoods. Three passes of the join (counts,
- * unions of core pairs by a concurrent union-find inside the search, the
- * non-core points' neighbourhoods) over the index (a copy of the points
- * plus about 24 bytes a point) and a working memory of 8 bytes a point
- * (16 with sample_weight), plus 1 when core is NULL, plus per thread the
- * candidates of one index group (as grove_join_stream). When
- * options->memory_budget is set and that working memory exceeds it, the
- * call is refused (GROVE_OVER_BUDGET) before the index is built. Time: the
- * join's, about three join passes.
- *
- * Distributed (options->mpi with more than one rank; docs/mpi.md): every
- * rank passes its part of the rows in rank order (as grove_join) and gets
- * its rows' labels and core flags, those of the single-process call, and
- * the global counts. The neighbourhoods come from the distributed join and
- * are held (8 bytes a pair per rank); every rank holds n core flags and n
- * labels (9 bytes a point); sample_weight and memory_budget's refusal are
- * for one process only (GROVE_UNSUPPORTED with weights).
- */
-typedef struct grove_dbscan_params {
-    double eps;                  /* neighbourhood radius >= 0, inclusive (default 0.5) */
-    size_t min_samples;          /* >= 1: points (or weight) for a core point,
-                                    itself included (default 5) */
-    const double *sample_weight; /* n finite weights, or NULL (each point weighs 1) */
-} grove_dbscan_params;
-
-GROVE_API void grove_dbscan_params_init(grove_dbscan_params *params);
-
-typedef struct grove_dbscan_counts {
-    size_t clusters, core, noise;
-} grove_dbscan_counts;
-
-/* Cluster data (validated: finite, n <= 2^32 - 2; n = 0 gives nothing):
- * labels[i] (n entries, required) the cluster of row i or -1 for noise;
- * core[i] (n entries, or NULL) 1 for core points, else 0; counts (or
- * NULL) the number of clusters, core points and noise points.
- * index_params NULL = defaults. */
-GROVE_API grove_status grove_dbscan(grove_points data, const grove_index_params *index_params,
-                                    const grove_dbscan_params *params, int64_t *labels, uint8_t *core,
-                                    grove_dbscan_counts *counts, const grove_options *options);
 
 /* ------------------------------------------------------------------------ */
 /* Gravity and N-body                                                        */
@@ -1349,6 +1448,47 @@ GROVE_API grove_status grove_nbody_checkpoint_write(const grove_nbody *sim, cons
 GROVE_API grove_status grove_nbody_checkpoint_read(const char *path, const grove_options *options,
                                                    grove_nbody **out);
 
+/* Resuming a run: a program's own settings (how the run started, its
+ * outputs) kept with the simulation in its checkpoints, so that a resumed
+ * run restores them and refuses the ones its caller gives again that
+ * disagree with the run's (the CLI's nbody --resume). A setting is a name
+ * and a value as text; they are kept as the application data, in text: a
+ * first line `format` naming the program and its version, then a line
+ * "name value" each. */
+typedef struct grove_nbody_setting {
+    const char *name;  /* letters, digits, '-' and '_' */
+    const char *text;  /* the value as text (one line), or NULL: the value is `number` */
+    double number;
+} grove_nbody_setting;
+
+/* The text a setting's value is kept as, into buf (cap bytes): text, or
+ * the shortest decimal that reads back as number. */
+GROVE_API void grove_nbody_setting_text(const grove_nbody_setting *setting, char *buf, size_t cap);
+
+/* Keep settings[0..count) under `format` in place of sim's application
+ * data (what the checkpoints written afterwards carry). */
+GROVE_API grove_status grove_nbody_keep_settings(grove_nbody *sim, const char *format,
+                                                 const grove_nbody_setting *settings, size_t count);
+
+/* The run's value of the setting `name` as text into buf (cap bytes; ""
+ * when the run has none): the one kept under `format`, else the
+ * simulation's parameter of that name: n (the particles on every rank),
+ * dt, eta, theta, softening, G, timestep (shared, adaptive or block),
+ * max_level, conserve_momentum (0 or 1). GROVE_PARSE_ERROR when the
+ * application data are not settings under `format` (the run was not made
+ * by that program; a run without application data keeps none). */
+GROVE_API grove_status grove_nbody_run_setting(const grove_nbody *sim, const char *format, const char *name,
+                                               char *buf, size_t cap);
+
+/* A resumed run's check of the settings its caller gives again,
+ * asked[0..count), against the run's own (grove_nbody_run_setting): GROVE_OK
+ * when each agrees (equal numbers where both texts read whole as numbers,
+ * so 0.01 and 1e-2 agree, else equal texts); else GROVE_INVALID_ARGUMENT,
+ * *which (may be NULL) the first that does not, and the message names it
+ * and both values. */
+GROVE_API grove_status grove_nbody_resume_check(const grove_nbody *sim, const char *format,
+                                                const grove_nbody_setting *asked, size_t count, size_t *which);
+
 /* Initial conditions, total mass 1, G = 1, centre of mass at rest at the
  * origin (docs/nbody.md, Initial conditions). The same params give the
  * same particles on the same build for any thread count.
@@ -1439,98 +1579,6 @@ GROVE_API void grove_render_params_init(grove_render_params *params);
 /* positions and mass as grove_gravity takes them. */
 GROVE_API grove_status grove_render_png(grove_points positions, const double *mass,
                                         const grove_render_params *params, const char *path);
-
-/* ------------------------------------------------------------------------ */
-/* Friends-of-friends groups (halo finding on the join's index)              */
-/* ------------------------------------------------------------------------ */
-
-/*
- * Friends-of-friends: two particles are friends when their distance is at
- * most the linking length (the join's inclusive rule and arithmetic: see
- * "Exactness" above), and a group is a connected component of the friend
- * graph. The search is the self-join on a grove_index with a union-find
- * fed from inside it, pair by pair, so no pair list is ever held.
- *
- * Numbering: groups of at least min_members particles get ids 0, 1, ... by
- * decreasing size, equal sizes by their lowest member index; particles of
- * smaller groups get -1. The same input gives the same ids whatever the
- * thread count.
- *
- * Catalogue (optional), one row per numbered group, computed in double
- * from the caller's coordinates, over the members in ascending index order:
- *   members     number of particles
- *   first       lowest member index
- *   mass        sum of the members' masses (1 each without masses)
- *   center      centre of mass: ref + sum m_i (x_i - ref) / mass, where ref
- *               is the first member; in a periodic box each x_i - ref is
- *               its minimum image in [-L/2, L/2) and the centre is wrapped
- *               into [0, L)
- *   velocity    (with velocities) mass-weighted mean velocity
- *   dispersion  (with velocities) sqrt(sum m_i |v_i - velocity|^2 / mass),
- *               |.| over all d components: the d-dimensional rms velocity
- *               about the mean (divide by sqrt(d) for a 1-D dispersion)
- *   radius      largest distance from the centre to a member (minimum
- *               image in a periodic box)
- * A periodic group wider than half the box in some dimension has no
- * unique centre; the one above is then the reference member's image.
- *
- * Memory: the index (a copy of the points plus about 24 bytes per point),
- * 4 bytes per point of union-find, the caller's group ids; with a
- * catalogue also 4 bytes per grouped particle and the rows. O(n) in all:
- * no pairs are stored, whatever the linking length. Time: the self-join's
- * search (without its output) plus O(n alpha(n)) for the union-find.
- *
- * Distributed (options->mpi with more than one rank; docs/mpi.md): every
- * rank passes its part of the rows in rank order (as grove_join), with
- * those rows' masses and velocities (given on every rank with rows, or on
- * none), and gets its rows' group ids, the global group count and, when
- * catalogue is non-NULL (on every rank), the whole catalogue with global
- * `first` rows: the single-process results, bit for bit. Unlike the
- * single-process call, the friend pairs are held (the distributed join's
- * rows, 8 bytes a pair per rank), and every rank holds 4 bytes a point of
- * union-find; rank 0 holds 12 more. n < 2^31; no periodic box
- * (GROVE_UNSUPPORTED).
- */
-typedef struct grove_fof_params {
-    double linking_length;    /* >= 0, in the points' units */
-    size_t min_members;       /* smallest group given an id, >= 1 (default 20) */
-    grove_index_params index; /* the index's leaf size and index dimensions */
-} grove_fof_params;
-
-GROVE_API void grove_fof_params_init(grove_fof_params *params);
-
-/* The catalogue of a grove_fof call, arrays allocated by grove (free with
- * grove_fof_catalogue_free); row g describes group g. */
-typedef struct grove_fof_catalogue {
-    size_t groups, d;
-    int64_t *members;   /* groups */
-    int64_t *first;     /* groups */
-    double *mass;       /* groups */
-    double *center;     /* groups x d */
-    double *velocity;   /* groups x d, or NULL without velocities */
-    double *dispersion; /* groups, or NULL without velocities */
-    double *radius;     /* groups */
-} grove_fof_catalogue;
-
-/* Groups of validated points (n <= 2^32 - 2): group[i] for each particle
- * (n entries, caller memory), the number of numbered groups in *groups
- * (may be NULL), and the catalogue when catalogue is non-NULL. mass: n
- * finite values > 0, or NULL (unit masses); velocity: n x d float64
- * row-major, finite, or NULL. Both are used by the catalogue only. */
-GROVE_API grove_status grove_fof(grove_points points, const double *mass, const double *velocity,
-                                 const grove_fof_params *params, int64_t *group, size_t *groups,
-                                 grove_fof_catalogue *catalogue, const grove_options *options);
-GROVE_API void grove_fof_catalogue_free(grove_fof_catalogue *catalogue);
-
-/* The mean interparticle separation, the unit of the linking length b in
- * FoF practice (b = 0.2 is the customary choice): (V / n)^(1/d), V the
- * product over the dimensions of the periodic length, or where there is
- * none (boxsize NULL, or a length of 0) of the extent of the points
- * (largest minus smallest coordinate). boxsize and boxsize_count as in
- * grove_index_params. Refused when V is 0 (the points lie in a
- * lower-dimensional set) or n is 0. */
-GROVE_API grove_status grove_fof_mean_separation(grove_points points, const double *boxsize, size_t boxsize_count,
-                                                 double *separation);
 
 #ifdef __cplusplus
 }

@@ -80,6 +80,40 @@ TEST(cli_bad_flag_values_are_usage_errors)
     EXPECT_FAILURE("gen uniform --n 5 --dims 2 --rate 0 -o x.npy", 2, "--rate");
 }
 
+/* The index's leaf-size limit is the library's one constant: every
+ * command that builds an index takes GROVE_INDEX_LEAF_SIZE_MAX and
+ * refuses one more as a usage error, as the library does. */
+TEST(cli_leaf_size_limit_is_the_library_s)
+{
+    const char *in = write_particles("leaf_ok.npy", 40, 40);
+    const char *output = test_path("leaf_out.npy");
+    /* Each command and its options up to its output file's flag (none for the join's count). */
+    const char *commands[][2] = {{"join", "--eps 1 --count-only"}, {"dbscan", "--eps 1 --min-samples 3 --labels"},
+                                 {"fof", "--linking-length 1 --groups"}, {"knn", "-k 2 --indices"}};
+    for (size_t k = 0; k < sizeof commands / sizeof *commands; k++)
+        for (size_t leaf = GROVE_INDEX_LEAF_SIZE_MAX; leaf <= GROVE_INDEX_LEAF_SIZE_MAX + 1; leaf++) {
+            char args[2048], *out = NULL;
+            snprintf(args, sizeof args, "%s %s %s %s --leaf-size %zu --quiet", commands[k][0], in, commands[k][1],
+                     k ? output : "", leaf);
+            if (leaf > GROVE_INDEX_LEAF_SIZE_MAX) {
+                EXPECT_FAILURE(args, 2, "--leaf-size");
+            } else {
+                int rc = test_grove(args, &out);
+                CHECK_MSG(rc == 0, "grove %s -> %d: %s", args, rc, out);
+                free(out);
+            }
+        }
+    grove_index_params ip;
+    grove_index_params_init(&ip);
+    double x[6] = {0, 0, 0, 1, 1, 1};
+    grove_index *ix = NULL;
+    ip.leaf_size = GROVE_INDEX_LEAF_SIZE_MAX;
+    CHECK_OK(grove_index_create(grove_points_f64(x, 2, 3), &ip, NULL, &ix));
+    grove_index_free(ix);
+    ip.leaf_size = GROVE_INDEX_LEAF_SIZE_MAX + 1;
+    CHECK_FAILS(grove_index_create(grove_points_f64(x, 2, 3), &ip, NULL, &ix), GROVE_INVALID_ARGUMENT, "leaf_size");
+}
+
 TEST(cli_failures_while_running_exit_1)
 {
     /* A regular file where --out needs a folder: mkdir fails at run time

@@ -304,6 +304,83 @@ TEST(nbody_checkpoint_keeps_application_data)
     grove_nbody_free(sim);
 }
 
+/* A text setting's value as the run keeps it (grove_nbody_run_setting). */
+static const char *run_setting(const grove_nbody *sim, const char *format, const char *name, char *buf, size_t cap)
+{
+    return grove_nbody_run_setting(sim, format, name, buf, cap) == GROVE_OK ? buf : "(failed)";
+}
+
+/* Run settings kept through a checkpoint, read back by name with the
+ * simulation's parameters beside them, and a resumed run's check against
+ * them: numbers agree however spelled, counts digit for digit (a seed
+ * beyond 2^53 included), a foreign application data is refused, and the
+ * format the CLI wrote before (render-extent as a hexadecimal float) is
+ * read as it was. */
+TEST(nbody_run_settings_survive_a_checkpoint_and_check_a_resume)
+{
+    static const char FORMAT[] = "test settings 1";
+    grove_nbody *sim = plummer_sim(20, 4, 0.5, 0.01), *back = NULL;
+    REQUIRE(sim);
+    grove_nbody_setting kept[] = {{"start", "plummer", 0}, {"seed", "18446744073709551615", 0},
+                                  {"render-extent", NULL, 0.1}, {"units", "", 0}};
+    REQUIRE_OK(grove_nbody_keep_settings(sim, FORMAT, kept, 4));
+    const char *path = test_path("settings.ckpt");
+    REQUIRE_OK(grove_nbody_checkpoint_write(sim, path));
+    REQUIRE_OK(grove_nbody_checkpoint_read(path, NULL, &back));
+    char buf[64];
+    CHECK(strcmp(run_setting(back, FORMAT, "start", buf, sizeof buf), "plummer") == 0);
+    CHECK(strtod(run_setting(back, FORMAT, "render-extent", buf, sizeof buf), NULL) == 0.1);
+    CHECK(strcmp(run_setting(back, FORMAT, "units", buf, sizeof buf), "") == 0);
+    CHECK(strcmp(run_setting(back, FORMAT, "nothing", buf, sizeof buf), "") == 0);
+    /* The parameters by their grove.h names. */
+    const grove_nbody_params *p = grove_nbody_get_params(back);
+    CHECK(strtod(run_setting(back, FORMAT, "dt", buf, sizeof buf), NULL) == p->dt);
+    CHECK(strtod(run_setting(back, FORMAT, "softening", buf, sizeof buf), NULL) == p->gravity.softening);
+    CHECK(strcmp(run_setting(back, FORMAT, "timestep", buf, sizeof buf), "shared") == 0);
+    CHECK(strcmp(run_setting(back, FORMAT, "n", buf, sizeof buf), "20") == 0);
+    CHECK(strtol(run_setting(back, FORMAT, "max_level", buf, sizeof buf), NULL, 10) == p->max_level);
+    CHECK(strcmp(run_setting(back, FORMAT, "conserve_momentum", buf, sizeof buf), "1") == 0);
+    CHECK_FAILS(grove_nbody_run_setting(back, FORMAT, "start", buf, 3), GROVE_INVALID_ARGUMENT, "start");
+    /* Agreement: the same values however spelled. */
+    char dt[64];
+    snprintf(dt, sizeof dt, "%.20e", p->dt);
+    grove_nbody_setting same[] = {{"dt", dt, 0}, {"render-extent", "1e-1", 0}, {"seed", "018446744073709551615", 0},
+                                  {"theta", NULL, p->gravity.theta}, {"start", "plummer", 0}};
+    size_t which = 99;
+    CHECK_OK(grove_nbody_resume_check(back, FORMAT, same, 5, &which));
+    CHECK(which == 5);
+    grove_nbody_setting other[] = {{"start", "plummer", 0}, {"seed", "18446744073709551614", 0}};
+    CHECK_FAILS(grove_nbody_resume_check(back, FORMAT, other, 2, &which), GROVE_INVALID_ARGUMENT,
+                "seed 18446744073709551614 disagrees with the run's 18446744073709551615");
+    CHECK(which == 1);
+    grove_nbody_setting off[] = {{"conserve_momentum", "0", 0}, {"units", "si", 0}};
+    CHECK_FAILS(grove_nbody_resume_check(back, FORMAT, off, 2, &which), GROVE_INVALID_ARGUMENT, "conserve_momentum");
+    CHECK(which == 0);
+    CHECK_FAILS(grove_nbody_resume_check(back, FORMAT, off + 1, 1, &which), GROVE_INVALID_ARGUMENT, "(none)");
+    /* What the CLI kept before, and what another program keeps. */
+    const char before[] = "test settings 1\nstart plummer\nseed 4\nrender-extent 0x1p+3\n";
+    REQUIRE_OK(grove_nbody_set_app_data(back, before, sizeof before - 1));
+    grove_nbody_setting extent = {"render-extent", NULL, 8};
+    CHECK_OK(grove_nbody_resume_check(back, FORMAT, &extent, 1, NULL));
+    CHECK(strcmp(run_setting(back, FORMAT, "seed", buf, sizeof buf), "4") == 0);
+    const char *foreign[] = {"hello", "test settings 1\nstart", "test settings 1\n start x\n", "test settings 2\n"};
+    for (size_t k = 0; k < 4; k++) {
+        REQUIRE_OK(grove_nbody_set_app_data(back, foreign[k], strlen(foreign[k])));
+        CHECK_FAILS(grove_nbody_run_setting(back, FORMAT, "start", buf, sizeof buf), GROVE_PARSE_ERROR,
+                    "not settings of");
+        CHECK_FAILS(grove_nbody_resume_check(back, FORMAT, same, 1, NULL), GROVE_PARSE_ERROR, "not settings of");
+    }
+    /* A run with no application data keeps no settings. */
+    REQUIRE_OK(grove_nbody_set_app_data(back, NULL, 0));
+    CHECK(strcmp(run_setting(back, FORMAT, "start", buf, sizeof buf), "") == 0);
+    grove_nbody_setting bad_name = {"a b", "x", 0}, bad_value = {"a", "x\ny", 0};
+    CHECK_FAILS(grove_nbody_keep_settings(back, FORMAT, &bad_name, 1), GROVE_INVALID_ARGUMENT, "letters, digits");
+    CHECK_FAILS(grove_nbody_keep_settings(back, FORMAT, &bad_value, 1), GROVE_INVALID_ARGUMENT, "newline");
+    CHECK_FAILS(grove_nbody_keep_settings(back, "two\nlines", kept, 1), GROVE_INVALID_ARGUMENT, "format line");
+    grove_nbody_free(back);
+    grove_nbody_free(sim);
+}
+
 static float big_endian_f32(const unsigned char *p)
 {
     uint32_t u = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];

@@ -1,7 +1,7 @@
 /* grove_emst and grove_core_distances: validation, the index, core
  * distances, Borůvka, and the sorted output. */
 #include "emst_internal.h"
-#include "hdbscan_internal.h"
+#include "emst.h"
 
 #include "parallel.h"
 

@@ -1,6 +1,6 @@
 /* Internals of the EMST module: the Borůvka state shared by the search
  * (boruvka_t.h), the merge step (merge.c), the driver (boruvka.c) and the
- * public entry points (emst.c, hdbscan*.c). */
+ * public entry points (emst.c). */
 #ifndef GROVE_EMST_INTERNAL_H
 #define GROVE_EMST_INTERNAL_H
 

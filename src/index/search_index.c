@@ -4,13 +4,10 @@
  * copied in leaf order (grove__tree_fill) so every group is contiguous. */
 #include "search_index.h"
 #include "parallel.h"
-#include "../mpi/mpi_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define LEAF_MAX 4096
 
 void grove_index_params_init(grove_index_params *params)
 {
@@ -342,12 +339,10 @@ static grove_status queries_magnitude(const grove_points *queries, int threads, 
     return s;
 }
 
-grove_status grove_index_create(grove_points data, const grove_index_params *params, const grove_options *options,
-                                grove_index **out)
+grove_status grove__index_create_local(grove_points data, const grove_index_params *params,
+                                       const grove_options *options, grove_index **out)
 {
     grove__clear_error();
-    grove_status s = grove__mpi_single(options, "index");
-    if (s != GROVE_OK) return s;
     return grove__index_build_for(data, NULL, params, options, out);
 }
 
@@ -356,9 +351,9 @@ grove_status grove_index_create(grove_points data, const grove_index_params *par
 static grove_status index_shape(const grove_index_params *pr, size_t d, size_t *leaf, size_t *dims)
 {
     if (d == 0) return grove__fail(GROVE_INVALID_ARGUMENT, "index: points have d = 0 dimensions");
-    if (pr->leaf_size > LEAF_MAX)
+    if (pr->leaf_size > GROVE_INDEX_LEAF_SIZE_MAX)
         return grove__fail(GROVE_INVALID_ARGUMENT, "index: leaf_size = %zu; it must be 1..%d (0 = automatic)",
-                           pr->leaf_size, LEAF_MAX);
+                           pr->leaf_size, GROVE_INDEX_LEAF_SIZE_MAX);
     if (pr->index_dims > d)
         return grove__fail(GROVE_INVALID_ARGUMENT, "index: index_dims = %zu exceeds d = %zu (0 = automatic)",
                            pr->index_dims, d);

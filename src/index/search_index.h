@@ -2,7 +2,7 @@
  * (index.h) built as a balanced kd-tree of leaf groups over the leading
  * dimensions, with the points' dimensions in variance order, node boxes of
  * the keys, and the queries' own grouping for semi-joins. Its searches are
- * in src/join (the join, kNN, DBSCAN, FoF). */
+ * in src/join (the join, kNN) and src/cluster (DBSCAN, FoF). */
 #ifndef GROVE_SEARCH_INDEX_H
 #define GROVE_SEARCH_INDEX_H
 
@@ -59,6 +59,9 @@ grove_status grove__index_build(grove_points points, double magnitude, int expon
 /* Whether every coordinate of a periodic dimension lies in [0, L); else
  * the failure names `what` ("data", "queries"), the row and dimension. */
 grove_status grove__box_check(grove_points p, const double *boxsize, const char *what, int threads);
+/* grove_index_create on this process (the dispatch layer's local column:
+ * an index is one process's; src/dispatch/join.c refuses several ranks). */
+__typeof__(grove_index_create) grove__index_create_local;
 /* grove_index_create with the range taken over the data and the queries
  * (NULL: the data alone), so that those queries can be asked (grove_join,
  * grove_knn). */

@@ -1,7 +1,9 @@
-/* The public join calls: count, fill, stream (batches under the memory
- * budget) and the allocating ones, on an index (search) or building it. */
+/* The public join calls on one process: count, fill, stream (batches
+ * under the memory budget) and the allocating ones, on an index (search)
+ * or building it. The dispatch layer (src/dispatch/join.c) chooses them,
+ * or the distributed grove_join of src/mpi. */
+#include "join.h"
 #include "join_run.h"
-#include "../mpi/mpi_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -15,9 +17,7 @@ void grove_join_params_init(grove_join_params *params)
     params->distances = 0;
 }
 
-/* The checks that need no index, so grove_join makes them before it
- * builds one (and grove_join_search again, on the index). */
-static grove_status check_join_params(const grove_join_params *params)
+grove_status grove__join_params_check(const grove_join_params *params)
 {
     if (!params) return grove__fail(GROVE_INVALID_ARGUMENT, "join: params is NULL");
     if (!(params->eps >= 0) || !isfinite(params->eps))
@@ -28,7 +28,7 @@ static grove_status check_join_params(const grove_join_params *params)
 static grove_status check_params(const grove_index *index, const grove_join_params *params)
 {
     if (!index) return grove__fail(GROVE_INVALID_ARGUMENT, "join: index is NULL");
-    return check_join_params(params);
+    return grove__join_params_check(params);
 }
 
 static join_pass pass_init(const grove_index *index, const grove_join_params *params, const grove_index *Q)
@@ -59,8 +59,9 @@ static int64_t sum_counts(const int64_t *counts, size_t nq)
     return total;
 }
 
-grove_status grove_join_count(const grove_index *index, const grove_points *queries, const grove_join_params *params,
-                              int64_t *counts, int64_t *pairs, const grove_options *options)
+grove_status grove__join_count_local(const grove_index *index, const grove_points *queries,
+                                     const grove_join_params *params, int64_t *counts, int64_t *pairs,
+                                     const grove_options *options)
 {
     grove__clear_error();
     grove_status s = check_params(index, params);
@@ -130,9 +131,9 @@ static grove_status fill_pass(const grove_index *index, const grove_index *Q, co
     return s;
 }
 
-grove_status grove_join_fill(const grove_index *index, const grove_points *queries, const grove_join_params *params,
-                             const int64_t *offsets, int64_t *indices, double *distances,
-                             const grove_options *options)
+grove_status grove__join_fill_local(const grove_index *index, const grove_points *queries,
+                                    const grove_join_params *params, const int64_t *offsets, int64_t *indices,
+                                    double *distances, const grove_options *options)
 {
     grove__clear_error();
     grove_status s = check_params(index, params);
@@ -172,9 +173,9 @@ static size_t batch_end(const int64_t *counts, size_t nq, size_t q0, size_t budg
 /* Hits a count may keep for the fill without a budget: 1 GiB of them. */
 #define KEEP_DEFAULT (((size_t)1 << 30) / sizeof(join_hit))
 
-grove_status grove_join_stream(const grove_index *index, const grove_points *queries,
-                               const grove_join_params *params, grove_join_batch_fn fn, void *user,
-                               const grove_options *options)
+grove_status grove__join_stream_local(const grove_index *index, const grove_points *queries,
+                                      const grove_join_params *params, grove_join_batch_fn fn, void *user,
+                                      const grove_options *options)
 {
     grove__clear_error();
     grove_status s = check_params(index, params);
@@ -273,8 +274,16 @@ void grove_join_result_free(grove_join_result *result)
     memset(result, 0, sizeof *result);
 }
 
-grove_status grove_join_search(const grove_index *index, const grove_points *queries, const grove_join_params *params,
-                               grove_join_result *result, const grove_options *options)
+grove_status grove__join_result_gather_local(grove_join_result *result, const grove_options *options)
+{
+    (void)options;
+    grove__clear_error();
+    return result ? GROVE_OK : grove__fail(GROVE_INVALID_ARGUMENT, "join gather: result is NULL");
+}
+
+grove_status grove__join_search_local(const grove_index *index, const grove_points *queries,
+                                      const grove_join_params *params, grove_join_result *result,
+                                      const grove_options *options)
 {
     grove__clear_error();
     if (!result) return grove__fail(GROVE_INVALID_ARGUMENT, "join: result is NULL");
@@ -322,18 +331,17 @@ grove_status grove_join_search(const grove_index *index, const grove_points *que
     return s;
 }
 
-grove_status grove_join(grove_points data, const grove_points *queries, const grove_index_params *index_params,
-                        const grove_join_params *params, grove_join_result *result, const grove_options *options)
+grove_status grove__join_local(grove_points data, const grove_points *queries, const grove_index_params *index_params,
+                               const grove_join_params *params, grove_join_result *result,
+                               const grove_options *options)
 {
     grove__clear_error();
     if (!result) return grove__fail(GROVE_INVALID_ARGUMENT, "join: result is NULL");
     memset(result, 0, sizeof *result);
     grove_index *index = NULL;
-    grove_status s = check_join_params(params);
-    if (s == GROVE_OK && grove__mpi_ranks(options) > 1)
-        return grove__mpi_join(data, queries, index_params, params, result, options);
+    grove_status s = grove__join_params_check(params);
     if (s == GROVE_OK) s = grove__index_build_for(data, queries, index_params, options, &index);
-    if (s == GROVE_OK) s = grove_join_search(index, queries, params, result, options);
+    if (s == GROVE_OK) s = grove__join_search_local(index, queries, params, result, options);
     grove_index_free(index);
     return s;
 }

@@ -3,8 +3,6 @@
  * sample-sort cuts of a coordinate, and an all-to-all exchange. */
 #include "mpi_internal.h"
 
-#ifdef GROVE_HAVE_MPI
-
 #include "../index/search_index.h"
 
 #include <limits.h>
@@ -174,5 +172,3 @@ int grove__mpi_home(const int64_t *offsets, int ranks, int64_t row)
     }
     return lo;
 }
-
-#endif

@@ -6,8 +6,6 @@
  * on the rank count: the single-process roots. */
 #include "mpi_internal.h"
 
-#ifdef GROVE_HAVE_MPI
-
 #include "../core/union_find.h"
 
 #include <limits.h>
@@ -82,5 +80,3 @@ grove_status grove__mpi_components(const grove_mpi *mpi, const grove_join_result
     grove__free(counts);
     return grove__mpi_agree(mpi, s, what);
 }
-
-#endif

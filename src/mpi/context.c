@@ -4,15 +4,6 @@
 
 #include <stdlib.h>
 
-grove_status grove__mpi_single(const grove_options *options, const char *what)
-{
-    int ranks = grove__mpi_ranks(options);
-    if (ranks <= 1) return GROVE_OK;
-    return grove__fail(GROVE_UNSUPPORTED, "%s runs on one process; it was started on %d MPI ranks", what, ranks);
-}
-
-#ifdef GROVE_HAVE_MPI
-
 int grove_mpi_built(void) { return 1; }
 int grove_mpi_rank(const grove_mpi *mpi) { return mpi ? mpi->rank : 0; }
 int grove_mpi_size(const grove_mpi *mpi) { return mpi ? mpi->size : 1; }
@@ -99,57 +90,3 @@ void grove_mpi_free(grove_mpi *mpi)
     grove__free(mpi);
     if (finalize) MPI_Finalize();
 }
-
-#else
-
-/* Without the MPI part no context exists: every process is alone. */
-int grove_mpi_built(void) { return 0; }
-int grove_mpi_rank(const grove_mpi *mpi) { (void)mpi; return 0; }
-int grove_mpi_size(const grove_mpi *mpi) { (void)mpi; return 1; }
-
-/* The number of processes a launcher says it started (1 when none): a
- * build without MPI refuses to run as one of several copies, each of
- * which would compute and write everything. */
-static long launched_ranks(void)
-{
-    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v) return strtol(v, NULL, 10);
-    }
-    return 1;
-}
-
-grove_status grove_mpi_launch(int *argc, char ***argv, grove_mpi **out)
-{
-    (void)argc;
-    (void)argv;
-    grove__clear_error();
-    if (!out) return grove__fail(GROVE_INVALID_ARGUMENT, "mpi: out is NULL");
-    *out = NULL;
-    long ranks = launched_ranks();
-    if (ranks > 1)
-        return grove__fail(GROVE_UNSUPPORTED, "mpi: started on %ld ranks, but this grove was built without MPI "
-                                              "(grove info: mpi: no)", ranks);
-    return GROVE_OK;
-}
-
-void grove_mpi_free(grove_mpi *mpi) { (void)mpi; }
-
-void grove_mpi_load(const grove_mpi *mpi, int64_t *particles, double *seconds)
-{
-    (void)mpi;
-    if (particles) *particles = 0;
-    if (seconds) *seconds = 0;
-}
-
-void grove_mpi_phases(const grove_mpi *mpi, double *seconds, int64_t *bytes)
-{
-    (void)mpi;
-    for (int k = 0; k < GROVE_MPI_PHASES; k++) {
-        if (seconds) seconds[k] = 0;
-        if (bytes) bytes[k] = 0;
-    }
-}
-
-#endif

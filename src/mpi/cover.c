@@ -6,8 +6,6 @@
  * for all groups down to one run per group. */
 #include "let.h"
 
-#ifdef GROVE_HAVE_MPI
-
 #include <string.h>
 
 size_t grove__mpi_group_runs(const grove__gravity *g, size_t most, double *boxes)
@@ -104,5 +102,3 @@ void grove__mpi_cover_free(grove__mpi_cover *c)
     grove__free(c->box);
     memset(c, 0, sizeof *c);
 }
-
-#endif

@@ -7,7 +7,7 @@
  * a border point takes the smallest label among its core neighbours. */
 #include "mpi_internal.h"
 
-#ifdef GROVE_HAVE_MPI
+#include "../cluster/cluster.h"
 
 #include <limits.h>
 #include <string.h>
@@ -76,23 +76,22 @@ static void own_labels(const dbscan_mpi *m, const grove_join_result *res, int64_
     }
 }
 
-grove_status grove__mpi_dbscan(grove_status checked, grove_points data, const grove_index_params *index_params,
+grove_status grove__mpi_dbscan(grove_points data, const grove_index_params *index_params,
                                const grove_dbscan_params *params, int64_t *labels, uint8_t *core,
                                grove_dbscan_counts *counts, const grove_options *options)
 {
     const grove_mpi *mpi = options->mpi;
     int P = mpi->size;
-    grove_status s = checked != GROVE_OK ? checked
-                     : params->sample_weight
-                         ? grove__fail(GROVE_UNSUPPORTED, "dbscan: sample_weight runs on one process only (docs/mpi.md)")
-                         : GROVE_OK;
+    grove_status s = grove__dbscan_begin(data, params, labels, counts);
+    if (s == GROVE_OK && params->sample_weight)
+        s = grove__fail(GROVE_UNSUPPORTED, "dbscan: sample_weight runs on one process only (docs/mpi.md)");
     s = grove__mpi_agree(mpi, s, "dbscan");
     if (s != GROVE_OK) return s;
     grove_join_params jp;
     grove_join_params_init(&jp);
     jp.eps = params->eps;
     grove_join_result res;
-    s = grove_join(data, NULL, index_params, &jp, &res, options);
+    s = grove__mpi_join(data, NULL, index_params, &jp, &res, options);
     if (s != GROVE_OK) return s;
     dbscan_mpi m;
     memset(&m, 0, sizeof m);
@@ -126,15 +125,3 @@ grove_status grove__mpi_dbscan(grove_status checked, grove_points data, const gr
     grove__free(m.label);
     return s;
 }
-
-#else
-
-grove_status grove__mpi_dbscan(grove_status checked, grove_points data, const grove_index_params *index_params,
-                               const grove_dbscan_params *params, int64_t *labels, uint8_t *core,
-                               grove_dbscan_counts *counts, const grove_options *options)
-{
-    (void)checked, (void)data, (void)index_params, (void)params, (void)labels, (void)core, (void)counts, (void)options;
-    return grove__fail(GROVE_UNSUPPORTED, "dbscan: this grove was built without MPI");
-}
-
-#endif

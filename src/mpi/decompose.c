@@ -17,8 +17,6 @@
  * is) and moves only the particles that cross them until it rebalances. */
 #include "mpi_internal.h"
 
-#ifdef GROVE_HAVE_MPI
-
 #include "parallel.h"
 
 #include <stdlib.h>
@@ -182,5 +180,3 @@ grove_status grove__mpi_decompose(const grove_mpi *mpi, const uint64_t *keys, co
     grove__free(cut);
     return s;
 }
-
-#endif

@@ -7,9 +7,8 @@
  * grove__mpi_fof_catalogue's. */
 #include "mpi_internal.h"
 
-#ifdef GROVE_HAVE_MPI
-
-#include "../join/fof_internal.h"
+#include "../cluster/cluster.h"
+#include "../cluster/fof_internal.h"
 #include "parallel.h"
 
 #include <limits.h>
@@ -65,19 +64,22 @@ static grove_status number(const grove_mpi *mpi, const int64_t *off, const uint3
     return s;
 }
 
-grove_status grove__mpi_fof(grove_status checked, grove_points points, const double *mass, const double *velocity,
+grove_status grove__mpi_fof(grove_points points, const double *mass, const double *velocity,
                             const grove_fof_params *params, int64_t *group, size_t *groups,
                             grove_fof_catalogue *catalogue, const grove_options *options)
 {
     const grove_mpi *mpi = options->mpi;
-    int P = mpi->size, has[3];
-    grove_status s = agree_inputs(mpi, checked, points, mass, velocity, params, catalogue, has);
+    int P = mpi->size, has[3], threads = grove__options(options).threads;
+    /* This rank's part of the input: messages name global rows. */
+    size_t first = grove__mpi_first_row(options, points.n);
+    grove_status s = grove__fof_begin(points, mass, velocity, params, group, groups, catalogue, first, threads);
+    s = agree_inputs(mpi, s, points, mass, velocity, params, catalogue, has);
     if (s != GROVE_OK) return s;
     grove_join_params jp;
     grove_join_params_init(&jp);
     jp.eps = params->linking_length;
     grove_join_result res;
-    s = grove_join(points, NULL, &params->index, &jp, &res, options);
+    s = grove__mpi_join(points, NULL, &params->index, &jp, &res, options);
     if (s != GROVE_OK) return s;
     int64_t *off = grove__malloc(((size_t)P + 1) * sizeof *off, "fof offsets");
     s = grove__mpi_agree(mpi, off ? GROVE_OK : GROVE_OUT_OF_MEMORY, "fof");
@@ -86,7 +88,6 @@ grove_status grove__mpi_fof(grove_status checked, grove_points points, const dou
         if (off[P] > INT_MAX) s = grove__fail(GROVE_TOO_LARGE, "fof: more than 2^31 - 1 points on several ranks");
     }
     uint32_t *root = NULL;
-    int threads = grove__options(options).threads;
     size_t ngroups = 0;
     if (s == GROVE_OK) s = grove__mpi_components(mpi, &res, off[mpi->rank], (size_t)off[P], NULL, &root, "fof");
     grove_join_result_free(&res);
@@ -99,16 +100,3 @@ grove_status grove__mpi_fof(grove_status checked, grove_points points, const dou
     if (s == GROVE_OK && groups) *groups = ngroups;
     return s;
 }
-
-#else
-
-grove_status grove__mpi_fof(grove_status checked, grove_points points, const double *mass, const double *velocity,
-                            const grove_fof_params *params, int64_t *group, size_t *groups,
-                            grove_fof_catalogue *catalogue, const grove_options *options)
-{
-    (void)checked, (void)points, (void)mass, (void)velocity, (void)params, (void)group, (void)groups;
-    (void)catalogue, (void)options;
-    return grove__fail(GROVE_UNSUPPORTED, "fof: this grove was built without MPI");
-}
-
-#endif

@@ -7,9 +7,7 @@
  * shared (MPI_Allgatherv), so every rank holds the whole catalogue. */
 #include "mpi_internal.h"
 
-#ifdef GROVE_HAVE_MPI
-
-#include "../join/fof_internal.h"
+#include "../cluster/fof_internal.h"
 
 #include <limits.h>
 #include <string.h>
@@ -205,5 +203,3 @@ grove_status grove__mpi_fof_catalogue(const grove_mpi *mpi, grove_points points,
     if (s != GROVE_OK) grove_fof_catalogue_free(out);
     return s;
 }
-
-#endif

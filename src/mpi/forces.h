@@ -6,8 +6,6 @@
 
 #include "let.h"
 
-#ifdef GROVE_HAVE_MPI
-
 /* Wall seconds and bytes sent in each phase (grove_mpi_phases). */
 typedef struct grove__mpi_phases {
     double seconds[GROVE_MPI_PHASES];
@@ -48,5 +46,4 @@ grove_status grove__mpi_forces(const grove_mpi *mpi, grove__gravity *g, const do
 /* Collective: every rank's counts summed (the depth: the deepest tree). */
 void grove__mpi_reduce_stats(const grove_mpi *mpi, grove_gravity_stats *st);
 
-#endif
 #endif

@@ -3,11 +3,8 @@
  * and a rank's first global row. */
 #include "mpi_internal.h"
 
-#include <string.h>
-
-#ifdef GROVE_HAVE_MPI
-
 #include <limits.h>
+#include <string.h>
 
 void grove_mpi_gather_int64(const grove_mpi *mpi, int64_t value, int64_t *all)
 {
@@ -25,7 +22,7 @@ grove_status grove_mpi_agree(const grove_mpi *mpi, grove_status s)
 
 size_t grove__mpi_first_row(const grove_options *options, size_t n)
 {
-    if (grove__mpi_ranks(options) < 2) return 0;
+    if (grove_mpi_size(options->mpi) < 2) return 0;
     unsigned long long mine = n, before = 0;
     MPI_Exscan(&mine, &before, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, options->mpi->comm);
     return options->mpi->rank ? (size_t)before : 0; /* rank 0's is undefined */
@@ -121,12 +118,11 @@ static grove_status gather(const grove_mpi *mpi, grove_join_result *result, grov
     return s;
 }
 
-grove_status grove_join_result_gather(grove_join_result *result, const grove_options *options)
+grove_status grove__mpi_join_result_gather(grove_join_result *result, const grove_options *options)
 {
     grove__clear_error();
     if (!result) return grove__fail(GROVE_INVALID_ARGUMENT, "join gather: result is NULL");
-    const grove_mpi *mpi = options ? options->mpi : NULL;
-    if (!mpi || mpi->size == 1) return GROVE_OK;
+    const grove_mpi *mpi = options->mpi;
     grove_join_result whole;
     memset(&whole, 0, sizeof whole);
     grove_status s = gather(mpi, result, &whole);
@@ -135,47 +131,3 @@ grove_status grove_join_result_gather(grove_join_result *result, const grove_opt
     else grove_join_result_free(&whole);
     return s;
 }
-
-#else
-
-size_t grove__mpi_first_row(const grove_options *options, size_t n)
-{
-    (void)options;
-    (void)n;
-    return 0;
-}
-
-grove_status grove_mpi_agree(const grove_mpi *mpi, grove_status s)
-{
-    (void)mpi;
-    return s;
-}
-
-void grove_mpi_block(const grove_mpi *mpi, size_t n, size_t *first, size_t *count)
-{
-    (void)mpi;
-    *first = 0;
-    *count = n;
-}
-
-grove_status grove_mpi_gather_blocks(const grove_mpi *mpi, void *array, size_t n, size_t elem)
-{
-    (void)mpi, (void)array, (void)n, (void)elem;
-    grove__clear_error();
-    return GROVE_OK;
-}
-
-void grove_mpi_gather_int64(const grove_mpi *mpi, int64_t value, int64_t *all)
-{
-    (void)mpi;
-    if (all) all[0] = value;
-}
-
-grove_status grove_join_result_gather(grove_join_result *result, const grove_options *options)
-{
-    (void)options;
-    grove__clear_error();
-    return result ? GROVE_OK : grove__fail(GROVE_INVALID_ARGUMENT, "join gather: result is NULL");
-}
-
-#endif

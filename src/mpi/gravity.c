@@ -15,9 +15,8 @@
  *    summed (depth: the deepest) over the ranks. */
 #include "forces.h"
 
-#ifdef GROVE_HAVE_MPI
-
 #include "../index/index.h"
+#include "../nbody/nbody.h"
 
 #include <math.h>
 #include <string.h>
@@ -227,9 +226,11 @@ static grove_status columns(const particle *mine, size_t m, double **pos, double
     return GROVE_OK;
 }
 
-grove_status grove__mpi_gravity(grove_status checked, const double *pos, const double *mass, size_t n,
-                                const grove_gravity_params *p, double *acc, double *pot, grove_gravity_stats *stats,
-                                const grove_options *options)
+/* The distributed call on every rank's checked arguments (checked: this
+ * rank's check, agreed on first); pos n x 3 packed doubles. */
+static grove_status gravity(grove_status checked, const double *pos, const double *mass, size_t n,
+                            const grove_gravity_params *p, double *acc, double *pot, grove_gravity_stats *stats,
+                            const grove_options *options)
 {
     grove_mpi *mpi = (grove_mpi *)(uintptr_t)options->mpi;
     int P = mpi->size, threads = grove__options(options).threads;
@@ -310,14 +311,16 @@ grove_status grove__mpi_gravity(grove_status checked, const double *pos, const d
     return s;
 }
 
-#else
-
-grove_status grove__mpi_gravity(grove_status checked, const double *pos, const double *mass, size_t n,
-                                const grove_gravity_params *p, double *acc, double *pot, grove_gravity_stats *stats,
-                                const grove_options *options)
+grove_status grove__mpi_gravity(grove_points positions, const double *mass, const grove_gravity_params *params,
+                                double *acc, double *pot, grove_gravity_stats *stats, const grove_options *options)
 {
-    (void)checked, (void)pos, (void)mass, (void)n, (void)p, (void)acc, (void)pot, (void)stats, (void)options;
-    return grove__fail(GROVE_UNSUPPORTED, "gravity: this grove was built without MPI");
+    grove_gravity_params p;
+    const double *pos = NULL;
+    double *copy = NULL;
+    size_t first = grove__mpi_first_row(options, positions.n);
+    grove_status s = grove__gravity_begin(positions, mass, params, first, &p, &pos, &copy, stats);
+    /* Every rank takes part, whatever its own check said. */
+    s = gravity(s, pos, mass, positions.n, &p, acc, pot, stats, options);
+    grove__free(copy);
+    return s;
 }
-
-#endif

@@ -15,8 +15,7 @@
 #include "mpi_internal.h"
 
 #include "../index/search_index.h"
-
-#ifdef GROVE_HAVE_MPI
+#include "../join/join.h"
 
 #include <float.h>
 #include <limits.h>
@@ -237,7 +236,7 @@ static grove_status slab_join(const plan *pl, const slab_set *D, const slab_set 
         if (ip) shape = *ip;
         s = grove__points_validate_range(dp, pl->threads, &magnitude);
         if (s == GROVE_OK) s = grove__index_build_ordered(dp, magnitude, pl->exponent, pl->order, &shape, local, &ix);
-        if (s == GROVE_OK) s = grove_join_search(ix, &qp, &jp, res, local);
+        if (s == GROVE_OK) s = grove__join_search_local(ix, &qp, &jp, res, local);
         grove_index_free(ix);
     } else {
         res->nq = Q->n;
@@ -378,6 +377,11 @@ grove_status grove__mpi_join(grove_points data, const grove_points *queries, con
                              const grove_join_params *params, grove_join_result *result,
                              const grove_options *options)
 {
+    grove__clear_error();
+    if (!result) return grove__fail(GROVE_INVALID_ARGUMENT, "join: result is NULL");
+    memset(result, 0, sizeof *result);
+    grove_status s = grove__join_params_check(params);
+    if (s != GROVE_OK) return s;
     const grove_mpi *mpi = options->mpi;
     int P = mpi->size;
     plan pl;
@@ -385,7 +389,7 @@ grove_status grove__mpi_join(grove_points data, const grove_points *queries, con
     pl.mpi = mpi;
     pl.dtype = data.dtype;
     pl.threads = grove__options(options).threads;
-    grove_status s = grove__mpi_agree(mpi, check_inputs(mpi, data, queries, index_params, params, &pl.d), "join");
+    s = grove__mpi_agree(mpi, check_inputs(mpi, data, queries, index_params, params, &pl.d), "join");
     if (s != GROVE_OK) return s;
     pl.es = pl.dtype == GROVE_FLOAT32 ? sizeof(float) : sizeof(double);
     pl.rec = sizeof(int64_t) + pl.d * pl.es;
@@ -417,21 +421,3 @@ grove_status grove__mpi_join(grove_points data, const grove_points *queries, con
 }
 
 int64_t grove_mpi_bytes_sent(const grove_mpi *mpi) { return mpi ? mpi->bytes_sent : 0; }
-
-#else
-
-grove_status grove__mpi_join(grove_points data, const grove_points *queries, const grove_index_params *index_params,
-                             const grove_join_params *params, grove_join_result *result,
-                             const grove_options *options)
-{
-    (void)data, (void)queries, (void)index_params, (void)params, (void)result, (void)options;
-    return grove__fail(GROVE_UNSUPPORTED, "join: this grove was built without MPI");
-}
-
-int64_t grove_mpi_bytes_sent(const grove_mpi *mpi)
-{
-    (void)mpi;
-    return 0;
-}
-
-#endif

@@ -20,8 +20,6 @@
  * (cells, then particles). */
 #include "let.h"
 
-#ifdef GROVE_HAVE_MPI
-
 #include <math.h>
 #include <string.h>
 
@@ -359,5 +357,3 @@ void grove__mpi_let_free(grove__mpi_let *let)
     grove__free(let->fmom);
     memset(let, 0, sizeof *let);
 }
-
-#endif

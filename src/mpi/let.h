@@ -4,8 +4,6 @@
 
 #include "mpi_internal.h"
 
-#ifdef GROVE_HAVE_MPI
-
 #include "../nbody/nbody_internal.h"
 
 /* The remote ranks' trees this rank walks, in rank order (ranks without
@@ -51,5 +49,4 @@ void grove__mpi_cover_free(grove__mpi_cover *c);
 grove_status grove__mpi_let_exchange(const grove_mpi *mpi, const grove__gravity *g, int threads, grove__mpi_let *let);
 void grove__mpi_let_free(grove__mpi_let *let);
 
-#endif
 #endif

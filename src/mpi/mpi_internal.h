@@ -1,12 +1,9 @@
-/* The MPI context's layout and the helpers every distributed call uses.
- * Without the MPI part (no GROVE_HAVE_MPI) only the rank/size queries
- * exist, answering for one process. */
+/* The MPI context's layout and the helpers every distributed call uses
+ * (src/mpi is built only with MPI: the Makefile leaves it out otherwise). */
 #ifndef GROVE_MPI_INTERNAL_H
 #define GROVE_MPI_INTERNAL_H
 
-#include "internal.h"
-
-#ifdef GROVE_HAVE_MPI
+#include "distributed.h"
 #include "grove_mpi.h"
 
 struct grove_mpi {
@@ -90,46 +87,10 @@ grove_status grove__mpi_components(const grove_mpi *mpi, const grove_join_result
 grove_status grove__mpi_fof_catalogue(const grove_mpi *mpi, grove_points points, const double *mass,
                                       const double *velocity, int has_mass, int has_velocity, const int64_t *group,
                                       size_t groups, int threads, grove_fof_catalogue *out);
-#endif
-
-/* The distributed grove_join (src/mpi/join.c), for options with more than
- * one rank; GROVE_UNSUPPORTED without the MPI part. */
-grove_status grove__mpi_join(grove_points data, const grove_points *queries, const grove_index_params *index_params,
-                             const grove_join_params *params, grove_join_result *result,
-                             const grove_options *options);
-/* The distributed grove_gravity (src/mpi/gravity.c) for options with an
- * MPI context (any number of ranks; on one it gives the single-process
- * call's bits); checked: this rank's check of the arguments (agreed on
- * first); pos n x 3 packed doubles. GROVE_UNSUPPORTED without the MPI part. */
-grove_status grove__mpi_gravity(grove_status checked, const double *pos, const double *mass, size_t n,
-                                const grove_gravity_params *p, double *acc, double *pot, grove_gravity_stats *stats,
-                                const grove_options *options);
-/* The distributed grove_dbscan (src/mpi/dbscan.c), likewise; checked:
- * this rank's check of the arguments (agreed on first). */
-grove_status grove__mpi_dbscan(grove_status checked, grove_points data, const grove_index_params *index_params,
-                               const grove_dbscan_params *params, int64_t *labels, uint8_t *core,
-                               grove_dbscan_counts *counts, const grove_options *options);
-
-/* The distributed grove_fof (src/mpi/fof.c), likewise; checked: this
- * rank's check of the arguments. */
-grove_status grove__mpi_fof(grove_status checked, grove_points points, const double *mass, const double *velocity,
-                            const grove_fof_params *params, int64_t *group, size_t *groups,
-                            grove_fof_catalogue *catalogue, const grove_options *options);
-
-/* The options' communicator size (1 without one). */
-static inline int grove__mpi_ranks(const grove_options *options)
-{
-    return options ? grove_mpi_size(options->mpi) : 1;
-}
-
 /* The global row of this rank's first row in a distributed call (the
  * rows of the ranks before it), for messages that name a row; 0 alone.
  * Collective over the options' ranks: every rank calls it at the same
  * point (before any return that depends on its own arguments). */
 size_t grove__mpi_first_row(const grove_options *options, size_t n);
-
-/* GROVE_UNSUPPORTED for a call that runs on one process only, started on
- * more than one rank; GROVE_OK otherwise. `what` names the call. */
-grove_status grove__mpi_single(const grove_options *options, const char *what);
 
 #endif

@@ -29,16 +29,13 @@
  *    and its row blocks scattered, so it resumes on any number of ranks. */
 #include "forces.h"
 
-#include "../nbody/sim_internal.h"
-
-#include <string.h>
-
-#ifdef GROVE_HAVE_MPI
-
 #include "../index/index.h"
+#include "../nbody/nbody.h"
+#include "../nbody/sim_internal.h"
 
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct grove__nbody_dist {
     grove_mpi *mpi;
@@ -57,6 +54,10 @@ struct grove__nbody_dist {
     } spare;
 };
 
+/* What the simulation asks of its ranks, answered over MPI (the table is
+ * at the end of the file); a distributed handle's sim->ranks. */
+static const grove__nbody_ranks ranks;
+
 /* A particle on the wire (no padding bytes). */
 typedef struct body {
     int64_t row;
@@ -68,33 +69,32 @@ _Static_assert(sizeof(body) == 13 * 8, "a body has no padding");
 _Static_assert(sizeof(((grove_nbody_rank_stats *)0)->seconds) == GROVE_MPI_PHASES * sizeof(double),
                "grove_nbody_rank_stats has a slot for every phase");
 
-size_t grove__nbody_total(const grove_nbody *sim) { return sim->dist ? sim->dist->total : sim->n; }
+static size_t total(const grove_nbody *sim) { return sim->dist->total; }
 
-void grove__nbody_sum(const grove_nbody *sim, double *v, int count)
+static void sum(const grove_nbody *sim, double *v, int count)
 {
-    if (sim->dist) MPI_Allreduce(MPI_IN_PLACE, v, count, MPI_DOUBLE, MPI_SUM, sim->dist->mpi->comm);
+    MPI_Allreduce(MPI_IN_PLACE, v, count, MPI_DOUBLE, MPI_SUM, sim->dist->mpi->comm);
 }
 
-void grove__nbody_max(const grove_nbody *sim, double *v, int count)
+static void max(const grove_nbody *sim, double *v, int count)
 {
-    if (sim->dist) MPI_Allreduce(MPI_IN_PLACE, v, count, MPI_DOUBLE, MPI_MAX, sim->dist->mpi->comm);
+    MPI_Allreduce(MPI_IN_PLACE, v, count, MPI_DOUBLE, MPI_MAX, sim->dist->mpi->comm);
 }
 
-uint32_t grove__nbody_or(const grove_nbody *sim, uint32_t bits)
+static uint32_t any(const grove_nbody *sim, uint32_t bits)
 {
-    if (sim->dist) MPI_Allreduce(MPI_IN_PLACE, &bits, 1, MPI_UINT32_T, MPI_BOR, sim->dist->mpi->comm);
+    MPI_Allreduce(MPI_IN_PLACE, &bits, 1, MPI_UINT32_T, MPI_BOR, sim->dist->mpi->comm);
     return bits;
 }
 
-grove_status grove__nbody_agree(grove_nbody *sim, grove_status s)
+static grove_status agree(const grove_nbody *sim, grove_status s)
 {
-    return sim->dist ? grove__mpi_agree(sim->dist->mpi, s, "nbody") : s;
+    return grove__mpi_agree(sim->dist->mpi, s, "nbody");
 }
 
-grove_status grove__nbody_same_ranks(const grove_nbody *sim, const grove_options *options)
+static grove_status check(const grove_nbody *sim, const grove_options *options)
 {
     const grove_mpi *mpi = options ? options->mpi : NULL;
-    if (!sim->dist) return grove__mpi_single(options, "nbody");
     if (mpi != sim->dist->mpi)
         return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: this simulation runs on the %d ranks of the MPI context it "
                            "was made with: pass that context in options.mpi", sim->dist->mpi->size);
@@ -317,20 +317,20 @@ static grove_status migrate(grove_nbody *sim, int threads)
     return s;
 }
 
-grove_status grove__nbody_migrate(grove_nbody *sim, int threads)
+static grove_status migrate_domains(grove_nbody *sim, int threads)
 {
     struct grove__nbody_dist *d = sim->dist;
-    if (!d || d->mpi->size == 1 || d->total == 0) return GROVE_OK;
+    if (d->mpi->size == 1 || d->total == 0) return GROVE_OK;
     grove__mpi_phase_begin(d->mpi, &d->ph);
     grove_status s = migrate(sim, threads);
     grove__mpi_phase_end(d->mpi, &d->ph, GROVE_MPI_PHASE_DECOMPOSE);
     return s;
 }
 
-grove_status grove__nbody_balance(grove_nbody *sim, int threads)
+static grove_status balance(grove_nbody *sim, int threads)
 {
     struct grove__nbody_dist *d = sim->dist;
-    if (!d || d->mpi->size == 1 || d->total == 0) return GROVE_OK;
+    if (d->mpi->size == 1 || d->total == 0) return GROVE_OK;
     grove__mpi_phase_begin(d->mpi, &d->ph);
     double most = d->cost, sum = d->cost;
     MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_DOUBLE, MPI_MAX, d->mpi->comm);
@@ -360,7 +360,12 @@ static grove_status same_params(const grove_mpi *mpi, const grove_nbody_params *
                : grove__fail(GROVE_INVALID_ARGUMENT, "nbody: the ranks differ in the simulation's parameters");
 }
 
-grove_status grove__nbody_distribute(grove_nbody **simp, grove_status checked, const grove_options *options)
+/* Collective over options->mpi: *sim (this rank's part of the rows in
+ * rank order, rows 0.. of its own; NULL when `checked` failed) becomes a
+ * distributed simulation: the ranks agree on checked and the parameters,
+ * rows become global, and the particles go to their domains. On failure
+ * *sim is freed and NULL. The caller then evaluates the forces. */
+static grove_status distribute(grove_nbody **simp, grove_status checked, const grove_options *options)
 {
     grove_mpi *mpi = (grove_mpi *)(uintptr_t)options->mpi;
     grove_nbody *sim = *simp;
@@ -374,6 +379,7 @@ grove_status grove__nbody_distribute(grove_nbody **simp, grove_status checked, c
         s = grove__mpi_agree(mpi, d && d->cut ? GROVE_OK : GROVE_OUT_OF_MEMORY, "nbody");
     }
     if (s == GROVE_OK) {
+        sim->ranks = &ranks;
         sim->dist = d;
         d->mpi = mpi;
         d->cap = sim->n;
@@ -411,16 +417,17 @@ grove_status grove__nbody_distribute(grove_nbody **simp, grove_status checked, c
     return s;
 }
 
-void grove__nbody_dist_free(grove_nbody *sim)
+static void release(grove_nbody *sim)
 {
-    if (!sim->dist) return;
     spare_free(&sim->dist->spare);
     grove__free(sim->dist->cut);
     grove__free(sim->dist);
     sim->dist = NULL;
 }
 
-grove_status grove__nbody_dist_forces(grove_nbody *sim, const uint8_t *active, const grove_options *options)
+/* A distributed step stops for a cancel only at its start, where the
+ * ranks agree on it: the engine is given no options. */
+static grove_status forces(grove_nbody *sim, const uint8_t *active, const grove_options *options)
 {
     struct grove__nbody_dist *d = sim->dist;
     const grove_gravity_params *p = &sim->params.gravity;
@@ -518,7 +525,11 @@ static grove_status gather_to_root(const grove_nbody *sim, double *pos, double *
     return gather(sim, want, out);
 }
 
-grove_status grove__nbody_gather_whole(const grove_nbody *sim, grove_nbody **whole)
+/* Collective: a handle on the root rank (NULL elsewhere) holding every
+ * rank's particles in row order with sim's time, step, parameters,
+ * counts and application data, for a checkpoint (acc and pot are not
+ * filled). */
+static grove_status gather_whole(const grove_nbody *sim, grove_nbody **whole)
 {
     const grove_mpi *mpi = sim->dist->mpi;
     *whole = NULL;
@@ -540,6 +551,16 @@ grove_status grove__nbody_gather_whole(const grove_nbody *sim, grove_nbody **who
         grove_nbody_free(w);
     }
     return s;
+}
+
+static grove_status write(const grove_nbody *sim, const char *path,
+                          grove_status (*write_whole)(const grove_nbody *whole, const char *path))
+{
+    grove_nbody *whole;
+    grove_status s = gather_whole(sim, &whole);
+    if (s == GROVE_OK && whole) s = write_whole(whole, path);
+    grove_nbody_free(whole);
+    return grove__mpi_agree(sim->dist->mpi, s, "checkpoint");
 }
 
 /* What a checkpoint read on rank 0 tells every rank. */
@@ -565,11 +586,13 @@ static void scatter_column(const grove_mpi *mpi, const void *all, size_t n, size
     MPI_Type_free(&t);
 }
 
-grove_status grove__nbody_scatter(grove_nbody *whole, grove_status checked, const grove_options *options,
-                                  grove_nbody **out)
+/* Collective over options->mpi: whole (on rank 0; the other ranks pass
+ * NULL and `checked` says whether rank 0 read it) is split into row
+ * blocks and made a distributed simulation with the forces evaluated. */
+static grove_status scatter(grove_nbody *whole, grove_status checked, const grove_options *options,
+                            grove_nbody **out)
 {
     grove_mpi *mpi = (grove_mpi *)(uintptr_t)options->mpi;
-    *out = NULL;
     grove_status s = grove__mpi_agree(mpi, checked, "checkpoint");
     whole_head h;
     memset(&h, 0, sizeof h);
@@ -603,25 +626,15 @@ grove_status grove__nbody_scatter(grove_nbody *whole, grove_status checked, cons
     grove__free(app);
     grove__free(counts);
     grove_nbody_free(whole);
-    s = grove__nbody_distribute(&sim, s, options);
+    s = distribute(&sim, s, options);
     /* The accelerations at a step's end are those of all particles at once. */
-    if (s == GROVE_OK) s = grove__nbody_forces(sim, NULL, options);
-    if (s != GROVE_OK) {
-        grove_nbody_free(sim);
-        return s;
-    }
-    *out = sim;
-    return GROVE_OK;
+    return grove__nbody_ready(sim, s, options, false, out);
 }
 
-void grove_nbody_load(const grove_nbody *sim, grove_nbody_rank_stats *out)
+static void load(const grove_nbody *sim, grove_nbody_rank_stats *out)
 {
-    if (!out) return;
-    memset(out, 0, sizeof *out);
-    if (!sim) return;
     out->particles = sim->n;
     const struct grove__nbody_dist *d = sim->dist;
-    if (!d) return;
     out->decompositions = d->decompositions;
     out->migrated = d->migrated;
     out->flops = d->cost;
@@ -629,95 +642,45 @@ void grove_nbody_load(const grove_nbody *sim, grove_nbody_rank_stats *out)
     memcpy(out->bytes, d->ph.bytes, sizeof out->bytes);
 }
 
-#else
+static const grove__nbody_ranks ranks = {
+    .distributed = true,
+    .total = total,
+    .sum = sum,
+    .max = max,
+    .any = any,
+    .agree = agree,
+    .check = check,
+    .balance = balance,
+    .migrate = migrate_domains,
+    .forces = forces,
+    .write = write,
+    .gather = gather_to_root,
+    .load = load,
+    .release = release,
+};
 
-size_t grove__nbody_total(const grove_nbody *sim) { return sim->n; }
-void grove__nbody_sum(const grove_nbody *sim, double *v, int count) { (void)sim, (void)v, (void)count; }
-void grove__nbody_max(const grove_nbody *sim, double *v, int count) { (void)sim, (void)v, (void)count; }
-uint32_t grove__nbody_or(const grove_nbody *sim, uint32_t bits) { (void)sim; return bits; }
-grove_status grove__nbody_agree(grove_nbody *sim, grove_status s) { (void)sim; return s; }
-
-grove_status grove__nbody_same_ranks(const grove_nbody *sim, const grove_options *options)
-{
-    (void)sim;
-    return grove__mpi_single(options, "nbody");
-}
-
-grove_status grove__nbody_balance(grove_nbody *sim, int threads)
-{
-    (void)sim, (void)threads;
-    return GROVE_OK;
-}
-
-grove_status grove__nbody_migrate(grove_nbody *sim, int threads)
-{
-    (void)sim, (void)threads;
-    return GROVE_OK;
-}
-
-grove_status grove__nbody_distribute(grove_nbody **sim, grove_status checked, const grove_options *options)
-{
-    (void)options;
-    grove_nbody_free(*sim);
-    *sim = NULL;
-    return checked != GROVE_OK ? checked : grove__fail(GROVE_UNSUPPORTED, "nbody: this grove was built without MPI");
-}
-
-grove_status grove__nbody_dist_forces(grove_nbody *sim, const uint8_t *active, const grove_options *options)
-{
-    (void)sim, (void)active, (void)options;
-    return grove__fail(GROVE_UNSUPPORTED, "nbody: this grove was built without MPI");
-}
-
-void grove__nbody_dist_free(grove_nbody *sim) { (void)sim; }
-
-grove_status grove__nbody_gather_whole(const grove_nbody *sim, grove_nbody **whole)
-{
-    (void)sim;
-    *whole = NULL;
-    return grove__fail(GROVE_UNSUPPORTED, "checkpoint: this grove was built without MPI");
-}
-
-grove_status grove__nbody_scatter(grove_nbody *whole, grove_status checked, const grove_options *options,
-                                  grove_nbody **out)
-{
-    (void)options;
-    grove_nbody_free(whole);
-    *out = NULL;
-    return checked != GROVE_OK ? checked : grove__fail(GROVE_UNSUPPORTED, "checkpoint: this grove was built without MPI");
-}
-
-static grove_status gather_to_root(const grove_nbody *sim, double *pos, double *vel, double *mass, double *pot,
-                                   uint8_t *level)
-{
-    (void)sim, (void)pos, (void)vel, (void)mass, (void)pot, (void)level;
-    return GROVE_UNSUPPORTED;
-}
-
-void grove_nbody_load(const grove_nbody *sim, grove_nbody_rank_stats *out)
-{
-    if (!out) return;
-    memset(out, 0, sizeof *out);
-    if (sim) out->particles = sim->n;
-}
-
-#endif
-
-size_t grove_nbody_total(const grove_nbody *sim) { return sim ? grove__nbody_total(sim) : 0; }
-const int64_t *grove_nbody_rows(const grove_nbody *sim) { return sim ? sim->row : NULL; }
-
-grove_status grove_nbody_gather(const grove_nbody *sim, double *pos, double *vel, double *mass, double *pot,
-                                uint8_t *level)
+grove_status grove__mpi_nbody_create(grove_points positions, const double *vel, const double *mass,
+                                     const grove_nbody_params *params, const grove_options *options,
+                                     grove_nbody **out)
 {
     grove__clear_error();
-    if (!sim) return grove__fail(GROVE_INVALID_ARGUMENT, "nbody gather: sim is NULL");
-    if (sim->dist) return gather_to_root(sim, pos, vel, mass, pot, level);
-    /* One process: its rows are 0..n-1 in order. */
-    size_t n = sim->n;
-    if (pos) memcpy(pos, sim->pos, 3 * n * sizeof *pos);
-    if (vel) memcpy(vel, sim->vel, 3 * n * sizeof *vel);
-    if (mass) memcpy(mass, sim->mass, n * sizeof *mass);
-    if (pot) memcpy(pot, sim->pot, n * sizeof *pot);
-    if (level) memcpy(level, sim->level, n);
-    return GROVE_OK;
+    if (!out) return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: out is NULL");
+    *out = NULL;
+    /* Each rank passes its part of the rows: messages name global rows. */
+    size_t first = grove__mpi_first_row(options, positions.n);
+    grove_nbody *sim;
+    grove_status s = grove__nbody_begin(positions, vel, mass, params, first, &sim);
+    s = distribute(&sim, s, options);
+    return grove__nbody_ready(sim, s, options, true, out);
+}
+
+grove_status grove__mpi_nbody_checkpoint_read(const char *path, const grove_options *options, grove_nbody **out)
+{
+    grove__clear_error();
+    if (!path || !out) return grove__fail(GROVE_INVALID_ARGUMENT, "checkpoint: %s is NULL", path ? "out" : "path");
+    *out = NULL;
+    /* Rank 0 reads the file and hands out blocks of rows. */
+    grove_nbody *whole = NULL;
+    grove_status s = options->mpi->rank == 0 ? grove__nbody_checkpoint_load(path, &whole) : GROVE_OK;
+    return scatter(whole, s, options, out);
 }

@@ -57,7 +57,7 @@ static uint32_t choose_levels(grove_nbody *sim, uint64_t t, double eps)
         }
         occupied |= UINT32_C(1) << sim->level[i];
     }
-    return grove__nbody_or(sim, occupied);
+    return sim->ranks->any(sim, occupied);
 }
 
 /* Flag the particles active at tick t; returns how many are (on every
@@ -70,7 +70,7 @@ static size_t mark_active(grove_nbody *sim, uint64_t t)
         sim->active[i] = t % level_ticks(sim->level[i], K) == 0;
         count += sim->active[i];
     }
-    grove__nbody_sum(sim, &count, 1);
+    sim->ranks->sum(sim, &count, 1);
     return (size_t)count;
 }
 
@@ -98,7 +98,7 @@ static size_t half_kick(grove_nbody *sim, int threads)
  * case is the shared step's evaluation, net-force removal included. */
 static grove_status active_forces(grove_nbody *sim, size_t count, const grove_options *options)
 {
-    grove_status s = grove__nbody_forces(sim, count == grove__nbody_total(sim) ? NULL : sim->active, options);
+    grove_status s = grove__nbody_forces(sim, count == sim->ranks->total(sim) ? NULL : sim->active, options);
     if (s == GROVE_OK) sim->evaluations += count;
     return s;
 }
@@ -109,7 +109,7 @@ grove_status grove__nbody_block_step(grove_nbody *sim, const grove_options *opti
     int K = p->max_level;
     uint64_t end = level_ticks(0, K);
     size_t m = 3 * sim->n;
-    if (grove__nbody_total(sim) == 0) return GROVE_OK;
+    if (sim->ranks->total(sim) == 0) return GROVE_OK;
     /* The criterion's length from the potentials at the synchronised start
      * (mid-step only the active ones are current). */
     double eps = grove__nbody_eps(sim);
@@ -126,7 +126,7 @@ grove_status grove__nbody_block_step(grove_nbody *sim, const grove_options *opti
         double h = ldexp((double)(next - t), -K) * p->dt;
         st = grove__nbody_finite(sim, grove__nbody_axpy(sim->pos, sim->vel, h, m, threads), m, "position", p->dt);
         if (st != GROVE_OK) return st;
-        if ((st = grove__nbody_migrate(sim, threads)) != GROVE_OK) return grove__nbody_step_failed(sim, st);
+        if ((st = sim->ranks->migrate(sim, threads)) != GROVE_OK) return grove__nbody_step_failed(sim, st);
         m = 3 * sim->n;
         st = active_forces(sim, mark_active(sim, next), options);
         if (st == GROVE_CANCELLED) return st;

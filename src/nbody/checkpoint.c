@@ -17,6 +17,7 @@
  * not stored: they are a deterministic function of the positions and are
  * recomputed on reading, which is what makes a resumed run bit-identical
  * to an uninterrupted one. */
+#include "nbody.h"
 #include "sim_internal.h"
 
 #include "../io/io_internal.h"
@@ -96,13 +97,8 @@ grove_status grove_nbody_checkpoint_write(const grove_nbody *sim, const char *pa
     if (sim->failed)
         return grove__fail(GROVE_INVALID_ARGUMENT, "checkpoint: step %llu of this simulation failed, so its state "
                            "is not valid to save", (unsigned long long)(sim->step + 1));
-    if (!sim->dist) return write_file(sim, path);
     /* Distributed: the whole state on rank 0, written there. */
-    grove_nbody *whole;
-    grove_status s = grove__nbody_gather_whole(sim, &whole);
-    if (s == GROVE_OK && whole) s = write_file(whole, path);
-    grove_nbody_free(whole);
-    return grove__nbody_agree((grove_nbody *)(uintptr_t)sim, s);
+    return sim->ranks->write(sim, path, write_file);
 }
 
 /* The state a checkpoint holds, without the forces. */
@@ -186,34 +182,29 @@ static grove_status parse(const unsigned char *buf, size_t len, grove_nbody **ou
     return GROVE_OK;
 }
 
-grove_status grove_nbody_checkpoint_read(const char *path, const grove_options *options, grove_nbody **out)
+grove_status grove__nbody_checkpoint_load(const char *path, grove_nbody **sim)
+{
+    *sim = NULL;
+    void *buf;
+    size_t len;
+    grove_status s = grove__file_slurp(path, &buf, &len);
+    if (s == GROVE_OK) {
+        s = parse(buf, len, sim);
+        grove__free(buf);
+    }
+    if (s != GROVE_OK) grove__error_prefix(path);
+    return s;
+}
+
+grove_status grove__nbody_checkpoint_read_local(const char *path, const grove_options *options, grove_nbody **out)
 {
     grove__clear_error();
     if (!path || !out) return grove__fail(GROVE_INVALID_ARGUMENT, "checkpoint: %s is NULL", path ? "out" : "path");
     *out = NULL;
-    bool distributed = options && options->mpi;
-    /* Distributed: rank 0 reads the file and hands out blocks of rows. */
-    grove_nbody *sim = NULL;
-    grove_status s = GROVE_OK;
-    if (!distributed || grove_mpi_rank(options->mpi) == 0) {
-        void *buf;
-        size_t len;
-        s = grove__file_slurp(path, &buf, &len);
-        if (s == GROVE_OK) {
-            s = parse(buf, len, &sim);
-            grove__free(buf);
-        }
-        if (s != GROVE_OK) grove__error_prefix(path);
-    }
-    if (distributed) return grove__nbody_scatter(sim, s, options, out);
+    grove_nbody *sim;
+    grove_status s = grove__nbody_checkpoint_load(path, &sim);
     /* The accelerations at a step's end are those of all particles at
      * once (block steps end synchronised): recomputing them gives the same
      * bits. */
-    if (s == GROVE_OK) s = grove__nbody_forces(sim, NULL, options);
-    if (s != GROVE_OK) {
-        grove_nbody_free(sim);
-        return s;
-    }
-    *out = sim;
-    return GROVE_OK;
+    return grove__nbody_ready(sim, s, options, false, out);
 }

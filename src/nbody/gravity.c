@@ -1,10 +1,10 @@
-/* The force engine and grove_gravity: tree, moments, groups, then one
- * parallel loop over groups (walk + evaluate), results scattered back to
- * input order. Each group's sinks are computed by one thread from
- * read-only shared data, so the output does not depend on the thread
- * count or schedule. */
+/* The force engine and grove_gravity on one process (src/dispatch/nbody.c
+ * chooses it): tree, moments, groups, then one parallel loop over groups
+ * (walk + evaluate), results scattered back to input order. Each group's
+ * sinks are computed by one thread from read-only shared data, so the
+ * output does not depend on the thread count or schedule. */
+#include "nbody.h"
 #include "nbody_internal.h"
-#include "../mpi/mpi_internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -354,24 +354,25 @@ void grove__gravity_free(grove__gravity *g)
     memset(g, 0, sizeof *g);
 }
 
-grove_status grove_gravity(grove_points positions, const double *mass, const grove_gravity_params *params,
-                           double *acc, double *pot, grove_gravity_stats *stats, const grove_options *options)
+grove_status grove__gravity_begin(grove_points positions, const double *mass, const grove_gravity_params *params,
+                                  size_t first, grove_gravity_params *p, const double **pos, double **copy,
+                                  grove_gravity_stats *stats)
 {
     grove__clear_error();
+    if (stats) memset(stats, 0, sizeof *stats);
+    grove_status s = grove__gravity_params(params, p);
+    if (s == GROVE_OK) s = grove__gravity_input(positions, mass, first, pos, copy);
+    return s;
+}
+
+grove_status grove__gravity_local(grove_points positions, const double *mass, const grove_gravity_params *params,
+                                  double *acc, double *pot, grove_gravity_stats *stats, const grove_options *options)
+{
     grove_gravity_params p;
     const double *pos = NULL;
     double *copy = NULL;
     size_t n = positions.n;
-    size_t first = grove__mpi_first_row(options, n); /* 0 alone */
-    grove_status s = grove__gravity_params(params, &p);
-    if (s == GROVE_OK) s = grove__gravity_input(positions, mass, first, &pos, &copy);
-    if (stats) memset(stats, 0, sizeof *stats);
-    if (options && options->mpi) {
-        /* Distributed: every rank takes part, whatever its own check said. */
-        s = grove__mpi_gravity(s, pos, mass, n, &p, acc, pot, stats, options);
-        grove__free(copy);
-        return s;
-    }
+    grove_status s = grove__gravity_begin(positions, mass, params, 0, &p, &pos, &copy, stats);
     if (s != GROVE_OK) return s;
     if (n > 0 && !acc) s = grove__fail(GROVE_INVALID_ARGUMENT, "gravity: acc is NULL");
     else if (n > 0 && grove__cancelled(options)) s = grove__fail(GROVE_CANCELLED, "gravity: cancelled");

@@ -4,8 +4,8 @@
  * The accelerations at the end of a step are those at the start of the
  * next, so each step costs one force evaluation. Block steps (block.c)
  * run the same three operations per particle on its own step. */
+#include "nbody.h"
 #include "sim_internal.h"
-#include "../mpi/mpi_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -97,6 +97,7 @@ grove_status grove__nbody_alloc(size_t n, const grove_nbody_params *p, grove_nbo
     }
     for (size_t i = 0; i < n; i++) sim->row[i] = (int64_t)i;
     sim->params = *p;
+    sim->ranks = &grove__nbody_one_process;
     *out = sim;
     return GROVE_OK;
 }
@@ -116,7 +117,7 @@ static double largest_magnitude(const double *v, size_t m)
 static double unit_of(const grove_nbody *sim, const double *v, size_t m, int *e)
 {
     double top = largest_magnitude(v, m);
-    grove__nbody_max(sim, &top, 1);
+    sim->ranks->max(sim, &top, 1);
     *e = grove__unit_exponent(top);
     return ldexp(1.0, -*e);
 }
@@ -128,7 +129,7 @@ static void state_units(const grove_nbody *sim, double u[4], int e[4])
     size_t n = sim->n;
     double top[4] = {largest_magnitude(sim->mass, n), largest_magnitude(sim->pos, 3 * n),
                      largest_magnitude(sim->vel, 3 * n), largest_magnitude(sim->pot, n)};
-    grove__nbody_max(sim, top, 4);
+    sim->ranks->max(sim, top, 4);
     for (int k = 0; k < 4; k++) {
         e[k] = grove__unit_exponent(top[k]);
         u[k] = ldexp(1.0, -e[k]);
@@ -148,7 +149,7 @@ static void remove_net_force(grove_nbody *sim)
         f[3] += m;
         for (int a = 0; a < 3; a++) f[a] += m * sim->acc[3 * i + a];
     }
-    grove__nbody_sum(sim, f, 4);
+    sim->ranks->sum(sim, f, 4);
     double mass = f[3];
     if (!(mass > 0)) return;
     for (int a = 0; a < 3; a++) f[a] /= mass;
@@ -158,35 +159,22 @@ static void remove_net_force(grove_nbody *sim)
 
 grove_status grove__nbody_forces(grove_nbody *sim, const uint8_t *active, const grove_options *options)
 {
-    if (grove__nbody_total(sim) == 0) return GROVE_OK;
-    /* A distributed step stops for a cancel only at its start, where the
-     * ranks agree on it (its particles may have moved between ranks
-     * since, so it could not be put back). */
-    sim->engine.options = sim->dist ? NULL : options;
-    grove_status s = sim->dist ? grove__nbody_dist_forces(sim, active, options)
-                               : grove__gravity_eval(&sim->engine, sim->pos, sim->mass, sim->n, active,
-                                                     &sim->params.gravity, sim->acc, sim->pot, &sim->stats,
-                                                     grove__options(options).threads);
-    sim->engine.options = NULL;
+    if (sim->ranks->total(sim) == 0) return GROVE_OK;
+    grove_status s = sim->ranks->forces(sim, active, options);
     /* The net force is that of all particles on each other: with a part of
      * them active it is not defined, so it is removed only when all are. */
     if (s == GROVE_OK && !active && sim->params.conserve_momentum) remove_net_force(sim);
     return s;
 }
 
-grove_status grove_nbody_create(grove_points positions, const double *vel, const double *mass,
-                                const grove_nbody_params *params, const grove_options *options, grove_nbody **out)
+grove_status grove__nbody_begin(grove_points positions, const double *vel, const double *mass,
+                                const grove_nbody_params *params, size_t first, grove_nbody **sim)
 {
-    grove__clear_error();
-    if (!out) return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: out is NULL");
-    *out = NULL;
+    *sim = NULL;
     grove_nbody_params p;
     const double *pos = NULL;
     double *copy = NULL;
     size_t n = positions.n;
-    bool distributed = options && options->mpi;
-    /* On several ranks each passes its part of the rows: messages name global rows. */
-    size_t first = grove__mpi_first_row(options, n);
     grove_status s = grove__nbody_params(params, &p);
     if (s == GROVE_OK) s = grove__gravity_input(positions, mass, first, &pos, &copy);
     if (s == GROVE_OK && n && !vel) s = grove__fail(GROVE_INVALID_ARGUMENT, "nbody: velocity array is NULL");
@@ -194,31 +182,46 @@ grove_status grove_nbody_create(grove_points positions, const double *vel, const
         if (!isfinite(vel[i]))
             s = grove__fail(GROVE_INVALID_ARGUMENT, "nbody: velocity %zu of particle %zu is not finite", i % 3,
                             first + i / 3);
-    grove_nbody *sim = NULL;
-    if (s == GROVE_OK) s = grove__nbody_alloc(n, &p, &sim);
+    if (s == GROVE_OK) s = grove__nbody_alloc(n, &p, sim);
     if (s == GROVE_OK && n) {
-        memcpy(sim->pos, pos, 3 * n * sizeof *pos);
-        memcpy(sim->vel, vel, 3 * n * sizeof *vel);
-        memcpy(sim->mass, mass, n * sizeof *mass);
+        memcpy((*sim)->pos, pos, 3 * n * sizeof *pos);
+        memcpy((*sim)->vel, vel, 3 * n * sizeof *vel);
+        memcpy((*sim)->mass, mass, n * sizeof *mass);
     }
     grove__free(copy);
-    /* On several ranks each passes its part of the rows (docs/mpi.md). */
-    if (distributed) s = grove__nbody_distribute(&sim, s, options);
+    return s;
+}
+
+grove_status grove__nbody_ready(grove_nbody *sim, grove_status s, const grove_options *options, bool fresh,
+                                grove_nbody **out)
+{
     if (s == GROVE_OK) s = grove__nbody_forces(sim, NULL, options);
     if (s != GROVE_OK) {
         grove_nbody_free(sim);
         return s;
     }
-    sim->evaluations = grove__nbody_total(sim);
+    if (fresh) sim->evaluations = sim->ranks->total(sim);
     *out = sim;
     return GROVE_OK;
+}
+
+grove_status grove__nbody_create_local(grove_points positions, const double *vel, const double *mass,
+                                       const grove_nbody_params *params, const grove_options *options,
+                                       grove_nbody **out)
+{
+    grove__clear_error();
+    if (!out) return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: out is NULL");
+    *out = NULL;
+    grove_nbody *sim;
+    grove_status s = grove__nbody_begin(positions, vel, mass, params, 0, &sim);
+    return grove__nbody_ready(sim, s, options, true, out);
 }
 
 void grove_nbody_free(grove_nbody *sim)
 {
     if (!sim) return;
     grove__gravity_free(&sim->engine);
-    grove__nbody_dist_free(sim);
+    sim->ranks->release(sim);
     grove__free(sim->app);
     grove__free(sim->state);
     grove__free(sim->level);
@@ -238,7 +241,7 @@ static double largest_acceleration(const grove_nbody *sim)
         double x = a[0] * unit, y = a[1] * unit, z = a[2] * unit, a2 = x * x + y * y + z * z;
         if (a2 > amax2) amax2 = a2;
     }
-    grove__nbody_max(sim, &amax2, 1);
+    sim->ranks->max(sim, &amax2, 1);
     return ldexp(sqrt(amax2), e);
 }
 
@@ -256,7 +259,7 @@ static double virial_radius(const grove_nbody *sim)
         sums[0] += m;
         sums[1] -= m * (sim->pot[i] * pu);
     }
-    grove__nbody_sum(sim, sums, 2);
+    sim->ranks->sum(sim, sums, 2);
     double M = sums[0], w = sums[1];
     if (!(w > 0)) return 0;
     double G = sim->params.gravity.G;
@@ -325,7 +328,7 @@ grove_status grove__nbody_not_finite(grove_nbody *sim, size_t index, const char 
 grove_status grove__nbody_finite(grove_nbody *sim, size_t bad, size_t m, const char *what, double dt)
 {
     grove_status own = bad < m ? grove__nbody_not_finite(sim, bad, what, dt) : GROVE_OK;
-    grove_status all = grove__nbody_agree(sim, own);
+    grove_status all = sim->ranks->agree(sim, own);
     /* The other ranks' handles fail too: every rank refuses the next step. */
     return own == GROVE_OK && all != GROVE_OK ? grove__nbody_step_failed(sim, all) : all;
 }
@@ -342,12 +345,12 @@ static grove_status kick_drift_kick(grove_nbody *sim, double dt, const grove_opt
     if (s == GROVE_OK)
         s = grove__nbody_finite(sim, grove__nbody_axpy(sim->pos, sim->vel, dt, m, threads), m, "position", dt);
     if (s != GROVE_OK) return s;
-    if ((s = grove__nbody_migrate(sim, threads)) != GROVE_OK) return grove__nbody_step_failed(sim, s);
+    if ((s = sim->ranks->migrate(sim, threads)) != GROVE_OK) return grove__nbody_step_failed(sim, s);
     m = 3 * sim->n;
     s = grove__nbody_forces(sim, NULL, options);
     if (s == GROVE_CANCELLED) return s;
     if (s != GROVE_OK) return grove__nbody_step_failed(sim, s);
-    sim->evaluations += grove__nbody_total(sim);
+    sim->evaluations += sim->ranks->total(sim);
     return grove__nbody_finite(sim, grove__nbody_axpy(sim->vel, sim->acc, 0.5 * dt, m, threads), m, "velocity", dt);
 }
 
@@ -387,29 +390,31 @@ static grove_status put_back(grove_nbody *sim, const step_start *st)
                        (unsigned long long)(sim->step + 1));
 }
 
-grove_status grove_nbody_step(grove_nbody *sim, uint64_t steps, const grove_options *options)
+grove_status grove__nbody_step(grove_nbody *sim, uint64_t steps, const grove_options *options)
 {
     grove__clear_error();
     if (!sim) return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: sim is NULL");
     if (sim->failed)
         return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: step %llu failed, so the state is not valid to go on from",
                            (unsigned long long)(sim->step + 1));
-    grove_status s = grove__nbody_same_ranks(sim, options);
+    grove_status s = sim->ranks->check(sim, options);
     if (s != GROVE_OK) return s;
     /* With a cancel flag the force evaluation can stop inside a step: what
      * the step started from is kept to be put back, so a cancelled step
-     * leaves the state as it was. */
+     * leaves the state as it was (a distributed step stops only at its
+     * start: its particles may have moved between ranks since). */
     step_start start = {NULL, NULL, 0, 0};
-    if (options && options->cancel && sim->n && !sim->dist && !keep_start(sim, &start)) return GROVE_OUT_OF_MEMORY;
+    if (options && options->cancel && sim->n && !sim->ranks->distributed && !keep_start(sim, &start))
+        return GROVE_OUT_OF_MEMORY;
     for (uint64_t k = 0; k < steps; k++) {
         /* Every rank stops at the same step (a signal reaches them apart). */
-        if (grove__nbody_or(sim, grove__cancelled(options))) {
+        if (sim->ranks->any(sim, grove__cancelled(options))) {
             s = grove__fail(GROVE_CANCELLED, "nbody: cancelled after %llu steps", (unsigned long long)k);
             break;
         }
         /* The default thread count follows the cores free at each step. */
         int threads = grove__options(options).threads;
-        s = grove__nbody_balance(sim, threads);
+        s = sim->ranks->balance(sim, threads);
         if (s != GROVE_OK) {
             s = grove__nbody_step_failed(sim, s);
             break;
@@ -479,7 +484,7 @@ grove_status grove_nbody_diagnostics(const grove_nbody *sim, grove_nbody_diag *d
         L[1] += m * (x[2] * v[0] - x[0] * v[2]);
         L[2] += m * (x[0] * v[1] - x[1] * v[0]);
     }
-    grove__nbody_sum(sim, sum, 12);
+    sim->ranks->sum(sim, sum, 12);
     double M = sum[0], K = sum[1], W = sum[2];
     const char *beyond = NULL;
     if (!unscale(M, em, &d->mass)) beyond = "total mass";
@@ -505,7 +510,11 @@ grove_status grove_nbody_stats(const grove_nbody *sim, grove_gravity_stats *out)
     return GROVE_OK;
 }
 
+bool grove__nbody_distributed(const grove_nbody *sim) { return sim->ranks->distributed; }
+
 size_t grove_nbody_count(const grove_nbody *sim) { return sim ? sim->n : 0; }
+size_t grove_nbody_total(const grove_nbody *sim) { return sim ? sim->ranks->total(sim) : 0; }
+const int64_t *grove_nbody_rows(const grove_nbody *sim) { return sim ? sim->row : NULL; }
 const double *grove_nbody_positions(const grove_nbody *sim) { return sim ? sim->pos : NULL; }
 const double *grove_nbody_velocities(const grove_nbody *sim) { return sim ? sim->vel : NULL; }
 const double *grove_nbody_masses(const grove_nbody *sim) { return sim ? sim->mass : NULL; }
@@ -515,11 +524,26 @@ const grove_nbody_params *grove_nbody_get_params(const grove_nbody *sim) { retur
 const uint8_t *grove_nbody_levels(const grove_nbody *sim) { return sim ? sim->level : NULL; }
 uint64_t grove_nbody_force_evaluations(const grove_nbody *sim) { return sim ? sim->evaluations : 0; }
 
+grove_status grove_nbody_gather(const grove_nbody *sim, double *pos, double *vel, double *mass, double *pot,
+                                uint8_t *level)
+{
+    grove__clear_error();
+    if (!sim) return grove__fail(GROVE_INVALID_ARGUMENT, "nbody gather: sim is NULL");
+    return sim->ranks->gather(sim, pos, vel, mass, pot, level);
+}
+
+void grove_nbody_load(const grove_nbody *sim, grove_nbody_rank_stats *out)
+{
+    if (!out) return;
+    memset(out, 0, sizeof *out);
+    if (sim) sim->ranks->load(sim, out);
+}
+
 void grove_nbody_level_counts(const grove_nbody *sim, uint64_t *counts)
 {
     double c[GROVE_NBODY_MAX_LEVEL + 1] = {0}; /* exact: at most 2^32 particles */
     for (size_t i = 0; sim && i < sim->n; i++) c[sim->level[i]]++;
-    if (sim) grove__nbody_sum(sim, c, GROVE_NBODY_MAX_LEVEL + 1);
+    if (sim) sim->ranks->sum(sim, c, GROVE_NBODY_MAX_LEVEL + 1);
     for (int k = 0; k <= GROVE_NBODY_MAX_LEVEL; k++) counts[k] = (uint64_t)c[k];
 }
 

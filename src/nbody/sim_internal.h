@@ -1,4 +1,5 @@
-/* The simulation handle's layout, shared by sim.c, block.c and checkpoint.c. */
+/* The simulation handle's layout, shared by sim.c, block.c and
+ * checkpoint.c, and the interface to the ranks it runs on. */
 #ifndef GROVE_SIM_INTERNAL_H
 #define GROVE_SIM_INTERNAL_H
 
@@ -21,7 +22,8 @@ struct grove_nbody {
     bool failed;            /* a step stopped half way: the state is not valid to go on */
     unsigned char *app;     /* the caller's bytes kept with the state (grove_nbody_set_app_data) */
     size_t app_bytes;
-    struct grove__nbody_dist *dist; /* the ranks of a distributed simulation (src/mpi/nbody.c); NULL alone */
+    const struct grove__nbody_ranks *ranks; /* what it asks of its ranks (below), fixed when it is made */
+    struct grove__nbody_dist *dist; /* the distributed implementation's state (src/mpi/nbody.c); NULL alone */
 };
 
 /* Validated params (NULL -> defaults). */
@@ -63,47 +65,59 @@ grove_status grove__nbody_not_finite(grove_nbody *sim, size_t index, const char 
  * on the rank that has it, the particle named by its row). */
 grove_status grove__nbody_finite(grove_nbody *sim, size_t bad, size_t m, const char *what, double dt);
 
-/* Distributed simulations (src/mpi/nbody.c, docs/mpi.md). Each of these is
- * the single-process answer when sim->dist is NULL, and collective over the
- * simulation's ranks otherwise. */
-/* The particles on every rank together. */
-size_t grove__nbody_total(const grove_nbody *sim);
-/* v[0..count) summed / maximised over the ranks, in place. */
-void grove__nbody_sum(const grove_nbody *sim, double *v, int count);
-void grove__nbody_max(const grove_nbody *sim, double *v, int count);
-/* The bitwise or of every rank's bits. */
-uint32_t grove__nbody_or(const grove_nbody *sim, uint32_t bits);
-/* One status on every rank (the worst, with the message of the lowest
- * rank that has it: grove__mpi_agree). */
-grove_status grove__nbody_agree(grove_nbody *sim, grove_status s);
-/* Collective over options->mpi: *sim (this rank's part of the rows in
- * rank order, rows 0.. of its own; NULL when `checked` failed) becomes a
- * distributed simulation: the ranks agree on checked and the parameters,
- * rows become global, and the particles go to their domains. On failure
- * *sim is freed and NULL. The caller then evaluates the forces. */
-grove_status grove__nbody_distribute(grove_nbody **sim, grove_status checked, const grove_options *options);
-/* Whether options are the ones to step sim with: a distributed simulation
- * needs its own context, a single-process one none of several ranks. */
-grove_status grove__nbody_same_ranks(const grove_nbody *sim, const grove_options *options);
-/* At a step's start: new domains weighted by the ranks' work since the
- * last decomposition when it was out of balance. */
-grove_status grove__nbody_balance(grove_nbody *sim, int threads);
-/* After a drift, before the forces: the particles that left their
- * domain go to the domain's rank (sim->n changes). */
-grove_status grove__nbody_migrate(grove_nbody *sim, int threads);
-/* The forces of a distributed simulation (grove__nbody_forces' contract). */
-grove_status grove__nbody_dist_forces(grove_nbody *sim, const uint8_t *active, const grove_options *options);
-void grove__nbody_dist_free(grove_nbody *sim);
-/* Collective: a handle on the root rank (NULL elsewhere) holding every
- * rank's particles in row order with sim's time, step, parameters,
- * counts and application data, for a checkpoint (acc and pot are not
- * filled). */
-grove_status grove__nbody_gather_whole(const grove_nbody *sim, grove_nbody **whole);
-/* Collective over options->mpi: whole (on rank 0; the other ranks pass
- * NULL and `checked` says whether rank 0 read it) is split into row
- * blocks and made a distributed simulation with the forces evaluated. */
-grove_status grove__nbody_scatter(grove_nbody *whole, grove_status checked, const grove_options *options,
-                                  grove_nbody **out);
+/* What a simulation asks of the ranks it runs on, collective over them:
+ * one process's answers (one_process.c, every new handle's) or the MPI
+ * implementation's (src/mpi/nbody.c, docs/mpi.md), set when the handle is
+ * made: the dispatch layer (src/dispatch/nbody.c) chooses the call that
+ * makes it. */
+typedef struct grove__nbody_ranks {
+    /* Particles move between ranks in a step: a cancel stops a step only
+     * at its start, where the ranks agree on it. */
+    bool distributed;
+    /* The particles on every rank together. */
+    size_t (*total)(const grove_nbody *sim);
+    /* v[0..count) summed / maximised over the ranks, in place. */
+    void (*sum)(const grove_nbody *sim, double *v, int count);
+    void (*max)(const grove_nbody *sim, double *v, int count);
+    /* The bitwise or of every rank's bits. */
+    uint32_t (*any)(const grove_nbody *sim, uint32_t bits);
+    /* One status on every rank: the worst, with the message of the lowest
+     * rank that has it. */
+    grove_status (*agree)(const grove_nbody *sim, grove_status s);
+    /* Whether options are the ones to step sim with (a distributed
+     * simulation needs the context it was made with). */
+    grove_status (*check)(const grove_nbody *sim, const grove_options *options);
+    /* At a step's start: new domains when the ranks' work since the last
+     * decomposition is out of balance. */
+    grove_status (*balance)(grove_nbody *sim, int threads);
+    /* After a drift, before the forces: the particles that left their
+     * domain go to its rank (sim->n changes). */
+    grove_status (*migrate)(grove_nbody *sim, int threads);
+    /* acc and pot (grove__nbody_forces' contract, without the net force's
+     * removal). */
+    grove_status (*forces)(grove_nbody *sim, const uint8_t *active, const grove_options *options);
+    /* write(whole, path) on the rank that holds every particle in row
+     * order (a checkpoint); its status on every rank. */
+    grove_status (*write)(const grove_nbody *sim, const char *path,
+                          grove_status (*write_whole)(const grove_nbody *whole, const char *path));
+    /* grove_nbody_gather's columns on rank 0, by global row. */
+    grove_status (*gather)(const grove_nbody *sim, double *pos, double *vel, double *mass, double *pot,
+                           uint8_t *level);
+    /* grove_nbody_load's statistics of this rank (out zeroed). */
+    void (*load)(const grove_nbody *sim, grove_nbody_rank_stats *out);
+    /* Free the implementation's state (sim->dist). */
+    void (*release)(grove_nbody *sim);
+} grove__nbody_ranks;
+
+/* One process alone (one_process.c). */
+extern const grove__nbody_ranks grove__nbody_one_process;
+
+/* A simulation just made or read (s: how that went; NULL or freed on
+ * failure) with its forces evaluated: *out = sim, ready to step. A fresh
+ * one counts that evaluation of every particle; a resumed one keeps the
+ * count it was read with. */
+grove_status grove__nbody_ready(grove_nbody *sim, grove_status s, const grove_options *options, bool fresh,
+                                grove_nbody **out);
 
 /* One largest step dt of block steps (block.c): GROVE_CANCELLED from a
  * cancelled force evaluation leaves the state part advanced for the

@@ -1,9 +1,8 @@
 /* The communicator context: rank and size as MPI's, grove's own duplicate
- * of the communicator, the one-process calls refused on several ranks, and
+ * of the communicator, the one-process calls (the index and the calls on
+ * it, a simulation made alone) refused on several ranks, and
  * grove_mpi_agree. */
 #include "mpi_test.h"
-
-#include "mpi/mpi_internal.h"
 
 #include <string.h>
 
@@ -22,9 +21,26 @@ void mpi_case_context(int argc, char **argv)
     MPI_CHECK(same == MPI_CONGRUENT);
     grove_options o;
     grove_options_init(&o);
-    MPI_CHECK(o.mpi == NULL && grove__mpi_single(&o, "x") == GROVE_OK);
+    /* An index is one process's: it is made, and searched, on one rank
+     * only; several ranks are refused naming the call. */
+    double p[6] = {0, 0, 0, 1, 0, 0};
+    grove_points pts = grove_points_f64(p, 2, 3);
+    grove_index *ix = NULL;
+    MPI_CHECK(o.mpi == NULL && grove_index_create(pts, NULL, &o, &ix) == GROVE_OK);
     o.mpi = mpi;
-    MPI_CHECK((grove__mpi_single(&o, "x") == GROVE_OK) == (size == 1));
+    grove_index *other = NULL;
+    grove_status made = grove_index_create(pts, NULL, &o, &other);
+    MPI_CHECK((made == GROVE_OK) == (size == 1));
+    MPI_CHECK(size == 1 || strstr(grove_last_error(), "index runs on one process") != NULL);
+    grove_index_free(other);
+    grove_join_params jp;
+    grove_join_params_init(&jp);
+    jp.eps = 2;
+    int64_t counts[2], pairs = 0;
+    grove_status counted = grove_join_count(ix, NULL, &jp, counts, &pairs, &o);
+    MPI_CHECK(size > 1 ? counted == GROVE_UNSUPPORTED && strstr(grove_last_error(), "join count runs on one process")
+                       : counted == GROVE_OK && pairs == 4);
+    grove_index_free(ix);
     /* An N-body handle made alone refuses to step on several ranks
      * (rather than run as one copy per rank). */
     double x[6] = {0, 0, 0, 1, 0, 0}, v[6] = {0}, m[2] = {0.5, 0.5};

@@ -2,6 +2,7 @@
  * mutual-reachability MST, then grove__model_fit) and grove_hdbscan /
  * grove_hdbscan_from_mst, which fit a model and copy its labels out. */
 #include "hdbscan_internal.h"
+#include "../emst/emst.h"
 
 #include <float.h>
 #include <math.h>

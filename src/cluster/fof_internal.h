@@ -1,4 +1,4 @@
-/* Friends-of-friends (internal to src/join): numbering the components the
+/* Friends-of-friends (internal to src/cluster): numbering the components the
  * union-find found, and the catalogue of the numbered groups. */
 #ifndef GROVE_FOF_INTERNAL_H
 #define GROVE_FOF_INTERNAL_H

@@ -1,15 +1,15 @@
-/* grove_fof: friends-of-friends groups. The self-join's components pass on
- * a grove_index joins the pairs within the linking length in a concurrent
- * union-find (no pair is stored), whose roots are the components'
- * smallest members; grove__fof_number ranks the components
- * and grove__fof_catalogue describes them. On several MPI ranks the call
- * is grove__mpi_fof's (src/mpi/fof.c). */
+/* grove_fof on one process: friends-of-friends groups. The self-join's
+ * components pass on a grove_index joins the pairs within the linking
+ * length in a concurrent union-find (no pair is stored), whose roots are
+ * the components' smallest members; grove__fof_number ranks the
+ * components and grove__fof_catalogue describes them. On several MPI
+ * ranks the dispatch layer chooses grove__mpi_fof (src/mpi/fof.c). */
+#include "cluster.h"
 #include "fof_internal.h"
-#include "join_internal.h"
-#include "../mpi/mpi_internal.h"
+#include "../join/join_internal.h"
 #include "parallel.h"
 #include "union_find.h"
-#include "visit.h"
+#include "../join/visit.h"
 
 #include <math.h>
 #include <string.h>
@@ -49,30 +49,34 @@ static grove_status check_particles(size_t n, size_t d, size_t first, const doub
     return GROVE_OK;
 }
 
-grove_status grove_fof(grove_points points, const double *mass, const double *velocity,
-                       const grove_fof_params *params, int64_t *group, size_t *groups,
-                       grove_fof_catalogue *catalogue, const grove_options *options)
+grove_status grove__fof_begin(grove_points points, const double *mass, const double *velocity,
+                              const grove_fof_params *params, const int64_t *group, size_t *groups,
+                              grove_fof_catalogue *catalogue, size_t first, int threads)
 {
     grove__clear_error();
     if (groups) *groups = 0;
     if (catalogue) memset(catalogue, 0, sizeof *catalogue);
-    int threads = grove__options(options).threads;
-    /* On several ranks this is a part of the input: messages name global rows. */
-    size_t first = grove__mpi_first_row(options, points.n);
     double magnitude;
     grove_status s = check_params(params);
     if (s == GROVE_OK) s = grove__points_validate_part(points, first, threads, &magnitude);
     if (s == GROVE_OK && points.n > 0 && !group) s = grove__fail(GROVE_INVALID_ARGUMENT, "fof: group is NULL");
     if (s == GROVE_OK) s = check_particles(points.n, points.d, first, mass, velocity);
-    if (grove__mpi_ranks(options) > 1)
-        return grove__mpi_fof(s, points, mass, velocity, params, group, groups, catalogue, options);
+    return s;
+}
+
+grove_status grove__fof_local(grove_points points, const double *mass, const double *velocity,
+                              const grove_fof_params *params, int64_t *group, size_t *groups,
+                              grove_fof_catalogue *catalogue, const grove_options *options)
+{
+    int threads = grove__options(options).threads;
+    grove_status s = grove__fof_begin(points, mass, velocity, params, group, groups, catalogue, 0, threads);
     if (s != GROVE_OK) return s;
     size_t n = points.n, ngroups = 0;
     grove_index *index = NULL;
     grove__uf uf = {NULL, 0};
     double *box = NULL;
     if (n > 0) {
-        s = grove_index_create(points, &params->index, options, &index);
+        s = grove__index_create_local(points, &params->index, options, &index);
         /* The catalogue's box: the index's lengths by input dimension. */
         if (s == GROVE_OK && catalogue && index->boxsize) {
             box = grove__malloc(points.d * sizeof *box, "fof box");

@@ -18,10 +18,11 @@
  *     points' neighbourhoods (fewer than min_samples points each), and one
  *     with no core neighbour is noise.
  * Every step is independent of the order in which pairs are found. */
-#include "visit.h"
+#include "cluster.h"
+#include "../join/join.h"
+#include "../join/visit.h"
 
 #include "../core/union_find.h"
-#include "../mpi/mpi_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -76,8 +77,11 @@ static int reach_border(void *user, uint32_t row, const uint32_t *nb, size_t cou
     return 0;
 }
 
-static grove_status check_params(grove_points data, const grove_dbscan_params *params, const int64_t *labels)
+grove_status grove__dbscan_begin(grove_points data, const grove_dbscan_params *params, const int64_t *labels,
+                                 grove_dbscan_counts *counts)
 {
+    grove__clear_error();
+    if (counts) memset(counts, 0, sizeof *counts);
     if (!params) return grove__fail(GROVE_INVALID_ARGUMENT, "dbscan: params is NULL");
     if (!(params->eps >= 0) || !isfinite(params->eps))
         return grove__fail(GROVE_INVALID_ARGUMENT, "dbscan: eps = %g; it must be finite and >= 0", params->eps);
@@ -100,7 +104,7 @@ static grove_status find_core(const grove_index *ix, const grove_dbscan_params *
         grove_join_params jp;
         grove_join_params_init(&jp);
         jp.eps = params->eps;
-        grove_status s = grove_join_count(ix, NULL, &jp, counts, NULL, options);
+        grove_status s = grove__join_count_local(ix, NULL, &jp, counts, NULL, options);
         for (size_t i = 0; s == GROVE_OK && i < n; i++) core[i] = (uint64_t)counts[i] >= params->min_samples;
         return s;
     }
@@ -150,15 +154,11 @@ static grove_status find_clusters(const grove_index *ix, double eps, dbscan_stat
     return GROVE_OK;
 }
 
-grove_status grove_dbscan(grove_points data, const grove_index_params *index_params,
-                          const grove_dbscan_params *params, int64_t *labels, uint8_t *core,
-                          grove_dbscan_counts *counts, const grove_options *options)
+grove_status grove__dbscan_local(grove_points data, const grove_index_params *index_params,
+                                 const grove_dbscan_params *params, int64_t *labels, uint8_t *core,
+                                 grove_dbscan_counts *counts, const grove_options *options)
 {
-    grove__clear_error();
-    if (counts) memset(counts, 0, sizeof *counts);
-    grove_status s = check_params(data, params, labels);
-    if (grove__mpi_ranks(options) > 1)
-        return grove__mpi_dbscan(s, data, index_params, params, labels, core, counts, options);
+    grove_status s = grove__dbscan_begin(data, params, labels, counts);
     if (s == GROVE_OK && data.n == 0) return grove__points_check_shape(data);
     /* Working memory beside the index, the same for every eps: the count
      * pass's tallies (8 bytes a point; the counts go into labels) or the
@@ -172,7 +172,7 @@ grove_status grove_dbscan(grove_points data, const grove_index_params *index_par
                         "budget of %zu bytes",
                         data.n, need, budget);
     grove_index *ix = NULL;
-    if (s == GROVE_OK) s = grove_index_create(data, index_params, options, &ix);
+    if (s == GROVE_OK) s = grove__index_create_local(data, index_params, options, &ix);
     if (s != GROVE_OK) return s;
     size_t n = data.n;
     uint8_t *flags = core ? core : grove__malloc(n, "dbscan core flags");
