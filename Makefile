@@ -47,6 +47,19 @@ ifeq ($(HAVE_PNG),1)
 OPTIONAL_CFLAGS += -DGROVE_HAVE_PNG $(shell pkg-config --cflags libpng)
 OPTIONAL_LIBS += $(shell pkg-config --libs libpng)
 endif
+# HDF5 snapshots (src/io/hdf5_*.c) with libhdf5 (Debian: libhdf5-dev, whose
+# pkg-config name is hdf5); HDF5=0 leaves it out (the Python package's
+# build does: its wheel must not carry libhdf5 and what that links).
+HDF5 ?= 1
+ifeq ($(HDF5),1)
+HAVE_HDF5 := $(shell pkg-config --exists hdf5 2>/dev/null && echo 1)
+endif
+HDF5_CFLAGS :=
+ifeq ($(HAVE_HDF5),1)
+HDF5_CFLAGS := -DGROVE_HAVE_HDF5 $(shell pkg-config --cflags hdf5)
+OPTIONAL_CFLAGS += $(HDF5_CFLAGS)
+OPTIONAL_LIBS += $(shell pkg-config --libs hdf5)
+endif
 # The distributed part (src/mpi) when an MPI compiler wrapper is found; its
 # flags are asked from the wrapper (Open MPI's --showme, MPICH's -compile-info
 # style), and the code is built with $(CC) like the rest. MPI=0 leaves it out
@@ -113,10 +126,11 @@ $(BUILD)/obj/tests/mpi/%.o: tests/mpi/%.c Makefile
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -Isrc/core -Isrc $(OPTIONAL_CFLAGS) -MMD -MP -c $< -o $@
 
+# The tests write HDF5 files with libhdf5 itself where grove has it.
 $(BUILD)/obj/tests/%.o: tests/%.c Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(ALL_CFLAGS) -Isrc/core -Isrc -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -Isrc/core -Isrc $(HDF5_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/libgrove.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)

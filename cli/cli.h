@@ -75,6 +75,7 @@ typedef struct cli_common {
     int progress;       /* --progress / --no-progress: 1, 0, or -1 = auto (terminal) */
     size_t dims;        /* --dims D for raw input files */
     const char *dtype;  /* --dtype float32|float64 for raw input files */
+    unsigned types;     /* --types T[,T...]: a snapshot's particle types (bit t), 0 = all */
 } cli_common;
 
 /* Parse argv (after the command name) against opts plus the common flags.

@@ -38,6 +38,12 @@ grove_status grove__csv_read_file(const char *path, grove_array *out, grove_load
 grove_status grove__file_write_atomic(const char *path, const void *head, size_t head_len, const void *body,
                                       size_t body_len);
 
+/* "PATH.tmp.PID.N" (grove__malloc'd; NULL when out of memory), PATH's
+ * last part cut where the whole name would be longer than the folder
+ * allows, so that every name the file system takes has a temporary: where
+ * writers put a file before renaming it over PATH. */
+char *grove__temp_name(const char *path);
+
 /* A parsed .npy header. */
 typedef struct grove__npy_header {
     grove_dtype dtype;

@@ -1,0 +1,53 @@
+/* What the snapshot readers share (gadget.c drives them): a reader scans
+ * one file of a snapshot (its header, its counts, the structure of what
+ * the params ask) and later reads that file's chosen particles into place.
+ * Messages from a reader carry no file name; gadget.c prefixes it. */
+#ifndef GROVE_GADGET_INTERNAL_H
+#define GROVE_GADGET_INTERNAL_H
+
+#include "io_internal.h"
+
+/* One file of a snapshot, as a scan finds it. */
+typedef struct grove__gadget_file {
+    grove_gadget_header header;
+    uint64_t count[GROVE_GADGET_TYPES]; /* this file's particles of each type */
+    int width;                          /* widest stored coordinate or velocity of the chosen types (4, 8; 0: none) */
+} grove__gadget_file;
+
+/* Where the next particles of each type go: out's arrays are allocated for
+ * every file's chosen particles, and at[t] is the next row of type t. */
+typedef struct grove__gadget_dest {
+    grove_gadget *out;
+    unsigned types, fields; /* the chosen types (bit t) and fields */
+    size_t at[GROVE_GADGET_TYPES];
+} grove__gadget_dest;
+
+/* Refuse params with an unknown dtype, field or type (naming it). */
+grove_status grove__gadget_check_params(const grove_gadget_params *params);
+
+/* The types params choose among a header's (bit t: type t). */
+unsigned grove__gadget_types(const grove_gadget_params *params, int types);
+
+/* out's arrays for the chosen types of totals (count[t] = total[t] of
+ * each chosen type), with dtype and fields; rows start at dest->at. */
+grove_status grove__gadget_alloc(grove_gadget *out, const grove_gadget_params *params, const uint64_t *total,
+                                 int types, grove_dtype dtype, grove__gadget_dest *dest);
+
+/* Checks of values read into place: `count` rows of 3 coordinates (what:
+ * "PartType1/Coordinates"), finite; masses finite and >= 0. The message
+ * names what and the row within it. */
+grove_status grove__gadget_check_vectors(const void *rows, grove_dtype dtype, size_t count, const char *what);
+grove_status grove__gadget_check_masses(const double *mass, size_t count, const char *what);
+
+/* Gadget-2 binary files (gadget2.c). */
+grove_status grove__gadget2_scan(const char *path, const grove_gadget_params *params, grove__gadget_file *file);
+grove_status grove__gadget2_read(const char *path, const grove__gadget_file *file, grove__gadget_dest *dest);
+/* The format of the first bytes of a file (GROVE_GADGET_NONE when they are
+ * neither Gadget-2 record start). */
+grove_gadget_format grove__gadget2_sniff(const unsigned char *head, size_t len);
+
+/* HDF5 files (hdf5_read.c; GROVE_UNSUPPORTED without libhdf5). */
+grove_status grove__hdf5_scan(const char *path, const grove_gadget_params *params, grove__gadget_file *file);
+grove_status grove__hdf5_read(const char *path, const grove__gadget_file *file, grove__gadget_dest *dest);
+
+#endif

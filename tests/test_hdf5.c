@@ -1,0 +1,352 @@
+/* HDF5 snapshots: files written here with libhdf5 from the layouts'
+ * definitions (SWIFT's, GADGET-4's) read back exactly; grove's own files
+ * round-trip bit for bit; FoF catalogues hold what was given; bad files
+ * (a missing header attribute, a wrong dtype, counts that disagree with a
+ * dataset, a truncated file) are refused naming the file and the dataset.
+ * Skipped where grove was built without libhdf5. */
+#include "test.h"
+
+#include <math.h>
+#include <stdint.h>
+
+#ifdef GROVE_HAVE_HDF5
+#include <hdf5.h>
+
+/* ---- writing test files with libhdf5 -------------------------------------- */
+
+static void h5_attr(hid_t loc, const char *name, hid_t type, const void *v, size_t n)
+{
+    hsize_t dims = n;
+    hid_t space = n ? H5Screate_simple(1, &dims, NULL) : H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(a, type, v);
+    H5Aclose(a);
+    H5Sclose(space);
+}
+
+static void h5_data(hid_t loc, const char *name, hid_t type, const void *v, size_t rows, size_t cols)
+{
+    hsize_t dims[2] = {rows, cols};
+    hid_t space = H5Screate_simple(cols ? 2 : 1, dims, NULL);
+    hid_t d = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+    H5Dclose(d);
+    H5Sclose(space);
+}
+
+/* What a SWIFT-layout test file holds: 7 types, 3 gas (type 0) and 4 dark
+ * matter (type 1) particles; doubles for coordinates, float32 velocities
+ * and masses, signed 64-bit ids; BoxSize of 3 lengths, the Units and
+ * Cosmology groups. Each "break" leaves something out or makes it wrong. */
+enum { BREAK_NONE, BREAK_TIME, BREAK_DTYPE, BREAK_SHAPE, BREAK_GROUP };
+static const double SWIFT_POS[7][3] = {{0.5, 1, 2}, {3, 4, 5}, {6, 7, 8.25},
+                                       {1e-3, 2e-3, 3e-3}, {9, 9.5, 9.75}, {0, 0, 0}, {99, 98, 97}};
+
+static void write_swift(const char *path, int brk)
+{
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t h = H5Gcreate2(f, "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    long long this_file[7] = {3, 4, 0, 0, 0, 0, 0};
+    unsigned total[7] = {3, 4, 0, 0, 0, 0, 0}, high[7] = {0};
+    double table[7] = {0}, box[3] = {100, 100, 50}, time = 0.5, z = 1, files = 1;
+    h5_attr(h, "NumPart_ThisFile", H5T_NATIVE_LLONG, this_file, 7);
+    h5_attr(h, "NumPart_Total", H5T_NATIVE_UINT, total, 7);
+    h5_attr(h, "NumPart_Total_HighWord", H5T_NATIVE_UINT, high, 7);
+    h5_attr(h, "MassTable", H5T_NATIVE_DOUBLE, table, 7);
+    h5_attr(h, "BoxSize", H5T_NATIVE_DOUBLE, box, 3);
+    if (brk != BREAK_TIME) h5_attr(h, "Time", H5T_NATIVE_DOUBLE, &time, 1);
+    h5_attr(h, "Redshift", H5T_NATIVE_DOUBLE, &z, 1);
+    h5_attr(h, "NumFilesPerSnapshot", H5T_NATIVE_DOUBLE, &files, 1);
+    const char code[] = "SWIFT";
+    hid_t str = H5Tcopy(H5T_C_S1);
+    H5Tset_size(str, sizeof code);
+    h5_attr(h, "Code", str, code, 0);
+    H5Tclose(str);
+    H5Gclose(h);
+    hid_t u = H5Gcreate2(f, "Units", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    double L = 3.08567758e24, M = 1.98841e43, T = 3.08567758e19;
+    h5_attr(u, "Unit length in cgs (U_L)", H5T_NATIVE_DOUBLE, &L, 1);
+    h5_attr(u, "Unit mass in cgs (U_M)", H5T_NATIVE_DOUBLE, &M, 1);
+    h5_attr(u, "Unit time in cgs (U_t)", H5T_NATIVE_DOUBLE, &T, 1);
+    H5Gclose(u);
+    hid_t c = H5Gcreate2(f, "Cosmology", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    double om = 0.3, ol = 0.7, hub = 0.68;
+    h5_attr(c, "Omega_m", H5T_NATIVE_DOUBLE, &om, 1);
+    h5_attr(c, "Omega_lambda", H5T_NATIVE_DOUBLE, &ol, 1);
+    h5_attr(c, "h", H5T_NATIVE_DOUBLE, &hub, 1);
+    H5Gclose(c);
+    for (int t = 0, first = 0; t < 2; first += (int)this_file[t], t++) {
+        if (t == 1 && brk == BREAK_GROUP) break;
+        char name[16];
+        snprintf(name, sizeof name, "PartType%d", t);
+        hid_t g = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        size_t n = (size_t)this_file[t];
+        float vel[4][3], mass[4];
+        long long ids[4];
+        int coords[4][3];
+        for (size_t i = 0; i < n; i++) {
+            for (int k = 0; k < 3; k++) {
+                vel[i][k] = (float)(first + (int)i) * -0.25f + (float)k;
+                coords[i][k] = (int)i;
+            }
+            mass[i] = 1.5f + (float)(first + (int)i);
+            ids[i] = 7000000000LL + first + (long long)i;
+        }
+        if (t == 1 && brk == BREAK_DTYPE) h5_data(g, "Coordinates", H5T_NATIVE_INT, coords, n, 3);
+        else h5_data(g, "Coordinates", H5T_NATIVE_DOUBLE, SWIFT_POS[first], n - (t == 1 && brk == BREAK_SHAPE), 3);
+        h5_data(g, "Velocities", H5T_NATIVE_FLOAT, vel, n, 3);
+        h5_data(g, "Masses", H5T_NATIVE_FLOAT, mass, n, 0);
+        h5_data(g, "ParticleIDs", H5T_NATIVE_LLONG, ids, n, 0);
+        H5Gclose(g);
+    }
+    H5Fclose(f);
+}
+
+TEST(hdf5_reads_swift_layout_exactly)
+{
+    const char *path = test_path("swift_0007.hdf5");
+    write_swift(path, BREAK_NONE);
+    grove_gadget s;
+    REQUIRE_OK(grove_gadget_read(path, NULL, &s));
+    const grove_gadget_header *H = &s.header;
+    CHECK(H->format == GROVE_GADGET_HDF5 && H->types == 7 && H->files == 1);
+    CHECK(H->time == 0.5 && H->redshift == 1 && H->box[0] == 100 && H->box[2] == 50);
+    CHECK(H->omega0 == 0.3 && H->omega_lambda == 0.7 && H->hubble == 0.68);
+    CHECK(H->unit_length_cgs == 3.08567758e24 && H->unit_mass_cgs == 1.98841e43);
+    CHECK(H->unit_velocity_cgs == 3.08567758e24 / 3.08567758e19);
+    REQUIRE(s.n == 7 && s.count[0] == 3 && s.count[1] == 4 && s.dtype == GROVE_FLOAT64);
+    for (size_t i = 0; i < 7; i++) {
+        for (int k = 0; k < 3; k++) {
+            CHECK(((double *)s.pos)[3 * i + k] == SWIFT_POS[i][k]);
+            CHECK(((double *)s.vel)[3 * i + k] == (double)((float)i * -0.25f + (float)k));
+        }
+        CHECK(s.mass[i] == 1.5 + (double)i && s.ids[i] == 7000000000ULL + i);
+    }
+    grove_gadget_free(&s);
+    /* Dark matter alone, positions alone, in float32. */
+    grove_gadget_params p;
+    grove_gadget_params_init(&p);
+    p.types = 1u << 1;
+    p.fields = GROVE_GADGET_POS;
+    p.dtype = GROVE_FLOAT32;
+    REQUIRE_OK(grove_gadget_read(path, &p, &s));
+    REQUIRE(s.n == 4 && s.vel == NULL && s.mass == NULL && s.dtype == GROVE_FLOAT32);
+    for (size_t i = 0; i < 12; i++) CHECK(((float *)s.pos)[i] == (float)SWIFT_POS[3 + i / 3][i % 3]);
+    grove_gadget_free(&s);
+    grove_gadget_format format;
+    REQUIRE_OK(grove_gadget_probe(path, &format));
+    CHECK(format == GROVE_GADGET_HDF5);
+}
+
+/* A bad file is refused, the message naming the file and `what`. */
+static void check_refused(const char *path, const char *what)
+{
+    grove_gadget s;
+    grove_status st = grove_gadget_read(path, NULL, &s);
+    CHECK_MSG(st == GROVE_PARSE_ERROR && strstr(grove_last_error(), path) && strstr(grove_last_error(), what),
+              "wanted a parse error naming %s and '%s', got %s: %s", path, what, grove_status_str(st),
+              grove_last_error());
+    CHECK(s.pos == NULL && s.n == 0);
+}
+
+TEST(hdf5_refuses_bad_files_naming_the_dataset)
+{
+    const char *path = test_path("bad.hdf5");
+    write_swift(path, BREAK_TIME);
+    check_refused(path, "Header has no attribute Time");
+    write_swift(path, BREAK_DTYPE);
+    check_refused(path, "PartType1/Coordinates is int32");
+    write_swift(path, BREAK_SHAPE);
+    check_refused(path, "PartType1/Coordinates has shape (3, 3), where the header's NumPart_ThisFile[1] means (4, 3)");
+    write_swift(path, BREAK_GROUP);
+    check_refused(path, "no group PartType1");
+    /* Truncated: libhdf5 finds the file shorter than its superblock says. */
+    write_swift(path, BREAK_NONE);
+    size_t len;
+    char *bytes = test_read_file(path, &len);
+    REQUIRE(bytes);
+    test_write_file("bad.hdf5", bytes, len - 100);
+    free(bytes);
+    check_refused(path, "truncated");
+    test_write_file("bad.hdf5", "not hdf5 at all", 15);
+    check_refused(path, "cannot be read as HDF5");
+}
+
+/* A snapshot of 3 types (0, 1, 4) with every kind of value, in dtype. */
+static void make_snapshot(grove_gadget *s, grove_dtype dtype, size_t n0, size_t n1, size_t n4)
+{
+    memset(s, 0, sizeof *s);
+    s->header.types = 6;
+    s->header.time = 0.0625;
+    s->header.redshift = 15;
+    s->header.box[0] = s->header.box[1] = s->header.box[2] = 25;
+    s->header.omega0 = 0.31, s->header.omega_lambda = 0.69, s->header.hubble = 0.677;
+    s->header.mass_table[1] = 0.375; /* type 1's masses come from the table */
+    s->header.unit_length_cgs = 3.085678e24, s->header.unit_mass_cgs = 1.989e43, s->header.unit_velocity_cgs = 1e5;
+    s->count[0] = n0, s->count[1] = n1, s->count[4] = n4;
+    s->n = n0 + n1 + n4;
+    s->dtype = dtype;
+    size_t w = grove_dtype_size(dtype);
+    s->pos = malloc(3 * w * s->n + 1);
+    s->vel = malloc(3 * w * s->n + 1);
+    s->mass = malloc(sizeof(double) * s->n + 1);
+    s->ids = malloc(sizeof(uint64_t) * s->n + 1);
+    grove_rng rng;
+    grove_rng_seed(&rng, 42);
+    for (size_t i = 0; i < s->n; i++) {
+        for (size_t k = 0; k < 3; k++) {
+            double x = 25 * grove_rng_uniform(&rng), v = grove_rng_normal(&rng) * 300;
+            if (dtype == GROVE_FLOAT32) ((float *)s->pos)[3 * i + k] = (float)x, ((float *)s->vel)[3 * i + k] = (float)v;
+            else ((double *)s->pos)[3 * i + k] = x, ((double *)s->vel)[3 * i + k] = v;
+        }
+        bool table = i >= n0 && i < n0 + n1;
+        s->mass[i] = table ? 0.375 : 0.1 + grove_rng_uniform(&rng);
+        s->ids[i] = ((uint64_t)1 << 40) + 3 * i;
+    }
+}
+
+static void free_snapshot(grove_gadget *s)
+{
+    free(s->pos), free(s->vel), free(s->mass), free(s->ids);
+    memset(s, 0, sizeof *s);
+}
+
+TEST(hdf5_round_trips_bit_for_bit)
+{
+    for (int k = 0; k < 2; k++) {
+        grove_dtype dtype = k ? GROVE_FLOAT64 : GROVE_FLOAT32;
+        grove_gadget a, b;
+        make_snapshot(&a, dtype, 5, 40, 7);
+        const char *path = test_path("roundtrip.hdf5");
+        REQUIRE_OK(grove_gadget_write_hdf5(path, &a, NULL));
+        REQUIRE_OK(grove_gadget_read(path, NULL, &b));
+        size_t w = grove_dtype_size(dtype);
+        REQUIRE(b.n == a.n && b.dtype == dtype);
+        CHECK(memcmp(a.pos, b.pos, 3 * w * a.n) == 0 && memcmp(a.vel, b.vel, 3 * w * a.n) == 0);
+        CHECK(memcmp(a.mass, b.mass, sizeof(double) * a.n) == 0 && memcmp(a.ids, b.ids, 8 * a.n) == 0);
+        for (int t = 0; t < GROVE_GADGET_TYPES; t++) CHECK(b.count[t] == a.count[t] && b.header.total[t] == a.count[t]);
+        const grove_gadget_header *A = &a.header, *B = &b.header;
+        CHECK(B->time == A->time && B->redshift == A->redshift && memcmp(B->box, A->box, sizeof A->box) == 0);
+        CHECK(B->omega0 == A->omega0 && B->omega_lambda == A->omega_lambda && B->hubble == A->hubble);
+        CHECK(memcmp(B->mass_table, A->mass_table, sizeof A->mass_table) == 0 && B->types == 6 && B->files == 1);
+        CHECK(B->unit_length_cgs == A->unit_length_cgs && B->unit_mass_cgs == A->unit_mass_cgs &&
+              B->unit_velocity_cgs == A->unit_velocity_cgs);
+        grove_gadget_free(&b);
+        free_snapshot(&a);
+    }
+}
+
+TEST(hdf5_reads_a_snapshot_in_several_files)
+{
+    /* Two files written by grove, their headers then made one snapshot's:
+     * the snapshot's type 0 is rows 0 and 1, type 1 rows 2..4; file 0
+     * holds rows 0, 2, 3 and file 1 rows 1, 4. */
+    grove_gadget a;
+    make_snapshot(&a, GROVE_FLOAT64, 2, 3, 0);
+    static const size_t rows[2][3] = {{0, 2, 3}, {1, 4, 0}};
+    static const size_t counts[2][2] = {{1, 2}, {1, 1}};
+    for (int i = 0; i < 2; i++) {
+        double pos[9], vel[9], mass[3];
+        uint64_t ids[3];
+        grove_gadget part = a;
+        part.count[0] = counts[i][0], part.count[1] = counts[i][1];
+        part.n = part.count[0] + part.count[1];
+        for (size_t r = 0; r < part.n; r++) {
+            memcpy(pos + 3 * r, (double *)a.pos + 3 * rows[i][r], 24);
+            memcpy(vel + 3 * r, (double *)a.vel + 3 * rows[i][r], 24);
+            mass[r] = a.mass[rows[i][r]], ids[r] = a.ids[rows[i][r]];
+        }
+        part.pos = pos, part.vel = vel, part.mass = mass, part.ids = ids;
+        char name[32];
+        snprintf(name, sizeof name, "multi_003.%d.hdf5", i);
+        REQUIRE_OK(grove_gadget_write_hdf5(test_path(name), &part, NULL));
+    }
+    for (int i = 0; i < 2; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "multi_003.%d.hdf5", i);
+        hid_t f = H5Fopen(test_path(name), H5F_ACC_RDWR, H5P_DEFAULT);
+        hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
+        unsigned total[6] = {2, 3, 0, 0, 0, 0};
+        int files = 2;
+        H5Adelete(h, "NumPart_Total");
+        H5Adelete(h, "NumFilesPerSnapshot");
+        h5_attr(h, "NumPart_Total", H5T_NATIVE_UINT, total, 6);
+        h5_attr(h, "NumFilesPerSnapshot", H5T_NATIVE_INT, &files, 0);
+        H5Gclose(h);
+        H5Fclose(f);
+    }
+    grove_gadget s;
+    /* By the first file, the second, or the snapshot's base name. */
+    const char *names[] = {"multi_003.0.hdf5", "multi_003.1.hdf5", "multi_003.hdf5"};
+    for (int k = 0; k < 3; k++) {
+        REQUIRE_OK(grove_gadget_read(test_path(names[k]), NULL, &s));
+        REQUIRE(s.n == 5 && s.header.files == 2);
+        CHECK(memcmp(s.pos, a.pos, 5 * 24) == 0 && memcmp(s.ids, a.ids, 5 * 8) == 0);
+        CHECK(memcmp(s.mass, a.mass, 5 * 8) == 0);
+        grove_gadget_free(&s);
+    }
+    free_snapshot(&a);
+}
+
+TEST(hdf5_fof_catalogue_holds_what_was_given)
+{
+    grove_fof_catalogue c;
+    memset(&c, 0, sizeof c);
+    int64_t members[2] = {3, 2}, first[2] = {0, 1};
+    double mass[2] = {3, 2.5}, center[6] = {1, 2, 3, 4, 5, 6}, vel[6] = {-1, 0, 1, 2, 2, 2}, disp[2] = {7, 8},
+           radius[2] = {0.5, 0.25};
+    c.groups = 2, c.d = 3, c.members = members, c.first = first, c.mass = mass, c.center = center;
+    c.velocity = vel, c.dispersion = disp, c.radius = radius;
+    uint64_t ids[5] = {10, 12, 14, 11, 13};
+    grove_gadget_header h;
+    memset(&h, 0, sizeof h);
+    h.time = 0.75, h.box[0] = 50;
+    const char *path = test_path("fof_tab_001.hdf5");
+    REQUIRE_OK(grove_fof_write_hdf5(path, &h, &c, ids, 5));
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    REQUIRE(f >= 0);
+    int64_t len[2], off[2];
+    double got_pos[6], got_vel[6], got_mass[2];
+    uint64_t got_ids[5], ngroups;
+    hid_t d = H5Dopen2(f, "Group/GroupLen", H5P_DEFAULT);
+    CHECK(H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, len) >= 0);
+    H5Dclose(d);
+    d = H5Dopen2(f, "Group/GroupOffset", H5P_DEFAULT);
+    CHECK(H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, off) >= 0);
+    H5Dclose(d);
+    d = H5Dopen2(f, "Group/GroupPos", H5P_DEFAULT);
+    CHECK(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, got_pos) >= 0);
+    H5Dclose(d);
+    d = H5Dopen2(f, "Group/GroupVel", H5P_DEFAULT);
+    CHECK(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, got_vel) >= 0);
+    H5Dclose(d);
+    d = H5Dopen2(f, "Group/GroupMass", H5P_DEFAULT);
+    CHECK(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, got_mass) >= 0);
+    H5Dclose(d);
+    d = H5Dopen2(f, "IDs/ID", H5P_DEFAULT);
+    CHECK(H5Dread(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, got_ids) >= 0);
+    H5Dclose(d);
+    hid_t a = H5Aopen_by_name(f, "Header", "Ngroups_Total", H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(H5Aread(a, H5T_NATIVE_UINT64, &ngroups) >= 0);
+    H5Aclose(a);
+    H5Fclose(f);
+    CHECK(len[0] == 3 && len[1] == 2 && off[0] == 0 && off[1] == 3 && ngroups == 2);
+    CHECK(memcmp(got_pos, center, sizeof center) == 0 && memcmp(got_vel, vel, sizeof vel) == 0);
+    CHECK(memcmp(got_mass, mass, sizeof mass) == 0 && memcmp(got_ids, ids, sizeof ids) == 0);
+    /* The ids must be the groups' members. */
+    CHECK_FAILS(grove_fof_write_hdf5(path, &h, &c, ids, 4), GROVE_INVALID_ARGUMENT, "4 ids");
+}
+
+#else
+
+TEST(hdf5_reads_swift_layout_exactly) { test_skip("grove was built without libhdf5"); }
+
+TEST(hdf5_needs_libhdf5)
+{
+    grove_gadget s;
+    CHECK(grove_hdf5_version() == NULL);
+    test_write_file("x.hdf5", "\211HDF\r\n\032\n", 8);
+    CHECK_FAILS(grove_gadget_read(test_path("x.hdf5"), NULL, &s), GROVE_UNSUPPORTED, "without libhdf5");
+}
+
+#endif
