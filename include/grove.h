@@ -234,6 +234,15 @@ GROVE_API void grove_mpi_block(const grove_mpi *mpi, size_t n, size_t *first, si
  * rank's block (grove_mpi_block) filled; afterwards rank 0's holds every
  * rank's block. A no-op alone. */
 GROVE_API grove_status grove_mpi_gather_blocks(const grove_mpi *mpi, void *array, size_t n, size_t elem);
+/* Collective: rank 0's `bytes` bytes at data copied into every rank's
+ * data. A no-op alone. */
+GROVE_API grove_status grove_mpi_broadcast(const grove_mpi *mpi, void *data, size_t bytes);
+/* Collective: each rank's `count` elements of `elem` bytes at mine, in
+ * rank order, into all on rank 0, which has room for every rank's (the
+ * counts' sum: grove_mpi_gather_int64 of them tells rank 0); all is not
+ * touched on the other ranks. Alone (NULL): mine copied to all. */
+GROVE_API grove_status grove_mpi_gatherv(const grove_mpi *mpi, const void *mine, size_t count, size_t elem,
+                                         void *all);
 
 /* ------------------------------------------------------------------------ */
 /* Random numbers                                                            */
