@@ -21,6 +21,7 @@ typedef struct g2_spec {
     uint32_t total[6]; /* npartTotal (0: npart) */
     int num_files;
     uint64_t first_id;
+    int short_vel;     /* the VEL block one particle short */
 } g2_spec;
 
 typedef struct g2_buf {
@@ -85,8 +86,8 @@ static size_t g2_build(unsigned char *out, const g2_spec *g)
     for (int i = 0; i < n; i++)
         for (int k = 0; k < 3; k++) put_real(&b, i + k / 8.0 + 0.5, g->dbl);
     g2_end(&b, at);
-    at = g2_begin(&b, g, "VEL ", (uint32_t)(3 * n * w));
-    for (int i = 0; i < n; i++)
+    at = g2_begin(&b, g, "VEL ", (uint32_t)(3 * (n - g->short_vel) * w));
+    for (int i = 0; i < n - g->short_vel; i++)
         for (int k = 0; k < 3; k++) put_real(&b, -(i + k / 4.0), g->dbl);
     g2_end(&b, at);
     at = g2_begin(&b, g, "ID  ", (uint32_t)(n * (g->long_ids ? 8 : 4)));
@@ -302,6 +303,15 @@ TEST(gadget2_refuses_hostile_files)
         memcpy(bad + head + 4 + 24, &zero, 8); /* mass[0] back to 0 */
         refuse(bad, nomass, "MASS");
     }
+    /* A block grove knows but was not asked for must agree too. */
+    g2_spec sv = g2_default();
+    sv.short_vel = 1;
+    size_t svlen = g2_build(buf, &sv);
+    grove_gadget_params only_pos;
+    grove_gadget_params_init(&only_pos);
+    only_pos.fields = GROVE_GADGET_POS;
+    grove_gadget out;
+    CHECK_FAILS(grove_gadget_read_mem(buf, svlen, "bad.g2", &only_pos, &out), GROVE_PARSE_ERROR, "block VEL holds");
     /* A non-finite coordinate is named with its block and row. */
     g2_spec g = g2_default();
     size_t len = g2_build(buf, &g);

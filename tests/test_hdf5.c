@@ -337,6 +337,176 @@ TEST(hdf5_fof_catalogue_holds_what_was_given)
     CHECK_FAILS(grove_fof_write_hdf5(path, &h, &c, ids, 4), GROVE_INVALID_ARGUMENT, "4 ids");
 }
 
+/* ---- the command line ----------------------------------------------------- */
+
+/* A 1-D or 2-D dataset of the file as doubles or int64s (malloc'd; *n
+ * values), NULL when absent. */
+static void *read_dataset(const char *path, const char *name, hid_t memtype, size_t *n)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = f >= 0 ? H5Dopen2(f, name, H5P_DEFAULT) : -1;
+    hid_t space = d >= 0 ? H5Dget_space(d) : -1;
+    hssize_t count = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+    void *v = count >= 0 ? malloc(8 * (size_t)count + 8) : NULL;
+    if (v && H5Dread(d, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) {
+        free(v);
+        v = NULL;
+    }
+    *n = v ? (size_t)count : 0;
+    if (space >= 0) H5Sclose(space);
+    if (d >= 0) H5Dclose(d);
+    if (f >= 0) H5Fclose(f);
+    return v;
+}
+
+/* Friends-of-friends by brute force: every pair of x (n x 3) within link
+ * joined (the lower row the root), groups of at least `least` ranked by
+ * size, then lowest row; group[i] is the rank or -1. Returns the count. */
+static size_t brute_fof(const double *x, size_t n, double link, size_t least, int64_t *group)
+{
+    size_t *root = malloc(n * sizeof *root), *size = calloc(n, sizeof *size), groups = 0;
+    for (size_t i = 0; i < n; i++) root[i] = i;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            double d2 = 0;
+            for (int k = 0; k < 3; k++) d2 += (x[3 * i + k] - x[3 * j + k]) * (x[3 * i + k] - x[3 * j + k]);
+            if (d2 > link * link) continue;
+            size_t a = i, b = j;
+            while (root[a] != a) a = root[a];
+            while (root[b] != b) b = root[b];
+            if (a != b) root[a > b ? a : b] = a < b ? a : b;
+        }
+    for (size_t i = 0; i < n; i++) {
+        while (root[root[i]] != root[i]) root[i] = root[root[i]];
+        size[root[i]]++;
+    }
+    /* Ranks: repeatedly the largest unranked root, the lowest on ties. */
+    for (size_t i = 0; i < n; i++) group[i] = -1;
+    for (;;) {
+        size_t best = n;
+        for (size_t r = 0; r < n; r++)
+            if (root[r] == r && size[r] >= least && group[r] < 0 && (best == n || size[r] > size[best])) best = r;
+        if (best == n) break;
+        group[best] = (int64_t)groups++;
+    }
+    for (size_t i = 0; i < n; i++) group[i] = group[root[i]];
+    free(size);
+    free(root);
+    return groups;
+}
+
+/* The catalogue file at path holds the groups `group` of n rows: their
+ * lengths in rank order, the ids (the rows) group by group in row order. */
+static void check_catalogue(const char *path, const int64_t *group, size_t n, size_t groups)
+{
+    size_t nlen, nids;
+    int64_t *len = read_dataset(path, "Group/GroupLen", H5T_NATIVE_INT64, &nlen);
+    int64_t *ids = read_dataset(path, "IDs/ID", H5T_NATIVE_INT64, &nids);
+    CHECK_MSG(len && ids && nlen == groups, "%s: %zu groups, brute force %zu", path, nlen, groups);
+    size_t at = 0;
+    for (size_t g = 0; len && ids && g < nlen && g < groups; g++)
+        for (size_t i = 0; i < n; i++)
+            if (group[i] == (int64_t)g) {
+                CHECK_MSG(at < nids && ids[at] == (int64_t)i, "%s: group %zu: id %zu is %lld, brute force %zu", path,
+                          g, at, at < nids ? (long long)ids[at] : -1LL, i);
+                at++;
+            }
+    CHECK(at == nids);
+    free(len);
+    free(ids);
+}
+
+TEST(hdf5_nbody_writes_what_its_npy_holds_and_finds_halos_as_brute_force)
+{
+    const char *common = "--ic plummer --n 400 --seed 3 --steps 2 --dt 0.03125 --snapshot-every 1 --quiet";
+    char cmd[1024], *out = NULL, npy[512], h5[512];
+    snprintf(cmd, sizeof cmd, "nbody %s --out %s", common, test_path("run_npy"));
+    REQUIRE(test_grove(cmd, NULL) == 0);
+    snprintf(cmd, sizeof cmd, "nbody %s --out %s --format hdf5 --fof-every 2 --linking-length 0.12 --min-members 3",
+             common, test_path("run_h5"));
+    int rc = test_grove(cmd, &out);
+    CHECK_MSG(rc == 0, "%s", out);
+    free(out);
+    for (int step = 0; step <= 2; step++) {
+        snprintf(npy, sizeof npy, "%s/snap_%06d.npy", test_path("run_npy"), step);
+        snprintf(h5, sizeof h5, "%s/snap_%06d.hdf5", test_path("run_h5"), step);
+        size_t n;
+        double *rows = test_npy_doubles(npy, &n);
+        grove_gadget s;
+        REQUIRE(rows && n == 7 * 400);
+        REQUIRE_OK(grove_gadget_read(h5, NULL, &s));
+        REQUIRE(s.n == 400 && s.count[1] == 400 && s.dtype == GROVE_FLOAT64);
+        CHECK(s.header.time == step * 0.03125);
+        bool same = true;
+        for (size_t i = 0; i < 400; i++) {
+            for (int k = 0; k < 3; k++)
+                same &= ((double *)s.pos)[3 * i + k] == rows[7 * i + k] && ((double *)s.vel)[3 * i + k] == rows[7 * i + 3 + k];
+            same &= s.mass[i] == rows[7 * i + 6] && s.ids[i] == i;
+        }
+        CHECK_MSG(same, "step %d: %s differs from %s", step, h5, npy);
+        if (step % 2 == 0) {
+            int64_t group[400];
+            size_t groups = brute_fof(s.pos, 400, 0.12, 3, group);
+            CHECK(groups > 1);
+            snprintf(h5, sizeof h5, "%s/fof_%06d.hdf5", test_path("run_h5"), step);
+            check_catalogue(h5, group, 400, groups);
+        }
+        grove_gadget_free(&s);
+        free(rows);
+    }
+}
+
+TEST(hdf5_nbody_halos_under_mpirun_number_as_one_process)
+{
+    if (!test_mpi_ready()) return;
+    /* Many groups of 3 and 4 members: their order is the tie rule's. */
+    const char *args = "--ic plummer --n 400 --seed 3 --steps 0 --quiet --format hdf5 --fof-every 1 "
+                       "--linking-length 0.12 --min-members 3";
+    char cmd[1024], *out = NULL, one[512], two[512];
+    snprintf(cmd, sizeof cmd, "nbody %s --out %s", args, test_path("halos_one"));
+    REQUIRE(test_grove(cmd, NULL) == 0);
+    snprintf(cmd, sizeof cmd, "nbody %s --out %s", args, test_path("halos_two"));
+    int rc = test_mpirun(3, "grove", cmd, &out);
+    CHECK_MSG(rc == 0, "%s", out);
+    free(out);
+    snprintf(one, sizeof one, "%s/fof_000000.hdf5", test_path("halos_one"));
+    snprintf(two, sizeof two, "%s/fof_000000.hdf5", test_path("halos_two"));
+    const char *exact[] = {"Group/GroupLen", "Group/GroupOffset", "IDs/ID"};
+    for (int k = 0; k < 3; k++) {
+        size_t na, nb;
+        int64_t *a = read_dataset(one, exact[k], H5T_NATIVE_INT64, &na), *b = read_dataset(two, exact[k], H5T_NATIVE_INT64, &nb);
+        CHECK_MSG(a && b && na == nb && na > 0 && memcmp(a, b, 8 * na) == 0, "%s differs on 3 ranks", exact[k]);
+        free(a);
+        free(b);
+    }
+    size_t na, nb;
+    double *a = read_dataset(one, "Group/GroupPos", H5T_NATIVE_DOUBLE, &na), *b = read_dataset(two, "Group/GroupPos", H5T_NATIVE_DOUBLE, &nb);
+    REQUIRE(a && b && na == nb);
+    for (size_t i = 0; i < na; i++) CHECK(fabs(a[i] - b[i]) <= 1e-12 * (1 + fabs(a[i])));
+    free(a);
+    free(b);
+}
+
+TEST(hdf5_bad_file_fails_the_command_naming_file_and_dataset)
+{
+    const char *path = test_path("cli_bad.hdf5");
+    write_swift(path, BREAK_SHAPE);
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "knn %s -k 2 --indices %s", path, test_path("cli_bad_i.npy"));
+    int rc = test_grove(cmd, &out);
+    CHECK_MSG(rc == 1 && strstr(out, path) && strstr(out, "PartType1/Coordinates") && strchr(out, '\n') == strrchr(out, '\n'),
+              "exit %d: %s", rc, out);
+    free(out);
+    FILE *f = fopen(test_path("cli_bad_i.npy"), "rb");
+    CHECK(f == NULL);
+    if (f) fclose(f);
+    /* A good one is read by every command that takes points: knn here. */
+    write_swift(path, BREAK_NONE);
+    rc = test_grove(cmd, &out);
+    CHECK_MSG(rc == 0, "%s", out);
+    free(out);
+}
+
 #else
 
 TEST(hdf5_reads_swift_layout_exactly) { test_skip("grove was built without libhdf5"); }

@@ -232,11 +232,11 @@ static grove_status walk(const source *src, layout *L, grove__gadget_file *file)
 }
 
 /* The width (4 or 8) of block k's values when it holds `values` of them;
- * 0 when there are none to hold. */
-static grove_status block_width(const layout *L, int k, uint64_t values, const char *what, int *width)
+ * 0 when there are none to hold, or the block is absent and not required. */
+static grove_status block_width(const layout *L, int k, uint64_t values, bool required, const char *what, int *width)
 {
     *width = 0;
-    if (values == 0) return GROVE_OK;
+    if (values == 0 || (!L->found[k] && !required)) return GROVE_OK;
     if (!L->found[k])
         return grove__fail(GROVE_PARSE_ERROR, "no %s block, where the header's counts need %llu %s", BLOCK_LABEL[k],
                            (unsigned long long)values, what);
@@ -249,11 +249,13 @@ static grove_status block_width(const layout *L, int k, uint64_t values, const c
     return GROVE_OK;
 }
 
-/* The widths of the blocks the chosen types and fields need. */
+/* The widths of the blocks grove knows. */
 typedef struct widths {
     int pos, vel, id, mass;
 } widths;
 
+/* Every block grove knows that the file holds agrees with the header's
+ * counts; those the chosen types and fields need are there. */
 static grove_status check_blocks(const layout *L, const grove__gadget_file *file, const grove_gadget_params *p,
                                  widths *w)
 {
@@ -261,14 +263,14 @@ static grove_status check_blocks(const layout *L, const grove__gadget_file *file
     bool want_mass = false;
     for (int t = 0; t < TYPES; t++)
         want_mass |= (chosen >> t & 1u) && file->count[t] && file->header.mass_table[t] == 0;
-    uint64_t n = rows_below(file, TYPES);
-    grove_status s = GROVE_OK;
+    uint64_t n = rows_below(file, TYPES), f = p->fields;
     memset(w, 0, sizeof *w);
-    if (p->fields & GROVE_GADGET_POS) s = block_width(L, POS, 3 * n, "coordinates", &w->pos);
-    if (s == GROVE_OK && (p->fields & GROVE_GADGET_VEL)) s = block_width(L, VEL, 3 * n, "velocities", &w->vel);
-    if (s == GROVE_OK && (p->fields & GROVE_GADGET_IDS)) s = block_width(L, ID, n, "ids", &w->id);
-    if (s == GROVE_OK && (p->fields & GROVE_GADGET_MASS) && want_mass)
-        s = block_width(L, MASS, mass_block_rows(file, TYPES), "masses", &w->mass);
+    grove_status s = block_width(L, POS, 3 * n, f & GROVE_GADGET_POS, "coordinates", &w->pos);
+    if (s == GROVE_OK) s = block_width(L, VEL, 3 * n, f & GROVE_GADGET_VEL, "velocities", &w->vel);
+    if (s == GROVE_OK) s = block_width(L, ID, n, f & GROVE_GADGET_IDS, "ids", &w->id);
+    if (s == GROVE_OK)
+        s = block_width(L, MASS, mass_block_rows(file, TYPES), (f & GROVE_GADGET_MASS) && want_mass, "masses",
+                        &w->mass);
     return s;
 }
 

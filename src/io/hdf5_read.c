@@ -336,8 +336,9 @@ static grove_status open_group(handles *h, int t, bool *present)
 /* Whether type t reads its masses from Masses (else from MassTable). */
 static bool has_masses(const handles *h) { return H5Lexists(h->group, "Masses", H5P_DEFAULT) > 0; }
 
-/* Type t's datasets for the chosen fields: present where the type has
- * particles, with the shape its count means; the widest vector. */
+/* Type t's datasets grove knows: those of the chosen fields present where
+ * the type has particles, and every one present with the class and shape
+ * its count means; the widest vector of the chosen fields. */
 static grove_status check_type(handles *h, const grove__gadget_file *file, int t, unsigned fields, int *widest)
 {
     bool present;
@@ -348,19 +349,17 @@ static grove_status check_type(handles *h, const grove__gadget_file *file, int t
                                      t, (unsigned long long)count);
     for (int k = 0; s == GROVE_OK && k < NFIELDS; k++) {
         const field *f = &FIELDS[k];
-        if (!(fields & f->flag)) continue;
-        if (k == MASSES && !has_masses(h)) {
-            if (count && file->header.mass_table[t] == 0)
-                s = grove__fail(GROVE_PARSE_ERROR, "no PartType%d/Masses, and MassTable[%d] is 0", t, t);
-            continue;
-        }
+        bool chosen = fields & f->flag;
         if (H5Lexists(h->group, f->name, H5P_DEFAULT) <= 0) {
-            if (count) s = grove__fail(GROVE_PARSE_ERROR, "no PartType%d/%s", t, f->name);
+            if (chosen && k == MASSES && count && file->header.mass_table[t] == 0)
+                s = grove__fail(GROVE_PARSE_ERROR, "no PartType%d/Masses, and MassTable[%d] is 0", t, t);
+            else if (chosen && k != MASSES && count)
+                s = grove__fail(GROVE_PARSE_ERROR, "no PartType%d/%s", t, f->name);
             continue;
         }
         int width = 0;
         s = open_dataset(h, t, f, count, &width);
-        if (s == GROVE_OK && f->cols && width > *widest) *widest = width;
+        if (s == GROVE_OK && chosen && f->cols && width > *widest) *widest = width;
         close_dataset(h);
     }
     grove__hdf5_close(h->group);
