@@ -321,3 +321,29 @@ TEST(gadget2_refuses_hostile_files)
     unsigned char tiny[3] = {1, 2, 3};
     refuse(tiny, 3, "not a Gadget-2 file");
 }
+
+/* The readers read a field a piece at a time (GROVE__GADGET_CHUNK rows):
+ * a file longer than a piece reads whole, and a bad value in a later
+ * piece is named by its row in the block. */
+TEST(gadget2_reads_across_pieces)
+{
+    g2_spec g = g2_default();
+    g.npart[0] = 0, g.npart[4] = 0, g.npart[1] = 300000;
+    g.mass[1] = 0; /* masses from the MASS block, every row */
+    size_t cap = 64 * 300000 + 4096;
+    unsigned char *buf = malloc(cap);
+    REQUIRE(buf);
+    size_t len = g2_build(buf, &g);
+    grove_gadget s;
+    REQUIRE_OK(grove_gadget_read_mem(buf, len, "mem", NULL, &s));
+    REQUIRE(s.n == 300000);
+    for (size_t r = 0; r < 300000; r += 4999) check_particle(&s, r, (int)r, &g, 1);
+    check_particle(&s, 299999, 299999, &g, 1);
+    grove_gadget_free(&s);
+    size_t row = 270001, pos = 4 + 256 + 4 + 4 + (3 * row + 2) * 4;
+    float inf = INFINITY;
+    memcpy(buf + pos, &inf, 4);
+    CHECK_FAILS(grove_gadget_read_mem(buf, len, "mem", NULL, &s), GROVE_PARSE_ERROR,
+                "block POS (type 1): row 270001, column 2 is inf");
+    free(buf);
+}

@@ -236,6 +236,25 @@ TEST(hdf5_round_trips_bit_for_bit)
     }
 }
 
+/* The reader reads a dataset a piece at a time: a snapshot longer than a
+ * piece reads whole, a bad value in a later piece is named by its row. */
+TEST(hdf5_reads_across_pieces)
+{
+    grove_gadget a, b;
+    make_snapshot(&a, GROVE_FLOAT32, 0, 0, 300000);
+    const char *path = test_path("pieces.hdf5");
+    REQUIRE_OK(grove_gadget_write_hdf5(path, &a, NULL));
+    REQUIRE_OK(grove_gadget_read(path, NULL, &b));
+    REQUIRE(b.n == 300000);
+    CHECK(memcmp(a.pos, b.pos, 12 * a.n) == 0 && memcmp(a.vel, b.vel, 12 * a.n) == 0);
+    CHECK(memcmp(a.mass, b.mass, 8 * a.n) == 0 && memcmp(a.ids, b.ids, 8 * a.n) == 0);
+    grove_gadget_free(&b);
+    a.mass[280000] = -1;
+    REQUIRE_OK(grove_gadget_write_hdf5(path, &a, NULL));
+    CHECK_FAILS(grove_gadget_read(path, NULL, &b), GROVE_PARSE_ERROR, "PartType4/Masses: row 280000 is -1");
+    free_snapshot(&a);
+}
+
 TEST(hdf5_reads_a_snapshot_in_several_files)
 {
     /* Two files written by grove, their headers then made one snapshot's:

@@ -6,6 +6,7 @@
 #include "gadget_internal.h"
 
 #include <ctype.h>
+#include <float.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -209,7 +210,9 @@ static void *alloc_rows(size_t n, size_t row_bytes, bool want, const char *what,
         *s = grove__fail(GROVE_TOO_LARGE, "%zu particles' %s overflow the address space", n, what);
         return NULL;
     }
-    void *p = grove__malloc(bytes, what);
+    /* Fresh memory the reader touches all over (huge pages with
+     * GROVE_HUGE_PAGES=1: src/core/alloc.c). */
+    void *p = grove__malloc_huge(bytes, what);
     if (!p) *s = GROVE_OUT_OF_MEMORY;
     return p;
 }
@@ -244,21 +247,53 @@ grove_status grove__gadget_alloc(grove_gadget *out, const grove_gadget_params *p
     return s;
 }
 
-grove_status grove__gadget_check_vectors(const void *rows, grove_dtype dtype, size_t count, const char *what)
+/* Whether count float32 or float64 values are all finite (their exponent
+ * bits not all ones), without a branch per value so that it vectorises. */
+static bool all_finite(const void *values, grove_dtype dtype, size_t count)
 {
+    const unsigned char *p = values;
+    if (dtype == GROVE_FLOAT32) {
+        uint32_t bad = 0;
+        for (size_t i = 0; i < count; i++) {
+            uint32_t u;
+            memcpy(&u, p + 4 * i, 4);
+            bad |= (~u & 0x7f800000u) == 0;
+        }
+        return !bad;
+    }
+    uint64_t bad = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint64_t u;
+        memcpy(&u, p + 8 * i, 8);
+        bad |= (~u & 0x7ff0000000000000u) == 0;
+    }
+    return !bad;
+}
+
+grove_status grove__gadget_check_vectors(const void *rows, grove_dtype dtype, size_t count, size_t first,
+                                         const char *what)
+{
+    if (all_finite(rows, dtype, 3 * count)) return GROVE_OK;
     for (size_t i = 0; i < 3 * count; i++) {
         double v = dtype == GROVE_FLOAT64 ? ((const double *)rows)[i] : (double)((const float *)rows)[i];
         if (!isfinite(v))
-            return grove__fail(GROVE_PARSE_ERROR, "%s: row %zu, column %zu is %g, not finite", what, i / 3, i % 3, v);
+            return grove__fail(GROVE_PARSE_ERROR, "%s: row %zu, column %zu is %g, not finite", what, first + i / 3,
+                               i % 3, v);
     }
     return GROVE_OK;
 }
 
-grove_status grove__gadget_check_masses(const double *mass, size_t count, const char *what)
+grove_status grove__gadget_check_masses(const void *rows, grove_dtype dtype, size_t count, size_t first,
+                                        const char *what)
 {
-    for (size_t i = 0; i < count; i++)
+    (void)dtype;
+    const double *mass = rows;
+    bool bad = false;
+    for (size_t i = 0; i < count; i++) bad |= !(mass[i] >= 0) | (mass[i] > DBL_MAX);
+    for (size_t i = 0; bad && i < count; i++)
         if (!(mass[i] >= 0) || !isfinite(mass[i]))
-            return grove__fail(GROVE_PARSE_ERROR, "%s: row %zu is %g, not a finite mass >= 0", what, i, mass[i]);
+            return grove__fail(GROVE_PARSE_ERROR, "%s: row %zu is %g, not a finite mass >= 0", what, first + i,
+                               mass[i]);
     return GROVE_OK;
 }
 

@@ -322,6 +322,34 @@ static grove_status read_values(const source *src, size_t offset, size_t count, 
     return s;
 }
 
+/* One field of `count` rows of `cols` values (stored `width` bytes each
+ * from offset) into dst as values of dst_width bytes, a piece of rows at a
+ * time, each piece checked (check may be NULL) while in the cache. */
+typedef struct field_read {
+    size_t offset, count;
+    int cols, width;
+    bool integer;
+    unsigned char *dst;
+    int dst_width;
+    grove_dtype dtype;
+    grove__gadget_check check;
+    const char *what;
+} field_read;
+
+static grove_status read_field(const source *src, const layout *L, const field_read *f)
+{
+    grove_status s = GROVE_OK;
+    size_t cols = (size_t)f->cols;
+    for (size_t r = 0; s == GROVE_OK && r < f->count; r += GROVE__GADGET_CHUNK) {
+        size_t k = f->count - r < GROVE__GADGET_CHUNK ? f->count - r : GROVE__GADGET_CHUNK;
+        unsigned char *dst = f->dst + r * cols * (size_t)f->dst_width;
+        s = read_values(src, f->offset + r * cols * (size_t)f->width, k * cols, f->width, L->swap, f->integer, dst,
+                        f->dst_width, f->what);
+        if (s == GROVE_OK && f->check) s = f->check(dst, f->dtype, k, r, f->what);
+    }
+    return s;
+}
+
 /* Type t's particles of this file into dest (rows from dest->at[t]). */
 static grove_status read_type(const source *src, const layout *L, const grove__gadget_file *file, const widths *w,
                               int t, grove__gadget_dest *dest)
@@ -333,32 +361,32 @@ static grove_status read_type(const source *src, const layout *L, const grove__g
     grove_status s = GROVE_OK;
     if (out->pos) {
         snprintf(what, sizeof what, "block POS (type %d)", t);
-        s = read_values(src, L->offset[POS] + first * 3 * (size_t)w->pos, 3 * count, w->pos, L->swap, false,
-                        (unsigned char *)out->pos + at * 3 * (size_t)ow, ow, what);
-        if (s == GROVE_OK)
-            s = grove__gadget_check_vectors((unsigned char *)out->pos + at * 3 * (size_t)ow, out->dtype, count, what);
+        field_read f = {L->offset[POS] + first * 3 * (size_t)w->pos, count, 3, w->pos, false,
+                        (unsigned char *)out->pos + at * 3 * (size_t)ow, ow, out->dtype, grove__gadget_check_vectors,
+                        what};
+        s = read_field(src, L, &f);
     }
     if (s == GROVE_OK && out->vel) {
         snprintf(what, sizeof what, "block VEL (type %d)", t);
-        s = read_values(src, L->offset[VEL] + first * 3 * (size_t)w->vel, 3 * count, w->vel, L->swap, false,
-                        (unsigned char *)out->vel + at * 3 * (size_t)ow, ow, what);
-        if (s == GROVE_OK)
-            s = grove__gadget_check_vectors((unsigned char *)out->vel + at * 3 * (size_t)ow, out->dtype, count, what);
+        field_read f = {L->offset[VEL] + first * 3 * (size_t)w->vel, count, 3, w->vel, false,
+                        (unsigned char *)out->vel + at * 3 * (size_t)ow, ow, out->dtype, grove__gadget_check_vectors,
+                        what};
+        s = read_field(src, L, &f);
     }
     if (s == GROVE_OK && out->ids) {
         snprintf(what, sizeof what, "block ID (type %d)", t);
-        s = read_values(src, L->offset[ID] + first * (size_t)w->id, count, w->id, L->swap, true,
-                        (unsigned char *)(out->ids + at), 8, what);
+        field_read f = {L->offset[ID] + first * (size_t)w->id, count, 1, w->id, true,
+                        (unsigned char *)(out->ids + at), 8, GROVE_INT64, NULL, what};
+        s = read_field(src, L, &f);
     }
     double table = file->header.mass_table[t];
     if (s == GROVE_OK && out->mass && table != 0)
         for (size_t i = 0; i < count; i++) out->mass[at + i] = table;
     if (s == GROVE_OK && out->mass && table == 0) {
         snprintf(what, sizeof what, "block MASS (type %d)", t);
-        size_t mfirst = (size_t)mass_block_rows(file, t);
-        s = read_values(src, L->offset[MASS] + mfirst * (size_t)w->mass, count, w->mass, L->swap, false,
-                        (unsigned char *)(out->mass + at), 8, what);
-        if (s == GROVE_OK) s = grove__gadget_check_masses(out->mass + at, count, what);
+        field_read f = {L->offset[MASS] + (size_t)mass_block_rows(file, t) * (size_t)w->mass, count, 1, w->mass, false,
+                        (unsigned char *)(out->mass + at), 8, GROVE_FLOAT64, grove__gadget_check_masses, what};
+        s = read_field(src, L, &f);
     }
     dest->at[t] += count;
     return s;

@@ -33,11 +33,20 @@ unsigned grove__gadget_types(const grove_gadget_params *params, int types);
 grove_status grove__gadget_alloc(grove_gadget *out, const grove_gadget_params *params, const uint64_t *total,
                                  int types, grove_dtype dtype, grove__gadget_dest *dest);
 
-/* Checks of values read into place: `count` rows of 3 coordinates (what:
- * "PartType1/Coordinates"), finite; masses finite and >= 0. The message
- * names what and the row within it. */
-grove_status grove__gadget_check_vectors(const void *rows, grove_dtype dtype, size_t count, const char *what);
-grove_status grove__gadget_check_masses(const double *mass, size_t count, const char *what);
+/* The readers read a field this many rows at a time and check each piece
+ * as soon as it is read, while it is in the cache. */
+enum { GROVE__GADGET_CHUNK = 1 << 18 };
+
+/* A check of values read into place: `count` rows from row `first` of
+ * what ("PartType1/Coordinates"); the message names what and the row. */
+typedef grove_status (*grove__gadget_check)(const void *rows, grove_dtype dtype, size_t count, size_t first,
+                                            const char *what);
+/* Rows of 3 coordinates in dtype, finite. */
+grove_status grove__gadget_check_vectors(const void *rows, grove_dtype dtype, size_t count, size_t first,
+                                         const char *what);
+/* float64 masses (dtype unused), finite and >= 0. */
+grove_status grove__gadget_check_masses(const void *rows, grove_dtype dtype, size_t count, size_t first,
+                                        const char *what);
 
 /* Gadget-2 binary files (gadget2.c). */
 grove_status grove__gadget2_scan(const char *path, const grove_gadget_params *params, grove__gadget_file *file);

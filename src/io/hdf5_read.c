@@ -381,13 +381,29 @@ grove_status grove__hdf5_scan(const char *path, const grove_gadget_params *param
     return s;
 }
 
-/* Dataset k of type t, `count` rows, into dst as memtype. */
-static grove_status read_dataset(handles *h, int t, int k, uint64_t count, hid_t memtype, void *dst)
+/* Dataset k of type t, `count` rows, into dst as memtype, a piece of rows
+ * at a time, each piece checked (check may be NULL; dtype is memtype's)
+ * while it is in the cache. */
+static grove_status read_dataset(handles *h, int t, int k, uint64_t count, hid_t memtype, grove_dtype dtype,
+                                 void *dst, grove__gadget_check check)
 {
+    const field *f = &FIELDS[k];
     int width;
-    grove_status s = open_dataset(h, t, &FIELDS[k], count, &width);
-    if (s == GROVE_OK && H5Dread(h->dataset, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, dst) < 0)
-        s = grove__hdf5_fail(GROVE_PARSE_ERROR, "PartType%d/%s cannot be read", t, FIELDS[k].name);
+    grove_status s = open_dataset(h, t, f, count, &width);
+    size_t cols = f->cols ? (size_t)f->cols : 1, row_bytes = cols * H5Tget_size(memtype);
+    char what[48];
+    snprintf(what, sizeof what, "PartType%d/%s", t, f->name);
+    for (size_t r = 0; s == GROVE_OK && r < count; r += GROVE__GADGET_CHUNK) {
+        size_t rows = count - r < GROVE__GADGET_CHUNK ? (size_t)count - r : GROVE__GADGET_CHUNK;
+        hsize_t start[2] = {r, 0}, size[2] = {rows, cols};
+        char *at = (char *)dst + r * row_bytes;
+        hid_t mem = H5Screate_simple(f->cols ? 2 : 1, size, NULL);
+        bool read = mem >= 0 && H5Sselect_hyperslab(h->space, H5S_SELECT_SET, start, NULL, size, NULL) >= 0 &&
+                    H5Dread(h->dataset, memtype, mem, h->space, H5P_DEFAULT, at) >= 0;
+        grove__hdf5_close(mem);
+        if (!read) s = grove__hdf5_fail(GROVE_PARSE_ERROR, "%s cannot be read", what);
+        else if (check) s = check(at, dtype, rows, r, what);
+    }
     close_dataset(h);
     return s;
 }
@@ -398,10 +414,9 @@ static grove_status read_ids(handles *h, int t, uint64_t count, uint64_t *dst)
     int width;
     grove_status s = open_dataset(h, t, &FIELDS[IDS], count, &width);
     bool is_signed = s == GROVE_OK && H5Tget_sign(h->type) != H5T_SGN_NONE;
-    hid_t memtype = is_signed ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64;
-    if (s == GROVE_OK && H5Dread(h->dataset, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, dst) < 0)
-        s = grove__hdf5_fail(GROVE_PARSE_ERROR, "PartType%d/ParticleIDs cannot be read", t);
     close_dataset(h);
+    hid_t memtype = is_signed ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64;
+    if (s == GROVE_OK) s = read_dataset(h, t, IDS, count, memtype, GROVE_INT64, dst, NULL);
     for (uint64_t i = 0; s == GROVE_OK && is_signed && i < count; i++)
         if (dst[i] >> 63)
             s = grove__fail(GROVE_PARSE_ERROR, "PartType%d/ParticleIDs: row %llu is negative", t,
@@ -416,24 +431,16 @@ static grove_status read_type(handles *h, const grove__gadget_file *file, int t,
     grove_gadget *out = dest->out;
     size_t count = (size_t)file->count[t], at = dest->at[t], w = grove_dtype_size(out->dtype);
     hid_t vector = out->dtype == GROVE_FLOAT32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-    char what[48];
-    if (s == GROVE_OK && out->pos) {
-        void *dst = (char *)out->pos + at * 3 * w;
-        snprintf(what, sizeof what, "PartType%d/Coordinates", t);
-        s = read_dataset(h, t, COORDINATES, count, vector, dst);
-        if (s == GROVE_OK) s = grove__gadget_check_vectors(dst, out->dtype, count, what);
-    }
-    if (s == GROVE_OK && out->vel) {
-        void *dst = (char *)out->vel + at * 3 * w;
-        snprintf(what, sizeof what, "PartType%d/Velocities", t);
-        s = read_dataset(h, t, VELOCITIES, count, vector, dst);
-        if (s == GROVE_OK) s = grove__gadget_check_vectors(dst, out->dtype, count, what);
-    }
+    if (s == GROVE_OK && out->pos)
+        s = read_dataset(h, t, COORDINATES, count, vector, out->dtype, (char *)out->pos + at * 3 * w,
+                         grove__gadget_check_vectors);
+    if (s == GROVE_OK && out->vel)
+        s = read_dataset(h, t, VELOCITIES, count, vector, out->dtype, (char *)out->vel + at * 3 * w,
+                         grove__gadget_check_vectors);
     if (s == GROVE_OK && out->ids) s = read_ids(h, t, count, out->ids + at);
     if (s == GROVE_OK && out->mass && has_masses(h)) {
-        snprintf(what, sizeof what, "PartType%d/Masses", t);
-        s = read_dataset(h, t, MASSES, count, H5T_NATIVE_DOUBLE, out->mass + at);
-        if (s == GROVE_OK) s = grove__gadget_check_masses(out->mass + at, count, what);
+        s = read_dataset(h, t, MASSES, count, H5T_NATIVE_DOUBLE, GROVE_FLOAT64, out->mass + at,
+                         grove__gadget_check_masses);
     } else if (s == GROVE_OK && out->mass) {
         for (size_t i = 0; i < count; i++) out->mass[at + i] = file->header.mass_table[t];
     }
