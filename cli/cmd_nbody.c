@@ -756,7 +756,7 @@ static grove_status simulate(nbody_args *a, cli_run *run)
         s = write_outputs(a, a->sim, o->mpi);
         run->io_seconds += cli_now() - t;
         if (s == GROVE_OK && cli_halos_due(&a->halos, d.step, a->steps))
-            s = cli_halos_write(&a->halos, a->sim, a->out, a->units, o);
+            s = cli_halos_write(&a->halos, a->sim, a->out, a->units, d.step, d.time, o);
     }
     while (s == GROVE_OK && d.step < a->steps) {
         double t = cli_now();
@@ -776,7 +776,7 @@ static grove_status simulate(nbody_args *a, cli_run *run)
             run->io_seconds += cli_now() - t;
         }
         if (s == GROVE_OK && cli_halos_due(&a->halos, d.step, a->steps))
-            s = cli_halos_write(&a->halos, a->sim, a->out, a->units, o);
+            s = cli_halos_write(&a->halos, a->sim, a->out, a->units, d.step, d.time, o);
     }
     return s;
 }
@@ -918,6 +918,7 @@ static void json(void *state, const cli_run *run, cli_json *j)
     if (a->halos.every) {
         cli_json_int(j, "fof_catalogues", (long long)a->halos.catalogues);
         cli_json_int(j, "fof_groups", (long long)a->halos.groups);
+        cli_json_int(j, "fof_grouped_particles", (long long)a->halos.grouped);
         cli_json_num(j, "fof_linking_length", a->halos.last_linking_length);
         cli_json_num(j, "fof_seconds", a->halos.seconds);
     }

@@ -210,7 +210,7 @@ static grove_status write_catalogue(const cli_halos *h, const grove_fof_catalogu
 }
 
 grove_status cli_halos_write(cli_halos *h, const grove_nbody *sim, const char *dir, const cli_units *units,
-                             const grove_options *options)
+                             uint64_t step, double time, const grove_options *options)
 {
     double t0 = cli_now();
     grove_options o = *options;
@@ -239,14 +239,11 @@ grove_status cli_halos_write(cli_halos *h, const grove_nbody *sim, const char *d
     size_t total = 0;
     if (s == GROVE_OK) s = gather_members(group, grove_nbody_rows(sim), n, mpi, &all, &total);
     free(group);
-    grove_nbody_diag d;
-    if (s == GROVE_OK) s = grove_nbody_diagnostics(sim, &d);
     char path[4096];
-    snprintf(path, sizeof path, "%s/fof_%06llu.%s", dir, (unsigned long long)(s == GROVE_OK ? d.step : 0),
-             h->hdf5 ? "hdf5" : "npy");
+    snprintf(path, sizeof path, "%s/fof_%06llu.%s", dir, (unsigned long long)step, h->hdf5 ? "hdf5" : "npy");
     if (s == GROVE_OK && grove_mpi_rank(mpi) == 0) {
         grove_gadget_header header;
-        cli_nbody_header(d.time, units, &header);
+        cli_nbody_header(time, units, &header);
         char stale[4096];
         snprintf(stale, sizeof stale, "%s/fof_", dir);
         if (h->catalogues == 0) cli_remove_stale(stale, true);
@@ -259,6 +256,7 @@ grove_status cli_halos_write(cli_halos *h, const grove_nbody *sim, const char *d
     if (s == GROVE_OK) {
         h->catalogues++;
         h->groups = groups;
+        h->grouped = total;
         h->last_linking_length = params.linking_length;
     }
     return s;

@@ -16,8 +16,9 @@ typedef struct cli_halos {
     size_t min_members;        /* --min-members M */
     bool hdf5;                 /* catalogues as HDF5 halo tables, else .npy tables */
     /* What the run found: catalogues written, seconds finding and writing
-     * them, and the last one's groups and linking length. */
-    size_t catalogues, groups;
+     * them, and the last one's groups, particles in them (known on rank 0)
+     * and linking length. */
+    size_t catalogues, groups, grouped;
     double seconds, last_linking_length;
 } cli_halos;
 
@@ -25,9 +26,9 @@ typedef struct cli_halos {
 bool cli_halos_check(const cli_halos *h);
 /* Whether step `step` (of a run to `last`) writes a catalogue. */
 bool cli_halos_due(const cli_halos *h, uint64_t step, uint64_t last);
-/* Find the groups of sim's particles now and write their catalogue into
- * dir on rank 0 (collective under mpirun). */
+/* Find the groups of sim's particles now (step `step`, time `time`) and
+ * write their catalogue into dir on rank 0 (collective under mpirun). */
 grove_status cli_halos_write(cli_halos *h, const grove_nbody *sim, const char *dir, const cli_units *units,
-                             const grove_options *options);
+                             uint64_t step, double time, const grove_options *options);
 
 #endif
