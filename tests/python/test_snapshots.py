@@ -217,3 +217,19 @@ def test_gadget2_snapshot_reads_back(tmp_path, rng, fmt, endian, dbl):
     (tmp_path / "snapshot_012").write_bytes(data)
     got = start_snapshot(tmp_path / "snapshot_012", tmp_path / "run")
     assert np.array_equal(got, rows)
+
+
+def test_gravity_takes_a_snapshot(tmp_path, rng):
+    # grove gravity IN: a snapshot's positions and masses, as the same (n, 4) .npy gives them.
+    if not CLI.exists():
+        pytest.skip(f"no grove command at {CLI} (run make)")
+    data, rows = gadget2(1, "<", [0, 40, 0, 0, 10, 0], [0, 0.5, 0, 0, 0, 0], True, False, rng)
+    (tmp_path / "snapshot_001").write_bytes(data)
+    np.save(tmp_path / "in.npy", rows[:, [0, 1, 2, 6]])
+    for name in ("snapshot_001", "in.npy"):
+        run = grove("gravity", tmp_path / name, "--theta", 0.5, "--acc", tmp_path / f"acc_{name}.npy", "--quiet")
+        assert run.returncode == 0, run.stderr
+    assert np.array_equal(np.load(tmp_path / "acc_snapshot_001.npy"), np.load(tmp_path / "acc_in.npy.npy"))
+    # --types 4: the stars alone.
+    run = grove("gravity", tmp_path / "snapshot_001", "--types", 4, "--acc", tmp_path / "acc4.npy", "--quiet")
+    assert run.returncode == 0 and len(np.load(tmp_path / "acc4.npy")) == 10, run.stderr
