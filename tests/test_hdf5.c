@@ -34,6 +34,14 @@ static void h5_data(hid_t loc, const char *name, hid_t type, const void *v, size
     H5Sclose(space);
 }
 
+/* A group of three one-number attributes. */
+static void h5_numbers(hid_t f, const char *group, const char *const *names, const double *values)
+{
+    hid_t g = H5Gcreate2(f, group, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    for (int k = 0; k < 3; k++) h5_attr(g, names[k], H5T_NATIVE_DOUBLE, &values[k], 1);
+    H5Gclose(g);
+}
+
 /* What a SWIFT-layout test file holds: 7 types, 3 gas (type 0) and 4 dark
  * matter (type 1) particles; doubles for coordinates, float32 velocities
  * and masses, signed 64-bit ids; BoxSize of 3 lengths, the Units and
@@ -63,18 +71,11 @@ static void write_swift(const char *path, int brk)
     h5_attr(h, "Code", str, code, 0);
     H5Tclose(str);
     H5Gclose(h);
-    hid_t u = H5Gcreate2(f, "Units", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    double L = 3.08567758e24, M = 1.98841e43, T = 3.08567758e19;
-    h5_attr(u, "Unit length in cgs (U_L)", H5T_NATIVE_DOUBLE, &L, 1);
-    h5_attr(u, "Unit mass in cgs (U_M)", H5T_NATIVE_DOUBLE, &M, 1);
-    h5_attr(u, "Unit time in cgs (U_t)", H5T_NATIVE_DOUBLE, &T, 1);
-    H5Gclose(u);
-    hid_t c = H5Gcreate2(f, "Cosmology", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    double om = 0.3, ol = 0.7, hub = 0.68;
-    h5_attr(c, "Omega_m", H5T_NATIVE_DOUBLE, &om, 1);
-    h5_attr(c, "Omega_lambda", H5T_NATIVE_DOUBLE, &ol, 1);
-    h5_attr(c, "h", H5T_NATIVE_DOUBLE, &hub, 1);
-    H5Gclose(c);
+    static const char *const units[] = {"Unit length in cgs (U_L)", "Unit mass in cgs (U_M)",
+                                        "Unit time in cgs (U_t)"};
+    static const char *const cosmology[] = {"Omega_m", "Omega_lambda", "h"};
+    h5_numbers(f, "Units", units, (const double[]){3.08567758e24, 1.98841e43, 3.08567758e19});
+    h5_numbers(f, "Cosmology", cosmology, (const double[]){0.3, 0.7, 0.68});
     for (int t = 0, first = 0; t < 2; first += (int)this_file[t], t++) {
         if (t == 1 && brk == BREAK_GROUP) break;
         char name[16];
@@ -307,57 +308,6 @@ TEST(hdf5_reads_a_snapshot_in_several_files)
     free_snapshot(&a);
 }
 
-TEST(hdf5_fof_catalogue_holds_what_was_given)
-{
-    grove_fof_catalogue c;
-    memset(&c, 0, sizeof c);
-    int64_t members[2] = {3, 2}, first[2] = {0, 1};
-    double mass[2] = {3, 2.5}, center[6] = {1, 2, 3, 4, 5, 6}, vel[6] = {-1, 0, 1, 2, 2, 2}, disp[2] = {7, 8},
-           radius[2] = {0.5, 0.25};
-    c.groups = 2, c.d = 3, c.members = members, c.first = first, c.mass = mass, c.center = center;
-    c.velocity = vel, c.dispersion = disp, c.radius = radius;
-    uint64_t ids[5] = {10, 12, 14, 11, 13};
-    grove_gadget_header h;
-    memset(&h, 0, sizeof h);
-    h.time = 0.75, h.box[0] = 50;
-    const char *path = test_path("fof_tab_001.hdf5");
-    REQUIRE_OK(grove_fof_write_hdf5(path, &h, &c, ids, 5));
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    REQUIRE(f >= 0);
-    int64_t len[2], off[2];
-    double got_pos[6], got_vel[6], got_mass[2];
-    uint64_t got_ids[5], ngroups;
-    hid_t d = H5Dopen2(f, "Group/GroupLen", H5P_DEFAULT);
-    CHECK(H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, len) >= 0);
-    H5Dclose(d);
-    d = H5Dopen2(f, "Group/GroupOffset", H5P_DEFAULT);
-    CHECK(H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, off) >= 0);
-    H5Dclose(d);
-    d = H5Dopen2(f, "Group/GroupPos", H5P_DEFAULT);
-    CHECK(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, got_pos) >= 0);
-    H5Dclose(d);
-    d = H5Dopen2(f, "Group/GroupVel", H5P_DEFAULT);
-    CHECK(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, got_vel) >= 0);
-    H5Dclose(d);
-    d = H5Dopen2(f, "Group/GroupMass", H5P_DEFAULT);
-    CHECK(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, got_mass) >= 0);
-    H5Dclose(d);
-    d = H5Dopen2(f, "IDs/ID", H5P_DEFAULT);
-    CHECK(H5Dread(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, got_ids) >= 0);
-    H5Dclose(d);
-    hid_t a = H5Aopen_by_name(f, "Header", "Ngroups_Total", H5P_DEFAULT, H5P_DEFAULT);
-    CHECK(H5Aread(a, H5T_NATIVE_UINT64, &ngroups) >= 0);
-    H5Aclose(a);
-    H5Fclose(f);
-    CHECK(len[0] == 3 && len[1] == 2 && off[0] == 0 && off[1] == 3 && ngroups == 2);
-    CHECK(memcmp(got_pos, center, sizeof center) == 0 && memcmp(got_vel, vel, sizeof vel) == 0);
-    CHECK(memcmp(got_mass, mass, sizeof mass) == 0 && memcmp(got_ids, ids, sizeof ids) == 0);
-    /* The ids must be the groups' members. */
-    CHECK_FAILS(grove_fof_write_hdf5(path, &h, &c, ids, 4), GROVE_INVALID_ARGUMENT, "4 ids");
-}
-
-/* ---- the command line ----------------------------------------------------- */
-
 /* A 1-D or 2-D dataset of the file as doubles or int64s (malloc'd; *n
  * values), NULL when absent. */
 static void *read_dataset(const char *path, const char *name, hid_t memtype, size_t *n)
@@ -377,6 +327,48 @@ static void *read_dataset(const char *path, const char *name, hid_t memtype, siz
     if (f >= 0) H5Fclose(f);
     return v;
 }
+
+TEST(hdf5_fof_catalogue_holds_what_was_given)
+{
+    grove_fof_catalogue c;
+    memset(&c, 0, sizeof c);
+    int64_t members[2] = {3, 2}, first[2] = {0, 1};
+    double mass[2] = {3, 2.5}, center[6] = {1, 2, 3, 4, 5, 6}, vel[6] = {-1, 0, 1, 2, 2, 2}, disp[2] = {7, 8},
+           radius[2] = {0.5, 0.25};
+    c.groups = 2, c.d = 3, c.members = members, c.first = first, c.mass = mass, c.center = center;
+    c.velocity = vel, c.dispersion = disp, c.radius = radius;
+    uint64_t ids[5] = {10, 12, 14, 11, 13};
+    grove_gadget_header h;
+    memset(&h, 0, sizeof h);
+    h.time = 0.75, h.box[0] = 50;
+    const char *path = test_path("fof_tab_001.hdf5");
+    REQUIRE_OK(grove_fof_write_hdf5(path, &h, &c, ids, 5));
+    /* Each dataset as given, in doubles (exact for these integers too). */
+    const struct {
+        const char *name;
+        const double *want;
+        size_t n;
+    } sets[] = {{"Group/GroupPos", center, 6}, {"Group/GroupVel", vel, 6}, {"Group/GroupMass", mass, 2},
+                {"Group/GroupVelDisp", disp, 2}, {"Group/GroupRadius", radius, 2},
+                {"Group/GroupLen", (const double[]){3, 2}, 2}, {"Group/GroupOffset", (const double[]){0, 3}, 2},
+                {"IDs/ID", (const double[]){10, 12, 14, 11, 13}, 5}};
+    for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
+        size_t n;
+        double *got = read_dataset(path, sets[k].name, H5T_NATIVE_DOUBLE, &n);
+        CHECK_MSG(got && n == sets[k].n && memcmp(got, sets[k].want, n * sizeof *got) == 0, "%s", sets[k].name);
+        free(got);
+    }
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t a = H5Aopen_by_name(f, "Header", "Ngroups_Total", H5P_DEFAULT, H5P_DEFAULT);
+    uint64_t ngroups = 0;
+    CHECK(H5Aread(a, H5T_NATIVE_UINT64, &ngroups) >= 0 && ngroups == 2);
+    H5Aclose(a);
+    H5Fclose(f);
+    /* The ids must be the groups' members. */
+    CHECK_FAILS(grove_fof_write_hdf5(path, &h, &c, ids, 4), GROVE_INVALID_ARGUMENT, "4 ids");
+}
+
+/* ---- the command line ----------------------------------------------------- */
 
 /* Friends-of-friends by brute force: every pair of x (n x 3) within link
  * joined (the lower row the root), groups of at least `least` ranked by

@@ -247,26 +247,15 @@ grove_status grove__gadget_alloc(grove_gadget *out, const grove_gadget_params *p
     return s;
 }
 
-/* Whether count float32 or float64 values are all finite (their exponent
- * bits not all ones), without a branch per value so that it vectorises. */
+/* Whether count float32 or float64 values are all finite, without a
+ * branch per value so that it vectorises. */
 static bool all_finite(const void *values, grove_dtype dtype, size_t count)
 {
-    const unsigned char *p = values;
-    if (dtype == GROVE_FLOAT32) {
-        uint32_t bad = 0;
-        for (size_t i = 0; i < count; i++) {
-            uint32_t u;
-            memcpy(&u, p + 4 * i, 4);
-            bad |= (~u & 0x7f800000u) == 0;
-        }
-        return !bad;
-    }
-    uint64_t bad = 0;
-    for (size_t i = 0; i < count; i++) {
-        uint64_t u;
-        memcpy(&u, p + 8 * i, 8);
-        bad |= (~u & 0x7ff0000000000000u) == 0;
-    }
+    bool bad = false;
+    if (dtype == GROVE_FLOAT32)
+        for (size_t i = 0; i < count; i++) bad |= !(fabsf(((const float *)values)[i]) <= FLT_MAX);
+    else
+        for (size_t i = 0; i < count; i++) bad |= !(fabs(((const double *)values)[i]) <= DBL_MAX);
     return !bad;
 }
 

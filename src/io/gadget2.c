@@ -46,34 +46,10 @@ typedef struct layout {
     unsigned char header[HEADER_BYTES];
 } layout;
 
-static uint32_t load_u32(const unsigned char *p, bool swap)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    if (swap) grove__byteswap(&v, 1, 4);
-    return v;
-}
-
-static int32_t load_i32(const unsigned char *p, bool swap)
-{
-    uint32_t u = load_u32(p, swap);
-    int32_t v;
-    memcpy(&v, &u, 4);
-    return v;
-}
-
-static double load_f64(const unsigned char *p, bool swap)
-{
-    double v;
-    memcpy(&v, p, 8);
-    if (swap) grove__byteswap(&v, 1, 8);
-    return v;
-}
-
 grove_gadget_format grove__gadget2_sniff(const unsigned char *head, size_t len)
 {
     if (len < 4) return GROVE_GADGET_NONE;
-    uint32_t native = load_u32(head, false), swapped = load_u32(head, true);
+    uint32_t native = grove__load_u32(head, false), swapped = grove__load_u32(head, true);
     if (native == HEADER_BYTES || swapped == HEADER_BYTES) return GROVE_GADGET_BINARY1;
     if ((native == 8 || swapped == 8) && len >= 8 && memcmp(head + 4, "HEAD", 4) == 0) return GROVE_GADGET_BINARY2;
     return GROVE_GADGET_NONE;
@@ -101,22 +77,22 @@ static grove_status parse_header(const unsigned char *h, bool swap, grove__gadge
     grove_gadget_header *H = &file->header;
     H->types = TYPES;
     for (int t = 0; t < TYPES; t++) {
-        int32_t count = load_i32(h + 4 * t, swap);
-        double mass = load_f64(h + 24 + 8 * t, swap);
+        int32_t count = grove__load_i32(h + 4 * t, swap);
+        double mass = grove__load_f64(h + 24 + 8 * t, swap);
         if (count < 0) return grove__fail(GROVE_PARSE_ERROR, "header: npart[%d] is %d, negative", t, (int)count);
         if (!(mass >= 0) || !isfinite(mass))
             return grove__fail(GROVE_PARSE_ERROR, "header: mass[%d] (MassTable) is %g, not a finite mass >= 0", t, mass);
         file->count[t] = (uint64_t)count;
         H->mass_table[t] = mass;
-        H->total[t] = load_u32(h + 96 + 4 * t, swap) + ((uint64_t)load_u32(h + 168 + 4 * t, swap) << 32);
+        H->total[t] = grove__load_u32(h + 96 + 4 * t, swap) + ((uint64_t)grove__load_u32(h + 168 + 4 * t, swap) << 32);
     }
-    H->time = load_f64(h + 72, swap);
-    H->redshift = load_f64(h + 80, swap);
-    int32_t files = load_i32(h + 124, swap);
-    H->box[0] = H->box[1] = H->box[2] = load_f64(h + 128, swap);
-    H->omega0 = load_f64(h + 136, swap);
-    H->omega_lambda = load_f64(h + 144, swap);
-    H->hubble = load_f64(h + 152, swap);
+    H->time = grove__load_f64(h + 72, swap);
+    H->redshift = grove__load_f64(h + 80, swap);
+    int32_t files = grove__load_i32(h + 124, swap);
+    H->box[0] = H->box[1] = H->box[2] = grove__load_f64(h + 128, swap);
+    H->omega0 = grove__load_f64(h + 136, swap);
+    H->omega_lambda = grove__load_f64(h + 144, swap);
+    H->hubble = grove__load_f64(h + 152, swap);
     const double values[] = {H->time, H->redshift, H->box[0], H->omega0, H->omega_lambda, H->hubble};
     static const char *const names[] = {"time", "redshift", "BoxSize", "Omega0", "OmegaLambda", "HubbleParam"};
     for (size_t k = 0; k < sizeof values / sizeof values[0]; k++)
@@ -155,12 +131,12 @@ static grove_status record(const source *src, const layout *L, const char *name,
     snprintf(what, sizeof what, "block %s's record", label);
     grove_status s = src_read(src, mark, 4, *offset, what);
     if (s != GROVE_OK) return s;
-    uint32_t bytes = load_u32(mark, L->swap);
+    uint32_t bytes = grove__load_u32(mark, L->swap);
     s = src_read(src, mark, 4, *offset + 4 + (size_t)bytes, what);
     if (s != GROVE_OK) return s;
-    if (load_u32(mark, L->swap) != bytes)
+    if (grove__load_u32(mark, L->swap) != bytes)
         return grove__fail(GROVE_PARSE_ERROR, "%s at byte %zu: its end marker %u differs from its start marker %u",
-                           what, *offset, load_u32(mark, L->swap), bytes);
+                           what, *offset, grove__load_u32(mark, L->swap), bytes);
     *data = *offset + 4;
     *size = bytes;
     *offset += 8 + (size_t)bytes;
@@ -197,7 +173,7 @@ static grove_status walk_format2(const source *src, layout *L, grove__gadget_fil
         unsigned char tag[16];
         grove_status s = src_read(src, tag, 16, offset, "a block name record");
         if (s != GROVE_OK) return s;
-        if (load_u32(tag, L->swap) != 8 || load_u32(tag + 12, L->swap) != 8)
+        if (grove__load_u32(tag, L->swap) != 8 || grove__load_u32(tag + 12, L->swap) != 8)
             return grove__fail(GROVE_PARSE_ERROR, "the block name record at byte %zu does not hold 8 bytes", offset);
         char name[5];
         memcpy(name, tag + 4, 4);
@@ -225,7 +201,7 @@ static grove_status walk(const source *src, layout *L, grove__gadget_file *file)
     if (L->format == GROVE_GADGET_NONE)
         return grove__fail(GROVE_PARSE_ERROR, "not a Gadget-2 file: its first record is neither a 256-byte header "
                                               "nor a block name");
-    uint32_t first = load_u32(head, false);
+    uint32_t first = grove__load_u32(head, false);
     L->swap = first != HEADER_BYTES && first != 8;
     file->header.format = L->format;
     return L->format == GROVE_GADGET_BINARY1 ? walk_format1(src, L, file) : walk_format2(src, L, file);
@@ -359,17 +335,14 @@ static grove_status read_type(const source *src, const layout *L, const grove__g
     int ow = (int)grove_dtype_size(out->dtype);
     char what[48];
     grove_status s = GROVE_OK;
-    if (out->pos) {
-        snprintf(what, sizeof what, "block POS (type %d)", t);
-        field_read f = {L->offset[POS] + first * 3 * (size_t)w->pos, count, 3, w->pos, false,
-                        (unsigned char *)out->pos + at * 3 * (size_t)ow, ow, out->dtype, grove__gadget_check_vectors,
-                        what};
-        s = read_field(src, L, &f);
-    }
-    if (s == GROVE_OK && out->vel) {
-        snprintf(what, sizeof what, "block VEL (type %d)", t);
-        field_read f = {L->offset[VEL] + first * 3 * (size_t)w->vel, count, 3, w->vel, false,
-                        (unsigned char *)out->vel + at * 3 * (size_t)ow, ow, out->dtype, grove__gadget_check_vectors,
+    /* The vectors: POS into out->pos, VEL into out->vel. */
+    const int block[2] = {POS, VEL}, stored[2] = {w->pos, w->vel};
+    void *const array[2] = {out->pos, out->vel};
+    for (int k = 0; s == GROVE_OK && k < 2; k++) {
+        if (!array[k]) continue;
+        snprintf(what, sizeof what, "block %s (type %d)", BLOCK_LABEL[block[k]], t);
+        field_read f = {L->offset[block[k]] + first * 3 * (size_t)stored[k], count, 3, stored[k], false,
+                        (unsigned char *)array[k] + at * 3 * (size_t)ow, ow, out->dtype, grove__gadget_check_vectors,
                         what};
         s = read_field(src, L, &f);
     }
