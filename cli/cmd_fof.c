@@ -138,6 +138,12 @@ typedef struct fof_args {
     cli_ranks ranks; /* on rank 0 of a distributed run */
 } fof_args;
 
+static bool hdf5_name(const char *path)
+{
+    return cli_ends_with(path, ".hdf5") || cli_ends_with(path, ".HDF5") || cli_ends_with(path, ".h5") ||
+           cli_ends_with(path, ".H5");
+}
+
 static bool check(void *state)
 {
     const fof_args *a = state;
@@ -148,14 +154,10 @@ static bool check(void *state)
     }
     if (a->have_link == a->have_b) problem = "give one of --linking-length L and --b B";
     else if (!a->groups.path) problem = "--groups G.npy is required";
+    else if (a->catalogue.path && hdf5_name(a->catalogue.path) && !grove_hdf5_version())
+        problem = "--catalogue H.hdf5: this grove was built without libhdf5 (grove info)";
     if (problem) cli_error("fof", "%s (see --help)", problem);
     return !problem;
-}
-
-static bool hdf5_name(const char *path)
-{
-    return cli_ends_with(path, ".hdf5") || cli_ends_with(path, ".HDF5") || cli_ends_with(path, ".h5") ||
-           cli_ends_with(path, ".H5");
 }
 
 /* The groups, then the catalogue as an HDF5 halo table, .csv text or a

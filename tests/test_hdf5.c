@@ -528,6 +528,20 @@ TEST(hdf5_needs_libhdf5)
     CHECK(grove_hdf5_version() == NULL);
     test_write_file("x.hdf5", "\211HDF\r\n\032\n", 8);
     CHECK_FAILS(grove_gadget_read(test_path("x.hdf5"), NULL, &s), GROVE_UNSUPPORTED, "without libhdf5");
+    /* The commands refuse HDF5 outputs before any work (status 2). */
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "nbody --n 10 --steps 1 --format hdf5 --out %s", test_path("no_hdf5"));
+    int rc = test_grove(cmd, &out);
+    CHECK_MSG(rc == 2 && strstr(out, "without libhdf5"), "exit %d: %s", rc, out);
+    free(out);
+    double x[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    grove_array a = {x, GROVE_FLOAT64, 2, {4, 3}};
+    REQUIRE_OK(grove_npy_write(test_path("four.npy"), &a));
+    snprintf(cmd, sizeof cmd, "fof %s --b 0.2 --groups %s --catalogue %s", test_path("four.npy"), test_path("g.npy"),
+             test_path("c.hdf5"));
+    rc = test_grove(cmd, &out);
+    CHECK_MSG(rc == 2 && strstr(out, "without libhdf5"), "exit %d: %s", rc, out);
+    free(out);
 }
 
 #endif
