@@ -365,7 +365,9 @@ static grove_status read_type(const source *src, const layout *L, const grove__g
     return s;
 }
 
-static grove_status read_source(const source *src, grove__gadget_dest *dest)
+/* The file's chosen particles into dest; its counts must still be those
+ * the scan found (dest's arrays were sized by them). */
+static grove_status read_source(const source *src, const grove__gadget_file *scanned, grove__gadget_dest *dest)
 {
     grove_gadget_params p;
     grove_gadget_params_init(&p);
@@ -375,6 +377,8 @@ static grove_status read_source(const source *src, grove__gadget_dest *dest)
     layout L;
     widths w;
     grove_status s = scan_source(src, &p, &file, &L, &w);
+    if (s == GROVE_OK && memcmp(file.count, scanned->count, sizeof file.count) != 0)
+        s = grove__fail(GROVE_IO_ERROR, "its counts changed while the snapshot was being read");
     for (int t = 0; s == GROVE_OK && t < TYPES; t++)
         if ((dest->types >> t & 1u) && file.count[t]) s = read_type(src, &L, &file, &w, t, dest);
     return s;
@@ -400,11 +404,11 @@ grove_status grove__gadget2_scan(const char *path, const grove_gadget_params *pa
 
 grove_status grove__gadget2_read(const char *path, const grove__gadget_file *file, grove__gadget_dest *dest)
 {
-    (void)file; /* the read walks the file again, checking it as the scan did */
+    /* The read walks the file again, checking it as the scan did. */
     source src;
     grove_status s = open_source(path, &src);
     if (s != GROVE_OK) return s;
-    s = read_source(&src, dest);
+    s = read_source(&src, file, dest);
     close(src.fd);
     return s;
 }
