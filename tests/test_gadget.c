@@ -248,6 +248,15 @@ TEST(gadget2_probe_tells_the_formats)
     const char *other = test_write_file("probe_other.bin", "\1\2\3\4\5\6\7\10", 8);
     REQUIRE_OK(grove_gadget_probe(other, &f));
     CHECK(f == GROVE_GADGET_NONE);
+    /* Another file that starts with the number 256 (a tipsy time, raw
+     * data) is not taken for one: the header record's end marker must
+     * follow 256 bytes later. */
+    unsigned char like[300];
+    for (size_t i = 0; i < sizeof like; i++) like[i] = (unsigned char)(i * 7 + 3);
+    uint32_t mark = 256;
+    memcpy(like, &mark, 4);
+    REQUIRE_OK(grove_gadget_probe(test_write_file("probe_like", like, sizeof like), &f));
+    CHECK(f == GROVE_GADGET_NONE);
 }
 
 /* A hostile variant of the default file is refused naming what is wrong. */

@@ -89,7 +89,7 @@ static grove_status probe_file(const char *path, grove_gadget_format *format)
     size_t size;
     grove_status s = grove__file_open(path, &fd, &size);
     if (s != GROVE_OK) return s;
-    unsigned char head[16];
+    unsigned char head[GROVE__GADGET_SNIFF_BYTES];
     size_t len = size < sizeof head ? size : sizeof head;
     s = grove__file_read_at(fd, head, len, 0);
     close(fd);

@@ -49,9 +49,17 @@ typedef struct layout {
 grove_gadget_format grove__gadget2_sniff(const unsigned char *head, size_t len)
 {
     if (len < 4) return GROVE_GADGET_NONE;
-    uint32_t native = grove__load_u32(head, false), swapped = grove__load_u32(head, true);
-    if (native == HEADER_BYTES || swapped == HEADER_BYTES) return GROVE_GADGET_BINARY1;
-    if ((native == 8 || swapped == 8) && len >= 8 && memcmp(head + 4, "HEAD", 4) == 0) return GROVE_GADGET_BINARY2;
+    uint32_t native = grove__load_u32(head, false);
+    bool swap = native != HEADER_BYTES && native != 8;
+    uint32_t first = grove__load_u32(head, swap);
+    /* Format 1: the header record, its end marker too when the bytes reach
+     * it; format 2: the name record of HEAD, 8 bytes between its markers. */
+    if (first == HEADER_BYTES)
+        return len < 8 + HEADER_BYTES || grove__load_u32(head + 4 + HEADER_BYTES, swap) == HEADER_BYTES
+                   ? GROVE_GADGET_BINARY1
+                   : GROVE_GADGET_NONE;
+    if (first == 8 && len >= 16 && memcmp(head + 4, "HEAD", 4) == 0 && grove__load_u32(head + 12, swap) == 8)
+        return GROVE_GADGET_BINARY2;
     return GROVE_GADGET_NONE;
 }
 
@@ -193,8 +201,10 @@ static grove_status walk(const source *src, layout *L, grove__gadget_file *file)
 {
     memset(L, 0, sizeof *L);
     memset(file, 0, sizeof *file);
-    unsigned char head[8] = {0};
-    size_t len = src->size < 8 ? src->size : 8;
+    /* The record starts alone: the records' own checks say more about a
+     * bad header record than "not a Gadget-2 file". */
+    unsigned char head[16];
+    size_t len = src->size < sizeof head ? src->size : sizeof head;
     grove_status s = src_read(src, head, len, 0, "the first record");
     if (s != GROVE_OK) return s;
     L->format = grove__gadget2_sniff(head, len);

@@ -51,8 +51,9 @@ grove_status grove__gadget_check_masses(const void *rows, grove_dtype dtype, siz
 /* Gadget-2 binary files (gadget2.c). */
 grove_status grove__gadget2_scan(const char *path, const grove_gadget_params *params, grove__gadget_file *file);
 grove_status grove__gadget2_read(const char *path, const grove__gadget_file *file, grove__gadget_dest *dest);
-/* The format of the first bytes of a file (GROVE_GADGET_NONE when they are
- * neither Gadget-2 record start). */
+/* The format of a file's first `len` bytes (GROVE__GADGET_SNIFF_BYTES of
+ * them suffice; GROVE_GADGET_NONE when they start neither format). */
+enum { GROVE__GADGET_SNIFF_BYTES = 264 };
 grove_gadget_format grove__gadget2_sniff(const unsigned char *head, size_t len);
 
 /* HDF5 files (hdf5_read.c; GROVE_UNSUPPORTED without libhdf5). */
