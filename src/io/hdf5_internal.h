@@ -1,11 +1,11 @@
-/* What the HDF5 reader and writers share (hdf5_util.c); compiled only
- * with libhdf5 (GROVE_HAVE_HDF5). */
+/* What the HDF5 reader and writers share (hdf5_util.c). The Makefile
+ * builds src/io/hdf5_*.c only with libhdf5; src/io/without_hdf5.c answers
+ * for them otherwise. */
 #ifndef GROVE_HDF5_INTERNAL_H
 #define GROVE_HDF5_INTERNAL_H
 
 #include "gadget_internal.h"
 
-#ifdef GROVE_HAVE_HDF5
 #include <hdf5.h>
 
 /* Every use of libhdf5 lies between these: one thread at a time (a
@@ -20,6 +20,5 @@ grove_status grove__hdf5_fail(grove_status status, const char *fmt, ...) GROVE__
 
 /* Close an identifier of any kind when it is valid (>= 0). */
 void grove__hdf5_close(hid_t id);
-#endif
 
 #endif

@@ -7,8 +7,6 @@
  * float32 and float64 as it reads). */
 #include "hdf5_internal.h"
 
-#ifdef GROVE_HAVE_HDF5
-
 #include <stdio.h>
 
 /* Identifiers a scan or a read holds, closed together. */
@@ -461,26 +459,3 @@ grove_status grove__hdf5_read(const char *path, const grove__gadget_file *file, 
     grove__hdf5_leave();
     return s;
 }
-
-#else
-
-static grove_status no_hdf5(const char *path)
-{
-    (void)path;
-    return grove__fail(GROVE_UNSUPPORTED, "an HDF5 file, and this grove was built without libhdf5 (grove info; "
-                                          "install libhdf5-dev and rebuild)");
-}
-
-grove_status grove__hdf5_scan(const char *path, const grove_gadget_params *params, grove__gadget_file *file)
-{
-    (void)params, (void)file;
-    return no_hdf5(path);
-}
-
-grove_status grove__hdf5_read(const char *path, const grove__gadget_file *file, grove__gadget_dest *dest)
-{
-    (void)file, (void)dest;
-    return no_hdf5(path);
-}
-
-#endif

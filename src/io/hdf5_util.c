@@ -2,8 +2,6 @@
  * error messages, closing, and the version grove_hdf5_version reports. */
 #include "hdf5_internal.h"
 
-#ifdef GROVE_HAVE_HDF5
-
 #include <pthread.h>
 #include <stdio.h>
 
@@ -58,9 +56,3 @@ const char *grove_hdf5_version(void)
 {
     return GROVE_STR(H5_VERS_MAJOR) "." GROVE_STR(H5_VERS_MINOR) "." GROVE_STR(H5_VERS_RELEASE);
 }
-
-#else
-
-const char *grove_hdf5_version(void) { return NULL; }
-
-#endif

@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#ifdef GROVE_HAVE_HDF5
-
 /* Rows of the ids written per call when they are generated (the rows). */
 enum { ID_BLOCK = 1 << 16 };
 
@@ -363,28 +361,3 @@ grove_status grove_fof_write_hdf5(const char *path, const grove_gadget_header *h
     if (s != GROVE_OK) grove__error_prefix(path);
     return s;
 }
-
-#else
-
-static grove_status no_hdf5(const char *call)
-{
-    return grove__fail(GROVE_UNSUPPORTED, "%s: this grove was built without libhdf5 (grove info; install "
-                                          "libhdf5-dev and rebuild)", call);
-}
-
-grove_status grove_gadget_write_hdf5(const char *path, const grove_gadget *snap, const double *potential)
-{
-    grove__clear_error();
-    (void)path, (void)snap, (void)potential;
-    return no_hdf5("gadget_write_hdf5");
-}
-
-grove_status grove_fof_write_hdf5(const char *path, const grove_gadget_header *header,
-                                  const grove_fof_catalogue *catalogue, const uint64_t *ids, size_t nids)
-{
-    grove__clear_error();
-    (void)path, (void)header, (void)catalogue, (void)ids, (void)nids;
-    return no_hdf5("fof_write_hdf5");
-}
-
-#endif

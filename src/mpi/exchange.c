@@ -3,11 +3,8 @@
  * elements to rank 0 in rank order. */
 #include "mpi_internal.h"
 
-#include <string.h>
-
-#ifdef GROVE_HAVE_MPI
-
 #include <limits.h>
+#include <string.h>
 
 grove_status grove_mpi_broadcast(const grove_mpi *mpi, void *data, size_t bytes)
 {
@@ -57,22 +54,3 @@ grove_status grove_mpi_gatherv(const grove_mpi *mpi, const void *mine, size_t co
     grove__free(counts);
     return s;
 }
-
-#else
-
-grove_status grove_mpi_broadcast(const grove_mpi *mpi, void *data, size_t bytes)
-{
-    (void)mpi, (void)data, (void)bytes;
-    grove__clear_error();
-    return GROVE_OK;
-}
-
-grove_status grove_mpi_gatherv(const grove_mpi *mpi, const void *mine, size_t count, size_t elem, void *all)
-{
-    (void)mpi;
-    grove__clear_error();
-    if (count) memmove(all, mine, count * elem);
-    return GROVE_OK;
-}
-
-#endif
