@@ -47,6 +47,20 @@ ifeq ($(HAVE_PNG),1)
 OPTIONAL_CFLAGS += -DGROVE_HAVE_PNG $(shell pkg-config --cflags libpng)
 OPTIONAL_LIBS += $(shell pkg-config --libs libpng)
 endif
+# HDF5 snapshots (src/io/hdf5_*.c, built only then) with libhdf5 (Debian:
+# libhdf5-dev, whose pkg-config name is hdf5); HDF5=0 leaves it out (the
+# Python package's build does: its wheel must not carry libhdf5 and what
+# that links).
+HDF5 ?= 1
+ifeq ($(HDF5),1)
+HAVE_HDF5 := $(shell pkg-config --exists hdf5 2>/dev/null && echo 1)
+endif
+HDF5_CFLAGS :=
+ifeq ($(HAVE_HDF5),1)
+HDF5_CFLAGS := -DGROVE_HAVE_HDF5 $(shell pkg-config --cflags hdf5)
+OPTIONAL_CFLAGS += $(HDF5_CFLAGS)
+OPTIONAL_LIBS += $(shell pkg-config --libs hdf5)
+endif
 # The distributed part (src/mpi) when an MPI compiler wrapper is found; its
 # flags are asked from the wrapper (Open MPI's --showme, MPICH's -compile-info
 # style), and the code is built with $(CC) like the rest. MPI=0 leaves it out
@@ -74,9 +88,16 @@ LDLIBS := -lm $(OPTIONAL_LIBS)
 # The distributed part, src/mpi, is built only with MPI; without it,
 # src/dispatch/without_mpi.c answers the MPI calls for a process alone (and
 # the dispatch layer's distributed column is empty: src/dispatch/dispatch.h).
+# The HDF5 part, src/io/hdf5_*.c, is built only with libhdf5; without it,
+# src/io/without_hdf5.c refuses HDF5 files saying why.
 ALL_SRC := $(sort $(shell find src -name '*.c'))
-NO_MPI_SRC := $(filter-out src/mpi/%,$(ALL_SRC))
-LIB_SRC := $(if $(HAVE_MPI),$(filter-out src/dispatch/without_mpi.c,$(ALL_SRC)),$(NO_MPI_SRC))
+MPI_PART := $(filter src/mpi/%,$(ALL_SRC))
+HDF5_PART := $(filter src/io/hdf5_%,$(ALL_SRC))
+LEFT_OUT := $(if $(HAVE_MPI),src/dispatch/without_mpi.c,$(MPI_PART)) \
+            $(if $(HAVE_HDF5),src/io/without_hdf5.c,$(HDF5_PART))
+LIB_SRC := $(filter-out $(LEFT_OUT),$(ALL_SRC))
+# The fuzz targets' library: neither optional part.
+FUZZ_SRC := $(filter-out $(MPI_PART) $(HDF5_PART),$(ALL_SRC))
 CLI_SRC := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/*.c))
 MPI_TEST_SRC := $(sort $(wildcard tests/mpi/*.c))
@@ -113,10 +134,11 @@ $(BUILD)/obj/tests/mpi/%.o: tests/mpi/%.c Makefile
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -Isrc/core -Isrc $(OPTIONAL_CFLAGS) -MMD -MP -c $< -o $@
 
+# The tests write HDF5 files with libhdf5 itself where grove has it.
 $(BUILD)/obj/tests/%.o: tests/%.c Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(ALL_CFLAGS) -Isrc/core -Isrc -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -Isrc/core -Isrc $(HDF5_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/libgrove.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -206,7 +228,7 @@ fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 	    echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
 	    clang -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp -fsanitize=fuzzer,address,undefined \
-	        -fno-sanitize-recover=all -Iinclude -Isrc/core fuzz/$$t.c $(NO_MPI_SRC) -o build-fuzz/$$t -lm || exit 1; \
+	        -fno-sanitize-recover=all -Iinclude -Isrc/core fuzz/$$t.c $(FUZZ_SRC) -o build-fuzz/$$t -lm || exit 1; \
 	    mkdir -p build-fuzz/corpus-$$t; \
 	    $(ASAN_ENV) build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -rss_limit_mb=1024 -print_final_stats=1 \
 	        build-fuzz/corpus-$$t fuzz/corpus/$$t > build-fuzz/$$t.log 2>&1 \

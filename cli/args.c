@@ -206,6 +206,18 @@ static bool take(const char *command, const cli_opt *opt, const char *name, cons
     return true;
 }
 
+/* --types: a comma list of particle types 0..GROVE_GADGET_TYPES - 1 as a
+ * bit set; false when it is not one. */
+static bool parse_types(const char *text, unsigned *types)
+{
+    *types = 0;
+    for (const char *p = text;; p++) {
+        if (*p < '0' || *p >= '0' + GROVE_GADGET_TYPES || (p[1] != ',' && p[1] != '\0')) return false;
+        *types |= 1u << (*p - '0');
+        if (!*++p) return true;
+    }
+}
+
 bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, size_t nopts, cli_common *common)
 {
     common->threads = 0;
@@ -214,6 +226,8 @@ bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, 
     common->progress = -1;
     common->dims = 0;
     common->dtype = "float64";
+    common->types = 0;
+    const char *types = NULL;
     bool progress_on = false, progress_off = false;
     const cli_opt shared[] = {
         {"--threads", OPT_INT, &common->threads, NULL, CLI_AT_LEAST(0)},
@@ -223,6 +237,7 @@ bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, 
         {"--no-progress", OPT_FLAG, &progress_off, NULL, CLI_ANY},
         {"--dims", OPT_SIZE, &common->dims, NULL, CLI_ANY},
         {"--dtype", OPT_STRING, &common->dtype, NULL, CLI_ANY},
+        {"--types", OPT_STRING, &types, NULL, CLI_ANY},
     };
     size_t next_positional = 0;
     bool only_positional = false;
@@ -276,6 +291,11 @@ bool cli_parse(const char *command, int argc, char **argv, const cli_opt *opts, 
     }
     if (strcmp(common->dtype, "float64") != 0 && strcmp(common->dtype, "float32") != 0) {
         cli_error(command, "--dtype: expected float32 or float64, got '%s'", common->dtype);
+        return false;
+    }
+    if (types && !parse_types(types, &common->types)) {
+        cli_error(command, "--types: expected particle types from 0 to %d, one or a comma list (1, or 0,1,4), "
+                  "got '%s'", GROVE_GADGET_TYPES - 1, types);
         return false;
     }
     if (progress_on && progress_off) {

@@ -32,7 +32,7 @@ typedef enum {
     OPT_INPUT,  /* another input file, read by the command */
     OPT_NPY,    /* a .npy output */
     OPT_SVG,    /* an .svg output */
-    OPT_TABLE,  /* a table written as .npy or as .csv text, by its suffix */
+    OPT_TABLE,  /* a table written as .npy, as .csv text or as HDF5, by its suffix */
     OPT_BOX     /* --box L or Lx,Ly,...: a cli_box, parsed after the file checks */
 } cli_opt_kind;
 
@@ -75,6 +75,7 @@ typedef struct cli_common {
     int progress;       /* --progress / --no-progress: 1, 0, or -1 = auto (terminal) */
     size_t dims;        /* --dims D for raw input files */
     const char *dtype;  /* --dtype float32|float64 for raw input files */
+    unsigned types;     /* --types T[,T...]: a snapshot's particle types (bit t), 0 = all */
 } cli_common;
 
 /* Parse argv (after the command name) against opts plus the common flags.
@@ -199,6 +200,9 @@ grove_status cli_outputs_stage(cli_outputs *outs, const char *path, const grove_
 /* A staged text output: *f is open for writing on its temporary file;
  * close it with cli_file_close before committing or aborting. */
 grove_status cli_outputs_text(cli_outputs *outs, const char *path, FILE **f);
+/* A staged output that a writer of its own (a library call) creates at
+ * *temp, a new name beside path (or in the temporary folder). */
+grove_status cli_outputs_file(cli_outputs *outs, const char *path, const char **temp);
 /* Flush and close a file written for the output `path`; an error is noted
  * (cli_note_error) naming path. */
 grove_status cli_file_close(FILE *f, const char *path);

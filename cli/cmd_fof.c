@@ -1,5 +1,6 @@
 /* grove fof SNAP (--linking-length L | --b B) [--box SIZE] [--min-members M] --groups G.npy
- *   [--catalogue H.npy|H.csv] [--json] */
+ *   [--catalogue H.npy|H.csv|H.hdf5] [--json] */
+#include "catalogue.h"
 #include "command.h"
 
 #include <errno.h>
@@ -9,10 +10,11 @@
 
 static const char usage[] =
     "usage: grove fof SNAP (--linking-length L | --b B) [--box SIZE] [--min-members M] --groups G.npy\n"
-    "                 [--catalogue H.npy|H.csv] [--leaf-size L] [--threads N] [--json] [--quiet]\n"
+    "                 [--catalogue H.npy|H.csv|H.hdf5] [--leaf-size L] [--threads N] [--json] [--quiet]\n"
     "Friends-of-friends groups: particles closer than the linking length (inclusive) are friends, and a\n"
     "group is a chain of friends. SNAP is a .npy of (n, 3) x y z, (n, 4) x y z m or (n, 7)\n"
-    "x y z vx vy vz m rows (grove nbody's snapshots), float32 or float64, or a tipsy snapshot\n"
+    "x y z vx vy vz m rows (grove nbody's snapshots), float32 or float64, a Gadget snapshot (HDF5 or\n"
+    "Gadget-2 binary, its particle types chosen with --types; docs/snapshots.md), or a tipsy snapshot\n"
     "(grove nbody --tipsy; any other suffix is read as tipsy).\n"
     "  --linking-length L  the linking length, in SNAP's length units\n"
     "  --b B               the linking length in units of the mean interparticle separation\n"
@@ -28,15 +30,20 @@ static const char usage[] =
     "                      index), mass (1 per particle without masses), x, y, z (centre of mass,\n"
     "                      wrapped into the box), then with velocities vx, vy, vz (mean) and sigma_v\n"
     "                      (sqrt of the mass-weighted mean |v - mean|^2, all 3 components), and\n"
-    "                      radius (farthest member from the centre); .csv with a header line\n";
+    "                      radius (farthest member from the centre); .csv with a header line; .hdf5 a\n"
+    "                      GADGET-style halo table (Group/GroupLen, GroupMass, GroupPos, GroupVel,\n"
+    "                      GroupOffset, ... and IDs/ID, the members' ids group by group)\n";
 
 /* A loaded snapshot: positions as a view of the file's values, masses and
- * velocities (NULL when the file has none) in float64. */
+ * velocities (NULL when the file has none) in float64, the particles' ids
+ * (NULL: their rows) and a Gadget snapshot's header. */
 typedef struct fof_snap {
     grove_array array;     /* .npy */
     grove_snapshot tipsy;  /* tipsy */
+    grove_gadget gadget, gadget_vel; /* a Gadget snapshot: positions, masses, ids; velocities */
     grove_points points;
     double *mass, *velocity;
+    const uint64_t *ids;
     bool own;              /* mass and velocity are ours (from a .npy) */
 } fof_snap;
 
@@ -48,6 +55,8 @@ static void snap_free(fof_snap *s)
     }
     grove_array_free(&s->array);
     grove_snapshot_free(&s->tipsy);
+    grove_gadget_free(&s->gadget);
+    grove_gadget_free(&s->gadget_vel);
 }
 
 static grove_status load_npy(const char *path, fof_snap *s)
@@ -82,48 +91,40 @@ static grove_status load_npy(const char *path, fof_snap *s)
     return GROVE_OK;
 }
 
-static grove_status load_snap(const char *path, fof_snap *s)
+/* A Gadget snapshot: positions in the file's precision, masses and ids;
+ * velocities in float64 (read apart: the catalogue takes float64). */
+static grove_status load_gadget(const char *path, unsigned types, fof_snap *s)
+{
+    grove_gadget_params p;
+    grove_gadget_params_init(&p);
+    p.types = types;
+    p.fields = GROVE_GADGET_POS | GROVE_GADGET_MASS | GROVE_GADGET_IDS;
+    grove_status st = grove_gadget_read(path, &p, &s->gadget);
+    p.fields = GROVE_GADGET_VEL;
+    p.dtype = GROVE_FLOAT64;
+    if (st == GROVE_OK) st = grove_gadget_read(path, &p, &s->gadget_vel);
+    if (st != GROVE_OK) return st;
+    const grove_gadget *g = &s->gadget;
+    s->points = (grove_points){g->pos, g->n, 3, g->dtype, 0};
+    s->mass = g->mass;
+    s->velocity = s->gadget_vel.vel;
+    s->ids = g->ids;
+    return GROVE_OK;
+}
+
+static grove_status load_snap(const char *path, unsigned types, fof_snap *s)
 {
     memset(s, 0, sizeof *s);
     if (cli_ends_with(path, ".npy")) return load_npy(path, s);
-    grove_status st = grove_tipsy_read(path, &s->tipsy);
+    grove_gadget_format format = GROVE_GADGET_NONE;
+    grove_status st = grove_gadget_probe(path, &format);
+    if (st == GROVE_OK && format != GROVE_GADGET_NONE) return load_gadget(path, types, s);
+    st = grove_tipsy_read(path, &s->tipsy);
     if (st != GROVE_OK) return st;
     s->points = grove_points_f64(s->tipsy.pos, s->tipsy.n, 3);
     s->mass = s->tipsy.mass;
     s->velocity = s->tipsy.vel;
     return GROVE_OK;
-}
-
-/* The catalogue as a (groups, columns) float64 table. */
-static grove_status catalogue_table(const grove_fof_catalogue *c, grove_array *t)
-{
-    bool vel = c->velocity != NULL;
-    size_t cols = vel ? 12 : 8;
-    grove_status s = grove_array_create(t, GROVE_FLOAT64, c->groups, cols);
-    if (s != GROVE_OK) return s;
-    double *row = t->data;
-    for (size_t g = 0; g < c->groups; g++, row += cols) {
-        size_t k = 0;
-        row[k++] = (double)g;
-        row[k++] = (double)c->members[g];
-        row[k++] = (double)c->first[g];
-        row[k++] = c->mass[g];
-        for (size_t j = 0; j < 3; j++) row[k++] = c->center[3 * g + j];
-        for (size_t j = 0; vel && j < 3; j++) row[k++] = c->velocity[3 * g + j];
-        if (vel) row[k++] = c->dispersion[g];
-        row[k++] = c->radius[g];
-    }
-    return GROVE_OK;
-}
-
-static void write_csv(FILE *f, const grove_array *t)
-{
-    size_t cols = t->shape[1];
-    fprintf(f, cols == 12 ? "group,members,first,mass,x,y,z,vx,vy,vz,sigma_v,radius\n"
-                          : "group,members,first,mass,x,y,z,radius\n");
-    const double *row = t->data;
-    for (size_t g = 0; g < t->shape[0]; g++, row += cols)
-        for (size_t k = 0; k < cols; k++) fprintf(f, k < 3 ? "%.0f%c" : "%.17g%c", row[k], k + 1 < cols ? ',' : '\n');
 }
 
 typedef struct fof_args {
@@ -137,6 +138,12 @@ typedef struct fof_args {
     cli_ranks ranks; /* on rank 0 of a distributed run */
 } fof_args;
 
+static bool hdf5_name(const char *path)
+{
+    return cli_ends_with(path, ".hdf5") || cli_ends_with(path, ".HDF5") || cli_ends_with(path, ".h5") ||
+           cli_ends_with(path, ".H5");
+}
+
 static bool check(void *state)
 {
     const fof_args *a = state;
@@ -147,23 +154,34 @@ static bool check(void *state)
     }
     if (a->have_link == a->have_b) problem = "give one of --linking-length L and --b B";
     else if (!a->groups.path) problem = "--groups G.npy is required";
+    else if (a->catalogue.path && hdf5_name(a->catalogue.path) && !grove_hdf5_version())
+        problem = "--catalogue H.hdf5: this grove was built without libhdf5 (grove info)";
     if (problem) cli_error("fof", "%s (see --help)", problem);
     return !problem;
 }
 
-/* The groups, then the catalogue as .csv text or a .npy table. */
-static grove_status write_outputs(fof_args *a, const grove_fof_catalogue *cat, cli_run *run)
+/* The groups, then the catalogue as an HDF5 halo table, .csv text or a
+ * .npy table. */
+static grove_status write_outputs(fof_args *a, const fof_snap *snap, const grove_fof_catalogue *cat, cli_run *run)
 {
     double t0 = cli_now();
     grove_array *table = &a->catalogue.array;
-    const char *path = a->catalogue.path;
+    const char *path = a->catalogue.path, *temp = NULL;
     grove_status s = cli_run_stage(run);
-    if (s == GROVE_OK && path) s = catalogue_table(cat, table);
+    if (s == GROVE_OK && path && hdf5_name(path)) {
+        s = cli_outputs_file(&run->outs, path, &temp);
+        if (s == GROVE_OK)
+            s = cli_catalogue_hdf5(temp, snap->gadget.pos ? &snap->gadget.header : NULL, cat, a->groups.array.data,
+                                   snap->ids, a->n);
+        run->io_seconds += cli_now() - t0;
+        return s;
+    }
+    if (s == GROVE_OK && path) s = cli_catalogue_table(cat, table);
     if (s == GROVE_OK && path && (cli_ends_with(path, ".csv") || cli_ends_with(path, ".CSV"))) {
         FILE *f = NULL;
         s = cli_outputs_text(&run->outs, path, &f);
         if (s == GROVE_OK) {
-            write_csv(f, table);
+            cli_catalogue_csv(f, table);
             s = cli_file_close(f, path);
         }
     } else if (s == GROVE_OK && path) {
@@ -197,7 +215,7 @@ static grove_status run(void *state, cli_run *run)
     if (!cli_box_apply("fof", &a->box, 3, &a->params.index)) return cli_run_usage(run);
     double t0 = cli_now();
     fof_snap snap;
-    grove_status s = load_snap(a->snap.path, &snap);
+    grove_status s = load_snap(a->snap.path, run->common.types, &snap);
     run->io_seconds += cli_now() - t0;
     a->n = snap.points.n;
     grove_fof_catalogue cat;
@@ -217,7 +235,7 @@ static grove_status run(void *state, cli_run *run)
     for (size_t g = 0; s == GROVE_OK && g < a->ngroups; g++) a->grouped += cat.members[g];
     a->masses = snap.mass != NULL;
     a->velocities = snap.velocity != NULL;
-    if (s == GROVE_OK && grove_mpi_rank(run->options.mpi) == 0) s = write_outputs(a, &cat, run);
+    if (s == GROVE_OK && grove_mpi_rank(run->options.mpi) == 0) s = write_outputs(a, &snap, &cat, run);
     grove_fof_catalogue_free(&cat);
     snap_free(&snap);
     return s;

@@ -8,7 +8,8 @@
 static const char usage[] =
     "usage: grove gravity IN.npy [--theta T] [--softening E] [--G G] [--leaf-size L] [--group-size G]\n"
     "                     --acc A.npy [--pot P.npy] [--threads N] [--json] [--quiet]\n"
-    "Barnes-Hut gravity on a sparse octree (Bonsai): IN is (n, 4) float64 (or float32) rows x, y, z, m;\n"
+    "Barnes-Hut gravity on a sparse octree (Bonsai): IN is (n, 4) float64 (or float32) rows x, y, z, m,\n"
+    "or a Gadget snapshot (HDF5 or Gadget-2 binary: the positions and masses of the --types particle types);\n"
     "A is (n, 3) float64 accelerations, P is (n,) float64 potentials (G = 1 unless --G).\n"
     "  --theta T       opening angle in [0, 1] (default 0.75; 0 = direct summation)\n"
     "  --softening E   Plummer softening length (default 0)\n"
@@ -31,6 +32,36 @@ static grove_status split_input(const grove_array *in, grove_array *pos, grove_a
         }
     }
     return GROVE_OK;
+}
+
+/* IN as positions (n x 3) and masses: a Gadget snapshot's, read in
+ * float64 into those arrays, or an (n, 4) .npy's columns. */
+static grove_status read_input(const char *path, unsigned types, grove_array *in, grove_array *pos,
+                               grove_array *mass)
+{
+    grove_gadget_format format = GROVE_GADGET_NONE;
+    if (!cli_ends_with(path, ".npy")) grove_gadget_probe(path, &format);
+    if (format != GROVE_GADGET_NONE) {
+        grove_gadget_params p;
+        grove_gadget_params_init(&p);
+        p.types = types;
+        p.fields = GROVE_GADGET_POS | GROVE_GADGET_MASS;
+        p.dtype = GROVE_FLOAT64;
+        grove_gadget g;
+        grove_status s = grove_gadget_read(path, &p, &g);
+        if (s != GROVE_OK) return s;
+        *pos = (grove_array){g.pos, GROVE_FLOAT64, 2, {g.n, 3}};
+        *mass = (grove_array){g.mass, GROVE_FLOAT64, 1, {g.n, 1}};
+        return GROVE_OK;
+    }
+    grove_status s = grove_npy_read(path, in);
+    if (s != GROVE_OK) return s;
+    if ((in->dtype != GROVE_FLOAT64 && in->dtype != GROVE_FLOAT32) || in->ndim != 2 || in->shape[1] != 4) {
+        cli_note_error("%s: expected an (n, 4) float64 or float32 array of x, y, z, m; got %s with shape (%zu, %zu)",
+                       path, grove_dtype_name(in->dtype), in->shape[0], in->ndim == 2 ? in->shape[1] : 0);
+        return GROVE_INVALID_ARGUMENT;
+    }
+    return split_input(in, pos, mass);
 }
 
 typedef struct gravity_args {
@@ -86,18 +117,16 @@ static grove_status run(void *state, cli_run *run)
     const char *path = run->fail_path;
     run->fail_path = NULL;
     double t0 = cli_now();
-    grove_status s = grove_npy_read(path, in);
+    grove_status s = read_input(path, run->common.types, in, &pos, &mass);
     run->io_seconds += cli_now() - t0;
-    if (s != GROVE_OK) return s;
-    if ((in->dtype != GROVE_FLOAT64 && in->dtype != GROVE_FLOAT32) || in->ndim != 2 || in->shape[1] != 4) {
-        cli_note_error("%s: expected an (n, 4) float64 or float32 array of x, y, z, m; got %s with shape (%zu, %zu)",
-                       path, grove_dtype_name(in->dtype), in->shape[0], in->ndim == 2 ? in->shape[1] : 0);
-        return GROVE_INVALID_ARGUMENT;
+    if (s != GROVE_OK) {
+        grove_array_free(&pos);
+        grove_array_free(&mass);
+        return s;
     }
     run->fail_path = path;
-    a->n = in->shape[0];
-    s = split_input(in, &pos, &mass);
-    if (s == GROVE_OK) s = grove_array_create(&a->acc.array, GROVE_FLOAT64, a->n, 3);
+    a->n = pos.shape[0];
+    s = grove_array_create(&a->acc.array, GROVE_FLOAT64, a->n, 3);
     if (s == GROVE_OK && a->pot.path) s = grove_array_create(&a->pot.array, GROVE_FLOAT64, a->n, 0);
     /* Under mpirun each rank computes its block of rows and rank 0
      * gathers the results (docs/mpi.md); alone the block is all. */

@@ -1,8 +1,11 @@
 /* grove nbody [--ic plummer|cold|merger|hernquist|plummer-bh --n N --seed S [--bh-mass F] | --input SNAP]
  *             [--dt DT] --steps K
  *             [--timestep shared|adaptive|block] [--eta ETA] [--max-level K]
- *             [--theta T] [--softening E] [--snapshot-every M] --out DIR [--tipsy] [--render] [--resume] */
+ *             [--theta T] [--softening E] [--snapshot-every M] --out DIR [--format npy|hdf5] [--tipsy] [--render]
+ *             [--fof-every M (--b B | --linking-length L) [--min-members M]] [--resume] */
 #include "command.h"
+#include "halos.h"
+#include "nbody_hdf5.h"
 #include "units.h"
 
 #include <errno.h>
@@ -18,14 +21,16 @@ static const char usage[] =
     "                   | --input SNAP] [--dt DT] --steps K\n"
     "                   [--timestep shared|adaptive|block] [--eta ETA] [--max-level K]\n"
     "                   [--theta T] [--softening E] [--G G] [--snapshot-every M] [--report-every R]\n"
-    "                   [--raw-forces] --out DIR [--tipsy] [--render] [--render-extent L] [--resume] [--threads N]\n"
+    "                   [--raw-forces] --out DIR [--format npy|hdf5] [--tipsy] [--render] [--render-extent L]\n"
+    "                   [--fof-every M (--b B | --linking-length L) [--min-members M]] [--resume] [--threads N]\n"
     "                   [--units henon|kpc,1e10Msun,km/s|si|cgs] [--json] [--quiet]\n"
     "Kick-drift-kick leapfrog N-body run on Barnes-Hut tree forces (G = 1 unless --G, Henon units for\n"
     "the ICs; any units give the same relative accuracy).\n"
     "  --ic KIND         plummer (default), cold (uniform sphere at rest), merger (two Plummers),\n"
     "                    hernquist (isotropic Hernquist sphere, scale 1/3) or plummer-bh (a Plummer\n"
     "                    sphere around a point mass, particle 0, of fraction --bh-mass, default 0.01)\n"
-    "  --input SNAP      start from a snapshot: .npy (n, 7) float64 x y z vx vy vz m, or tipsy\n"
+    "  --input SNAP      start from a snapshot: .npy (n, 7) float64 x y z vx vy vz m, a Gadget\n"
+    "                    snapshot (HDF5 or Gadget-2 binary; --types chooses the particle types), or tipsy\n"
     "  --dt DT           time step (default 1/128), the largest step for adaptive and block\n"
     "  --timestep MODE   shared (default; --eta alone means adaptive), adaptive (a global step\n"
     "                    <= DT from the largest |a|) or block (each particle on its own step\n"
@@ -36,6 +41,12 @@ static const char usage[] =
     "  --raw-forces      keep the tree forces' small net force (by default it is removed, so the\n"
     "                    total momentum is conserved to rounding)\n"
     "  --snapshot-every M  write DIR/snap_STEP.npy (and .tipsy, .png) and a checkpoint every M steps\n"
+    "  --format F        the snapshots' format: npy (default) or hdf5 (DIR/snap_STEP.hdf5 in the\n"
+    "                    GADGET-4 layout, dark matter, ids = rows, units from --units; docs/snapshots.md)\n"
+    "  --fof-every M     friends-of-friends groups of the particles where they are, every M steps\n"
+    "                    (and at the first and last), their catalogue in DIR/fof_STEP.hdf5 (--format\n"
+    "                    hdf5: a GADGET-style halo table) or DIR/fof_STEP.npy (grove fof's table);\n"
+    "                    --b B (of the mean separation) or --linking-length L, --min-members M (20)\n"
     "  --tipsy           also write each snapshot as big-endian tipsy (phi = each particle's potential)\n"
     "  --units U         the run's units, which set G (not with --G) and, but for henon, are written\n"
     "                    for readers of the tipsy files: DIR/grove.param and SNAP.tipsy.units\n"
@@ -45,10 +56,13 @@ static const char usage[] =
     "  --resume          continue from DIR/checkpoint.grove up to step K with the run's own settings;\n"
     "                    a setting given again must agree with the checkpoint's (else status 2)\n"
     "DIR is made once the start works. Ctrl-C or SIGTERM stops before the next step; the last\n"
-    "checkpoint stays whole, so --resume continues from it.\n";
+    "checkpoint stays whole, so --resume continues from it; --format and --fof-every are not kept by\n"
+    "the checkpoint: give them again with --resume.\n";
 
 typedef struct nbody_args {
-    const char *ic, *out, *timestep, *units_name;
+    const char *ic, *out, *timestep, *units_name, *format;
+    bool hdf5;            /* --format hdf5 */
+    cli_halos halos;      /* --fof-every */
     const cli_units *units; /* --units, or the resumed run's; NULL: none stated */
     cli_file input;
     size_t n, snapshot_every, report_every;
@@ -57,6 +71,7 @@ typedef struct nbody_args {
     double render_extent, bh_mass;
     bool have_steps, render, resume, tipsy, raw_forces;
     bool from_input; /* a resumed run began from a snapshot (whose path is not kept) */
+    unsigned types;  /* --types: a Gadget snapshot's particle types */
     grove_nbody_params params;
     /* Which settings the command line gives (a resumed run checks them). */
     struct {
@@ -162,6 +177,21 @@ static grove_status create_part(const nbody_args *a, const grove_options *o, siz
                               mass ? mass + first : NULL, &a->params, o, sim);
 }
 
+/* A Gadget snapshot's chosen particle types as the start, in float64. */
+static grove_status start_gadget(const nbody_args *a, const grove_options *o, grove_nbody **sim)
+{
+    grove_gadget_params p;
+    grove_gadget_params_init(&p);
+    p.types = a->types;
+    p.fields = GROVE_GADGET_POS | GROVE_GADGET_VEL | GROVE_GADGET_MASS;
+    p.dtype = GROVE_FLOAT64;
+    grove_gadget g;
+    grove_status s = grove_mpi_agree(o->mpi, grove_gadget_read(a->input.path, &p, &g));
+    if (s == GROVE_OK) s = create_part(a, o, g.n, g.pos, g.vel, g.mass, sim);
+    grove_gadget_free(&g);
+    return s;
+}
+
 /* Room for n generated particles (positions, velocities, masses: 7
  * doubles each), or NULL with the failure noted, saying how much. */
 static double *ic_buffer(size_t n)
@@ -195,6 +225,9 @@ static grove_status start(const nbody_args *a, const grove_options *o, grove_nbo
             return GROVE_IO_ERROR;
         }
     }
+    grove_gadget_format format = GROVE_GADGET_NONE;
+    if (a->input.path && !cli_ends_with(a->input.path, ".npy")) grove_gadget_probe(a->input.path, &format);
+    if (format != GROVE_GADGET_NONE) return start_gadget(a, o, sim);
     if (a->input.path) {
         grove_snapshot snap = {0};
         grove_status s = grove_mpi_agree(o->mpi, load_snapshot(a->input.path, &snap));
@@ -271,6 +304,11 @@ static grove_status write_snapshot(const nbody_args *a, const grove_nbody *sim, 
     }
     /* After a signal no more files are begun: the run stops at its next step. */
     bool npy = s == GROVE_OK && !(a->tipsy && cli_interrupted());
+    if (npy && a->hdf5) {
+        snprintf(name, sizeof name, "snap_%06llu.hdf5", (unsigned long long)d->step);
+        s = cli_nbody_write_hdf5(out_path(a, path, sizeof path, name), n, d->time, x, v, m, st->pot, a->units);
+        npy = false;
+    }
     grove_array snap = {0};
     if (npy) s = grove_array_create(&snap, GROVE_FLOAT64, n, 7);
     if (npy && s == GROVE_OK) {
@@ -604,6 +642,22 @@ static bool check_units(nbody_args *a)
     return true;
 }
 
+/* --format npy|hdf5, hdf5 where grove has libhdf5. */
+static bool check_format(nbody_args *a)
+{
+    a->hdf5 = a->format && strcmp(a->format, "hdf5") == 0;
+    if (a->format && !a->hdf5 && strcmp(a->format, "npy") != 0) {
+        cli_error("nbody", "--format: expected npy or hdf5, got '%s'", a->format);
+        return false;
+    }
+    if (a->hdf5 && !grove_hdf5_version()) {
+        cli_error("nbody", "--format hdf5: this grove was built without libhdf5 (grove info)");
+        return false;
+    }
+    a->halos.hdf5 = a->hdf5;
+    return true;
+}
+
 /* The library takes at most 2^32 - 2 particles (its octree's limit). */
 static const size_t N_MAX = (size_t)UINT32_MAX - 1;
 
@@ -650,6 +704,7 @@ static bool check(void *state)
     }
     a->params.max_level = a->max_level;
     if (a->units_name && !check_units(a)) return false;
+    if (!check_format(a) || !cli_halos_check(&a->halos)) return false;
     if (!a->input.path && a->n == 0 && !a->resume) {
         cli_error("nbody", "--n N (>= 1) is required with --ic");
         return false;
@@ -700,6 +755,8 @@ static grove_status simulate(nbody_args *a, cli_run *run)
         double t = cli_now();
         s = write_outputs(a, a->sim, o->mpi);
         run->io_seconds += cli_now() - t;
+        if (s == GROVE_OK && cli_halos_due(&a->halos, d.step, a->steps))
+            s = cli_halos_write(&a->halos, a->sim, a->out, a->units, d.step, d.time, o);
     }
     while (s == GROVE_OK && d.step < a->steps) {
         double t = cli_now();
@@ -718,6 +775,8 @@ static grove_status simulate(nbody_args *a, cli_run *run)
             s = write_outputs(a, a->sim, o->mpi);
             run->io_seconds += cli_now() - t;
         }
+        if (s == GROVE_OK && cli_halos_due(&a->halos, d.step, a->steps))
+            s = cli_halos_write(&a->halos, a->sim, a->out, a->units, d.step, d.time, o);
     }
     return s;
 }
@@ -747,6 +806,7 @@ static grove_status run(void *state, cli_run *run)
 {
     nbody_args *a = state;
     a->params.conserve_momentum = !a->raw_forces;
+    a->types = run->common.types;
     double t0 = cli_now();
     grove_status s = start(a, &run->options, &a->sim, &a->resumed);
     a->setup_seconds = cli_now() - t0;
@@ -855,6 +915,13 @@ static void json(void *state, const cli_run *run, cli_json *j)
     cli_json_num(j, "force_evaluations_per_time", a->evaluation_rate);
     cli_json_ints(j, "level_counts", a->level_counts, a->levels);
     cli_json_num(j, "setup_seconds", a->setup_seconds);
+    if (a->halos.every) {
+        cli_json_int(j, "fof_catalogues", (long long)a->halos.catalogues);
+        cli_json_int(j, "fof_groups", (long long)a->halos.groups);
+        cli_json_int(j, "fof_grouped_particles", (long long)a->halos.grouped);
+        cli_json_num(j, "fof_linking_length", a->halos.last_linking_length);
+        cli_json_num(j, "fof_seconds", a->halos.seconds);
+    }
     if (a->rank_particles) ranks_json(a, run, j);
 }
 
@@ -897,6 +964,11 @@ int cmd_nbody(int argc, char **argv)
         {"--resume", OPT_FLAG, &a.resume, NULL, CLI_ANY},
         {"--units", OPT_STRING, &a.units_name, &a.given.units, CLI_ANY},
         {"--raw-forces", OPT_FLAG, &a.raw_forces, NULL, CLI_ANY},
+        {"--format", OPT_STRING, &a.format, NULL, CLI_ANY},
+        {"--fof-every", OPT_SIZE, &a.halos.every, NULL, CLI_AT_LEAST(1)},
+        {"--b", OPT_DOUBLE, &a.halos.b, &a.halos.have_b, CLI_ABOVE(0)},
+        {"--linking-length", OPT_DOUBLE, &a.halos.linking_length, &a.halos.have_link, CLI_AT_LEAST(0)},
+        {"--min-members", OPT_SIZE, &a.halos.min_members, &a.halos.have_min, CLI_AT_LEAST(1)},
     };
     return cli_command_main(&command, &a, opts, sizeof opts / sizeof opts[0], argc, argv);
 }

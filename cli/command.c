@@ -26,7 +26,7 @@ static grove_status load_points(cli_run *run)
     for (size_t i = 0; s == GROVE_OK && i < run->nopts; i++) {
         cli_file *f = cli_opt_file(&run->opts[i]);
         if (run->opts[i].kind != OPT_POINTS || !f->path) continue;
-        s = grove_points_load_info(f->path, run->common.dims, raw, &f->array, &f->info);
+        s = grove_points_load_types(f->path, run->common.dims, raw, run->common.types, &f->array, &f->info);
         if (s == GROVE_OK) s = grove_array_points(&f->array, &f->points);
     }
     run->io_seconds += cli_now() - t0;

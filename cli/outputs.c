@@ -50,6 +50,12 @@ static grove_status stage_path(cli_outputs *outs, const char *path, const char *
     return GROVE_OK;
 }
 
+grove_status cli_outputs_file(cli_outputs *outs, const char *path, const char **temp)
+{
+    *temp = NULL;
+    return stage_path(outs, path, temp);
+}
+
 grove_status cli_io_fail(const char *path, const char *what)
 {
     cli_note_error("cannot %s %s: %s", what, path, strerror(errno));

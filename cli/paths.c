@@ -112,9 +112,10 @@ static bool suffix_ok(const char *command, const cli_opt *o)
     const char *path = path_of(o);
     if (is_input(o) || is_device_or_fifo(path)) return true;
     if (o->kind == OPT_TABLE) {
-        if (has_suffix(path, ".npy") || has_suffix(path, ".csv")) return true;
-        cli_error(command, "%.*s %s: grove writes a table there as .npy or .csv; give a name ending in one of them",
-                  flag_len(o), o->name, path);
+        if (has_suffix(path, ".npy") || has_suffix(path, ".csv") || has_suffix(path, ".hdf5") || has_suffix(path, ".h5"))
+            return true;
+        cli_error(command, "%.*s %s: grove writes a table there as .npy, .csv or .hdf5; give a name ending in one of "
+                  "them", flag_len(o), o->name, path);
         return false;
     }
     const char *suffix = o->kind == OPT_NPY ? ".npy" : ".svg";

@@ -234,6 +234,15 @@ GROVE_API void grove_mpi_block(const grove_mpi *mpi, size_t n, size_t *first, si
  * rank's block (grove_mpi_block) filled; afterwards rank 0's holds every
  * rank's block. A no-op alone. */
 GROVE_API grove_status grove_mpi_gather_blocks(const grove_mpi *mpi, void *array, size_t n, size_t elem);
+/* Collective: rank 0's `bytes` bytes at data copied into every rank's
+ * data. A no-op alone. */
+GROVE_API grove_status grove_mpi_broadcast(const grove_mpi *mpi, void *data, size_t bytes);
+/* Collective: each rank's `count` elements of `elem` bytes at mine, in
+ * rank order, into all on rank 0, which has room for every rank's (the
+ * counts' sum: grove_mpi_gather_int64 of them tells rank 0); all is not
+ * touched on the other ranks. Alone (NULL): mine copied to all. */
+GROVE_API grove_status grove_mpi_gatherv(const grove_mpi *mpi, const void *mine, size_t count, size_t elem,
+                                         void *all);
 
 /* ------------------------------------------------------------------------ */
 /* Random numbers                                                            */
@@ -343,15 +352,24 @@ GROVE_API grove_status grove_raw_read(const char *path, grove_dtype dtype, size_
                                       grove_array *out);
 
 /* Points from a file chosen by extension: .npy (float32/float64 kept, int
- * converted to float64), .csv/.txt/.tsv (float64), anything else raw with
- * raw_dtype and raw_dims (raw_dims 0: refused with a message asking for
- * --dims). The result is 2-D, d >= 1, and every value is finite. */
+ * converted to float64), .csv/.txt/.tsv (float64), a snapshot's positions
+ * (grove_points_load_types), anything else raw with raw_dtype and raw_dims
+ * (raw_dims 0: refused with a message asking for --dims). The result is
+ * 2-D, d >= 1, and every value is finite. */
 GROVE_API grove_status grove_points_load(const char *path, size_t raw_dims,
                                          grove_dtype raw_dtype, grove_array *out);
 /* grove_points_load, also filling *info (may be NULL; zeroed on failure):
  * info->text is 0 for .npy and raw files. */
 GROVE_API grove_status grove_points_load_info(const char *path, size_t raw_dims, grove_dtype raw_dtype,
                                               grove_array *out, grove_load_info *info);
+/* grove_points_load_info that reads snapshots too: .hdf5, .h5 or .hdf
+ * files, and files of another suffix whose first bytes are an HDF5 or
+ * Gadget-2 snapshot's (when raw_dims is 0), give the (n, 3) positions of
+ * the particle types `types` chooses (bit t: type t; 0: every type), as
+ * grove_gadget_read reads them, in the file's precision (no copy: the
+ * array is the positions read). The others load every particle type. */
+GROVE_API grove_status grove_points_load_types(const char *path, size_t raw_dims, grove_dtype raw_dtype,
+                                               unsigned types, grove_array *out, grove_load_info *info);
 
 /* ------------------------------------------------------------------------ */
 /* Synthetic data                                                            */
@@ -1563,6 +1581,111 @@ GROVE_API grove_status grove_tipsy_read_mem(const void *buf, size_t len, const c
 GROVE_API grove_status grove_tipsy_write(const char *path, size_t n, double time, const double *pos,
                                          const double *vel, const double *mass, const double *phi,
                                          double softening, int big_endian);
+
+/* Cosmological snapshots in the Gadget layout (docs/snapshots.md): HDF5
+ * files as GADGET-4 and SWIFT write them (a Header group's attributes,
+ * PartTypeT/Coordinates, Velocities, ParticleIDs, Masses; units from the
+ * Units or Parameters group), read and written through libhdf5 when grove
+ * was built with it (grove_hdf5_version), and Gadget-2 binary files
+ * (format 1, and format 2 with block names), read by grove's own parser,
+ * which checks every record against the file size before it allocates.
+ * A snapshot may span several files, BASE.0, BASE.1, ... (BASE.0.hdf5,
+ * ...): naming any of them, or BASE (BASE.hdf5) when it does not exist,
+ * reads them all. Particles are ordered by type, and within a type by file
+ * and then as stored; each array is read into place from the files,
+ * type by type and file by file, so memory is the output alone. */
+#define GROVE_GADGET_TYPES 8 /* particle types a header may count (Gadget 6, SWIFT 7) */
+
+typedef enum grove_gadget_format {
+    GROVE_GADGET_NONE = 0,    /* not a snapshot these readers know */
+    GROVE_GADGET_BINARY1 = 1, /* Gadget-2 binary, SnapFormat 1 */
+    GROVE_GADGET_BINARY2 = 2, /* Gadget-2 binary with block names, SnapFormat 2 */
+    GROVE_GADGET_HDF5 = 3     /* HDF5, GADGET-4 / SWIFT layout, SnapFormat 3 */
+} grove_gadget_format;
+
+/* What a snapshot's header says (0 for a quantity the file leaves out). */
+typedef struct grove_gadget_header {
+    grove_gadget_format format;
+    int types;                /* particle types the header counts, 1..GROVE_GADGET_TYPES */
+    int files;                /* files the snapshot spans */
+    double time;              /* Time (the scale factor in comoving runs) */
+    double redshift;          /* Redshift */
+    double box[3];            /* BoxSize along x, y, z (0: none stated) */
+    double omega0, omega_lambda, hubble; /* Omega0, OmegaLambda, HubbleParam */
+    double mass_table[GROVE_GADGET_TYPES]; /* MassTable: each type's particle mass (0: per particle) */
+    uint64_t total[GROVE_GADGET_TYPES];    /* particles of each type in the whole snapshot */
+    double unit_length_cgs, unit_mass_cgs, unit_velocity_cgs; /* the code units in cm, g, cm/s */
+} grove_gadget_header;
+
+/* What to read: GROVE_GADGET_POS | VEL | MASS | IDS. */
+#define GROVE_GADGET_POS 1u
+#define GROVE_GADGET_VEL 2u
+#define GROVE_GADGET_MASS 4u
+#define GROVE_GADGET_IDS 8u
+
+typedef struct grove_gadget_params {
+    unsigned types;    /* bit t reads particle type t; 0 (default): every type */
+    unsigned fields;   /* default all four */
+    grove_dtype dtype; /* positions and velocities: 0 (default) as stored (float64 when
+                          the chosen types store both), or GROVE_FLOAT32 / GROVE_FLOAT64 */
+} grove_gadget_params;
+
+/* A snapshot's chosen particles; arrays owned (grove_gadget_free). */
+typedef struct grove_gadget {
+    grove_gadget_header header;
+    size_t n;                           /* particles read */
+    size_t count[GROVE_GADGET_TYPES];   /* of each type, in type order */
+    grove_dtype dtype;                  /* of pos and vel */
+    void *pos, *vel;                    /* n x 3 each, or NULL when not asked */
+    double *mass;                       /* n (from MassTable where it is not 0), or NULL */
+    uint64_t *ids;                      /* n, or NULL */
+} grove_gadget;
+
+GROVE_API void grove_gadget_params_init(grove_gadget_params *params);
+/* The format of the snapshot at path (GROVE_GADGET_NONE for another kind
+ * of file): HDF5 by its signature, Gadget-2 by its first record. A
+ * missing path whose first piece (BASE.0, BASE.0.hdf5) exists is that
+ * piece's format. Fails only when neither can be read. */
+GROVE_API grove_status grove_gadget_probe(const char *path, grove_gadget_format *format);
+/* Read the chosen types and fields (params NULL: defaults). Refused with
+ * a message naming the file and the dataset or block (GROVE_PARSE_ERROR,
+ * nothing returned): a missing or unreadable header attribute, a dataset
+ * whose shape, dtype or length disagrees with the header's counts, counts
+ * that disagree between the files, a truncated file, non-finite positions
+ * or velocities, masses not finite or < 0. Chosen types the snapshot
+ * does not hold read as no particles. HDF5 files need libhdf5
+ * (GROVE_UNSUPPORTED without). */
+GROVE_API grove_status grove_gadget_read(const char *path, const grove_gadget_params *params, grove_gadget *out);
+/* One Gadget-2 binary file from memory (name for messages); a piece of a
+ * snapshot of several files reads as its own particles. */
+GROVE_API grove_status grove_gadget_read_mem(const void *buf, size_t len, const char *name,
+                                             const grove_gadget_params *params, grove_gadget *out);
+GROVE_API void grove_gadget_free(grove_gadget *snap);
+
+/* libhdf5's version ("1.10.8") when grove was built with it, else NULL. */
+GROVE_API const char *grove_hdf5_version(void);
+/* Write snap as one HDF5 file in the GADGET-4 layout (docs/snapshots.md):
+ * the Header (NumPart counts from snap->count, NumFilesPerSnapshot 1, the
+ * rest from snap->header), Parameters and Units groups with the units
+ * when header.unit_length_cgs is not 0, and for each type with particles
+ * PartTypeT/Coordinates and Velocities (in snap->dtype), ParticleIDs
+ * (uint64; snap->ids, or the particles' rows 0.. when NULL) and Masses
+ * (float64; left out where every mass of the type equals a nonzero
+ * MassTable entry), and Potential when potential (n values) is not NULL.
+ * snap->vel and snap->mass may be NULL (zeros, then unit masses are not
+ * assumed: MassTable must give them). Atomic like grove_npy_write (a
+ * regular file or a new name only). */
+GROVE_API grove_status grove_gadget_write_hdf5(const char *path, const grove_gadget *snap, const double *potential);
+/* Write a FoF catalogue as an HDF5 halo table in the layout of GADGET's
+ * group catalogues (fof_tab): Header (Ngroups, Nids, NumFiles 1, Time,
+ * Redshift, BoxSize and cosmology from header, which may be NULL),
+ * Group/GroupLen, GroupMass, GroupPos, GroupVel, GroupVelDisp (with
+ * velocities), GroupRadius and GroupOffset (the group's first entry in
+ * IDs/ID), and IDs/ID: the nids ids of the groups' members, group by group
+ * (the caller orders them; nids = the sum of the members). Atomic like
+ * grove_gadget_write_hdf5. */
+GROVE_API grove_status grove_fof_write_hdf5(const char *path, const grove_gadget_header *header,
+                                            const grove_fof_catalogue *catalogue, const uint64_t *ids, size_t nids);
 
 /* Density projection onto the x-y plane as an 8-bit PNG (libpng): mass per
  * pixel over a square of side `extent` centred on `center`, log-scaled over

@@ -81,7 +81,9 @@ class BuildWithLibrary(build_py):
         jobs = str(os.cpu_count() or 1)
         shipped = ("libgrove.so", "grove")
         # MPI=0: the package runs on one process, and a wheel must not need an MPI.
-        subprocess.run(["make", "-C", str(ROOT), f"-j{jobs}", f"BUILD={build}", "MPI=0", *(f"{build}/{f}" for f in shipped)],
+        # HDF5=0: a wheel must not carry libhdf5 and the network libraries it links.
+        subprocess.run(["make", "-C", str(ROOT), f"-j{jobs}", f"BUILD={build}", "MPI=0", "HDF5=0",
+                        *(f"{build}/{f}" for f in shipped)],
                        check=True)
         package = Path(self.build_lib) / "grove"
         package.mkdir(parents=True, exist_ok=True)

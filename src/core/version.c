@@ -32,6 +32,15 @@
 #else
 #define GROVE_PNG_TEXT "no"
 #endif
+#ifdef GROVE_HAVE_HDF5
+#include <H5public.h>
+#define GROVE_HSTR_(x) #x
+#define GROVE_HSTR(x) GROVE_HSTR_(x)
+#define GROVE_HDF5_TEXT "yes (libhdf5 " GROVE_HSTR(H5_VERS_MAJOR) "." GROVE_HSTR(H5_VERS_MINOR) "." \
+                        GROVE_HSTR(H5_VERS_RELEASE) ": HDF5 snapshots and FoF catalogues)"
+#else
+#define GROVE_HDF5_TEXT "no (HDF5 snapshots need libhdf5: install libhdf5-dev and rebuild)"
+#endif
 
 const char *grove_version(void) { return GROVE_VERSION_STRING; }
 
@@ -41,6 +50,7 @@ const char *grove_build_info(void)
            "flags: " GROVE_BUILD_FLAGS "\n"
            "openmp: " GROVE_OPENMP_TEXT "\n"
            "png: " GROVE_PNG_TEXT "\n"
+           "hdf5: " GROVE_HDF5_TEXT "\n"
            "cuda: no (this build has no CUDA part: grove has no CUDA backend yet)\n"
            "mpi: " GROVE_MPI_TEXT "\n";
 }

@@ -27,10 +27,7 @@ static size_t name_max(const char *path, size_t dir_len)
     return max > 0 ? (size_t)max : 255;
 }
 
-/* "PATH.tmp.PID.N" (malloc'd), PATH's last part cut where the whole name
- * would be longer than the folder allows, so that every name the file
- * system takes has a temporary. */
-static char *temp_name(const char *path)
+char *grove__temp_name(const char *path)
 {
     char suffix[64];
     size_t suffix_len = (size_t)snprintf(suffix, sizeof suffix, ".tmp.%ld.%lu", (long)getpid(),
@@ -102,7 +99,7 @@ static int write_parts(const char *temp, const void *head, size_t head_len, cons
 
 static grove_status replace(const char *path, const void *head, size_t head_len, const void *body, size_t body_len)
 {
-    char *temp = temp_name(path);
+    char *temp = grove__temp_name(path);
     if (!temp) return GROVE_OUT_OF_MEMORY;
     bool created;
     errno = 0;

@@ -21,6 +21,40 @@ static inline bool grove__host_little_endian(void)
 /* Reverse the bytes of each of `count` elements of `width` bytes in place. */
 void grove__byteswap(void *data, size_t count, size_t width);
 
+/* A value stored at p (any alignment), byte-swapped when `swap`: for
+ * binary formats of either byte order (tipsy, GADGET-2). */
+static inline uint32_t grove__load_u32(const unsigned char *p, bool swap)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    if (swap) grove__byteswap(&v, 1, 4);
+    return v;
+}
+
+static inline int32_t grove__load_i32(const unsigned char *p, bool swap)
+{
+    uint32_t u = grove__load_u32(p, swap);
+    int32_t v;
+    memcpy(&v, &u, 4);
+    return v;
+}
+
+static inline float grove__load_f32(const unsigned char *p, bool swap)
+{
+    uint32_t u = grove__load_u32(p, swap);
+    float v;
+    memcpy(&v, &u, 4);
+    return v;
+}
+
+static inline double grove__load_f64(const unsigned char *p, bool swap)
+{
+    double v;
+    memcpy(&v, p, 8);
+    if (swap) grove__byteswap(&v, 1, 8);
+    return v;
+}
+
 /* Open a regular file for reading and report its size. */
 grove_status grove__file_open(const char *path, int *fd, size_t *size);
 /* Read exactly n bytes at offset; a short file is an I/O error. */
@@ -37,6 +71,12 @@ grove_status grove__csv_read_file(const char *path, grove_array *out, grove_load
  * block device or socket refused. */
 grove_status grove__file_write_atomic(const char *path, const void *head, size_t head_len, const void *body,
                                       size_t body_len);
+
+/* "PATH.tmp.PID.N" (grove__malloc'd; NULL when out of memory), PATH's
+ * last part cut where the whole name would be longer than the folder
+ * allows, so that every name the file system takes has a temporary: where
+ * writers put a file before renaming it over PATH. */
+char *grove__temp_name(const char *path);
 
 /* A parsed .npy header. */
 typedef struct grove__npy_header {

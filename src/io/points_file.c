@@ -1,10 +1,11 @@
-/* grove_points_load: a points file of any supported kind, by extension,
- * checked to be 2-D, d >= 1 and finite. */
+/* grove_points_load: a points file of any supported kind, by extension
+ * (or, without one grove knows, a snapshot by its first bytes), checked
+ * to be 2-D, d >= 1 and finite. */
 #include "io_internal.h"
 
 #include <ctype.h>
 
-typedef enum { KIND_NPY, KIND_TEXT, KIND_RAW } file_kind;
+typedef enum { KIND_NPY, KIND_TEXT, KIND_RAW, KIND_SNAPSHOT } file_kind;
 
 static bool ends_with(const char *path, const char *ext)
 {
@@ -15,11 +16,37 @@ static bool ends_with(const char *path, const char *ext)
     return true;
 }
 
-static file_kind kind_of(const char *path)
+/* By the suffix; a file without a known one is a Gadget snapshot when its
+ * first bytes say so (unless raw dims are given), else raw. */
+static file_kind kind_of(const char *path, size_t raw_dims)
 {
     if (ends_with(path, ".npy")) return KIND_NPY;
     if (ends_with(path, ".csv") || ends_with(path, ".txt") || ends_with(path, ".tsv")) return KIND_TEXT;
+    if (ends_with(path, ".hdf5") || ends_with(path, ".h5") || ends_with(path, ".hdf")) return KIND_SNAPSHOT;
+    grove_gadget_format format = GROVE_GADGET_NONE;
+    if (raw_dims == 0 && grove_gadget_probe(path, &format) == GROVE_OK && format != GROVE_GADGET_NONE)
+        return KIND_SNAPSHOT;
+    grove__clear_error();
     return KIND_RAW;
+}
+
+/* The positions of a snapshot's chosen types: its position array becomes
+ * the points (no copy). */
+static grove_status read_snapshot(const char *path, unsigned types, grove_array *out)
+{
+    grove_gadget_params params;
+    grove_gadget_params_init(&params);
+    params.types = types;
+    params.fields = GROVE_GADGET_POS;
+    grove_gadget snap;
+    grove_status s = grove_gadget_read(path, &params, &snap);
+    if (s != GROVE_OK) return s;
+    out->data = snap.pos;
+    out->dtype = snap.dtype;
+    out->ndim = 2;
+    out->shape[0] = snap.n;
+    out->shape[1] = 3;
+    return GROVE_OK;
 }
 
 /* Integer .npy data as float64 (int64 beyond 2^53 rounds to nearest). */
@@ -63,20 +90,31 @@ grove_status grove_points_load(const char *path, size_t raw_dims, grove_dtype ra
 grove_status grove_points_load_info(const char *path, size_t raw_dims, grove_dtype raw_dtype, grove_array *out,
                                     grove_load_info *info)
 {
+    return grove_points_load_types(path, raw_dims, raw_dtype, 0, out, info);
+}
+
+grove_status grove_points_load_types(const char *path, size_t raw_dims, grove_dtype raw_dtype, unsigned types,
+                                     grove_array *out, grove_load_info *info)
+{
     grove__clear_error();
     if (info) memset(info, 0, sizeof *info);
     if (!out) return grove__fail(GROVE_INVALID_ARGUMENT, "points_load: out is NULL");
     memset(out, 0, sizeof *out);
     if (!path) return grove__fail(GROVE_INVALID_ARGUMENT, "points_load: path is NULL");
-    file_kind kind = kind_of(path);
+    if (types >> GROVE_GADGET_TYPES)
+        return grove__fail(GROVE_INVALID_ARGUMENT, "points_load: types 0x%x names a type beyond %d", types,
+                           GROVE_GADGET_TYPES - 1);
+    file_kind kind = kind_of(path, raw_dims);
     grove_status s;
     switch (kind) {
     case KIND_NPY: s = grove_npy_read(path, out); break;
+    case KIND_SNAPSHOT: s = read_snapshot(path, types, out); break;
     case KIND_TEXT: s = grove__csv_read_file(path, out, info); break;
     case KIND_RAW:
         if (raw_dims == 0)
             return grove__fail(GROVE_INVALID_ARGUMENT,
-                               "%.200s: unknown extension; raw files need --dims (known: .npy, .csv, .txt, .tsv)",
+                               "%.200s: unknown extension; raw files need --dims (known: .npy, .csv, .txt, .tsv, "
+                               ".hdf5 and Gadget snapshots)",
                                path);
         s = grove_raw_read(path, raw_dtype, raw_dims, out);
         break;

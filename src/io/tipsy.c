@@ -19,41 +19,16 @@ typedef struct tipsy_header {
     bool swap;         /* stored byte order differs from the host's */
 } tipsy_header;
 
-static uint32_t load_u32(const unsigned char *p, bool swap)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    if (swap) grove__byteswap(&v, 1, 4);
-    return v;
-}
-
-static int32_t load_i32(const unsigned char *p, bool swap)
-{
-    uint32_t u = load_u32(p, swap);
-    int32_t v;
-    memcpy(&v, &u, 4);
-    return v;
-}
-
-static float load_f32(const unsigned char *p, bool swap)
-{
-    uint32_t u = load_u32(p, swap);
-    float v;
-    memcpy(&v, &u, 4);
-    return v;
-}
-
 /* True when the header read in this byte order is consistent with a file
  * of len bytes. */
 static bool try_header(const unsigned char *buf, size_t len, bool swap, tipsy_header *h)
 {
-    memcpy(&h->time, buf, 8);
-    if (swap) grove__byteswap(&h->time, 1, 8);
-    h->nbodies = load_i32(buf + 8, swap);
-    h->ndim = load_i32(buf + 12, swap);
-    h->nsph = load_i32(buf + 16, swap);
-    h->ndark = load_i32(buf + 20, swap);
-    h->nstar = load_i32(buf + 24, swap);
+    h->time = grove__load_f64(buf, swap);
+    h->nbodies = grove__load_i32(buf + 8, swap);
+    h->ndim = grove__load_i32(buf + 12, swap);
+    h->nsph = grove__load_i32(buf + 16, swap);
+    h->ndark = grove__load_i32(buf + 20, swap);
+    h->nstar = grove__load_i32(buf + 24, swap);
     h->swap = swap;
     if (h->ndim != 3 || h->nsph < 0 || h->ndark < 0 || h->nstar < 0 || h->nbodies < 0) return false;
     if (h->nsph + h->ndark + h->nstar != h->nbodies) return false;
@@ -88,7 +63,7 @@ static grove_status read_records(const unsigned char *p, size_t count, size_t fl
 {
     for (size_t i = 0; i < count; i++, p += 4 * floats) {
         float v[KEEP];
-        for (size_t k = 0; k < KEEP; k++) v[k] = load_f32(p + 4 * k, swap);
+        for (size_t k = 0; k < KEEP; k++) v[k] = grove__load_f32(p + 4 * k, swap);
         for (size_t k = 0; k < KEEP; k++)
             if (!isfinite(v[k]))
                 return grove__fail(GROVE_PARSE_ERROR, "%s particle %zu: field %zu is not finite", kind, i, k);

@@ -198,12 +198,13 @@ def test_every_c_function_the_package_calls_has_a_prototype():
 
 def test_every_struct_in_the_header_is_mirrored(header):
     # grove_rng, grove_array and grove_load_info (file reading) are used by C callers only (NumPy does
-    # those jobs in Python); grove_nbody_rank_stats describes a rank of a distributed simulation, and
-    # the binding runs on one process (its library is built without MPI); grove_nbody_setting is a
-    # program's run settings in its checkpoints (the CLI's --resume; the binding resumes a checkpoint
-    # as it is).
+    # those jobs in Python), and so are the Gadget snapshot structs (h5py, pynbody and yt read snapshots
+    # in Python); grove_nbody_rank_stats describes a rank of a distributed simulation, and the binding
+    # runs on one process (its library is built without MPI); grove_nbody_setting is a program's run
+    # settings in its checkpoints (the CLI's --resume; the binding resumes a checkpoint as it is).
     assert set(header.structs) - set(mirrors(C.Structure).values()) == {
-        "grove_rng", "grove_array", "grove_load_info", "grove_nbody_rank_stats", "grove_nbody_setting"}
+        "grove_rng", "grove_array", "grove_load_info", "grove_nbody_rank_stats", "grove_nbody_setting",
+        "grove_gadget", "grove_gadget_header", "grove_gadget_params"}
 
 
 def test_every_callback_type_in_the_header_is_mirrored(header):
