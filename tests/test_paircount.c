@@ -37,14 +37,17 @@ static void check_against_reference(const pc_set *a, const pc_set *b, const pc_r
     size_t nbins = pc_ref_nbins(bins);
     int64_t *got = calloc(nbins, sizeof *got), *want = calloc(nbins, sizeof *want);
     double *gw = calloc(nbins, sizeof *gw), *ww = calloc(nbins, sizeof *ww);
-    grove_status s = count_pairs(a, b, bins, 2, got, gw);
-    CHECK_MSG(s == GROVE_OK, "%s: %s", what, grove_last_error());
     pc_ref_count(a, b, bins, want, ww);
-    for (size_t k = 0; s == GROVE_OK && k < nbins; k++) {
-        CHECK_MSG(got[k] == want[k], "%s: bin %zu has %lld pairs, brute force %lld", what, k, (long long)got[k],
-                  (long long)want[k]);
-        CHECK_MSG(fabs(gw[k] - ww[k]) <= 1e-12 * fabs(ww[k]), "%s: bin %zu weighs %.17g, brute force %.17g", what, k,
-                  gw[k], ww[k]);
+    /* Without weighted sums, and with them (other kernels). */
+    for (int weighed = 0; weighed < 2; weighed++) {
+        grove_status s = count_pairs(a, b, bins, 2, got, weighed ? gw : NULL);
+        CHECK_MSG(s == GROVE_OK, "%s: %s", what, grove_last_error());
+        for (size_t k = 0; s == GROVE_OK && k < nbins; k++) {
+            CHECK_MSG(got[k] == want[k], "%s%s: bin %zu has %lld pairs, brute force %lld", what,
+                      weighed ? " weighted" : "", k, (long long)got[k], (long long)want[k]);
+            CHECK_MSG(!weighed || fabs(gw[k] - ww[k]) <= 1e-12 * fabs(ww[k]),
+                      "%s: bin %zu weighs %.17g, brute force %.17g", what, k, gw[k], ww[k]);
+        }
     }
     free(got);
     free(want);
@@ -120,8 +123,48 @@ TEST(paircount_many_bins_match_brute_force)
     }
 }
 
+/* Points 0, e[1], e[1] + e[2], ... on the x axis of d = 3 (so the pair
+ * (0, k) is at distance e[k] exactly, squared as the edge is), counted with
+ * and without weights: pair (0, k) must be in bin k, never k - 1. */
+static void check_pairs_at_edges(const double *e, size_t ne, bool f32)
+{
+    double x[8][3] = {{0}};
+    float xf[8][3] = {{0}};
+    for (size_t k = 1; k < ne; k++) {
+        x[k][0] = e[k];
+        xf[k][0] = (float)e[k];
+    }
+    grove_points pts = f32 ? grove_points_f32(&xf[0][0], ne, 3) : grove_points_f64(&x[0][0], ne, 3);
+    grove_points origin = f32 ? grove_points_f32(&xf[0][0], 1, 3) : grove_points_f64(&x[0][0], 1, 3);
+    grove_paircount_params p;
+    grove_paircount_params_init(&p);
+    p.edges = e;
+    p.nedges = ne;
+    int64_t n[8];
+    double w[8];
+    for (int weighed = 0; weighed < 2; weighed++) {
+        REQUIRE_OK(grove_paircount(origin, &pts, &p, n, weighed ? w : NULL, NULL));
+        /* Bin k - 1 holds (0, k - 1) (with bin 0 also (0, 0) when e[0] is
+         * 0); the pair at the last edge is in no bin. */
+        for (size_t k = 0; k + 1 < ne; k++)
+            CHECK_MSG(n[k] == (k == 0 ? (e[0] == 0) + (ne > 2 && e[1] == 0) : 1), "%s edge %zu: %lld pairs",
+                      f32 ? "float32" : "float64", k, (long long)n[k]);
+    }
+}
+
 TEST(paircount_pairs_on_edges_go_to_the_bin_above)
 {
+    /* Edges whose squares fall inside the bin lookup's cells (not on their
+     * boundaries), so the compares after the lookup decide: in float64
+     * any; in float32 ones whose squares float32 holds exactly (else the
+     * pair's squared distance, rounded in float32, is not the squared
+     * edge, rounded from double: not on the edge). */
+    static const double odd[] = {0.3, 0.7, 1.1, 1.9, 2.3}, from0[] = {0, 0.3, 0.7, 1.1};
+    static const double exact32[] = {0.5, 1 + 0x1p-11, 1 + 0x2p-11, 1 + 0x3p-11, 1 + 0x4p-11};
+    check_pairs_at_edges(odd, 5, false);
+    check_pairs_at_edges(from0, 4, false);
+    check_pairs_at_edges(exact32, 5, false);
+    check_pairs_at_edges(exact32, 5, true);
     /* Points 1 apart on a line, and 0 and 9 in a box of 10 (1 apart round
      * it): every pair at an exact edge goes to the bin that edge opens
      * (edges[i] <= r < edges[i + 1]), as Corrfunc bins it. */
