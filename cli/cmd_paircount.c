@@ -248,14 +248,7 @@ static grove_status estimate(paircount_args *a)
     for (size_t j = 0; j < a->box.count; j++) box = box && a->box.len[j] > 0;
     if (!a->randoms.path && !box) return GROVE_OK;
     size_t n = a->data_points.n, nr = a->random_points.n, d = a->data_points.d;
-    grove_paircount_totals data = {(double)n, (double)n}, rand = {(double)nr, (double)nr};
-    if (a->weights) {
-        data.sum = data.sum2 = 0;
-        for (size_t i = 0; i < n; i++) {
-            data.sum += a->weights[i];
-            data.sum2 += a->weights[i] * a->weights[i];
-        }
-    }
+    grove_paircount_totals data = grove_paircount_totals_of(a->weights, n), rand = grove_paircount_totals_of(NULL, nr);
     double *s[3] = {sums(a, 0), sums(a, 1), sums(a, 2)};
     a->xi = malloc(a->nbins * sizeof *a->xi);
     a->wp = a->npi > 0 && a->pimax > 0 ? malloc(a->nrp * sizeof *a->wp) : NULL;

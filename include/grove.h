@@ -1655,6 +1655,10 @@ typedef struct grove_paircount_totals {
     double sum, sum2;
 } grove_paircount_totals;
 
+/* The totals of n weights (NULL: n ones), each sum exact and rounded once,
+ * so every caller gets the same bits. */
+GROVE_API grove_paircount_totals grove_paircount_totals_of(const double *weights, size_t n);
+
 /* The correlation function per bin (grove_paircount_bins entries) from
  * the pair sums (weighted, or the counts as doubles) of one binning of
  * points in d dimensions:

@@ -111,13 +111,8 @@ TEST(paircount_cli_counts_what_the_library_counts)
     }
     /* xi: Landy-Szalay from those sums (grove_paircount_xi, tested on its
      * formula in test_paircount.c). */
-    double sw = 0, sw2 = 0, xi[3];
-    for (size_t i = 0; i < 1500; i++) {
-        double v = ((double *)wa.data)[i];
-        sw += v;
-        sw2 += v * v;
-    }
-    grove_paircount_totals td = {sw, sw2}, tr = {2500, 2500};
+    double xi[3];
+    grove_paircount_totals td = grove_paircount_totals_of(wa.data, 1500), tr = {2500, 2500};
     REQUIRE_OK(grove_paircount_xi(&p, 3, td, tr, sums[0], sums[1], sums[2], xi));
     CHECK_MSG(json_array(out, "xi", got, 16) == 3 && got[0] == xi[0] && got[1] == xi[1] && got[2] == xi[2], "xi: %s",
               out);

@@ -97,9 +97,7 @@ def pair_counts(data1: Any, data2: Any = None, *, bins: Any, pimax: float = 0, b
 
 
 def _totals(n: int, w: np.ndarray | None) -> PaircountTotals:
-    if w is None:
-        return PaircountTotals(float(n), float(n))
-    return PaircountTotals(float(np.sum(w)), float(np.sum(w * w)))
+    return _clib.lib.grove_paircount_totals_of(address(w), n)
 
 
 def paircount(data: Any, bins: Any, *, randoms: Any = None, boxsize: Any = None, weights: Any = None,

@@ -2,6 +2,7 @@
  * (grove_paircount_xi, grove_paircount_wp): Landy-Szalay with randoms, or
  * against the pairs a uniform set would have in a periodic box. */
 #include "../core/internal.h"
+#include "../core/exact_sum.h"
 
 #include <math.h>
 #include <string.h>
@@ -55,6 +56,26 @@ static grove_status est_setup(const grove_paircount_params *p, size_t d, const d
         b->volume *= len;
     }
     return GROVE_OK;
+}
+
+grove_paircount_totals grove_paircount_totals_of(const double *weights, size_t n)
+{
+    grove_paircount_totals t = {(double)n, (double)n};
+    if (!weights) return t;
+    grove__xsum sum, sum2;
+    grove__xsum_clear(&sum);
+    grove__xsum_clear(&sum2);
+    for (size_t i = 0; i < n; i++) {
+        grove__xsum_add(&sum, weights[i]);
+        grove__xsum_add(&sum2, weights[i] * weights[i]);
+        if ((i + 1) % GROVE__XSUM_SAFE_ADDS == 0) {
+            grove__xsum_normalize(&sum);
+            grove__xsum_normalize(&sum2);
+        }
+    }
+    t.sum = grove__xsum_value(&sum);
+    t.sum2 = grove__xsum_value(&sum2);
+    return t;
 }
 
 /* The volume of the k-ball of radius r. */
