@@ -5,10 +5,13 @@
 #include "../core/parallel.h"
 #include "../core/cpu.h"
 
+#include <omp.h>
 #include <string.h>
 
 /* Pairs taken at a time by the portable steps (pair_t.h). */
 #define PC_CHUNK 64
+/* Query groups a thread takes at a time. */
+#define PC_CLAIM 4
 /* AVX-512 with x86-64-v3 (no FMA contraction: -std=c11 keeps it off). */
 #define PC_TARGET_V4 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,bmi,bmi2,lzcnt,popcnt")))
 
@@ -133,37 +136,50 @@ grove_status grove__pc_run(const pc_pass *ps, const grove_options *options, int6
     int threads = grove__threads_for(grove__options(options).threads, grove__join_work(D, Q));
     pc_group_fn group = PC_GROUP[pc_level()][D->tree.dtype == GROVE_FLOAT32][D->period != NULL];
     int weighted = sum != NULL;
-    /* Blocks of groups between progress reports and cancel checks. */
-    size_t block = groups / 64 > 256 ? groups / 64 : 256;
-    int failed = 0, stop = 0;
+    /* Threads claim PC_CLAIM groups at a time from a shared counter, so the
+     * pass has no barrier but its end (on cores other work keeps busy, a
+     * barrier waits for a thread that is not running), and check the
+     * cancel flag at every claim; the calling thread reports progress. */
+    size_t next = 0;
+    int failed = 0, halt = 0;
 #pragma omp parallel num_threads(threads)
     {
         pc_thread th;
-        int mine = thread_init(&th, b, weighted) != GROVE_OK;
-        for (size_t b0 = 0; b0 < groups; b0 += block) {
-            size_t b1 = groups - b0 > block ? b0 + block : groups;
-#pragma omp for schedule(dynamic, 1)
-            for (size_t g = b0; g < b1; g++) {
-                if (mine || grove__cancelled(options)) continue;
-                mine = group(ps, g, &th) != GROVE_OK;
-                if (weighted && !mine) thread_settle(&th, b);
-            }
-            if (mine) {
+        if (thread_init(&th, b, weighted) != GROVE_OK) {
 #pragma omp atomic write
-                failed = 1;
-            }
-            /* Only the master writes `stop`, between two barriers, so every
-             * thread leaves the loop after the same block. */
-#pragma omp barrier
-#pragma omp master
-            {
-                grove__progress(options, "pair counts", (double)b1 / (double)groups);
-                stop = failed || grove__cancelled(options);
-            }
-#pragma omp barrier
-            if (stop) break;
+            failed = 1;
         }
-        if (!stop) {
+        for (;;) {
+            size_t g0;
+            int stop, lost;
+#pragma omp atomic capture
+            {
+                g0 = next;
+                next += PC_CLAIM;
+            }
+#pragma omp atomic read
+            stop = halt;
+#pragma omp atomic read
+            lost = failed;
+            if (stop || lost || g0 >= groups) break;
+            if (grove__cancelled(options)) {
+#pragma omp atomic write
+                halt = 1;
+                break;
+            }
+            size_t g1 = groups - g0 > PC_CLAIM ? g0 + PC_CLAIM : groups;
+            for (size_t g = g0; g < g1; g++) {
+                if (group(ps, g, &th) != GROVE_OK) {
+#pragma omp atomic write
+                    failed = 1;
+                    break;
+                }
+                if (weighted) thread_settle(&th, b);
+            }
+            if (omp_get_thread_num() == 0) grove__progress(options, "pair counts", (double)g1 / (double)groups);
+        }
+#pragma omp barrier
+        if (!failed && !halt) {
 #pragma omp critical
             for (size_t i = 0; i < b->nbins; i++) {
                 for (size_t l = 0; l < PC_LANES; l++) count[i] += (int64_t)th.count[(b->npi + i) * PC_LANES + l];
