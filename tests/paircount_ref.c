@@ -64,16 +64,6 @@ void pc_ref_count(const pc_set *a, const pc_set *b, const pc_ref_bins *bins, int
     free(sum);
 }
 
-static uint64_t next_u64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
-static double next_unit(uint64_t *state) { return (double)(next_u64(state) >> 11) * 0x1p-53; }
-
 pc_set *pc_set_make(pc_kind kind, size_t n, size_t d, bool f32, double side, bool weighted, uint64_t seed)
 {
     pc_set *s = calloc(1, sizeof *s);
@@ -82,19 +72,20 @@ pc_set *pc_set_make(pc_kind kind, size_t n, size_t d, bool f32, double side, boo
     s->d = d;
     s->data = malloc((n * d + 1) * (f32 ? sizeof(float) : sizeof(double)));
     s->w = weighted ? malloc((n + 1) * sizeof *s->w) : NULL;
-    uint64_t state = seed;
+    grove_rng rng;
+    grove_rng_seed(&rng, seed);
     double centre[4][16];
     for (int c = 0; c < 4; c++)
-        for (size_t k = 0; k < d; k++) centre[c][k] = next_unit(&state) * side;
+        for (size_t k = 0; k < d; k++) centre[c][k] = grove_rng_uniform(&rng) * side;
     for (size_t i = 0; i < n; i++) {
-        size_t copy = kind == PC_CLUSTERED && i % 4 == 3 ? (size_t)(next_u64(&state) % i) : i;
-        int blob = (int)(next_u64(&state) % 4);
+        size_t copy = kind == PC_CLUSTERED && i % 4 == 3 ? (size_t)grove_rng_below(&rng, i) : i;
+        int blob = (int)grove_rng_below(&rng, 4);
         for (size_t k = 0; k < d; k++) {
             double v;
             if (copy != i) v = f32 ? ((float *)s->data)[copy * d + k] : ((double *)s->data)[copy * d + k];
-            else if (kind == PC_UNIFORM) v = next_unit(&state) * side;
-            else if (kind == PC_LATTICE) v = floor(next_unit(&state) * side * 4) / 4;
-            else v = centre[blob][k] + 0.02 * side * (next_unit(&state) - 0.5);
+            else if (kind == PC_UNIFORM) v = grove_rng_uniform(&rng) * side;
+            else if (kind == PC_LATTICE) v = floor(grove_rng_uniform(&rng) * side * 4) / 4;
+            else v = centre[blob][k] + 0.02 * side * (grove_rng_uniform(&rng) - 0.5);
             /* Inside [0, side): a periodic box's coordinates. */
             v = fmod(v + side, side);
             if (f32) {
@@ -104,7 +95,7 @@ pc_set *pc_set_make(pc_kind kind, size_t n, size_t d, bool f32, double side, boo
                 ((double *)s->data)[i * d + k] = v;
             }
         }
-        if (s->w) s->w[i] = 0.5 + 1.5 * next_unit(&state);
+        if (s->w) s->w[i] = 0.5 + 1.5 * grove_rng_uniform(&rng);
     }
     return s;
 }

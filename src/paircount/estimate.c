@@ -111,6 +111,16 @@ static double landy_szalay(const est_bins *b, grove_paircount_totals data, grove
     return (distinct(dd, i, b, data.sum2) / ndd - 2 * dr[i] / ndr + r) / r;
 }
 
+/* The pairs a uniform set would have in rp (or r) bin i and pi bin j of
+ * depth `depth` (without pi bins, j = 0 and the depth unused), plus the
+ * self pairs where the bin holds r = 0 (Corrfunc's theory.xi and
+ * theory.wp). */
+static double box_expected(const est_bins *b, grove_paircount_totals data, size_t i, size_t j, double depth)
+{
+    double ndd = data.sum * data.sum - data.sum2, v = ndd * bin_volume(b, i, depth) / b->volume;
+    return i == 0 && j == 0 && b->edges[0] == 0 ? v + data.sum2 : v;
+}
+
 grove_status grove_paircount_xi(const grove_paircount_params *params, size_t d, grove_paircount_totals data,
                                 grove_paircount_totals randoms, const double *dd, const double *dr, const double *rr,
                                 double *xi)
@@ -119,19 +129,11 @@ grove_status grove_paircount_xi(const grove_paircount_params *params, size_t d, 
     est_bins b;
     grove_status s = est_setup(params, d, dd, dr, rr, xi, 0, &b);
     if (s != GROVE_OK) return s;
-    double ndd = data.sum * data.sum - data.sum2;
     for (size_t i = 0; i < b.nrp; i++)
         for (size_t j = 0; j < b.npi; j++) {
             size_t at = i * b.npi + j;
-            if (dr) {
-                xi[at] = landy_szalay(&b, data, randoms, dd, dr, rr, at);
-                continue;
-            }
-            /* Corrfunc's theory.xi: the expected pairs plus the self pairs
-             * in a bin that holds r = 0. */
-            double expected = ndd * bin_volume(&b, i, 2 * b.dpi) / b.volume;
-            if (at == 0 && b.edges[0] == 0) expected += data.sum2;
-            xi[at] = expected > 0 ? dd[at] / expected - 1 : NAN;
+            double expected = dr ? 0 : box_expected(&b, data, i, j, 2 * b.dpi);
+            xi[at] = dr ? landy_szalay(&b, data, randoms, dd, dr, rr, at) : expected > 0 ? dd[at] / expected - 1 : NAN;
         }
     return GROVE_OK;
 }
@@ -144,19 +146,17 @@ grove_status grove_paircount_wp(const grove_paircount_params *params, size_t d, 
     est_bins b;
     grove_status s = est_setup(params, d, dd, dr, rr, wp, 1, &b);
     if (s != GROVE_OK) return s;
-    double ndd = data.sum * data.sum - data.sum2;
     for (size_t i = 0; i < b.nrp; i++) {
         double sum = 0;
+        for (size_t j = 0; j < b.npi; j++)
+            sum += dr ? landy_szalay(&b, data, randoms, dd, dr, rr, i * b.npi + j) : dd[i * b.npi + j];
         if (dr) {
             /* Corrfunc's convert_rp_pi_counts_to_wp. */
-            for (size_t j = 0; j < b.npi; j++) sum += landy_szalay(&b, data, randoms, dd, dr, rr, i * b.npi + j);
             wp[i] = 2 * b.dpi * sum;
             continue;
         }
         /* Corrfunc's theory.wp: the whole cylinder at once. */
-        for (size_t j = 0; j < b.npi; j++) sum += dd[i * b.npi + j];
-        double expected = ndd * bin_volume(&b, i, 2 * b.pimax) / b.volume;
-        if (i == 0 && b.edges[0] == 0) expected += data.sum2;
+        double expected = box_expected(&b, data, i, 0, 2 * b.pimax);
         wp[i] = expected > 0 ? 2 * b.pimax * (sum / expected - 1) : NAN;
     }
     return GROVE_OK;

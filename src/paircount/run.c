@@ -31,18 +31,25 @@ typedef struct pc_thread {
     size_t cap_g;
 } pc_thread;
 
-static void thread_free(pc_thread *th)
+/* Free the query group's scratch (pc_reserve_groups makes it). */
+static void groups_scratch_free(pc_thread *th)
 {
-    grove__free(th->count);
-    grove__free(th->part);
-    grove__free(th->sum);
-    grove__join_groups_free(&th->groups);
     grove__free(th->lo);
     grove__free(th->hi);
     grove__free(th->gap2);
     grove__free(th->pass);
     grove__free(th->rb);
     grove__free(th->re);
+    th->cap_g = 0;
+}
+
+static void thread_free(pc_thread *th)
+{
+    grove__free(th->count);
+    grove__free(th->part);
+    grove__free(th->sum);
+    grove__join_groups_free(&th->groups);
+    groups_scratch_free(th);
 }
 
 static grove_status thread_init(pc_thread *th, const pc_bins *b, int weighted)
@@ -63,13 +70,7 @@ static grove_status pc_reserve_groups(pc_thread *th, size_t count, size_t m, siz
 {
     if (count <= th->cap_g) return GROVE_OK;
     size_t cap = count > 2 * th->cap_g ? count : 2 * th->cap_g;
-    grove__free(th->lo);
-    grove__free(th->hi);
-    grove__free(th->gap2);
-    grove__free(th->pass);
-    grove__free(th->rb);
-    grove__free(th->re);
-    th->cap_g = 0;
+    groups_scratch_free(th);
     th->lo = grove__malloc(cap * m * elem, "pair count group boxes");
     th->hi = grove__malloc(cap * m * elem, "pair count group boxes");
     th->gap2 = grove__malloc(cap * elem, "pair count group boxes");
