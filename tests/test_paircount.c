@@ -336,6 +336,16 @@ TEST(paircount_refuses_bad_arguments)
     x[4] = 1;
     CHECK_FAILS(grove_paircount(pts, NULL, NULL, n, NULL, NULL), GROVE_INVALID_ARGUMENT, "params is NULL");
     CHECK_FAILS(grove_paircount(pts, NULL, &p, NULL, NULL, NULL), GROVE_INVALID_ARGUMENT, "npairs is NULL");
+    /* More bins than the kernels number (refused before any is touched). */
+    static double many[3000];
+    for (int k = 0; k < 3000; k++) many[k] = k;
+    p.edges = many;
+    p.nedges = 3000;
+    p.pimax = 1000000;
+    CHECK_FAILS(grove_paircount(pts, NULL, &p, n, NULL, NULL), GROVE_INVALID_ARGUMENT, "too many");
+    p.edges = edges;
+    p.nedges = 4;
+    p.pimax = 0;
     double huge[2] = {1e200, 1e200};
     p.weights1 = huge;
     CHECK_FAILS(grove_paircount(pts, NULL, &p, n, w, NULL), GROVE_INVALID_ARGUMENT, "beyond the range");

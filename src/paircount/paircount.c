@@ -13,6 +13,8 @@
 #define PC_EDGES_MAX 65535
 /* pi bins: floor(pimax) of them. */
 #define PC_PI_BINS_MAX 1000000
+/* The most slots (bins and the out-of-range ones around them). */
+#define PC_SLOTS_MAX (1 << 30)
 
 void grove_paircount_params_init(grove_paircount_params *params)
 {
@@ -44,6 +46,13 @@ static grove_status check_bins(const grove_paircount_params *p)
         return grove__fail(GROVE_INVALID_ARGUMENT,
                            "paircount: pimax = %g; it must be 0 (bins in r) or from 1 to %d (floor(pimax) pi bins)",
                            p->pimax, PC_PI_BINS_MAX);
+    /* The kernels number a pair's slot (bins and the slots around them)
+     * in 32 bits. */
+    size_t npi = p->pimax > 0 ? (size_t)p->pimax : 1;
+    if ((p->nedges + 1) * npi + 1 > PC_SLOTS_MAX)
+        return grove__fail(GROVE_INVALID_ARGUMENT,
+                           "paircount: %zu r bins times %zu pi bins are too many; at most %d bins in all",
+                           p->nedges - 1, npi, PC_SLOTS_MAX / 2);
     return GROVE_OK;
 }
 
