@@ -434,7 +434,7 @@ TEST(exact_sum_is_the_same_in_any_order)
     grove__xsum_clear(&ints);
     int64_t want = 0;
     for (int i = 0; i < N; i++) {
-        int64_t k = (int64_t)(v[i] * 0x1p20) % 1000000 - 300000;
+        int64_t k = (int64_t)((uint64_t)i * 2654435761u % 1000000) - 300000;
         grove__xsum_add(&ints, (double)k);
         want += k;
     }
