@@ -227,35 +227,37 @@ TEST(paircount_same_bits_for_any_thread_count)
 
 TEST(paircount_same_counts_in_any_power_of_two_units)
 {
-    /* Coordinates, box and edges times 2^k: the same squared distances
-     * times 4^k, exactly, so the same counts and weighted sums, also where
-     * the index rescales (2^+-300 in float64, 2^+-100 in float32). */
-    static const double edges[] = {0.05, 0.1, 0.2, 0.4};
-    static const int exps[] = {-300, -100, -20, 20, 100, 300};
+    /* Lattice points (spacing 1/4), box and edges (dyadic: many pairs on
+     * them) times 2^k: the same squared distances times 4^k, exactly, so
+     * the same counts and weighted sums, also where the index rescales
+     * (2^+-300 in float64, 2^+-100 in float32) and down among subnormal
+     * coordinates (2^-1062 in float64, 2^-137 in float32, where every
+     * unscaled square underflows). */
+    static const double edges[] = {0.25, 0.5, 0.75, 1, 1.5};
+    static const int exps64[] = {-1062, -1040, -300, -20, 20, 300}, exps32[] = {-137, -130, -100, -20, 20, 100};
     for (int f32 = 0; f32 < 2; f32++) {
         pc_set *a = pc_set_make(PC_LATTICE, 500, 3, f32, 2, true, 9);
         double box[3] = {2, 2, 2};
-        pc_ref_bins bins = {edges, 4, 0, box};
-        int64_t n0[3], nk[3];
-        double w0[3], wk[3];
+        pc_ref_bins bins = {edges, 5, 0, box};
+        int64_t n0[4], nk[4];
+        double w0[4], wk[4];
         count_with_threads(a, NULL, &bins, 2, n0, w0);
         for (int t = 0; t < 6; t++) {
-            int e = exps[t];
-            if (f32 && (e < -100 || e > 100)) continue;
+            int e = f32 ? exps32[t] : exps64[t];
             pc_set *s = pc_set_make(PC_LATTICE, 500, 3, f32, 2, true, 9);
             for (size_t i = 0; i < s->n * s->d; i++) {
                 if (f32) ((float *)s->data)[i] = (float)ldexp(((float *)s->data)[i], e);
                 else ((double *)s->data)[i] = ldexp(((double *)s->data)[i], e);
             }
-            double ek[4], boxk[3];
-            for (int k = 0; k < 4; k++) ek[k] = ldexp(edges[k], e);
+            double ek[5], boxk[3];
+            for (int k = 0; k < 5; k++) ek[k] = ldexp(edges[k], e);
             for (int k = 0; k < 3; k++) boxk[k] = ldexp(box[k], e);
-            pc_ref_bins scaled = {ek, 4, 0, boxk};
+            pc_ref_bins scaled = {ek, 5, 0, boxk};
             count_with_threads(s, NULL, &scaled, 2, nk, wk);
             CHECK_MSG(memcmp(n0, nk, sizeof n0) == 0 && memcmp(w0, wk, sizeof w0) == 0,
-                      "%s times 2^%d: counts %lld %lld %lld, unscaled %lld %lld %lld", f32 ? "float32" : "float64", e,
-                      (long long)nk[0], (long long)nk[1], (long long)nk[2], (long long)n0[0], (long long)n0[1],
-                      (long long)n0[2]);
+                      "%s times 2^%d: counts %lld %lld %lld %lld, unscaled %lld %lld %lld %lld",
+                      f32 ? "float32" : "float64", e, (long long)nk[0], (long long)nk[1], (long long)nk[2],
+                      (long long)nk[3], (long long)n0[0], (long long)n0[1], (long long)n0[2], (long long)n0[3]);
             pc_set_free(s);
         }
         pc_set_free(a);
