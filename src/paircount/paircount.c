@@ -1,10 +1,11 @@
-/* grove_paircount: the arguments, the index (and a cross-correlation's
- * query grouping), weights in tree order, the pass, and the
- * autocorrelation's doubling and self pairs (conventions in grove.h). */
+/* grove_paircount on one process (grove__paircount_local, paircount.h):
+ * the arguments, the index (and a cross-correlation's query grouping),
+ * weights in tree order, the pass, and the autocorrelation's doubling and
+ * self pairs (conventions in grove.h). */
+#include "paircount.h"
 #include "paircount_internal.h"
 #include "../core/parallel.h"
 #include "../join/join_internal.h"
-#include "../mpi/mpi_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -181,12 +182,12 @@ static grove_status count_pairs(grove_points data1, const grove_points *data2, c
     return s;
 }
 
-grove_status grove_paircount(grove_points data1, const grove_points *data2, const grove_paircount_params *params,
-                             int64_t *npairs, double *weighted, const grove_options *options)
+grove_status grove__paircount_local(grove_points data1, const grove_points *data2,
+                                    const grove_paircount_params *params, int64_t *npairs, double *weighted,
+                                    const grove_options *options)
 {
     grove__clear_error();
-    grove_status s = grove__mpi_single(options, "paircount");
-    if (s == GROVE_OK) s = check_bins(params);
+    grove_status s = check_bins(params);
     if (s == GROVE_OK && !npairs) s = grove__fail(GROVE_INVALID_ARGUMENT, "paircount: npairs is NULL");
     if (s == GROVE_OK) s = grove_points_validate(data1);
     if (s == GROVE_OK && data2) {
