@@ -170,14 +170,15 @@ TEST_ENV = GROVE_CLI=$(BUILD)/grove GROVE_LIB_SO=$(BUILD)/libgrove.so GROVE_LIB_
 # The ball tree tests run three times more: with working memory in huge
 # pages, with the code an AVX2 machine runs (GROVE_CPU=avx2), and with the
 # portable code only (GROVE_CPU=portable: the same bytes as the vector code
-# picked at run time, which the main run takes where the machine has it).
+# picked at run time, which the main run takes where the machine has it);
+# the pair count tests twice more, for their x86-64-v3 and portable kernels.
 # The last run's GROVE_TESTS_SKIPPED is check-python's note when it skipped
 # the Python tests: the runner prints it just above its closing line.
 TEST_RUN = $(BUILD)/test_grove
 check: all $(BUILD)/test_grove $(MPI_TEST_BIN)
 	$(TEST_ENV) GROVE_HUGE_PAGES=1 $(TEST_RUN) alloc_huge balltree
-	$(TEST_ENV) GROVE_CPU=avx2 $(TEST_RUN) balltree
-	$(TEST_ENV) GROVE_CPU=portable $(TEST_RUN) balltree
+	$(TEST_ENV) GROVE_CPU=avx2 $(TEST_RUN) balltree paircount
+	$(TEST_ENV) GROVE_CPU=portable $(TEST_RUN) balltree paircount
 	$(TEST_ENV) GROVE_TESTS_SKIPPED="$$(cat $(PYTHON_SKIPPED) 2>/dev/null)" $(TEST_RUN) $(TESTS)
 
 # The Python binding's tests (tests/python, pytest) against this build's

@@ -260,9 +260,10 @@ void cli_json_str(cli_json *j, const char *key, const char *value);
 void cli_json_num(cli_json *j, const char *key, double value);
 void cli_json_int(cli_json *j, const char *key, long long value);
 void cli_json_bool(cli_json *j, const char *key, bool value);
-/* An array of integers, of numbers. */
+/* An array of integers, of numbers, of strings. */
 void cli_json_ints(cli_json *j, const char *key, const long long *values, size_t n);
 void cli_json_nums(cli_json *j, const char *key, const double *values, size_t n);
+void cli_json_strs(cli_json *j, const char *key, const char *const *values, size_t n);
 /* The input's sizes: n, d and dtype. */
 void cli_json_points(cli_json *j, const grove_points *points);
 /* For a text input, `key`: the line taken as its header, or null. */
@@ -299,5 +300,6 @@ int cmd_join(int argc, char **argv);
 int cmd_knn(int argc, char **argv);
 int cmd_dbscan(int argc, char **argv);
 int cmd_fof(int argc, char **argv);
+int cmd_paircount(int argc, char **argv);
 
 #endif

@@ -43,9 +43,9 @@ void cli_json_begin(cli_json *j, const char *command)
     cli_json_str(j, "command", command);
 }
 
-void cli_json_str(cli_json *j, const char *name, const char *value)
+/* A JSON string, escaped. */
+static void string(cli_json *j, const char *value)
 {
-    key(j, name);
     append(j, "\"");
     for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
         if (*p == '"' || *p == '\\') append(j, "\\%c", *p);
@@ -53,6 +53,23 @@ void cli_json_str(cli_json *j, const char *name, const char *value)
         else append(j, "%c", *p);
     }
     append(j, "\"");
+}
+
+void cli_json_str(cli_json *j, const char *name, const char *value)
+{
+    key(j, name);
+    string(j, value);
+}
+
+void cli_json_strs(cli_json *j, const char *name, const char *const *values, size_t n)
+{
+    key(j, name);
+    append(j, "[");
+    for (size_t i = 0; i < n; i++) {
+        if (i) append(j, ", ");
+        string(j, values[i]);
+    }
+    append(j, "]");
 }
 
 void cli_json_num(cli_json *j, const char *name, double value)

@@ -1703,6 +1703,113 @@ GROVE_API void grove_render_params_init(grove_render_params *params);
 GROVE_API grove_status grove_render_png(grove_points positions, const double *mass,
                                         const grove_render_params *params, const char *path);
 
+/* ------------------------------------------------------------------------ */
+/* Pair counts: two-point correlation functions (docs/paircount.md)          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Pair counts in bins of separation, counted inside the join's search
+ * (the grove_index, its group search and minimum images) into per-thread
+ * histograms: no pair is stored. The conventions are Corrfunc's
+ * (theory.DD, theory.DDrppi), so counts agree with it pair for pair:
+ *
+ * Bins: edges[0] < edges[1] < ... (nedges >= 2, finite, >= 0); bin i holds
+ * the pairs with edges[i] <= r < edges[i + 1]: a pair's squared distance,
+ * summed over the dimensions in input order in the input dtype
+ * (((dx^2 + dy^2) + dz^2), no fused multiply-add), is compared with the
+ * edge squared in double and rounded to the dtype. With pimax > 0 the
+ * bins are (rp, pi): rp over every dimension but the last (d >= 2), pi =
+ * |dz| along the last; floor(pimax) pi bins of width dpi = pimax /
+ * floor(pimax) (rounded to the dtype, its inverse computed in double and
+ * rounded), pi bin j = (int)(pi * (1 / dpi)), and only pairs with
+ * pi < pimax and j < floor(pimax) count. Bin (i, j) is entry
+ * i * floor(pimax) + j.
+ *
+ * Autocorrelation (data2 NULL): every ordered pair (a, b) of distinct
+ * points counts, so each pair twice, and each point's pair with itself
+ * counts once at r = 0 (in the first bin when edges[0] is 0, else
+ * nowhere): Corrfunc's DD with autocorr = 1. Cross-correlation (data2
+ * given, same d and dtype): each pair (a in data1, b in data2) once.
+ *
+ * Periodic box (index.boxsize, as grove_index_params): minimum images,
+ * each pair counted once at its nearest image (Corrfunc counts the same
+ * pairs while the largest edge and pimax are below half the box).
+ *
+ * Weights (weights1 for data1, weights2 for data2, n finite values each,
+ * or NULL for 1 each): weighted[bin] is the sum over the bin's pairs of
+ * the product of their weights (Corrfunc's weight_type "pair_product"
+ * times npairs), the products in double and summed exactly, rounded once:
+ * the same bits for any thread count. Corrfunc multiplies and averages in
+ * the points' dtype, so its sums agree within that rounding.
+ *
+ * Memory: the index (a copy of the points plus about 24 bytes a point; a
+ * cross-correlation indexes data2 and groups data1 alike) and per thread
+ * 8 bytes a bin, plus 8 + 580 bytes a bin with weights. Exactly the same
+ * counts for any thread count. Time: the join's search within the
+ * largest edge (or the (rp, pi) cylinder's enclosing ball).
+ */
+typedef struct grove_paircount_params {
+    const double *edges;      /* nedges bin edges, ascending */
+    size_t nedges;            /* >= 2 */
+    double pimax;             /* 0: bins in r; >= 1: bins in (rp, pi), pi along the last dimension */
+    const double *weights1;   /* data1's weights, or NULL (1 each) */
+    const double *weights2;   /* data2's weights, or NULL (1 each) */
+    grove_index_params index; /* leaf size, index dimensions, periodic box */
+} grove_paircount_params;
+
+GROVE_API void grove_paircount_params_init(grove_paircount_params *params);
+
+/* The number of bins: nedges - 1 in r, (nedges - 1) * floor(pimax) in
+ * (rp, pi); 0 when the edges or pimax are not valid. */
+GROVE_API size_t grove_paircount_bins(const grove_paircount_params *params);
+
+/* Count the pairs of data1 (data2 NULL) or between data1 and *data2 (up
+ * to 16 dimensions, n <= 2^32 - 2 each) into npairs (grove_paircount_bins
+ * entries, caller memory) and, when weighted is non-NULL, their weight
+ * products into weighted (as many entries; with no weights given, each
+ * weight is 1). */
+GROVE_API grove_status grove_paircount(grove_points data1, const grove_points *data2,
+                                       const grove_paircount_params *params, int64_t *npairs, double *weighted,
+                                       const grove_options *options);
+
+/* What the estimators need of each point set: the sum of its weights and
+ * of their squares (n and n without weights). */
+typedef struct grove_paircount_totals {
+    double sum, sum2;
+} grove_paircount_totals;
+
+/* The totals of n weights (NULL: n ones), each sum exact and rounded once,
+ * so every caller gets the same bits. */
+GROVE_API grove_paircount_totals grove_paircount_totals_of(const double *weights, size_t n);
+
+/* The correlation function per bin (grove_paircount_bins entries) from
+ * the pair sums (weighted, or the counts as doubles) of one binning of
+ * points in d dimensions:
+ * - with randoms (dr and rr non-NULL): Landy-Szalay,
+ *   xi = (DD / nDD - 2 DR / nDR + RR / nRR) / (RR / nRR), where nDD =
+ *   data.sum^2 - data.sum2 (ordered pairs of distinct points), nDR =
+ *   data.sum * randoms.sum, nRR = randoms.sum^2 - randoms.sum2, and the
+ *   self pairs (data.sum2, randoms.sum2) taken out of DD and RR's first
+ *   bin when it starts at 0; NaN where RR is 0 (undefined);
+ * - without (dr, rr NULL; params->index a periodic box in every
+ *   dimension, volume V): xi = DD / RR - 1 against the pairs a uniform
+ *   set would have, RR = nDD * (bin volume) / V, plus data.sum2 in a bin
+ *   that holds r = 0: Corrfunc's theory.xi. Bin volumes are shells of the
+ *   d-ball, or in (rp, pi) rings of the (d - 1)-ball times 2 dpi. */
+GROVE_API grove_status grove_paircount_xi(const grove_paircount_params *params, size_t d, grove_paircount_totals data,
+                                          grove_paircount_totals randoms, const double *dd, const double *dr,
+                                          const double *rr, double *xi);
+
+/* The projected correlation function wp(rp) (nedges - 1 entries) from
+ * (rp, pi) sums (params->pimax >= 1): with randoms 2 dpi sum_j xi(rp,
+ * pi_j) with Landy-Szalay's xi (Corrfunc's convert_rp_pi_counts_to_wp);
+ * without, in a periodic box, 2 pimax (DD(rp) / RR(rp) - 1) with DD(rp)
+ * summed over pi and RR(rp) as above over the whole cylinder (Corrfunc's
+ * theory.wp). */
+GROVE_API grove_status grove_paircount_wp(const grove_paircount_params *params, size_t d, grove_paircount_totals data,
+                                          grove_paircount_totals randoms, const double *dd, const double *dr,
+                                          const double *rr, double *wp);
+
 #ifdef __cplusplus
 }
 #endif

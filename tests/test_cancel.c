@@ -11,6 +11,7 @@
 
 #include "index/index.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <time.h>
 
@@ -312,4 +313,25 @@ TEST(cancel_gen_stops_inside_the_rows)
     CHECK_MSG(s == GROVE_CANCELLED, "grove_gen -> %s, wanted cancelled", grove_status_str(s));
     CHECK_MSG(untouched_f64(out, n * d) > 0, "every row was generated before the call returned");
     free(out);
+}
+
+TEST(cancel_paircount_stops_inside_the_pass)
+{
+    /* 200000 uniform points, each with about 4000 neighbours within the
+     * largest edge: seconds of pairs, far more than the delay. */
+    size_t n = test_sanitized() ? 50000 : 200000;
+    double *x = test_points(TEST_UNIFORM, n, 3, 21), edges[2] = {0, 0.16 * pow(200000.0 / (double)n, 1.0 / 3)};
+    grove_paircount_params p;
+    grove_paircount_params_init(&p);
+    p.edges = edges;
+    p.nedges = 2;
+    int64_t count = -1;
+    canceller c;
+    grove_options o = canceller_start(&c);
+    o.threads = 2;
+    grove_status s = grove_paircount(grove_points_f64(x, n, 3), NULL, &p, &count, NULL, &o);
+    canceller_join(&c);
+    CHECK_MSG(s == GROVE_CANCELLED && count == 0, "grove_paircount -> %s, %lld pairs, wanted cancelled",
+              grove_status_str(s), (long long)count);
+    free(x);
 }

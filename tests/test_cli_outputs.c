@@ -32,6 +32,7 @@ static const output_case CASES[] = {
     {"emst", POINTS, "", {"--edges", "--weights"}},
     {"hdbscan", POINTS, "--min-cluster-size 10", {"--labels", "--probabilities", "--outlier-scores", "--plot"}},
     {"fof", POINTS, "--linking-length 0.08 --min-members 2", {"--groups", "--catalogue"}},
+    {"paircount", POINTS, "--bins 0.05,0.1,0.2", {"--out"}},
     {"gravity", MASSES, "", {"--acc", "--pot"}},
 };
 enum { NCASES = sizeof CASES / sizeof CASES[0] };

@@ -12,7 +12,8 @@ for any thread count.
 Modules: ball trees (``balltree``), epsilon joins and kNN (``join``,
 ``join_csr``, ``join_batches``, ``knn``, ``Index``), EMST and HDBSCAN*
 (``emst``, ``core_distances``, ``HDBSCAN``), DBSCAN (``DBSCAN``),
-friends-of-friends groups (``fof``, ``mean_separation``), gravity and N-body
+friends-of-friends groups (``fof``, ``mean_separation``), pair counts and
+correlation functions (``paircount``, ``pair_counts``), gravity and N-body
 (``gravity``, ``NBody``, ``read_tipsy``, ``write_tipsy``), synthetic data
 (``generate``). Drop-in replacements: ``grove.compat.balltree`` (for
 balltree-erwin) and ``grove.compat.hdbscan`` (for hdbscan).
@@ -28,6 +29,7 @@ from ._errors import (CancelledError, GroveError, InputOutputError, InternalErro
 from ._fof import Catalogue, fof, mean_separation
 from ._hdbscan import HDBSCAN
 from ._join import Index, JoinBatch, join, join_batches, join_csr, knn
+from ._paircount import PairCounts, pair_counts, paircount
 from ._nbody import Diagnostics, GravityStats, NBody, Snapshot, gravity, read_tipsy, write_tipsy
 
 __version__ = version()
@@ -35,7 +37,7 @@ __version__ = version()
 __all__ = [
     "BallTree", "balltree", "random_rotation", "build_info", "cpu_info", "library_path", "version", "generate",
     "core_distances", "emst", "HDBSCAN", "DBSCAN", "Index", "JoinBatch", "join", "join_batches", "join_csr", "knn",
-    "Catalogue", "fof", "mean_separation", "Diagnostics", "GravityStats", "NBody", "Snapshot", "gravity", "read_tipsy", "write_tipsy",
+    "Catalogue", "fof", "mean_separation", "PairCounts", "pair_counts", "paircount", "Diagnostics", "GravityStats", "NBody", "Snapshot", "gravity", "read_tipsy", "write_tipsy",
     "GroveError", "InvalidArgumentError", "OutOfMemoryError", "InputOutputError", "ParseError", "UnsupportedError",
     "UnsupportedMetricError", "TooLargeError", "OverBudgetError", "CancelledError", "InternalError",
 ]

@@ -139,6 +139,13 @@ PROTOTYPES = {
     "grove_fof": (_i, [S.Points, _Ad, _Ad, _P(S.FofParams), _Ai64, _P(_sz), _P(S.FofCatalogue), _P(S.Options)]),
     "grove_fof_catalogue_free": (None, [_P(S.FofCatalogue)]),
     "grove_fof_mean_separation": (_i, [S.Points, _P(_d), _sz, _P(_d)]),
+    # pair counts
+    "grove_paircount_params_init": (None, [_P(S.PaircountParams)]),
+    "grove_paircount_bins": (_sz, [_P(S.PaircountParams)]),
+    "grove_paircount": (_i, [S.Points, _P(S.Points), _P(S.PaircountParams), _Ai64, _Ad, _P(S.Options)]),
+    "grove_paircount_totals_of": (S.PaircountTotals, [_Ad, _sz]),
+    "grove_paircount_xi": (_i, [_P(S.PaircountParams), _sz, S.PaircountTotals, S.PaircountTotals, _Ad, _Ad, _Ad, _Ad]),
+    "grove_paircount_wp": (_i, [_P(S.PaircountParams), _sz, S.PaircountTotals, S.PaircountTotals, _Ad, _Ad, _Ad, _Ad]),
 }
 
 

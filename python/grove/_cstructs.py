@@ -164,6 +164,15 @@ class RenderParams(C.Structure):
                 ("decades", C.c_double)]
 
 
+class PaircountParams(C.Structure):
+    _fields_ = [("edges", C.POINTER(C.c_double)), ("nedges", C.c_size_t), ("pimax", C.c_double),
+                ("weights1", C.POINTER(C.c_double)), ("weights2", C.POINTER(C.c_double)), ("index", IndexParams)]
+
+
+class PaircountTotals(C.Structure):
+    _fields_ = [("sum", C.c_double), ("sum2", C.c_double)]
+
+
 # C name of each mirror (structs and callback types), for defaults() and the header check.
 C_NAMES = {PROGRESS_FN: "grove_progress_fn", JOIN_BATCH_FN: "grove_join_batch_fn",
            Points: "grove_points", Options: "grove_options", GenParams: "grove_gen_params",
@@ -173,4 +182,5 @@ C_NAMES = {PROGRESS_FN: "grove_progress_fn", JOIN_BATCH_FN: "grove_join_batch_fn
            JoinResult: "grove_join_result", DbscanParams: "grove_dbscan_params", DbscanCounts: "grove_dbscan_counts", GravityParams: "grove_gravity_params",
            GravityStats: "grove_gravity_stats", NbodyParams: "grove_nbody_params", NbodyDiag: "grove_nbody_diag",
            IcParams: "grove_ic_params", Snapshot: "grove_snapshot", RenderParams: "grove_render_params",
-           FofParams: "grove_fof_params", FofCatalogue: "grove_fof_catalogue"}
+           FofParams: "grove_fof_params", FofCatalogue: "grove_fof_catalogue",
+           PaircountParams: "grove_paircount_params", PaircountTotals: "grove_paircount_totals"}

@@ -1,6 +1,7 @@
 /* grove__join_run: per-thread scratch, candidate sorting, the CSR sink and
  * the parallel loop over query groups (the kernels are in join_t.h). */
 #include "join_run.h"
+#include "groups.h"
 #include "../core/parallel.h"
 #include "../core/cpu.h"
 
@@ -11,9 +12,6 @@
 /* Candidates refined at a time per query: the unit of the vector kernels
  * and of the output compaction. */
 #define JOIN_CHUNK 64
-/* The group search's stack (FN(gather_keys)): it pushes both children of
- * a node, so one entry per level and one more. */
-#define JOIN_STACK (GROVE__TREE_MAX_DEPTH + 1)
 
 /* Where one query's neighbours go. */
 typedef struct join_sink {
@@ -42,7 +40,7 @@ typedef struct join_work {
                             join_forest_find) */
     uint32_t hit_row[JOIN_CHUNK];
     double hit_d2[JOIN_CHUNK];
-    uint32_t stack[JOIN_STACK];
+    grove__join_groups groups; /* the group search's (gather_t.h) */
 } join_work;
 
 /* A components pass's query group for the group shortcuts: its rows and
@@ -125,6 +123,7 @@ static void join_work_free(join_work *w)
     grove__free(w->hits);
     grove__free(w->forest);
     grove__free(w->kept);
+    grove__join_groups_free(&w->groups);
 }
 
 void grove__join_hits_free(join_hits *hits)

@@ -10,6 +10,7 @@
  * group against the candidate block. */
 
 #include "dist_t.h"
+#include "gather_t.h"
 
 /* The components pass's group shortcut for data group k (box kbox) and
  * the query group of box qbox (see join_shortcut): 1 when every pair
@@ -33,21 +34,12 @@ static int FN(shortcut)(const grove_index *D, uint32_t k, const T *kbox, const T
 static grove_status FN(gather_keys)(const grove_index *D, const T *qbox, double prune2, join_work *w, size_t *count,
                                     uint32_t first, const join_shortcut *cut)
 {
-    size_t m = D->tree.dims, ks = D->kstride, top = 0, c = 0;
+    size_t m = D->tree.dims, ks = D->kstride, c = 0;
     const T *box = D->tree.box, *kx = D->keys, *per = D->period;
-    uint32_t *stack = w->stack;
-    if (D->tree.nodes) stack[top++] = 0;
-    while (top) {
-        uint32_t k = stack[--top];
-        if ((double)FN(box_box2)(box + (size_t)k * 2 * m, qbox, m, per) > prune2) continue;
+    if (FN(gather_groups)(D, qbox, prune2, first, &w->groups) != GROVE_OK) return GROVE_OUT_OF_MEMORY;
+    for (size_t g = 0; g < w->groups.count; g++) {
+        uint32_t k = w->groups.node[g];
         const grove__node *nd = &D->tree.node[k];
-        if (nd->right) {
-            /* Every node of the left subtree comes before the right child. */
-            stack[top++] = nd->right;
-            if (nd->right > first) stack[top++] = k + 1;
-            continue;
-        }
-        if (k < first) continue;
         if (cut && FN(shortcut)(D, k, box + (size_t)k * 2 * m, qbox, cut)) continue;
         if (join_reserve(w, c + (nd->end - nd->begin)) != GROVE_OK) return GROVE_OUT_OF_MEMORY;
         uint64_t *restrict keys = w->keys;

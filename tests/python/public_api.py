@@ -23,7 +23,7 @@ import grove.compat.hdbscan as chd
 
 MODULES = (grove, cbt, chd)
 POINT_PARAMETERS = {"points", "queries", "X", "data", "points_to_predict", "positions", "velocities", "velocity",
-                    "snapshot"}
+                    "snapshot", "data1", "data2", "randoms"}
 
 
 def _blobs():
@@ -251,6 +251,9 @@ CALLS = {
     # friends-of-friends
     "grove.fof": lambda p: grove.fof(p, 0.3, min_members=1, velocity=p, catalogue=True),
     "grove.mean_separation": lambda p: grove.mean_separation(p),
+    # pair counts
+    "grove.pair_counts": lambda p: grove.pair_counts(p, p, bins=[0.05, 0.1, 0.3], pimax=1, weighted=True),
+    "grove.paircount": lambda p: grove.paircount(p, [0.05, 0.1, 0.3], randoms=p, boxsize=1.0),
     # gravity and N-body
     "grove.gravity": lambda p: grove.gravity(p, np.ones(len(p)), softening=0.1, potentials=True),
     "grove.NBody": _stepped,

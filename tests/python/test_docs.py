@@ -21,7 +21,8 @@ def test_example_runs(page, i, code, capsys):
 
 # Flags every command takes, which the README lists once after the synopses.
 COMMON = {"--threads", "--json", "--quiet", "--progress", "--no-progress", "--dims", "--dtype", "--types"}
-COMMANDS = ["gen", "balltree", "join", "knn", "dbscan", "fof", "emst", "hdbscan", "gravity", "nbody", "info"]
+COMMANDS = ["gen", "balltree", "join", "knn", "dbscan", "fof", "paircount", "emst", "hdbscan", "gravity", "nbody",
+            "info"]
 
 
 def synopsis_flags(text):
