@@ -14,6 +14,7 @@
 #define GROVE_BALLTREE_BUILDER_H
 
 #include "balltree_internal.h"
+#include "twice.h"
 
 #include <string.h>
 
@@ -268,22 +269,8 @@ static inline __attribute__((always_inline)) void grove__bt_digits_scatter(grove
 /* The builders' hottest scalar loops (radix passes, record fields: shifts
  * by a variable count, which BMI2's shrx makes one micro-op on Intel cores
  * where the baseline's shift by cl is two or three) are compiled twice
- * from one always_inline body NAME_body: NAME_portable for the baseline
- * x86-64 and NAME_v3 under GROVE__TARGET_V3; BT_CORE(c, NAME) is the one
- * the plan picks (core_v3). Neither may contract into FMA, so both give
- * the same bytes. Both copies stay out of line, so their callers do not
- * grow. The files that hold them are compiled with -funroll-loops
- * (Makefile). */
-#if GROVE__HAVE_TARGETS
-#define BT_TWICE(ret, name, params, args)                                                                   \
-    static __attribute__((noinline)) ret name##_portable params { return name##_body args; }               \
-    GROVE__TARGET_V3 static __attribute__((noinline)) ret name##_v3 params { return name##_body args; }
-#define BT_CORE(c, name) ((c)->plan.core_v3 ? name##_v3 : name##_portable)
-#else
-#define BT_TWICE(ret, name, params, args)                                                                   \
-    static __attribute__((noinline)) ret name##_portable params { return name##_body args; }
-#define BT_CORE(c, name) name##_portable
-#endif
-#define BT_INLINE static inline __attribute__((always_inline))
+ * (twice.h); the plan picks the copy (core_v3). The files that hold them
+ * are compiled with -funroll-loops (Makefile). */
+#define BT_CORE(c, name) GROVE__PICK((c)->plan.core_v3, name)
 
 #endif

@@ -1,5 +1,6 @@
 /* Ball tree layout: batch grouping, slots per batch, ball counts. */
 #include "balltree_internal.h"
+#include "twice.h"
 
 #include <stdlib.h>
 
@@ -144,10 +145,9 @@ typedef struct id_scan {
 
 /* One pass without branches over n >= 1 ids (an Erwin-style caller passes
  * them with every call, and layout and build each read them). Its 64-bit
- * compares vectorise with AVX2, not with the baseline's SSE2, and AVX-512
- * takes eight at a time: scan_ids compiles it for each and runs the best
- * one grove__cpu allows. */
-static inline __attribute__((always_inline)) id_scan scan_ids_body(size_t n, const int64_t *ids)
+ * compares vectorise with AVX2, not with the baseline's SSE2: compiled
+ * twice (twice.h). */
+GROVE__BODY() id_scan scan_ids_body(size_t n, const int64_t *ids)
 {
     uint64_t signs = (uint64_t)ids[0];
     size_t descents = 0, changes = 0;
@@ -160,29 +160,7 @@ static inline __attribute__((always_inline)) id_scan scan_ids_body(size_t n, con
     }
     return (id_scan){signs, descents, changes, max_id};
 }
-
-static id_scan scan_ids_portable(size_t n, const int64_t *ids) { return scan_ids_body(n, ids); }
-
-#if GROVE__HAVE_TARGETS
-__attribute__((target("avx2"))) static id_scan scan_ids_avx2(size_t n, const int64_t *ids)
-{
-    return scan_ids_body(n, ids);
-}
-__attribute__((target("avx512f"))) static id_scan scan_ids_avx512(size_t n, const int64_t *ids)
-{
-    return scan_ids_body(n, ids);
-}
-#endif
-
-static id_scan scan_ids(size_t n, const int64_t *ids)
-{
-#if GROVE__HAVE_TARGETS
-    grove__cpu_features cpu = grove__cpu();
-    if (cpu.avx512f) return scan_ids_avx512(n, ids);
-    if (cpu.avx2) return scan_ids_avx2(n, ids);
-#endif
-    return scan_ids_portable(n, ids);
-}
+GROVE__TWICE(id_scan, scan_ids, (size_t n, const int64_t *ids), (n, ids))
 
 grove_status grove__bt_groups_make(size_t n, const grove_balltree_params *params, grove__bt_groups *groups)
 {
@@ -196,7 +174,7 @@ grove_status grove__bt_groups_make(size_t n, const grove_balltree_params *params
         s = alloc_groups(&g, 1);
         if (s == GROVE_OK) g.start[1] = n;
     } else {
-        id_scan scan = scan_ids(n, ids);
+        id_scan scan = GROVE__PICK(grove__cpu_v3(grove__cpu()), scan_ids)(n, ids);
         if (scan.signs >> 63)
             for (size_t i = 0; i < n; i++)
                 if (ids[i] < 0)

@@ -330,7 +330,7 @@ static void bq_sort_run(const bp_tree *t, uint64_t *l, size_t k, size_t j)
 /* The extent along j of the node whose list j segment is l[0..k). Out of
  * line (BT_TWICE), like bq_pivot: inlined into bp_node they slow the rank
  * records' nodes down. */
-BT_INLINE double bq_spread_body(const bp_tree *t, const uint64_t *l, size_t k, size_t j)
+GROVE__BODY() double bq_spread_body(const bp_tree *t, const uint64_t *l, size_t k, size_t j)
 {
     uint64_t first = bq_field(t, l[0], j), last = bq_field(t, l[k - 1], j);
     double lo = bq_coord(t, l[0], j), hi = bq_coord(t, l[k - 1], j);
@@ -344,7 +344,7 @@ BT_INLINE double bq_spread_body(const bp_tree *t, const uint64_t *l, size_t k, s
     }
     return hi - lo;
 }
-BT_TWICE(double, bq_spread, (const bp_tree *t, const uint64_t *l, size_t k, size_t j), (t, l, k, j))
+GROVE__TWICE(double, bq_spread, (const bp_tree *t, const uint64_t *l, size_t k, size_t j), (t, l, k, j))
 
 /* In list[0..k), move every record valued q along s to the side of
  * `pivot` it belongs on ((coordinate s, id) at least the pivot's: right)
@@ -535,7 +535,7 @@ static bool bq_long_run(const bp_tree *t, const uint64_t *l, size_t m, size_t j)
  * to GROVE__BQ_SMALL: bitonic_avx512.c). False when they have
  * a run longer than BQ_MAX_RUN (checked only where a top digit holds more
  * records than that). */
-BT_INLINE bool bq_sort_list_body(const bp_tree *t, const uint64_t *src, size_t m, uint64_t *dst, size_t j)
+GROVE__BODY() bool bq_sort_list_body(const bp_tree *t, const uint64_t *src, size_t m, uint64_t *dst, size_t j)
 {
     int shift = t->base + (int)j * t->bits;
     if (m <= BQ_INSERTION) { /* a few records: no bins to clear and sum */
@@ -575,7 +575,7 @@ BT_INLINE bool bq_sort_list_body(const bp_tree *t, const uint64_t *src, size_t m
     if (last < 0) memcpy(dst, src, m * sizeof *dst);
     return !(crowded > BQ_MAX_RUN && bq_long_run(t, dst, m, j));
 }
-BT_TWICE(bool, bq_sort_list, (const bp_tree *t, const uint64_t *src, size_t m, uint64_t *dst, size_t j),
+GROVE__TWICE(bool, bq_sort_list, (const bp_tree *t, const uint64_t *src, size_t m, uint64_t *dst, size_t j),
          (t, src, m, dst, j))
 
 /* List j of buffer 0 from the records, but the deferred one (as

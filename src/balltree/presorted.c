@@ -86,7 +86,7 @@ static void bt_partition(const uint32_t *restrict src, uint32_t *restrict dst, s
  * Not grove__radix_sort_u64: that one opens a parallel region and
  * allocates per call, while this runs inside tasks on many small runs with
  * the thread's preallocated scratch. */
-BT_INLINE uint64_t *bt_lsd_body(uint64_t **a, uint64_t **b, size_t g, int bits)
+GROVE__BODY() uint64_t *bt_lsd_body(uint64_t **a, uint64_t **b, size_t g, int bits)
 {
     grove__bt_digits r;
     grove__bt_digits_count(&r, *a, g, 32, bits, BT_DIGIT);
@@ -99,7 +99,7 @@ BT_INLINE uint64_t *bt_lsd_body(uint64_t **a, uint64_t **b, size_t g, int bits)
     }
     return *a;
 }
-BT_TWICE(uint64_t *, bt_lsd, (uint64_t * *a, uint64_t * *b, size_t g, int bits), (a, b, g, bits))
+GROVE__TWICE(uint64_t *, bt_lsd, (uint64_t * *a, uint64_t * *b, size_t g, int bits), (a, b, g, bits))
 
 #if defined(__GNUC__)
 #define BT_PREFETCH(p) __builtin_prefetch(p)
