@@ -358,7 +358,7 @@ TEST(balltree_relabelled_batches_and_clustered_keys)
  * exact duplicates among them, put runs at node extents, at split
  * positions and inside the bit-mask subtrees; where a cluster is one in
  * every dimension, whole nodes lie in one run of every list. Clusters of thousands send
- * a batch back to ranks (BQ_MAX_RUN), next to a batch that keeps its
+ * a batch back to ranks (MAX_RUN in packed_quantized.c), next to a batch that keeps its
  * quantized records. */
 TEST(balltree_quantized_runs_match_reference)
 {
@@ -392,7 +392,7 @@ TEST(balltree_quantized_runs_match_reference)
             free(x);
         }
     /* Batches of 257-512 points, whose lists the bitonic network sorts,
-     * with a run longer than BQ_MAX_RUN: 300 points within 2^-40 of one
+     * with a run longer than MAX_RUN: 300 points within 2^-40 of one
      * place, the rest uniform. Their build must still match the
      * reference; that it goes back to ranks here, as a radix-sorted batch
      * does, is not visible from outside (it was seen with a temporary
@@ -598,7 +598,7 @@ TEST(balltree_packed_partition_versions_agree)
     enum { MAX = 70, BITS = 7, GUARD = 8 };
     grove_rng rng;
     grove_rng_seed(&rng, 5);
-    grove__bp_partition_fn *fast[2] = {grove__bp_partition_avx512(), grove__bp_partition_avx2()};
+    grove__packed_partition_fn *fast[2] = {grove__packed_partition_avx512(), grove__packed_partition_avx2()};
     const char *name[2] = {"avx512", "avx2"};
     uint64_t mask = (1u << BITS) - 1, src[MAX], want[MAX], got[MAX + GUARD], vec[MAX + GUARD];
     for (size_t k = 1; k <= MAX; k++) {
@@ -617,7 +617,7 @@ TEST(balltree_packed_partition_versions_agree)
                 size_t h = k / 2, l = 0, r = h;
                 for (size_t i = 0; i < k; i++) want[rank[i] < h ? l++ : r++] = src[i];
                 for (size_t g = 0; g < GUARD; g++) got[k + g] = 0x5a5a; /* nothing past the end */
-                grove__bp_partition_portable(src, got, k, h, shift, mask, h);
+                grove__packed_partition_portable(src, got, k, h, shift, mask, h);
                 CHECK_MSG(!memcmp(got, want, k * sizeof *got) && got[k] == 0x5a5a, "portable, k = %zu", k);
                 for (int f = 0; f < 2; f++) {
                     if (!fast[f]) continue;
@@ -787,7 +787,7 @@ TEST(balltree_quantize_kernels_match_their_definitions)
 
 /* The quantized presort's short-list sort (bitonic_avx512.c) against its
  * definition, a stable sort by field: every length up to 40, then each
- * side of every register boundary up to GROVE__BQ_SMALL (the network's
+ * side of every register boundary up to GROVE__BITONIC_MAX (the network's
  * sizes and its padding), fields from few values (long runs of ties) to
  * the widest the keys hold, at several shifts, with the rest of each
  * record random. */
@@ -801,12 +801,12 @@ TEST(balltree_short_list_sort_matches_its_definition)
     }
     grove_rng rng;
     grove_rng_seed(&rng, 17);
-    uint64_t src[GROVE__BQ_SMALL], want[GROVE__BQ_SMALL], got[GROVE__BQ_SMALL + GUARD];
-    const int bits[] = {1, 3, 14, 32 - GROVE__BQ_SMALL_BITS};
+    uint64_t src[GROVE__BITONIC_MAX], want[GROVE__BITONIC_MAX], got[GROVE__BITONIC_MAX + GUARD];
+    const int bits[] = {1, 3, 14, 32 - GROVE__BITONIC_BITS};
     const int shifts[] = {0, 9, 40};
     for (size_t b = 0; b < sizeof bits / sizeof bits[0]; b++)
         for (size_t h = 0; h < sizeof shifts / sizeof shifts[0]; h++)
-            for (size_t m = 1; m <= GROVE__BQ_SMALL; m = m < 40 || (m + 1) % 16 <= 2 ? m + 1 : m / 16 * 16 + 15) {
+            for (size_t m = 1; m <= GROVE__BITONIC_MAX; m = m < 40 || (m + 1) % 16 <= 2 ? m + 1 : m / 16 * 16 + 15) {
                 uint64_t mask = ((uint64_t)1 << bits[b]) - 1;
                 int shift = shifts[h];
                 for (size_t i = 0; i < m; i++) src[i] = grove_rng_u64(&rng);

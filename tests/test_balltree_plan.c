@@ -125,10 +125,10 @@ TEST(balltree_plan_field_and_rank_bits)
     CHECK(grove__bt_packed_bits(65537, 1, 1) == 0);
     CHECK(grove__bt_packed_bits(16384, 5, 5) == 0);
     CHECK(grove__bt_packed_bits(16384, 3, 64) == 0);
-    CHECK(grove__bq_field_bits(16384, 3) == 16);
-    CHECK(grove__bq_field_bits(65536, 2) == 22);
-    CHECK(grove__bq_field_bits(16384, 4) == 12);
-    CHECK(grove__bq_field_bits(65536, 4) == 0);
+    CHECK(grove__quantized_field_bits(16384, 3) == 16);
+    CHECK(grove__quantized_field_bits(65536, 2) == 22);
+    CHECK(grove__quantized_field_bits(16384, 4) == 12);
+    CHECK(grove__quantized_field_bits(65536, 4) == 0);
 }
 
 TEST(balltree_plan_builder_query)

@@ -1,6 +1,6 @@
 /* Shared internals of the ball tree module: batch grouping (layout.c), the
  * plan (plan.h), the tree builders (build.c, builder.h: presorted.c,
- * packed.c, partition*.c, selecting.c, select_*.c), ball statistics
+ * packed*.c, partition*.c, selecting.c, select_*.c), ball statistics
  * (stats.c) and rotations (rotation.c). */
 #ifndef GROVE_BALLTREE_INTERNAL_H
 #define GROVE_BALLTREE_INTERNAL_H
@@ -66,19 +66,19 @@ void grove__bt_rotate_row(const double *rotation, grove_points points, size_t st
  * remain: every lane below min(left, 8) (the vector loops' tails). */
 static inline uint8_t grove__bt_lanes8(size_t left) { return left >= 8 ? 0xff : (uint8_t)((1u << left) - 1); }
 
-/* A packed record's rank in the dimension whose bits start at `shift`
- * (packed.c). */
-static inline uint64_t grove__bp_rank(uint64_t e, int shift, uint64_t mask) { return e >> shift & mask; }
+/* A packed record's field (a rank or a quantized coordinate) whose bits
+ * start at `shift` (packed.h). */
+static inline uint64_t grove__record_field(uint64_t e, int shift, uint64_t mask) { return e >> shift & mask; }
 /* Stable partition of src[0..k) into dst: records whose rank at `shift` is
  * below `pivot` to dst[0..h), the others (exactly k - h of them) to
  * dst[h..k) (partition.c; partition_avx512.c, partition_avx2.c). */
-typedef void grove__bp_partition_fn(const uint64_t *restrict src, uint64_t *restrict dst, size_t k, size_t h,
+typedef void grove__packed_partition_fn(const uint64_t *restrict src, uint64_t *restrict dst, size_t k, size_t h,
                                     int shift, uint64_t mask, uint64_t pivot);
-grove__bp_partition_fn grove__bp_partition_portable;
+grove__packed_partition_fn grove__packed_partition_portable;
 /* The AVX-512 and AVX2 versions, or NULL where the machine or compiler
  * lacks them. */
-grove__bp_partition_fn *grove__bp_partition_avx512(void);
-grove__bp_partition_fn *grove__bp_partition_avx2(void);
+grove__packed_partition_fn *grove__packed_partition_avx512(void);
+grove__packed_partition_fn *grove__packed_partition_avx2(void);
 
 /* The presort's streaming loops in AVX-512 (presort_avx512.c; the scalar
  * loops of presorted_t.h are their definitions). Indexed [0] for float32
@@ -92,19 +92,19 @@ grove__bp_partition_fn *grove__bp_partition_avx2(void);
 typedef void grove__bt_keys_fn(const char *base, size_t stride, size_t g, uint64_t *a, uint64_t *lo, uint64_t *hi);
 typedef size_t grove__bt_ids_runs_fn(const uint64_t *a, size_t g, bool runs, uint32_t *ids, uint64_t *starts);
 typedef void grove__bt_gather_fn(const char *base, size_t stride, const uint32_t *ids, size_t g, double *out);
-/* The quantized presort's first pass (packed.c, which runs only
+/* The quantized presort's first pass (packed_quantized.c, which runs only
  * where these exist; the test spells the same definitions out in scalar
  * loops), over rows [a, b) of doubles, coordinate j of
- * row i at base + i * row + j * dim bytes, d <= GROVE__BQ_MAX_DIMS:
+ * row i at base + i * row + j * dim bytes, d <= GROVE__QUANTIZED_MAX_DIMS:
  * extent:  lo[j] and hi[j], the smallest and largest coordinate j (b > a),
  *          and whether every coordinate is finite (lo and hi are
  *          unspecified when one is not);
  * records: src[i] = i | q_j << shift[j] for every j, where
  *          f = (x_j - lo[j]) * scale[j] and q_j = f < mask ? (uint64)f : mask. */
-#define GROVE__BQ_MAX_DIMS 4
-typedef bool grove__bq_extent_fn(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b, double *lo,
+#define GROVE__QUANTIZED_MAX_DIMS 4
+typedef bool grove__quantized_extent_fn(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b, double *lo,
                                  double *hi);
-typedef void grove__bq_records_fn(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b,
+typedef void grove__quantized_records_fn(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b,
                                   const double *lo, const double *scale, const int *shift, uint64_t mask,
                                   uint64_t *src);
 /* The selecting builder's first pass (selecting.c, whose bs_init_rows
@@ -115,26 +115,26 @@ typedef void grove__bq_records_fn(const char *base, size_t row, size_t dim, size
 typedef void grove__bs_keys_rows_fn(const char *base, size_t row, size_t d, size_t a, size_t b, bool wide,
                                     uint64_t *key, size_t n, uint64_t *lo, uint64_t *hi);
 /* The first i in [from, k) whose record l[i] has field value q at
- * `shift` ((l[i] >> shift & mask) == q), or k (packed.c, bq_move). */
-typedef size_t grove__bq_find_fn(const uint64_t *l, size_t from, size_t k, int shift, uint64_t mask, uint64_t q);
-/* The records src[0..m) (m <= GROVE__BQ_SMALL) into dst sorted by their
- * field (src[i] >> shift & mask, mask < 2^(32 - GROVE__BQ_SMALL_BITS)),
- * equal fields in src order (bitonic_avx512.c; packed.c, bq_sort_list). */
-#define GROVE__BQ_SMALL_BITS 9
-#define GROVE__BQ_SMALL (1 << GROVE__BQ_SMALL_BITS)
-typedef void grove__bq_sort_small_fn(const uint64_t *src, size_t m, int shift, uint64_t mask, uint64_t *dst);
+ * `shift` ((l[i] >> shift & mask) == q), or k (packed_quantized.c, quantized_move). */
+typedef size_t grove__quantized_find_fn(const uint64_t *l, size_t from, size_t k, int shift, uint64_t mask, uint64_t q);
+/* The records src[0..m) (m <= GROVE__BITONIC_MAX) into dst sorted by their
+ * field (src[i] >> shift & mask, mask < 2^(32 - GROVE__BITONIC_BITS)),
+ * equal fields in src order (bitonic_avx512.c; packed_quantized.c, quantized_sort_list). */
+#define GROVE__BITONIC_BITS 9
+#define GROVE__BITONIC_MAX (1 << GROVE__BITONIC_BITS)
+typedef void grove__bitonic_sort_fn(const uint64_t *src, size_t m, int shift, uint64_t mask, uint64_t *dst);
 /* On x86-64, for machines with AVX-512 (F, DQ, VL): presort_avx512.c
  * checks, and hands it out with the loops above. */
-grove__bq_sort_small_fn grove__bq_bitonic_avx512;
+grove__bitonic_sort_fn grove__bitonic_sort_avx512;
 typedef struct grove__bt_presort_kernels {
     grove__bt_keys_fn *keys[2];
     grove__bt_ids_runs_fn *ids_runs;
     grove__bt_gather_fn *gather[2];
-    grove__bq_extent_fn *extent;
-    grove__bq_records_fn *records;
+    grove__quantized_extent_fn *extent;
+    grove__quantized_records_fn *records;
     grove__bs_keys_rows_fn *keys_rows;
-    grove__bq_find_fn *find;
-    grove__bq_sort_small_fn *sort_small;
+    grove__quantized_find_fn *find;
+    grove__bitonic_sort_fn *sort_small;
 } grove__bt_presort_kernels;
 /* False where the machine or compiler lacks AVX-512 (F, DQ, VL). */
 bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k);

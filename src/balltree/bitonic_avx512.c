@@ -1,5 +1,5 @@
-/* The quantized presort's sort of a short list (packed.c,
- * bq_sort_list) as a bitonic network in AVX-512 registers.
+/* The quantized presort's sort of a short list (packed_quantized.c,
+ * quantized_sort_list) as a bitonic network in AVX-512 registers.
  *
  * A radix sort pays for its bins whatever the count: at 256 records and
  * 14-bit fields, two passes of 128 bins cleared, counted and summed, and
@@ -9,7 +9,7 @@
  * network sorts them: compare-exchanges between registers where the
  * partners are 16 or more apart, one permutation and a blend inside a
  * register below that. At 1024 records the radix sort was as fast, so the
- * network stops at GROVE__BQ_SMALL = 512.
+ * network stops at GROVE__BITONIC_MAX = 512.
  * balltree_internal.h defines the result; a test checks it against the
  * definition. */
 #include "balltree_internal.h"
@@ -27,9 +27,9 @@
 #define UNROLL(n) _Pragma(#n)
 #endif
 
-/* Keys in registers: at most GROVE__BQ_SMALL of them. */
+/* Keys in registers: at most GROVE__BITONIC_MAX of them. */
 #define LANES 16
-#define REGS (GROVE__BQ_SMALL / LANES)
+#define REGS (GROVE__BITONIC_MAX / LANES)
 
 /* Lanes i of a register with (i & j) == 0, for j = 1, 2, 4, 8. */
 static uint16_t low_lanes(size_t j)
@@ -45,7 +45,7 @@ static uint16_t ascending_lanes(size_t r, size_t k)
     return (r * LANES) & k ? 0 : 0xffff;
 }
 
-/* The keys of src[0..m) in registers v[0..regs): field << GROVE__BQ_SMALL_BITS
+/* The keys of src[0..m) in registers v[0..regs): field << GROVE__BITONIC_BITS
  * | position, and all ones past m (they sort last). */
 static inline AVX512 __attribute__((always_inline)) void keys(const uint64_t *src, size_t m, int shift, uint64_t mask,
                                                              __m512i *v, size_t regs)
@@ -61,7 +61,7 @@ static inline AVX512 __attribute__((always_inline)) void keys(const uint64_t *sr
         __m512i b = _mm512_and_si512(_mm512_srl_epi64(_mm512_maskz_loadu_epi64(hi, src + at + 8), count), field);
         __m512i q = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(a)), _mm512_cvtepi64_epi32(b), 1);
         __m512i position = _mm512_add_epi32(lane, _mm512_set1_epi32((int)at));
-        __m512i key = _mm512_or_si512(_mm512_slli_epi32(q, GROVE__BQ_SMALL_BITS), position);
+        __m512i key = _mm512_or_si512(_mm512_slli_epi32(q, GROVE__BITONIC_BITS), position);
         v[r] = _mm512_mask_mov_epi32(_mm512_set1_epi32(-1), (__mmask16)(lo | (unsigned)hi << 8), key);
     }
 }
@@ -106,12 +106,12 @@ static inline AVX512 __attribute__((always_inline)) void sort_regs(const uint64_
     __m512i v[REGS];
     keys(src, m, shift, mask, v, regs);
     network(v, regs);
-    uint32_t key[GROVE__BQ_SMALL];
+    uint32_t key[GROVE__BITONIC_MAX];
     for (size_t r = 0; r < regs; r++) _mm512_storeu_si512(key + r * LANES, v[r]);
-    for (size_t i = 0; i < m; i++) dst[i] = src[key[i] & (GROVE__BQ_SMALL - 1)];
+    for (size_t i = 0; i < m; i++) dst[i] = src[key[i] & (GROVE__BITONIC_MAX - 1)];
 }
 
-AVX512 void grove__bq_bitonic_avx512(const uint64_t *src, size_t m, int shift, uint64_t mask, uint64_t *dst)
+AVX512 void grove__bitonic_sort_avx512(const uint64_t *src, size_t m, int shift, uint64_t mask, uint64_t *dst)
 {
     if (m <= 2 * LANES) sort_regs(src, m, shift, mask, dst, 2);
     else if (m <= 4 * LANES) sort_regs(src, m, shift, mask, dst, 4);

@@ -139,7 +139,7 @@ static void *bt_take(const grove__bt_ctx *c, int slot, size_t bytes, const char 
 
 /* Working memory of the packed builder, in bytes: 16 N lists records (two
  * buffers), 12 N d for the sorted coordinates and ranks, 16 max_count sort
- * entries per thread, where N is n, or threads parts (bp_memory) where
+ * entries per thread, where N is n, or threads parts (packed.c) where
  * that is less. With many batches each thread then builds its batches one
  * after another in its own part, which stays in its caches, where a slice
  * per batch would start every batch on memory the others had pushed
@@ -248,10 +248,10 @@ static void bt_apply_plan(grove__bt_ctx *c, grove__bt_plan plan)
     c->leaf_max = plan.leaf_max;
     c->small_bits = plan.small_bits;
     c->quantize = plan.quantize;
-    grove__bp_partition_fn *fast = plan.partition_isa == GROVE__BT_AVX512 ? grove__bp_partition_avx512()
-                                   : plan.partition_isa == GROVE__BT_AVX2 ? grove__bp_partition_avx2()
+    grove__packed_partition_fn *fast = plan.partition_isa == GROVE__BT_AVX512 ? grove__packed_partition_avx512()
+                                   : plan.partition_isa == GROVE__BT_AVX2 ? grove__packed_partition_avx2()
                                                                           : NULL;
-    c->partition_default = fast ? fast : grove__bp_partition_portable;
+    c->partition_default = fast ? fast : grove__packed_partition_portable;
     if (plan.select_isa == GROVE__BT_AVX512) grove__bs_kernels_avx512(&c->bs_kernels);
     else if (plan.select_isa == GROVE__BT_AVX2) grove__bs_kernels_avx2(&c->bs_kernels);
     c->presort_kernels =

@@ -6,8 +6,9 @@
  * - presorted.c (with presorted_t.h, once per coordinate type): every
  *   dimension sorted once, lists partitioned node by node; its sort
  *   (grove__bt_sort) is also the packed builder's presort;
- * - packed.c: ranks or quantized coordinates packed into one record per
- *   point, small full-mode subtrees as bit masks;
+ * - packed.c and the files packed.h names: ranks or quantized coordinates
+ *   packed into one record per point, small full-mode subtrees as bit
+ *   masks;
  * - selecting.c: splits by selection, leaves to the packed builder
  *   (grove__bt_packed_leaf). */
 #ifndef GROVE_BALLTREE_BUILDER_H
@@ -25,7 +26,7 @@
  * path relabels its points (presorted.c), in memory of its own
  * (alloc_presorted, build.c). */
 #define BT_LOCAL 4096
-/* The radix sorts' widest digit (presorted.c's BT_DIGIT, GROVE__BQ_DIGIT
+/* The radix sorts' widest digit (presorted.c's BT_DIGIT, GROVE__QUANTIZED_DIGIT
  * for quantized fields). */
 #define BT_DIGIT_MAX 12
 
@@ -62,10 +63,10 @@ struct grove__bt_ctx {
     int bits;          /* packed builder (packed.c): bits per rank, 0 = not used */
     bool pack_by_thread; /* each thread builds its batches in its own part of the blocks, or each batch in its own slice */
     size_t pack_stride; /*   a list's length in a part (pack_by_thread), or n */
-    uint64_t *rec;     /*   ping-pong record lists of a part (bp_memory) */
+    uint64_t *rec;     /*   ping-pong record lists of a part (packed.c) */
     double *val;       /*   d x n: each dimension's coordinates in sorted order */
     uint32_t *perm;    /*   d x n: each dimension's rank -> batch-local id */
-    grove__bp_partition_fn *partition_fn;
+    grove__packed_partition_fn *partition_fn;
     bool small_bits;   /*   small full-mode subtrees by bit masks */
     bool quantize;     /*   quantized records: small_bits and the AVX-512 presort loops */
     bool select;       /* selecting builder (selecting.c) */
@@ -76,7 +77,7 @@ struct grove__bt_ctx {
     size_t leaf_bytes;
     size_t leaf_max;   /*   nodes of at most this many points go to the packed builder */
     int leaf_bits;     /*   bits per rank there */
-    grove__bp_partition_fn *partition_default; /* the list partition it leaves */
+    grove__packed_partition_fn *partition_default; /* the list partition it leaves */
     grove__bt_presort_kernels presort_avx512;
     const grove__bt_presort_kernels *presort_kernels; /* &presort_avx512, or NULL: the scalar loops */
     bool partition;    /* partition mode (no padding) */
@@ -205,8 +206,8 @@ BT_KEY(float, uint32_t, grove__bt_key_f32)
 BT_KEY(double, uint64_t, grove__bt_key_f64)
 #undef BT_KEY
 
-/* The LSD radix sorts' digits (bt_lsd in presorted.c, bq_sort_list in
- * packed.c): a field of `bits` bits at `shift`, in `passes` digits of
+/* The LSD radix sorts' digits (bt_lsd in presorted.c, quantized_sort_list in
+ * packed_quantized.c): a field of `bits` bits at `shift`, in `passes` digits of
  * `digit` bits (at most 3 of at most BT_DIGIT_MAX), and their counts,
  * turned into offsets pass by pass. */
 typedef struct grove__bt_digits {

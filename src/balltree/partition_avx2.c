@@ -49,18 +49,18 @@ __attribute__((target("avx2,popcnt"))) static void partition_avx2(const uint64_t
     }
     for (; i < k; i++) {
         uint64_t e = src[i];
-        size_t right = grove__bp_rank(e, shift, mask) >= pivot;
+        size_t right = grove__record_field(e, shift, mask) >= pivot;
         dst[right ? r : l] = e;
         l += 1 - right;
         r += right;
     }
 }
 
-grove__bp_partition_fn *grove__bp_partition_avx2(void)
+grove__packed_partition_fn *grove__packed_partition_avx2(void)
 {
     grove__cpu_features cpu = grove__cpu();
     return cpu.avx2 && cpu.popcnt ? partition_avx2 : NULL;
 }
 #else
-grove__bp_partition_fn *grove__bp_partition_avx2(void) { return NULL; }
+grove__packed_partition_fn *grove__packed_partition_avx2(void) { return NULL; }
 #endif

@@ -41,10 +41,10 @@ __attribute__((target("avx512f"))) static void partition_avx512(const uint64_t *
     }
 }
 
-grove__bp_partition_fn *grove__bp_partition_avx512(void)
+grove__packed_partition_fn *grove__packed_partition_avx512(void)
 {
     return grove__cpu().avx512f ? partition_avx512 : NULL;
 }
 #else
-grove__bp_partition_fn *grove__bp_partition_avx512(void) { return NULL; }
+grove__packed_partition_fn *grove__packed_partition_avx512(void) { return NULL; }
 #endif

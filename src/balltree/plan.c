@@ -15,7 +15,7 @@
  * least 4 values per point on average: d = 3 up to 16384 points, d = 2
  * up to 65536), or are narrow enough for one radix pass: down to
  * BQ_NARROW bits fewer than the ids (4 points a value on average), where
- * one pass of at most GROVE__BQ_DIGIT bits sorts them (d = 4 from 4097 to
+ * one pass of at most GROVE__QUANTIZED_DIGIT bits sorts them (d = 4 from 4097 to
  * 16384 points, 12-bit fields); narrower fields would cost more in runs
  * than the rank presort they replace. Fields of more than BQ_WIDE bits
  * beyond the ids make the radix sorts dearer (more bins or passes) for
@@ -37,14 +37,14 @@ int grove__bt_packed_bits(size_t m, size_t d, size_t lists)
     return m <= GROVE__BP_MAX_COUNT && lists < 64 && d * (size_t)bits <= 64 ? bits : 0;
 }
 
-int grove__bq_id_bits(size_t m) { return log2_ceil(m); }
+int grove__quantized_id_bits(size_t m) { return log2_ceil(m); }
 
-int grove__bq_field_bits(size_t m, size_t d)
+int grove__quantized_field_bits(size_t m, size_t d)
 {
-    int id_bits = grove__bq_id_bits(m), bits = (int)((size_t)(64 - id_bits) / d);
+    int id_bits = grove__quantized_id_bits(m), bits = (int)((size_t)(64 - id_bits) / d);
     bits = bits > id_bits + BQ_WIDE ? id_bits + BQ_WIDE : bits;
     if (bits >= id_bits + BQ_SLACK) return bits;
-    int one_pass = id_bits < GROVE__BQ_DIGIT ? id_bits : GROVE__BQ_DIGIT;
+    int one_pass = id_bits < GROVE__QUANTIZED_DIGIT ? id_bits : GROVE__QUANTIZED_DIGIT;
     return bits <= one_pass && bits >= id_bits - BQ_NARROW ? bits : 0;
 }
 
@@ -59,7 +59,7 @@ static const char *plan_name(const grove__bt_plan *p, size_t m, size_t d)
     };
     if (p->builder == GROVE__BT_PRESORTED) return "presorted";
     bool select = p->builder == GROVE__BT_SELECTING;
-    bool quantized = p->quantize && grove__bq_field_bits(select ? p->leaf_max : m, d);
+    bool quantized = p->quantize && grove__quantized_field_bits(select ? p->leaf_max : m, d);
     return names[select][quantized][p->small_bits];
 }
 
@@ -78,11 +78,11 @@ grove__bt_plan grove__bt_plan_make(const grove__bt_plan_input *in)
                    : cpu.avx2 && cpu.popcnt    ? GROVE__BT_AVX2
                                                : GROVE__BT_PORTABLE;
     p.presort_avx512 = cpu.avx512f && cpu.avx512dq && cpu.avx512vl;
-    p.small_bits = full && d >= 2 && d <= GROVE__BB_DIMS && cpu.avx512f && cpu.avx512bw && cpu.avx512cd &&
+    p.small_bits = full && d >= 2 && d <= GROVE__BITMASK_DIMS && cpu.avx512f && cpu.avx512bw && cpu.avx512cd &&
                    cpu.avx512vbmi && cpu.avx512bitalg && grove__cpu_v3(cpu);
     /* Quantized records are written for the bit-mask subtrees and the
      * AVX-512 presort loops alone (every machine with BITALG has both). */
-    p.quantize = p.small_bits && p.presort_avx512 && d <= GROVE__BQ_MAX_DIMS;
+    p.quantize = p.small_bits && p.presort_avx512 && d <= GROVE__QUANTIZED_MAX_DIMS;
     size_t select_dims = p.select_isa == GROVE__BT_AVX512 ? GROVE__BS_MAX_DIMS
                          : p.select_isa == GROVE__BT_AVX2 ? BS_AVX2_DIMS
                                                           : 0;
@@ -90,7 +90,7 @@ grove__bt_plan grove__bt_plan_make(const grove__bt_plan_input *in)
     /* Where the packed builder would rank the largest batch but the
      * selecting builder's leaves quantize theirs, the selecting builder
      * is faster. */
-    bool leaves_quantize = p.quantize && !grove__bq_field_bits(m, d) && grove__bq_field_bits(p.leaf_max, d);
+    bool leaves_quantize = p.quantize && !grove__quantized_field_bits(m, d) && grove__quantized_field_bits(p.leaf_max, d);
     if (select_fits && (!p.bits || leaves_quantize)) {
         p.builder = GROVE__BT_SELECTING;
         p.bits = 0;
@@ -104,7 +104,7 @@ grove__bt_plan grove__bt_plan_make(const grove__bt_plan_input *in)
      * more. */
     p.first_pass_checks = in->batches == 1 && !in->rotation &&
                           (p.builder == GROVE__BT_SELECTING ||
-                           (p.builder == GROVE__BT_PACKED && p.quantize && grove__bq_field_bits(m, d)));
+                           (p.builder == GROVE__BT_PACKED && p.quantize && grove__quantized_field_bits(m, d)));
     p.name = plan_name(&p, m, d);
     return p;
 }

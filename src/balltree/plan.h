@@ -41,8 +41,8 @@ typedef struct grove__bt_plan {
     int bits;               /* packed: bits per rank of the largest batch */
     int leaf_bits;          /* selecting: bits per rank of its leaves, */
     size_t leaf_max;        /*   which have at most leaf_max points */
-    bool small_bits;        /* small full-mode subtrees as bit masks (packed.c, bb_*) */
-    bool quantize;          /* packed records quantized where their fields fit (packed.c, bq_*) */
+    bool small_bits;        /* small full-mode subtrees as bit masks (packed_bitmask.c) */
+    bool quantize;          /* packed records quantized where their fields fit (packed_quantized.c) */
     bool presort_avx512;    /* the presort's streaming loops in AVX-512 (presort_avx512.c) */
     grove__bt_isa partition_isa; /* the packed builder's list partition (partition.c) */
     grove__bt_isa select_isa;    /* the selecting builder's passes (select_*.c); portable: none */
@@ -66,11 +66,11 @@ grove__bt_plan grove__bt_plan_make(const grove__bt_plan_input *in);
 int grove__bt_packed_bits(size_t m, size_t d, size_t lists);
 /* Bits of a batch-local id of m points, and of the quantized fields of m
  * points in d dimensions, 0 where they would be too narrow. */
-int grove__bq_id_bits(size_t m);
-int grove__bq_field_bits(size_t m, size_t d);
+int grove__quantized_id_bits(size_t m);
+int grove__quantized_field_bits(size_t m, size_t d);
 /* The widest digit of the quantized records' radix sort. */
-#define GROVE__BQ_DIGIT 12
-/* Dimensions the bit-mask subtrees take (2..GROVE__BB_DIMS). */
-#define GROVE__BB_DIMS 4
+#define GROVE__QUANTIZED_DIGIT 12
+/* Dimensions the bit-mask subtrees take (2..GROVE__BITMASK_DIMS). */
+#define GROVE__BITMASK_DIMS 4
 
 #endif

@@ -1,5 +1,5 @@
 /* The presort's streaming loops in AVX-512 (presorted_t.h, BT_(sort_all),
- * and packed.c, bp_presort_val): the order-preserving keys of
+ * and packed_ranks.c, ranks_values): the order-preserving keys of
  * one coordinate of every row with their smallest and largest, the ids
  * back out of the sorted entries with the runs of equal top bits, and the
  * coordinates gathered in sorted order. The scalar loops there are the
@@ -7,7 +7,7 @@
  * the ball tree tests without them too (GROVE_CPU=portable).
  *
  * Also the quantized presort's extent, records and find
- * (packed.c), and the selecting builder's keys of every row
+ * (packed_quantized.c), and the selecting builder's keys of every row
  * (selecting.c, bs_init_rows): balltree_internal.h defines them, and
  * tests check them against those definitions written out. */
 #include "balltree_internal.h"
@@ -185,7 +185,7 @@ static inline AVX512 __attribute__((always_inline)) __m512d column8(const char *
 static inline AVX512 __attribute__((always_inline)) bool extent_rows(const double *x, size_t d, size_t a, size_t b,
                                                                    double *lo, double *hi)
 {
-    __m512d vlo[GROVE__BQ_MAX_DIMS], vhi[GROVE__BQ_MAX_DIMS];
+    __m512d vlo[GROVE__QUANTIZED_MAX_DIMS], vhi[GROVE__QUANTIZED_MAX_DIMS];
     __mmask8 bad = 0;
     for (size_t v = 0; v < d; v++) {
         vlo[v] = _mm512_set1_pd(INFINITY);
@@ -199,7 +199,7 @@ static inline AVX512 __attribute__((always_inline)) bool extent_rows(const doubl
             vhi[v] = _mm512_max_pd(vhi[v], w);
             bad |= _mm512_fpclass_pd_mask(w, NOT_FINITE);
         }
-    double l[8 * GROVE__BQ_MAX_DIMS], h[8 * GROVE__BQ_MAX_DIMS];
+    double l[8 * GROVE__QUANTIZED_MAX_DIMS], h[8 * GROVE__QUANTIZED_MAX_DIMS];
     for (size_t v = 0; v < d; v++) {
         _mm512_storeu_pd(l + 8 * v, vlo[v]);
         _mm512_storeu_pd(h + 8 * v, vhi[v]);
@@ -254,9 +254,9 @@ static AVX512 void records(const char *base, size_t row, size_t dim, size_t d, s
 {
     __m512d top = _mm512_set1_pd((double)mask);
     __m512i vmask = _mm512_set1_epi64((long long)mask);
-    column8_plan plan[GROVE__BQ_MAX_DIMS];
-    __m512d vlo[GROVE__BQ_MAX_DIMS], vscale[GROVE__BQ_MAX_DIMS];
-    __m512i vshift[GROVE__BQ_MAX_DIMS];
+    column8_plan plan[GROVE__QUANTIZED_MAX_DIMS];
+    __m512d vlo[GROVE__QUANTIZED_MAX_DIMS], vscale[GROVE__QUANTIZED_MAX_DIMS];
+    __m512i vshift[GROVE__QUANTIZED_MAX_DIMS];
     for (size_t j = 0; j < d; j++) {
         plan[j] = column8_setup(row, j);
         vlo[j] = _mm512_set1_pd(lo[j]);
@@ -338,7 +338,7 @@ bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k)
     k->records = records;
     k->keys_rows = keys_rows;
     k->find = find;
-    k->sort_small = grove__bq_bitonic_avx512;
+    k->sort_small = grove__bitonic_sort_avx512;
     return true;
 }
 #else

@@ -1,0 +1,469 @@
+/* Small full-mode subtrees as bit masks, for the packed builder (packed.h),
+ * where the machine has
+ * AVX-512 BITALG and BMI2 (packed_node hands them nodes of at most BITMASK_MAX
+ * points in 2..BITMASK_DIMS dimensions, and the lists and the rank-counting
+ * code keep the rest).
+ *
+ * A node of k <= 64 points gives each point a local id, its position in
+ * the node's segment of list 0, and keeps per dimension j
+ *
+ * - ord_j: the local ids in list j's order, i.e. in (coordinate, id) order
+ *   along j, and rnk_j its inverse (local id -> position along j);
+ * - s_j: the coordinates in that order (a point's coordinate along j is
+ *   s_j[rnk_j[p]]).
+ *
+ * With rank records (bitmask_gather_ranks) the lists are in that order already
+ * and the coordinates come from the sorted arrays by rank; with quantized
+ * records (bitmask_gather_quantized) they come from the
+ * points by id, and the lists' runs of equal fields are sorted first.
+ *
+ * Any node below it is then a 64-bit mask of local ids. One bit-shuffle
+ * instruction (vpshufbitqmb) per dimension turns the mask into its
+ * positions along that dimension; the lowest and highest position along j
+ * give the extent s_j[first] .. s_j[last] (max - min exactly, as
+ * elsewhere), so the split dimension costs a few bit scans and loads. The
+ * left child is the lowest floor(k/2) positions along the split dimension
+ * (one pdep), turned back into local ids by one more bit-shuffle through
+ * rnk (rnk_0 is the identity, so a split along dimension 0 takes the same
+ * path). Leaves of two points order along their widest dimension by
+ * position. No lists are partitioned below the node, and nothing branches
+ * on the data: on fresh points the split dimension and a leaf's order are
+ * coin flips, which a branch predictor learns only when the same points
+ * are built again and again. Two sibling subtrees are built side by side
+ * (bitmask_tree), roots without shuffles (bitmask_root_left), leaves eight at a
+ * time (bitmask_leaves8). The output is the bytes of the list code: `make
+ * check` runs the ball tree tests both ways (GROVE_CPU=portable
+ * turns this off). */
+
+#include "packed.h"
+
+#include <math.h>
+#include <string.h>
+
+#if GROVE__HAVE_TARGETS
+#include <immintrin.h>
+#define BITMASK_TARGET                                                                                                 \
+    __attribute__((target("avx512f,avx512bw,avx512cd,avx512vbmi,avx512bitalg,bmi,bmi2,lzcnt,popcnt")))
+/* Points in a mask, and dimensions (dimension 0's order is the local
+ * order itself, so ord has one row fewer). */
+#define BITMASK_MAX 64
+#define BITMASK_DIMS GROVE__BITMASK_DIMS
+/* Subtrees built side by side (bitmask_tree): at most BITMASK_SUBS, in at most
+ * BITMASK_SUBS_DIMS dimensions (d = 4, with more values live per node,
+ * measured slower two side by side). */
+#define BITMASK_SUBS_DIMS 3
+/* An index byte for the positions past k: it selects bit 63, which is
+ * clear in a mask of fewer than 64 points (with 64, no position is past
+ * k). */
+#define BITMASK_NONE 63
+
+typedef struct bitmask_sub {
+    const grove__packed_tree *t;
+    int levels;                          /* the batch's full-mode levels */
+    size_t row[BITMASK_MAX];             /* input rows by local id */
+    double s[BITMASK_DIMS][BITMASK_MAX]; /* coordinates along j in j's order */
+    uint8_t ord[BITMASK_DIMS - 1][64];   /* local ids in dimension j + 1's order */
+    uint8_t rnk[BITMASK_DIMS][64];       /* local id -> position along j */
+} bitmask_sub;
+
+/* The bits of the 64-bit mask `m` picked by the 64 index bytes at idx:
+ * result bit i is bit idx[i] of m. */
+static inline BITMASK_TARGET uint64_t bitmask_shuffle(uint64_t m, const uint8_t *idx)
+{
+    return (uint64_t)_mm512_bitshuffle_epi64_mask(_mm512_set1_epi64((long long)m), _mm512_loadu_si512(idx));
+}
+
+static inline BITMASK_TARGET int bitmask_first(uint64_t m) { return __builtin_ctzll(m); }
+static inline BITMASK_TARGET int bitmask_last(uint64_t m) { return 63 - __builtin_clzll(m); }
+
+/* A leaf of one or two points (the mask's lowest and highest bit),
+ * ordered along its widest dimension. */
+static inline BITMASK_TARGET __attribute__((always_inline)) void bitmask_leaf(const bitmask_sub *b, uint64_t m,
+                                                                              int64_t *indices, uint8_t *mask, size_t d)
+{
+    int p = bitmask_first(m), q = bitmask_last(m);
+    size_t s = 0;
+    double best_spread = -1.0;
+    for (size_t j = 0; j < d; j++)
+        grove__bt_widest(fabs(b->s[j][b->rnk[j][p]] - b->s[j][b->rnk[j][q]]), j, &s, &best_spread);
+    size_t swap = (size_t)0 - (size_t)(b->rnk[s][q] < b->rnk[s][p]); /* arithmetic, not a branch: a coin flip */
+    size_t first = ((size_t)q & swap) | ((size_t)p & ~swap), second = (size_t)(p ^ q) ^ first;
+    indices[0] = (int64_t)b->row[first];
+    indices[1] = (int64_t)b->row[second];
+    if (mask) {
+        mask[0] = 1;
+        mask[1] = p != q;
+    }
+}
+
+/* Entry idx (0..63, a lane each) of the 64-entry table t (eight vectors):
+ * four two-vector permutations pick among sixteen entries each by bits
+ * 0..3, and bits 4 and 5 pick among the four. */
+static inline BITMASK_TARGET __attribute__((always_inline)) __m512i bitmask_lookup64(const void *t, __m512i idx,
+                                                                                     __mmask8 bit4, __mmask8 bit5)
+{
+    const __m512i *v = (const __m512i *)t;
+    __m512i a = _mm512_permutex2var_epi64(_mm512_loadu_si512(v), idx, _mm512_loadu_si512(v + 1));
+    __m512i b = _mm512_permutex2var_epi64(_mm512_loadu_si512(v + 2), idx, _mm512_loadu_si512(v + 3));
+    __m512i c = _mm512_permutex2var_epi64(_mm512_loadu_si512(v + 4), idx, _mm512_loadu_si512(v + 5));
+    __m512i e = _mm512_permutex2var_epi64(_mm512_loadu_si512(v + 6), idx, _mm512_loadu_si512(v + 7));
+    return _mm512_mask_blend_epi64(bit5, _mm512_mask_blend_epi64(bit4, a, b), _mm512_mask_blend_epi64(bit4, c, e));
+}
+
+/* Eight leaves of one subtree at once, as bitmask_leaf: their masks at
+ * m[0], m[subs], ..., m[7 subs], their slots from indices (and real).
+ * Table lookups by permutation, not gathers: an eight-lane gather takes
+ * on AMD Zen 5 longer than the scalar leaf it replaces. */
+static inline BITMASK_TARGET __attribute__((always_inline)) void
+bitmask_leaves8(const bitmask_sub *b, const uint64_t *m, size_t subs, int64_t *indices, uint8_t *real, size_t d)
+{
+    __m512i masks = subs == 1
+                        ? _mm512_loadu_si512(m)
+                        : _mm512_permutex2var_epi64(_mm512_loadu_si512(m), _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14),
+                                                    _mm512_loadu_si512(m + 8));
+    const __m512i top = _mm512_set1_epi64(63), b4 = _mm512_set1_epi64(16), b5 = _mm512_set1_epi64(32);
+    /* The lowest and highest member, p and q (equal in a leaf of one) */
+    __m512i lowest = _mm512_and_si512(masks, _mm512_sub_epi64(_mm512_setzero_si512(), masks));
+    __m512i p = _mm512_sub_epi64(top, _mm512_lzcnt_epi64(lowest));
+    __m512i q = _mm512_sub_epi64(top, _mm512_lzcnt_epi64(masks));
+    /* The widest dimension of each pair (ties to the lowest), and whether
+     * q comes first along it */
+    __m512d best = _mm512_set1_pd(-1.0);
+    __mmask8 swap = 0;
+    for (size_t j = 0; j < d; j++) {
+        /* Their positions along j, rnk[j][p] and rnk[j][q]: bytes looked up
+         * by vpermb, in each lane's low byte; their coordinates are s[j] there */
+        __m512i rnk = _mm512_loadu_si512(b->rnk[j]), byte = _mm512_set1_epi64(0xff);
+        __m512i rp = _mm512_and_si512(_mm512_permutexvar_epi8(p, rnk), byte);
+        __m512i rq = _mm512_and_si512(_mm512_permutexvar_epi8(q, rnk), byte);
+        __mmask8 rp4 = _mm512_test_epi64_mask(rp, b4), rp5 = _mm512_test_epi64_mask(rp, b5);
+        __mmask8 rq4 = _mm512_test_epi64_mask(rq, b4), rq5 = _mm512_test_epi64_mask(rq, b5);
+        __m512d xp = _mm512_castsi512_pd(bitmask_lookup64(b->s[j], rp, rp4, rp5));
+        __m512d xq = _mm512_castsi512_pd(bitmask_lookup64(b->s[j], rq, rq4, rq5));
+        __m512d spread = _mm512_abs_pd(_mm512_sub_pd(xp, xq));
+        __mmask8 wider = _mm512_cmp_pd_mask(spread, best, _CMP_GT_OQ);
+        best = _mm512_max_pd(spread, best);
+        __mmask8 q_first = _mm512_cmplt_epu64_mask(rq, rp);
+        swap = (__mmask8)((wider & q_first) | (~wider & swap));
+    }
+    __m512i first = _mm512_mask_blend_epi64(swap, p, q), second = _mm512_mask_blend_epi64(swap, q, p);
+    __mmask8 f4 = _mm512_test_epi64_mask(first, b4), f5 = _mm512_test_epi64_mask(first, b5);
+    __mmask8 s4 = _mm512_test_epi64_mask(second, b4), s5 = _mm512_test_epi64_mask(second, b5);
+    __m512i rf = bitmask_lookup64(b->row, first, f4, f5), rs = bitmask_lookup64(b->row, second, s4, s5);
+    _mm512_storeu_si512(indices, _mm512_permutex2var_epi64(rf, _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11), rs));
+    _mm512_storeu_si512(indices + 8, _mm512_permutex2var_epi64(rf, _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15), rs));
+    if (real) { /* 1, then whether the second slot holds a real point (p != q), four leaves a word */
+        uint64_t two = _mm512_cmpneq_epi64_mask(p, q), ones = UINT64_C(0x0001000100010001);
+        uint64_t second_bytes = UINT64_C(0x0100010001000100);
+        uint64_t lo = ones | _pdep_u64(two & 15, second_bytes), hi = ones | _pdep_u64(two >> 4, second_bytes);
+        memcpy(real, &lo, sizeof lo);
+        memcpy(real + 8, &hi, sizeof hi);
+    }
+}
+
+/* The left half of node m: the floor(k/2) lowest positions along its
+ * widest dimension, as local ids. */
+static inline BITMASK_TARGET __attribute__((always_inline)) uint64_t bitmask_left(const bitmask_sub *b, uint64_t m,
+                                                                                  size_t d)
+{
+    size_t s = 0;
+    double best_spread = -1.0;
+    uint64_t pos[BITMASK_DIMS] = {m}; /* the node's positions along each dimension */
+    for (size_t j = 1; j < d; j++) pos[j] = bitmask_shuffle(m, b->ord[j - 1]);
+    for (size_t j = 0; j < d; j++)
+        grove__bt_widest(b->s[j][bitmask_last(pos[j])] - b->s[j][bitmask_first(pos[j])], j, &s, &best_spread);
+    unsigned h = (unsigned)__builtin_popcountll(m) / 2;
+    uint64_t left_pos = _pdep_u64(((uint64_t)1 << h) - 1, pos[s]);
+    return bitmask_shuffle(left_pos, b->rnk[s]); /* rnk[0] is the identity: no branch on s */
+}
+
+/* Local ids in order: dimension 0's order (bitmask_root_left). */
+#define RUN8(a) a, a + 1, a + 2, a + 3, a + 4, a + 5, a + 6, a + 7
+static const uint8_t bitmask_identity[BITMASK_MAX] = {RUN8(0),  RUN8(8),  RUN8(16), RUN8(24),
+                                                      RUN8(32), RUN8(40), RUN8(48), RUN8(56)};
+#undef RUN8
+
+/* bitmask_left for a subtree's root, its k points all there: their positions
+ * along every dimension are 0..k-1, so no shuffles, and the left half is
+ * the first k / 2 local ids of the split dimension's order, read a byte
+ * at a time. The gather has just written the orders and ranks a byte at
+ * a time, and a 64-byte load of a row still in the store buffer waits for
+ * it to drain, so the roots take this path (faster, too, than a fence
+ * before the trees that drains the stores at once). */
+static inline BITMASK_TARGET __attribute__((always_inline)) uint64_t bitmask_root_left(const bitmask_sub *b, size_t k,
+                                                                                       size_t d)
+{
+    size_t s = 0;
+    double best_spread = -1.0;
+    for (size_t j = 0; j < d; j++) grove__bt_widest(b->s[j][k - 1] - b->s[j][0], j, &s, &best_spread);
+    const uint8_t *order = s ? b->ord[s - 1] : bitmask_identity;
+    uint64_t left = 0;
+    for (size_t i = 0; i < k / 2; i++) left |= (uint64_t)1 << order[i];
+    return left;
+}
+
+/* The subtrees of nodes all[0..subs) at `level`, their slots from
+ * out[0..subs), a level at a time: the nodes of a level are independent,
+ * so their splits overlap in the pipeline (a recursion waits on each
+ * split's chain of dependent loads and bit operations). With two subtrees
+ * their nodes alternate (node i of subtree u at i * subs + u), so even a
+ * top level's one or two nodes have a sibling's to overlap with. The loop
+ * body stays that of one node: the two unrolled into one iteration, with
+ * more values live at once, measured slower at d = 2. In full mode
+ * node i of a level, counted from the left, has its slots at
+ * out + i * 2^(levels - level). d and subs are constants where bitmask_build
+ * calls this, so the loops over them unroll. */
+static inline BITMASK_TARGET __attribute__((always_inline)) void
+bitmask_tree(const bitmask_sub *b, size_t subs, const uint64_t *all, int level, const size_t *out, size_t d)
+{
+    uint64_t mask[2][BITMASK_SUBS * BITMASK_MAX]; /* a node of k points has at most k leaves */
+    size_t nodes = subs;                          /* in all subtrees */
+    for (size_t u = 0; u < subs; u++) mask[0][u] = all[u];
+    int cur = 0;
+    for (; level < b->levels; level++, nodes *= 2, cur = !cur) {
+        if (nodes == subs) { /* the roots */
+            for (size_t u = 0; u < subs; u++) {
+                uint64_t m = all[u], left = bitmask_root_left(&b[u], (size_t)__builtin_popcountll(m), d);
+                mask[!cur][u] = left;
+                mask[!cur][subs + u] = m & ~left;
+            }
+            continue;
+        }
+        for (size_t i = 0; i < nodes; i++) {
+            size_t u = i % subs, node = i / subs;
+            uint64_t m = mask[cur][i], left = bitmask_left(&b[u], m, d);
+            mask[!cur][2 * node * subs + u] = left;
+            mask[!cur][(2 * node + 1) * subs + u] = m & ~left;
+        }
+    }
+    /* The output pointers in locals: the mask's byte stores could alias
+     * anything read through b. */
+    int64_t *indices = b->t->c->indices;
+    uint8_t *real = b->t->c->mask;
+    for (size_t u = 0; u < subs; u++) {
+        size_t leaves = nodes / subs, i = 0;
+        /* Eight at a time in 3 or 4 dimensions; with d = 2 the scalar leaf
+         * is shorter and measured faster. */
+        for (; d > 2 && i + 8 <= leaves; i += 8) {
+            size_t slot = out[u] + 2 * i;
+            bitmask_leaves8(&b[u], mask[cur] + i * subs + u, subs, indices + slot, real ? real + slot : NULL, d);
+        }
+        for (; i < leaves; i++) {
+            size_t slot = out[u] + 2 * i;
+            bitmask_leaf(&b[u], mask[cur][i * subs + u], indices + slot, real ? real + slot : NULL, d);
+        }
+    }
+}
+
+/* grove__bitmask_subtrees's points from rank records: the map from a rank along
+ * dimension 0 to the local id is the thread's sort scratch, free once the
+ * presort is done (nothing here is a task scheduling point, so no other
+ * node of this thread interleaves). One map for the whole batch, each
+ * node writing only its own ranks' bytes, had two threads writing the
+ * same cache lines. */
+static inline BITMASK_TARGET __attribute__((always_inline)) void bitmask_gather_ranks(bitmask_sub *b, uint64_t where,
+                                                                                      size_t off, size_t k, size_t d)
+{
+    const grove__packed_tree *t = b->t;
+    size_t n = t->n;
+    /* Everything read through t in locals: the byte stores below could
+     * alias it. */
+    const uint32_t *perm = t->perm, *ids = t->ids;
+    const double *val = t->val;
+    uint64_t rank_mask = t->mask;
+    uint8_t *local = (uint8_t *)grove__bt_scratch(t->c);
+    const uint64_t *l0 = t->rec[where & 1] + off;
+    for (size_t p = 0; p < k; p++) {
+        uint64_t r = grove__record_field(l0[p], 0, rank_mask);
+        uint32_t id = perm[r];
+        local[r] = (uint8_t)p;
+        b->row[p] = grove__bt_row(t->c, t->b, ids ? ids[id] : id);
+        b->s[0][p] = val[r];
+        b->rnk[0][p] = (uint8_t)p;
+    }
+    for (size_t j = 1; j < d; j++) {
+        const uint64_t *l = t->rec[where >> j & 1] + j * n + off;
+        const double *v = val + j * n;
+        int shift = (int)j * t->bits;
+        uint8_t *ord = b->ord[j - 1];
+        for (size_t i = 0; i < k; i++) {
+            uint64_t e = l[i];
+            uint8_t p = local[grove__record_field(e, 0, rank_mask)];
+            b->s[j][i] = v[grove__record_field(e, shift, rank_mask)];
+            b->rnk[j][p] = (uint8_t)i;
+            ord[i] = p;
+        }
+    }
+}
+
+/* The entries of l[0..k), k <= 64, whose field at `shift` equals their
+ * left neighbour's, as bits (bit i: l[i] and l[i - 1]), eight pairs at a
+ * time. */
+static inline BITMASK_TARGET __attribute__((always_inline)) uint64_t bitmask_ties(const uint64_t *l, size_t k,
+                                                                                  int shift, uint64_t mask)
+{
+    const __m128i count = _mm_cvtsi32_si128(shift);
+    const __m512i vmask = _mm512_set1_epi64((long long)mask);
+    uint64_t ties = 0;
+    for (size_t i = 1; i < k; i += 8) {
+        __mmask8 live = (__mmask8)(k - i >= 8 ? 0xff : (1u << (k - i)) - 1);
+        __m512i a = _mm512_maskz_loadu_epi64(live, l + i), b = _mm512_maskz_loadu_epi64(live, l + i - 1);
+        __m512i f = _mm512_and_si512(_mm512_srl_epi64(_mm512_xor_si512(a, b), count), vmask);
+        ties |= (uint64_t)_mm512_mask_cmpeq_epi64_mask(live, f, _mm512_setzero_si512()) << i;
+    }
+    return ties;
+}
+
+/* Sort the entries [a, b) of a dimension's order, a run of one field
+ * value, by (coordinate, batch-local id): coordinates v, local ids at
+ * `ord`, their records at `rec`, all permuted together. */
+static void bitmask_sort_run(double *v, uint8_t *ord, uint64_t *rec, size_t a, size_t b, uint64_t id_mask)
+{
+    for (size_t i = a + 1; i < b; i++) {
+        double x = v[i];
+        uint8_t o = ord[i];
+        uint64_t e = rec[i];
+        size_t p = i;
+        for (; p > a && (x < v[p - 1] || (x == v[p - 1] && (e & id_mask) < (rec[p - 1] & id_mask))); p--) {
+            v[p] = v[p - 1];
+            ord[p] = ord[p - 1];
+            rec[p] = rec[p - 1];
+        }
+        v[p] = x;
+        ord[p] = o;
+        rec[p] = e;
+    }
+}
+
+/* Sort every run of equal fields of a dimension's order (as bitmask_sort_run),
+ * the runs given by bitmask_ties: only they are visited. */
+static void bitmask_sort_runs(double *v, uint8_t *ord, uint64_t *rec, uint64_t ties, uint64_t id_mask)
+{
+    while (ties) {
+        size_t a = (size_t)__builtin_ctzll(ties) - 1;     /* the run's first entry */
+        uint64_t rest = ~(ties >> (a + 1));               /* its later entries are the ones from a + 1 on */
+        size_t b = a + 1 + (size_t)__builtin_ctzll(rest); /* rest != 0: bit 63 of ties >> (a + 1) is clear */
+        bitmask_sort_run(v, ord, rec, a, b, id_mask);
+        ties &= b < 64 ? ~(uint64_t)0 << b : 0;
+    }
+}
+
+/* grove__bitmask_subtrees's points from quantized records, the map
+ * from a batch-local id to the local id in the thread's sort scratch (as
+ * for ranks). A list's runs of equal fields are in any order: they are
+ * sorted here, from the coordinates gathered, where there are any. */
+static inline BITMASK_TARGET __attribute__((always_inline)) void
+bitmask_gather_quantized(bitmask_sub *b, uint64_t where, size_t off, size_t k, size_t d)
+{
+    const grove__packed_tree *t = b->t;
+    size_t n = t->n;
+    const uint32_t *ids = t->ids;
+    const double *x = t->x;
+    size_t x_id = t->x_id, x_dim = t->x_dim;
+    uint64_t id_mask = t->id_mask, mask = t->mask;
+    uint8_t *local = (uint8_t *)grove__bt_scratch(t->c);
+    uint64_t *l0 = t->rec[where & 1] + off;
+    for (size_t i = 0; i < k; i++) b->s[0][i] = x[(l0[i] & id_mask) * x_id];
+    uint64_t ties = bitmask_ties(l0, k, t->base, mask);
+    if (ties) {                        /* dimension 0's order gives the local ids: sort its runs first */
+        uint8_t position[BITMASK_MAX]; /* permuted along, not needed after */
+        memcpy(position, bitmask_identity, k);
+        bitmask_sort_runs(b->s[0], position, l0, ties, id_mask);
+    }
+    const size_t *order = t->c->order; /* grove__bt_row's inputs in locals: the byte stores could alias them */
+    size_t start = t->b->start;
+    for (size_t p = 0; p < k; p++) {
+        size_t id = l0[p] & id_mask, g = start + (ids ? ids[id] : id);
+        b->row[p] = order ? order[g] : g;
+    }
+    /* Dimension 0's order is the local order: its ranks are the identity,
+     * copied whole. */
+    memcpy(b->rnk[0], bitmask_identity, k);
+    for (size_t p = 0; p < k; p++) local[l0[p] & id_mask] = (uint8_t)p;
+    for (size_t j = 1; j < d; j++) {
+        uint64_t *l = t->rec[where >> j & 1] + j * n + off;
+        uint8_t *ord = b->ord[j - 1];
+        for (size_t i = 0; i < k; i++) {
+            size_t id = l[i] & id_mask;
+            uint8_t p = local[id];
+            b->s[j][i] = x[id * x_id + j * x_dim];
+            b->rnk[j][p] = (uint8_t)i;
+            ord[i] = p;
+        }
+        int shift = t->base + (int)j * t->bits;
+        ties = bitmask_ties(l, k, shift, mask);
+        if (ties) {
+            bitmask_sort_runs(b->s[j], ord, l, ties, id_mask);
+            for (size_t i = 0; i < k; i++) b->rnk[j][ord[i]] = (uint8_t)i;
+        }
+    }
+}
+
+/* grove__bitmask_subtrees for a constant d: its subtrees' points, then their trees. */
+static inline BITMASK_TARGET __attribute__((always_inline)) void
+bitmask_build(const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level, size_t d)
+{
+    bitmask_sub b[BITMASK_SUBS];
+    uint64_t all[BITMASK_SUBS];
+    for (size_t u = 0; u < nodes->count; u++) {
+        b[u].t = t;
+        b[u].levels = t->b->levels;
+        memset(b[u].ord, BITMASK_NONE, sizeof b[u].ord);
+        memset(b[u].rnk, BITMASK_NONE, sizeof b[u].rnk);
+        all[u] = nodes->k[u] == 64 ? UINT64_MAX : ((uint64_t)1 << nodes->k[u]) - 1;
+        if (t->quantized)
+            bitmask_gather_quantized(&b[u], nodes->where[u], nodes->off[u], nodes->k[u], d);
+        else
+            bitmask_gather_ranks(&b[u], nodes->where[u], nodes->off[u], nodes->k[u], d);
+    }
+    if (nodes->count == 1) /* a constant count in each call: the loops over it unroll */
+        bitmask_tree(b, 1, all, level, nodes->out, d);
+    else
+        bitmask_tree(b, BITMASK_SUBS, all, level, nodes->out, d);
+}
+
+/* One function per d, each starting a cache line of its own: the code of
+ * one d then sits the same wherever the others change. Inlined into one
+ * function, a change to the d = 3 code (bitmask_ties) moved the d = 4 loops,
+ * which it does not use, and slowed d = 4 down. */
+#define BITMASK_BUILD_D(dims)                                                                                          \
+    static BITMASK_TARGET __attribute__((noinline, aligned(64))) void bitmask_build_##dims(                            \
+        const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level)                                     \
+    {                                                                                                                  \
+        bitmask_build(t, nodes, level, dims);                                                                          \
+    }
+BITMASK_BUILD_D(2)
+BITMASK_BUILD_D(3)
+BITMASK_BUILD_D(4)
+#undef BITMASK_BUILD_D
+
+/* The full-mode nodes of `nodes`, all at `level` (as in packed_node), of at
+ * most BITMASK_MAX points each, in 2 <= d <= BITMASK_DIMS dimensions, and their
+ * subtrees. */
+void grove__bitmask_subtrees(const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level)
+{
+    switch (t->c->d) {
+    case 2: bitmask_build_2(t, nodes, level); break;
+    case 3: bitmask_build_3(t, nodes, level); break;
+    default: bitmask_build_4(t, nodes, level);
+    }
+}
+
+/* How many levels below a node of k points in d dimensions its bit-mask
+ * subtrees start, when at most BITMASK_SUBS of them (1 above BITMASK_SUBS_DIMS
+ * dimensions) cover it; -1 when there would be more. */
+int grove__bitmask_depth(size_t k, size_t d)
+{
+    int depth = 0;
+    while (k > ((size_t)BITMASK_MAX << depth)) depth++;
+    return ((size_t)1 << depth) <= (d <= BITMASK_SUBS_DIMS ? (size_t)BITMASK_SUBS : 1) ? depth : -1;
+}
+
+#else
+#define BITMASK_MAX 0
+static inline void grove__bitmask_subtrees(const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level)
+{
+    (void)t, (void)nodes, (void)level;
+}
+int grove__bitmask_depth(size_t k, size_t d) { return (void)k, (void)d, -1; }
+#endif

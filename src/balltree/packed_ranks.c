@@ -1,0 +1,240 @@
+/* Rank records for the packed builder (packed.h): every dimension is
+ * sorted once by (coordinate, id) (the presorted builder's sort,
+ * grove__bt_sort), which gives each point its rank along every dimension;
+ * a point's record holds its d ranks, `bits` bits each. A node's extent
+ * along j is val_j[rank of its first record in list j] to val_j[rank of
+ * the last] (val_j: the coordinates in sorted order), and a leaf maps the
+ * rank along dimension 0 back to the id (perm). Nodes of at most
+ * PACKED_SMALL points finish here from their records, where no bit-mask
+ * subtree takes them. */
+#include "packed.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Emit the full-mode leaf (a, b) at out: ordered along its widest
+ * dimension, whose spread is |xa - xb| (= max - min, exactly); b is a
+ * padding copy of a (`real` 0) in a leaf of one point. */
+static inline __attribute__((always_inline)) void ranks_pair(const grove__packed_tree *t, uint64_t a, uint64_t b,
+                                                             const double *xa, const double *xb, size_t out, size_t d,
+                                                             uint8_t real)
+{
+    size_t s = 0;
+    double best_spread = -1.0;
+    for (size_t j = 0; j < d; j++) grove__bt_widest(fabs(xa[j] - xb[j]), j, &s, &best_spread);
+    int shift = (int)s * t->bits;
+    bool swap = grove__record_field(b, shift, t->mask) < grove__record_field(a, shift, t->mask);
+    grove__bt_emit_leaf(t->c, out, grove__packed_row(t, swap ? b : a), grove__packed_row(t, swap ? a : b), real);
+}
+
+/* The subtree of a small node (grove__ranks_small): its points' coordinates and
+ * records, gathered once, as x[i * d + j] and rec[i]; nodes are index
+ * lists into them. */
+typedef struct ranks_local {
+    const grove__packed_tree *t;
+    const double *x;
+    const uint64_t *rec;
+} ranks_local;
+
+static void ranks_small_node(const ranks_local *p, const uint8_t *idx, size_t k, int level, size_t out, size_t d)
+{
+    const grove__packed_tree *t = p->t;
+    const grove__bt_ctx *c = t->c;
+    if (c->partition && (level == t->b->levels || k <= 1)) {
+        for (size_t i = 0; i < k; i++) grove__packed_emit(t, out + i, p->rec[idx[i]], 1);
+        return;
+    }
+    if (!c->partition && level == t->b->levels) { /* a leaf of one or two points */
+        ranks_pair(t, p->rec[idx[0]], p->rec[idx[k - 1]], p->x + idx[0] * d, p->x + idx[k - 1] * d, out, d, k == 2);
+        return;
+    }
+    size_t s = 0;
+    double best_spread = -1.0;
+    for (size_t j = 0; j < d; j++) {
+        double lo = p->x[idx[0] * d + j], hi = lo;
+        for (size_t i = 1; i < k; i++) {
+            double v = p->x[idx[i] * d + j];
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        grove__bt_widest(hi - lo, j, &s, &best_spread);
+    }
+    int shift = (int)s * t->bits;
+    uint64_t r[PACKED_SMALL];
+    for (size_t i = 0; i < k; i++) r[i] = grove__record_field(p->rec[idx[i]], shift, t->mask);
+    size_t h = k / 2, nl = 0, nr = h;
+    uint8_t split[PACKED_SMALL];
+    for (size_t i = 0; i < k; i++) { /* the h lowest ranks go left, stably */
+        size_t below = 0;
+        for (size_t j = 0; j < k; j++) below += r[j] < r[i];
+        size_t left = below < h;
+        split[left ? nl : nr] = idx[i];
+        nl += left;
+        nr += !left;
+    }
+    size_t right_out = grove__bt_right_out(c, t->b, out, h, level);
+    ranks_small_node(p, split, h, level + 1, out, d);
+    ranks_small_node(p, split + h, k - h, level + 1, right_out, d);
+}
+
+/* A node of k <= PACKED_SMALL points and its subtree, from its records (in id
+ * order in partition mode, any order otherwise). The coordinates come
+ * from the sorted arrays by rank, once per point; the splits rank the
+ * records against each other. Cheaper than lists and partitions at this
+ * size. */
+static inline __attribute__((always_inline)) void ranks_small_d(const grove__packed_tree *t, const uint64_t *rec,
+                                                                size_t k, int level, size_t out, size_t d)
+{
+    size_t n = t->n;
+    double x[PACKED_SMALL * PACKED_MAX_DIMS];
+    uint8_t idx[PACKED_SMALL];
+    for (size_t i = 0; i < k; i++) {
+        idx[i] = (uint8_t)i;
+        for (size_t j = 0; j < d; j++)
+            x[i * d + j] = t->val[j * n + grove__record_field(rec[i], (int)j * t->bits, t->mask)];
+    }
+    ranks_local p = {t, x, rec};
+    ranks_small_node(&p, idx, k, level, out, d);
+}
+
+/* The commonest small subtree, straight-line: a full-mode node of four
+ * points whose children are leaf pairs. */
+static inline __attribute__((always_inline)) void ranks_quad(const grove__packed_tree *t, const uint64_t *rec,
+                                                             size_t out, size_t d)
+{
+    size_t n = t->n;
+    double x[4][PACKED_MAX_DIMS];
+    uint64_t e[4] = {rec[0], rec[1], rec[2], rec[3]};
+    size_t s = 0;
+    double best_spread = -1.0;
+    for (size_t j = 0; j < d; j++) {
+        int shift = (int)j * t->bits;
+        const double *v = t->val + j * n;
+        for (size_t i = 0; i < 4; i++) x[i][j] = v[grove__record_field(e[i], shift, t->mask)];
+        double lo = x[0][j], hi = lo;
+        for (size_t i = 1; i < 4; i++) {
+            lo = x[i][j] < lo ? x[i][j] : lo;
+            hi = x[i][j] > hi ? x[i][j] : hi;
+        }
+        grove__bt_widest(hi - lo, j, &s, &best_spread);
+    }
+    int shift = (int)s * t->bits;
+    uint64_t r[4];
+    for (size_t i = 0; i < 4; i++) r[i] = grove__record_field(e[i], shift, t->mask);
+    size_t left[4]; /* point i goes left when at most one rank is below its own */
+    for (size_t i = 0; i < 4; i++) left[i] = (size_t)(r[0] < r[i]) + (r[1] < r[i]) + (r[2] < r[i]) + (r[3] < r[i]) < 2;
+    uint8_t order[4];
+    size_t nl = 0, nr = 2;
+    for (size_t i = 0; i < 4; i++) {
+        order[left[i] ? nl : nr] = (uint8_t)i;
+        nl += left[i];
+        nr += !left[i];
+    }
+    ranks_pair(t, e[order[0]], e[order[1]], x[order[0]], x[order[1]], out, d, 1);
+    ranks_pair(t, e[order[2]], e[order[3]], x[order[2]], x[order[3]], out + 2, d, 1);
+}
+
+void grove__ranks_small(const grove__packed_tree *t, const uint64_t *rec, size_t k, int level, size_t out)
+{
+    if (k == 4 && !t->c->partition && level == t->b->levels - 1) {
+        switch (t->c->d) {
+        case 2: ranks_quad(t, rec, out, 2); return;
+        case 3: ranks_quad(t, rec, out, 3); return;
+        default: ranks_quad(t, rec, out, t->c->d); return;
+        }
+    }
+    switch (t->c->d) { /* a constant d lets the compiler specialise the common cases */
+    case 2: ranks_small_d(t, rec, k, level, out, 2); break;
+    case 3: ranks_small_d(t, rec, k, level, out, 3); break;
+    default: ranks_small_d(t, rec, k, level, out, t->c->d);
+    }
+}
+
+/* Dimension j's ranks into the records by id (buffer 1, unused until the
+ * first split); dimension 0 first, as it starts them. */
+static void ranks_records(const grove__packed_tree *t, size_t j)
+{
+    const uint32_t *perm = t->perm + j * t->n;
+    uint64_t *rec = t->rec[1];
+    int shift = (int)j * t->bits;
+    for (size_t r = 0; r < t->count; r++) rec[perm[r]] = (j ? rec[perm[r]] : 0) | (uint64_t)r << shift;
+}
+
+/* List j of buffer 0, once the records are complete: the records in
+ * dimension j's order, or for j = d (partition mode) in id order. */
+static void ranks_list(const grove__packed_tree *t, size_t j)
+{
+    const uint64_t *rec = t->rec[1];
+    uint64_t *list = t->rec[0] + j * t->n;
+    if (j == t->c->d) {
+        memcpy(list, rec, t->count * sizeof *rec);
+        return;
+    }
+    const uint32_t *perm = t->perm + j * t->n;
+    for (size_t r = 0; r < t->count; r++) list[r] = rec[perm[r]];
+}
+
+/* The rank presort of dimension j: its batch-local ids by (coordinate,
+ * id) into perm, by the presorted builder's sort. */
+static void ranks_sort_dim(const grove__bt_view *v, const grove__packed_tree *t, bool f32, size_t j)
+{
+    size_t m = t->count;
+    uint32_t *perm = t->perm + j * t->n;
+    for (size_t i = 0; i < m; i++) perm[i] = (uint32_t)i;
+    uint64_t *a = grove__bt_scratch(t->c);
+    grove__bt_sort(t->c, v, f32, j, perm, m, a, a + m);
+}
+
+/* Once dimension j is sorted: its coordinates in sorted order into val. */
+static void ranks_values(const grove__bt_view *v, const grove__packed_tree *t, bool f32, size_t j)
+{
+    size_t m = t->count, at = j * t->n;
+    const uint32_t *perm = t->perm + at;
+    double *val = t->val + at;
+    const grove__bt_presort_kernels *kern = t->c->presort_kernels;
+    if (kern && !v->rows) {
+        kern->gather[!f32](v->base + j * (f32 ? sizeof(float) : sizeof(double)), v->stride, perm, m, val);
+    } else {
+        for (size_t r = 0; r < m; r++) val[r] = grove__packed_coord(v, f32, perm[r], j);
+    }
+}
+
+/* Sort every dimension, pack each point's ranks into its record, and fill
+ * buffer 0's lists: list j the records in dimension j's order, and in
+ * partition mode list d the records in id order. The records are built
+ * in buffer 1, unused until the first split. With tasks, each dimension's
+ * coordinates and its ranks' share of the records follow its sort as
+ * soon as it ends, so a thread left without a sort does them while the
+ * last sorts run (3 dimensions on 2 threads). The lists stay on one
+ * thread: built in parallel, their cache lines move between the cores. */
+void grove__ranks_presort(const grove__bt_view *v, const grove__packed_tree *t, bool f32)
+{
+    const grove__bt_ctx *c = t->c;
+    size_t d = c->d, n = t->n;
+    /* Without tasks, no task constructs at all: they would be scheduling
+     * points, where this thread could start another node that uses the
+     * same per-thread memory (grove__bt_packed_leaf). */
+    if (t->spawn && t->count >= BT_TASK_MIN) {
+        /* Dependences name the first entry of each dimension's ids (its
+         * sort) and of the records (one dimension's ranks at a time). */
+        uint32_t *perm = t->perm;
+        uint64_t *rec = t->rec[1];
+        for (size_t j = 0; j < d; j++) {
+#pragma omp task default(shared) firstprivate(j) depend(out : perm[j * n])
+            ranks_sort_dim(v, t, f32, j);
+#pragma omp task default(shared) firstprivate(j) depend(in : perm[j * n])
+            ranks_values(v, t, f32, j);
+#pragma omp task default(shared) firstprivate(j) depend(in : perm[j * n]) depend(inout : rec[0])
+            ranks_records(t, j);
+        }
+        (void)perm, (void)rec; /* GCC 12 counts no use in a depend clause */
+#pragma omp taskwait
+    } else {
+        for (size_t j = 0; j < d; j++) {
+            ranks_sort_dim(v, t, f32, j);
+            ranks_values(v, t, f32, j);
+            ranks_records(t, j);
+        }
+    }
+    for (size_t j = 0; j < c->lists; j++) ranks_list(t, j);
+}
