@@ -1,5 +1,5 @@
 /* Loads and stores of eight lanes for the ball tree's AVX-512 loops
- * (select_avx512.c, presort_avx512.c). Masked loads and stores stream
+ * (select_avx512.c). Masked loads and stores stream
  * from memory at about half the speed of plain ones (in cache they differ
  * little), so these take the plain instruction whenever all eight
  * lanes are live, and the loops mask only their last, partial group.

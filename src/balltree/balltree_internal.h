@@ -80,64 +80,21 @@ grove__packed_partition_fn grove__packed_partition_portable;
 grove__packed_partition_fn *grove__packed_partition_avx512(void);
 grove__packed_partition_fn *grove__packed_partition_avx2(void);
 
-/* The presort's streaming loops in AVX-512 (presort_avx512.c; the scalar
- * loops of presorted_t.h are their definitions). Indexed [0] for float32
- * coordinates, [1] for float64.
- * keys:     a[i] = order-preserving key of the coordinate at base + i *
- *           stride, i < g (g >= 1), and the smallest and largest key;
- * ids_runs: ids[i] = low half of a[i]; with `runs`, the first position of
- *           every run of two or more equal high halves into starts, in
- *           order; returns their count;
- * gather:   out[r] = the coordinate at base + ids[r] * stride, as double. */
-typedef void grove__bt_keys_fn(const char *base, size_t stride, size_t g, uint64_t *a, uint64_t *lo, uint64_t *hi);
-typedef size_t grove__bt_ids_runs_fn(const uint64_t *a, size_t g, bool runs, uint32_t *ids, uint64_t *starts);
-typedef void grove__bt_gather_fn(const char *base, size_t stride, const uint32_t *ids, size_t g, double *out);
-/* The quantized presort's first pass (packed_quantized.c, which runs only
- * where these exist; the test spells the same definitions out in scalar
- * loops), over rows [a, b) of doubles, coordinate j of
- * row i at base + i * row + j * dim bytes, d <= GROVE__QUANTIZED_MAX_DIMS:
+/* The quantized presort's first pass (packed_quantized.c, for the
+ * machines with x86-64-v3 that run it), over rows [a, b) of doubles,
+ * coordinate j of row i at base + i * row + j * dim bytes,
+ * d <= GROVE__QUANTIZED_MAX_DIMS:
  * extent:  lo[j] and hi[j], the smallest and largest coordinate j (b > a),
  *          and whether every coordinate is finite (lo and hi are
  *          unspecified when one is not);
  * records: src[i] = i | q_j << shift[j] for every j, where
- *          f = (x_j - lo[j]) * scale[j] and q_j = f < mask ? (uint64)f : mask. */
+ *          f = (x_j - lo[j]) * scale[j] and q_j = f < mask ? (uint64)f : mask
+ *          (mask < 2^31). */
 #define GROVE__QUANTIZED_MAX_DIMS 4
-typedef bool grove__quantized_extent_fn(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b, double *lo,
-                                 double *hi);
-typedef void grove__quantized_records_fn(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b,
-                                  const double *lo, const double *scale, const int *shift, uint64_t mask,
-                                  uint64_t *src);
-/* The selecting builder's first pass (selecting.c, whose bs_init_rows
- * is the definition): rows [a, b) (b > a) of d <= 6 coordinates, `row`
- * bytes apart at base, float64 when `wide` (else float32): key[j * n + i]
- * the order-preserving key of coordinate j of row i, lo[j] and hi[j] the
- * smallest and largest key. */
-typedef void grove__bs_keys_rows_fn(const char *base, size_t row, size_t d, size_t a, size_t b, bool wide,
-                                    uint64_t *key, size_t n, uint64_t *lo, uint64_t *hi);
-/* The first i in [from, k) whose record l[i] has field value q at
- * `shift` ((l[i] >> shift & mask) == q), or k (packed_quantized.c, quantized_move). */
-typedef size_t grove__quantized_find_fn(const uint64_t *l, size_t from, size_t k, int shift, uint64_t mask, uint64_t q);
-/* The records src[0..m) (m <= GROVE__BITONIC_MAX) into dst sorted by their
- * field (src[i] >> shift & mask, mask < 2^(32 - GROVE__BITONIC_BITS)),
- * equal fields in src order (bitonic_avx512.c; packed_quantized.c, quantized_sort_list). */
-#define GROVE__BITONIC_BITS 9
-#define GROVE__BITONIC_MAX (1 << GROVE__BITONIC_BITS)
-typedef void grove__bitonic_sort_fn(const uint64_t *src, size_t m, int shift, uint64_t mask, uint64_t *dst);
-/* On x86-64, for machines with AVX-512 (F, DQ, VL): presort_avx512.c
- * checks, and hands it out with the loops above. */
-grove__bitonic_sort_fn grove__bitonic_sort_avx512;
-typedef struct grove__bt_presort_kernels {
-    grove__bt_keys_fn *keys[2];
-    grove__bt_ids_runs_fn *ids_runs;
-    grove__bt_gather_fn *gather[2];
-    grove__quantized_extent_fn *extent;
-    grove__quantized_records_fn *records;
-    grove__bs_keys_rows_fn *keys_rows;
-    grove__quantized_find_fn *find;
-    grove__bitonic_sort_fn *sort_small;
-} grove__bt_presort_kernels;
-/* False where the machine or compiler lacks AVX-512 (F, DQ, VL). */
-bool grove__bt_presort_kernels_avx512(grove__bt_presort_kernels *k);
+bool grove__quantized_extent(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b, double *lo,
+                             double *hi);
+void grove__quantized_records(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b,
+                              const double *lo, const double *scale, const int *shift, uint64_t mask, uint64_t *src);
 
 /* The selecting builder (selecting.c): a point as its key along one
  * dimension and its id, ordered by key, then id. */

@@ -246,16 +246,13 @@ static void bt_apply_plan(grove__bt_ctx *c, grove__bt_plan plan)
                            : grove__bt_presorted_batch;
     c->leaf_bits = plan.leaf_bits;
     c->leaf_max = plan.leaf_max;
-    c->small_bits = plan.small_bits;
     c->quantize = plan.quantize;
     grove__packed_partition_fn *fast = plan.partition_isa == GROVE__BT_AVX512 ? grove__packed_partition_avx512()
-                                   : plan.partition_isa == GROVE__BT_AVX2 ? grove__packed_partition_avx2()
-                                                                          : NULL;
+                                       : plan.partition_isa == GROVE__BT_AVX2 ? grove__packed_partition_avx2()
+                                                                              : NULL;
     c->partition_default = fast ? fast : grove__packed_partition_portable;
     if (plan.select_isa == GROVE__BT_AVX512) grove__bs_kernels_avx512(&c->bs_kernels);
     else if (plan.select_isa == GROVE__BT_AVX2) grove__bs_kernels_avx2(&c->bs_kernels);
-    c->presort_kernels =
-        plan.presort_avx512 && grove__bt_presort_kernels_avx512(&c->presort_avx512) ? &c->presort_avx512 : NULL;
 }
 
 /* The build on the points scaled down (grove__bt_scaled), whose spreads

@@ -15,7 +15,6 @@
 #define GROVE_BALLTREE_BUILDER_H
 
 #include "balltree_internal.h"
-#include "twice.h"
 
 #include <string.h>
 
@@ -67,8 +66,7 @@ struct grove__bt_ctx {
     double *val;       /*   d x n: each dimension's coordinates in sorted order */
     uint32_t *perm;    /*   d x n: each dimension's rank -> batch-local id */
     grove__packed_partition_fn *partition_fn;
-    bool small_bits;   /*   small full-mode subtrees by bit masks */
-    bool quantize;     /*   quantized records: small_bits and the AVX-512 presort loops */
+    bool quantize;     /*   quantized records (plan.quantize) */
     bool select;       /* selecting builder (selecting.c) */
     grove__bs_kernels bs_kernels;
     uint64_t *skey[2]; /*   ping-pong keys: dimension j of buffer b at skey[b] + j * n */
@@ -78,8 +76,6 @@ struct grove__bt_ctx {
     size_t leaf_max;   /*   nodes of at most this many points go to the packed builder */
     int leaf_bits;     /*   bits per rank there */
     grove__packed_partition_fn *partition_default; /* the list partition it leaves */
-    grove__bt_presort_kernels presort_avx512;
-    const grove__bt_presort_kernels *presort_kernels; /* &presort_avx512, or NULL: the scalar loops */
     bool partition;    /* partition mode (no padding) */
     bool spawn;        /* running in a team: create tasks */
     /* Where the coordinates' finiteness is left to the first pass of the
@@ -267,11 +263,5 @@ static inline __attribute__((always_inline)) void grove__bt_digits_scatter(grove
     }
 }
 
-/* The builders' hottest scalar loops (radix passes, record fields: shifts
- * by a variable count, which BMI2's shrx makes one micro-op on Intel cores
- * where the baseline's shift by cl is two or three) are compiled twice
- * (twice.h); the plan picks the copy (core_v3). The files that hold them
- * are compiled with -funroll-loops (Makefile). */
-#define BT_CORE(c, name) GROVE__PICK((c)->plan.core_v3, name)
 
 #endif

@@ -1,6 +1,5 @@
 /* Ball tree layout: batch grouping, slots per batch, ball counts. */
 #include "balltree_internal.h"
-#include "twice.h"
 
 #include <stdlib.h>
 
@@ -144,10 +143,8 @@ typedef struct id_scan {
 } id_scan;
 
 /* One pass without branches over n >= 1 ids (an Erwin-style caller passes
- * them with every call, and layout and build each read them). Its 64-bit
- * compares vectorise with AVX2, not with the baseline's SSE2: compiled
- * twice (twice.h). */
-GROVE__BODY() id_scan scan_ids_body(size_t n, const int64_t *ids)
+ * them with every call, and layout and build each read them). */
+static id_scan scan_ids(size_t n, const int64_t *ids)
 {
     uint64_t signs = (uint64_t)ids[0];
     size_t descents = 0, changes = 0;
@@ -160,7 +157,6 @@ GROVE__BODY() id_scan scan_ids_body(size_t n, const int64_t *ids)
     }
     return (id_scan){signs, descents, changes, max_id};
 }
-GROVE__TWICE(id_scan, scan_ids, (size_t n, const int64_t *ids), (n, ids))
 
 grove_status grove__bt_groups_make(size_t n, const grove_balltree_params *params, grove__bt_groups *groups)
 {
@@ -174,7 +170,7 @@ grove_status grove__bt_groups_make(size_t n, const grove_balltree_params *params
         s = alloc_groups(&g, 1);
         if (s == GROVE_OK) g.start[1] = n;
     } else {
-        id_scan scan = GROVE__PICK(grove__cpu_v3(grove__cpu()), scan_ids)(n, ids);
+        id_scan scan = scan_ids(n, ids);
         if (scan.signs >> 63)
             for (size_t i = 0; i < n; i++)
                 if (ids[i] < 0)

@@ -108,7 +108,7 @@ static void packed_node(const grove__packed_tree *t, uint64_t where, size_t off,
         for (size_t i = 0; i < k; i++) grove__packed_emit(t, out + i, last[i], 1);
         return;
     }
-    int depth = c->small_bits ? grove__bitmask_depth(k, c->d) : -1;
+    int depth = c->plan.bitmask ? grove__bitmask_depth(k, c->d) : -1;
     if (depth >= 0) { /* the bit-mask subtrees below, side by side */
         grove__bitmask_nodes nodes = {0};
         packed_descend(t, where, off, k, level, out, depth, &nodes);

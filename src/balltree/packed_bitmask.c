@@ -1,8 +1,7 @@
 /* Small full-mode subtrees as bit masks, for the packed builder (packed.h),
- * where the machine has
- * AVX-512 BITALG and BMI2 (packed_node hands them nodes of at most BITMASK_MAX
- * points in 2..BITMASK_DIMS dimensions, and the lists and the rank-counting
- * code keep the rest).
+ * where the machine has BMI2 and AVX2 (x86-64-v3): packed_node hands them
+ * nodes of at most BITMASK_MAX points in 2..BITMASK_DIMS dimensions, and
+ * the lists and the rank-counting code keep the rest.
  *
  * A node of k <= 64 points gives each point a local id, its position in
  * the node's segment of list 0, and keeps per dimension j
@@ -12,38 +11,44 @@
  * - s_j: the coordinates in that order (a point's coordinate along j is
  *   s_j[rnk_j[p]]).
  *
- * With rank records (bitmask_gather_ranks) the lists are in that order already
- * and the coordinates come from the sorted arrays by rank; with quantized
- * records (bitmask_gather_quantized) they come from the
- * points by id, and the lists' runs of equal fields are sorted first.
+ * With rank records (bitmask_gather_ranks) the lists are in that order
+ * already and the coordinates come from the sorted arrays by rank; with
+ * quantized records (bitmask_gather_quantized) they come from the points
+ * by id, and the lists' runs of equal fields are sorted first.
  *
- * Any node below it is then a 64-bit mask of local ids. One bit-shuffle
- * instruction (vpshufbitqmb) per dimension turns the mask into its
- * positions along that dimension; the lowest and highest position along j
- * give the extent s_j[first] .. s_j[last] (max - min exactly, as
- * elsewhere), so the split dimension costs a few bit scans and loads. The
- * left child is the lowest floor(k/2) positions along the split dimension
- * (one pdep), turned back into local ids by one more bit-shuffle through
- * rnk (rnk_0 is the identity, so a split along dimension 0 takes the same
- * path). Leaves of two points order along their widest dimension by
- * position. No lists are partitioned below the node, and nothing branches
- * on the data: on fresh points the split dimension and a leaf's order are
- * coin flips, which a branch predictor learns only when the same points
- * are built again and again. Two sibling subtrees are built side by side
- * (bitmask_tree), roots without shuffles (bitmask_root_left), leaves eight at a
- * time (bitmask_leaves8). The output is the bytes of the list code: `make
- * check` runs the ball tree tests both ways (GROVE_CPU=portable
- * turns this off). */
-
+ * Any node below it is then a 64-bit mask of local ids. One bit shuffle
+ * per dimension (bitmask_shuffle) turns the mask into its positions along
+ * that dimension; the lowest and highest position along j give the extent
+ * s_j[first] .. s_j[last] (max - min exactly, as elsewhere), so the split
+ * dimension costs a few bit scans and loads. The left child is the lowest
+ * floor(k/2) positions along the split dimension (one pdep), turned back
+ * into local ids by one more bit shuffle through rnk (rnk_0 is the
+ * identity, so a split along dimension 0 takes the same path). Leaves of
+ * two points order along their widest dimension by position. No lists are
+ * partitioned below the node, and nothing branches on the data: on fresh
+ * points the split dimension and a leaf's order are coin flips, which a
+ * branch predictor learns only when the same points are built again and
+ * again. Two sibling subtrees are built side by side (bitmask_tree), roots
+ * without shuffles (bitmask_root_left).
+ *
+ * The code is compiled twice (twice.h): for x86-64-v3, whose bit shuffle
+ * is a byte shuffle, a test and a movemask per 32 bits, and for AVX-512
+ * with BITALG and VBMI, where it is one instruction (vpshufbitqmb) and
+ * leaves go eight at a time (bitmask_leaves8); the plan picks the copy.
+ * The output is the bytes of the list code: `make check` runs the ball
+ * tree tests through both copies and without them (GROVE_CPU=avx2,
+ * GROVE_CPU=portable). */
 #include "packed.h"
+#include "twice.h"
 
 #include <math.h>
 #include <string.h>
 
 #if GROVE__HAVE_TARGETS
 #include <immintrin.h>
-#define BITMASK_TARGET                                                                                                 \
-    __attribute__((target("avx512f,avx512bw,avx512cd,avx512vbmi,avx512bitalg,bmi,bmi2,lzcnt,popcnt")))
+/* What every part of a subtree is compiled for: x86-64-v3; the AVX-512
+ * parts have that target, and only the AVX-512 copy inlines them. */
+#define BITMASK_BODY GROVE__BODY(GROVE__TARGET_V3)
 /* Points in a mask, and dimensions (dimension 0's order is the local
  * order itself, so ord has one row fewer). */
 #define BITMASK_MAX 64
@@ -67,18 +72,41 @@ typedef struct bitmask_sub {
 } bitmask_sub;
 
 /* The bits of the 64-bit mask `m` picked by the 64 index bytes at idx:
- * result bit i is bit idx[i] of m. */
-static inline BITMASK_TARGET uint64_t bitmask_shuffle(uint64_t m, const uint8_t *idx)
+ * result bit i is bit idx[i] of m; in AVX-512 one instruction, in AVX2
+ * per 32 index bytes: each picks the byte of m holding its bit, tests the
+ * bit and the results' top bits gather. */
+static inline GROVE__TARGET_AVX512 uint64_t bitmask_shuffle_avx512(uint64_t m, const uint8_t *idx)
 {
     return (uint64_t)_mm512_bitshuffle_epi64_mask(_mm512_set1_epi64((long long)m), _mm512_loadu_si512(idx));
 }
 
-static inline BITMASK_TARGET int bitmask_first(uint64_t m) { return __builtin_ctzll(m); }
-static inline BITMASK_TARGET int bitmask_last(uint64_t m) { return 63 - __builtin_clzll(m); }
+static inline GROVE__TARGET_V3 uint64_t bitmask_shuffle_avx2(uint64_t m, const uint8_t *idx)
+{
+    const __m256i bytes = _mm256_set1_epi64x((long long)m), seven = _mm256_set1_epi8(7);
+    const __m256i bit = _mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16,
+                                         32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
+    uint64_t r = 0;
+    for (int half = 0; half < 2; half++) {
+        __m256i i = _mm256_loadu_si256((const __m256i *)(const void *)(idx + 32 * half));
+        __m256i byte = _mm256_shuffle_epi8(bytes, _mm256_and_si256(_mm256_srli_epi16(i, 3), seven));
+        __m256i want = _mm256_shuffle_epi8(bit, _mm256_and_si256(i, seven));
+        __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(byte, want), want);
+        r |= (uint64_t)(uint32_t)_mm256_movemask_epi8(set) << (32 * half);
+    }
+    return r;
+}
+
+BITMASK_BODY uint64_t bitmask_shuffle(uint64_t m, const uint8_t *idx, bool wide)
+{
+    return wide ? bitmask_shuffle_avx512(m, idx) : bitmask_shuffle_avx2(m, idx);
+}
+
+static inline GROVE__TARGET_V3 int bitmask_first(uint64_t m) { return __builtin_ctzll(m); }
+static inline GROVE__TARGET_V3 int bitmask_last(uint64_t m) { return 63 - __builtin_clzll(m); }
 
 /* A leaf of one or two points (the mask's lowest and highest bit),
  * ordered along its widest dimension. */
-static inline BITMASK_TARGET __attribute__((always_inline)) void bitmask_leaf(const bitmask_sub *b, uint64_t m,
+BITMASK_BODY void bitmask_leaf(const bitmask_sub *b, uint64_t m,
                                                                               int64_t *indices, uint8_t *mask, size_t d)
 {
     int p = bitmask_first(m), q = bitmask_last(m);
@@ -99,7 +127,7 @@ static inline BITMASK_TARGET __attribute__((always_inline)) void bitmask_leaf(co
 /* Entry idx (0..63, a lane each) of the 64-entry table t (eight vectors):
  * four two-vector permutations pick among sixteen entries each by bits
  * 0..3, and bits 4 and 5 pick among the four. */
-static inline BITMASK_TARGET __attribute__((always_inline)) __m512i bitmask_lookup64(const void *t, __m512i idx,
+static inline GROVE__TARGET_AVX512 __attribute__((always_inline)) __m512i bitmask_lookup64(const void *t, __m512i idx,
                                                                                      __mmask8 bit4, __mmask8 bit5)
 {
     const __m512i *v = (const __m512i *)t;
@@ -114,7 +142,7 @@ static inline BITMASK_TARGET __attribute__((always_inline)) __m512i bitmask_look
  * m[0], m[subs], ..., m[7 subs], their slots from indices (and real).
  * Table lookups by permutation, not gathers: an eight-lane gather takes
  * on AMD Zen 5 longer than the scalar leaf it replaces. */
-static inline BITMASK_TARGET __attribute__((always_inline)) void
+static inline GROVE__TARGET_AVX512 void
 bitmask_leaves8(const bitmask_sub *b, const uint64_t *m, size_t subs, int64_t *indices, uint8_t *real, size_t d)
 {
     __m512i masks = subs == 1
@@ -163,18 +191,17 @@ bitmask_leaves8(const bitmask_sub *b, const uint64_t *m, size_t subs, int64_t *i
 
 /* The left half of node m: the floor(k/2) lowest positions along its
  * widest dimension, as local ids. */
-static inline BITMASK_TARGET __attribute__((always_inline)) uint64_t bitmask_left(const bitmask_sub *b, uint64_t m,
-                                                                                  size_t d)
+BITMASK_BODY uint64_t bitmask_left(const bitmask_sub *b, uint64_t m, size_t d, bool wide)
 {
     size_t s = 0;
     double best_spread = -1.0;
     uint64_t pos[BITMASK_DIMS] = {m}; /* the node's positions along each dimension */
-    for (size_t j = 1; j < d; j++) pos[j] = bitmask_shuffle(m, b->ord[j - 1]);
+    for (size_t j = 1; j < d; j++) pos[j] = bitmask_shuffle(m, b->ord[j - 1], wide);
     for (size_t j = 0; j < d; j++)
         grove__bt_widest(b->s[j][bitmask_last(pos[j])] - b->s[j][bitmask_first(pos[j])], j, &s, &best_spread);
     unsigned h = (unsigned)__builtin_popcountll(m) / 2;
     uint64_t left_pos = _pdep_u64(((uint64_t)1 << h) - 1, pos[s]);
-    return bitmask_shuffle(left_pos, b->rnk[s]); /* rnk[0] is the identity: no branch on s */
+    return bitmask_shuffle(left_pos, b->rnk[s], wide); /* rnk[0] is the identity: no branch on s */
 }
 
 /* Local ids in order: dimension 0's order (bitmask_root_left). */
@@ -190,8 +217,7 @@ static const uint8_t bitmask_identity[BITMASK_MAX] = {RUN8(0),  RUN8(8),  RUN8(1
  * a time, and a 64-byte load of a row still in the store buffer waits for
  * it to drain, so the roots take this path (faster, too, than a fence
  * before the trees that drains the stores at once). */
-static inline BITMASK_TARGET __attribute__((always_inline)) uint64_t bitmask_root_left(const bitmask_sub *b, size_t k,
-                                                                                       size_t d)
+BITMASK_BODY uint64_t bitmask_root_left(const bitmask_sub *b, size_t k, size_t d)
 {
     size_t s = 0;
     double best_spread = -1.0;
@@ -213,8 +239,8 @@ static inline BITMASK_TARGET __attribute__((always_inline)) uint64_t bitmask_roo
  * node i of a level, counted from the left, has its slots at
  * out + i * 2^(levels - level). d and subs are constants where bitmask_build
  * calls this, so the loops over them unroll. */
-static inline BITMASK_TARGET __attribute__((always_inline)) void
-bitmask_tree(const bitmask_sub *b, size_t subs, const uint64_t *all, int level, const size_t *out, size_t d)
+BITMASK_BODY void bitmask_tree(const bitmask_sub *b, size_t subs, const uint64_t *all, int level, const size_t *out,
+                               size_t d, bool wide)
 {
     uint64_t mask[2][BITMASK_SUBS * BITMASK_MAX]; /* a node of k points has at most k leaves */
     size_t nodes = subs;                          /* in all subtrees */
@@ -231,7 +257,7 @@ bitmask_tree(const bitmask_sub *b, size_t subs, const uint64_t *all, int level, 
         }
         for (size_t i = 0; i < nodes; i++) {
             size_t u = i % subs, node = i / subs;
-            uint64_t m = mask[cur][i], left = bitmask_left(&b[u], m, d);
+            uint64_t m = mask[cur][i], left = bitmask_left(&b[u], m, d, wide);
             mask[!cur][2 * node * subs + u] = left;
             mask[!cur][(2 * node + 1) * subs + u] = m & ~left;
         }
@@ -242,9 +268,9 @@ bitmask_tree(const bitmask_sub *b, size_t subs, const uint64_t *all, int level, 
     uint8_t *real = b->t->c->mask;
     for (size_t u = 0; u < subs; u++) {
         size_t leaves = nodes / subs, i = 0;
-        /* Eight at a time in 3 or 4 dimensions; with d = 2 the scalar leaf
-         * is shorter and measured faster. */
-        for (; d > 2 && i + 8 <= leaves; i += 8) {
+        /* With AVX-512 eight at a time in 3 or 4 dimensions; with d = 2
+         * the scalar leaf is shorter and measured faster. */
+        for (; wide && d > 2 && i + 8 <= leaves; i += 8) {
             size_t slot = out[u] + 2 * i;
             bitmask_leaves8(&b[u], mask[cur] + i * subs + u, subs, indices + slot, real ? real + slot : NULL, d);
         }
@@ -261,7 +287,7 @@ bitmask_tree(const bitmask_sub *b, size_t subs, const uint64_t *all, int level, 
  * node of this thread interleaves). One map for the whole batch, each
  * node writing only its own ranks' bytes, had two threads writing the
  * same cache lines. */
-static inline BITMASK_TARGET __attribute__((always_inline)) void bitmask_gather_ranks(bitmask_sub *b, uint64_t where,
+BITMASK_BODY void bitmask_gather_ranks(bitmask_sub *b, uint64_t where,
                                                                                       size_t off, size_t k, size_t d)
 {
     const grove__packed_tree *t = b->t;
@@ -297,10 +323,9 @@ static inline BITMASK_TARGET __attribute__((always_inline)) void bitmask_gather_
 }
 
 /* The entries of l[0..k), k <= 64, whose field at `shift` equals their
- * left neighbour's, as bits (bit i: l[i] and l[i - 1]), eight pairs at a
- * time. */
-static inline BITMASK_TARGET __attribute__((always_inline)) uint64_t bitmask_ties(const uint64_t *l, size_t k,
-                                                                                  int shift, uint64_t mask)
+ * left neighbour's, as bits (bit i: l[i] and l[i - 1]); with AVX-512
+ * eight pairs at a time. */
+static inline GROVE__TARGET_AVX512 uint64_t bitmask_ties_avx512(const uint64_t *l, size_t k, int shift, uint64_t mask)
 {
     const __m128i count = _mm_cvtsi32_si128(shift);
     const __m512i vmask = _mm512_set1_epi64((long long)mask);
@@ -311,6 +336,14 @@ static inline BITMASK_TARGET __attribute__((always_inline)) uint64_t bitmask_tie
         __m512i f = _mm512_and_si512(_mm512_srl_epi64(_mm512_xor_si512(a, b), count), vmask);
         ties |= (uint64_t)_mm512_mask_cmpeq_epi64_mask(live, f, _mm512_setzero_si512()) << i;
     }
+    return ties;
+}
+
+BITMASK_BODY uint64_t bitmask_ties(const uint64_t *l, size_t k, int shift, uint64_t mask, bool wide)
+{
+    if (wide) return bitmask_ties_avx512(l, k, shift, mask);
+    uint64_t ties = 0;
+    for (size_t i = 1; i < k; i++) ties |= (uint64_t)((((l[i] ^ l[i - 1]) >> shift) & mask) == 0) << i;
     return ties;
 }
 
@@ -352,8 +385,7 @@ static void bitmask_sort_runs(double *v, uint8_t *ord, uint64_t *rec, uint64_t t
  * from a batch-local id to the local id in the thread's sort scratch (as
  * for ranks). A list's runs of equal fields are in any order: they are
  * sorted here, from the coordinates gathered, where there are any. */
-static inline BITMASK_TARGET __attribute__((always_inline)) void
-bitmask_gather_quantized(bitmask_sub *b, uint64_t where, size_t off, size_t k, size_t d)
+BITMASK_BODY void bitmask_gather_quantized(bitmask_sub *b, uint64_t where, size_t off, size_t k, size_t d, bool wide)
 {
     const grove__packed_tree *t = b->t;
     size_t n = t->n;
@@ -364,7 +396,7 @@ bitmask_gather_quantized(bitmask_sub *b, uint64_t where, size_t off, size_t k, s
     uint8_t *local = (uint8_t *)grove__bt_scratch(t->c);
     uint64_t *l0 = t->rec[where & 1] + off;
     for (size_t i = 0; i < k; i++) b->s[0][i] = x[(l0[i] & id_mask) * x_id];
-    uint64_t ties = bitmask_ties(l0, k, t->base, mask);
+    uint64_t ties = bitmask_ties(l0, k, t->base, mask, wide);
     if (ties) {                        /* dimension 0's order gives the local ids: sort its runs first */
         uint8_t position[BITMASK_MAX]; /* permuted along, not needed after */
         memcpy(position, bitmask_identity, k);
@@ -391,7 +423,7 @@ bitmask_gather_quantized(bitmask_sub *b, uint64_t where, size_t off, size_t k, s
             ord[i] = p;
         }
         int shift = t->base + (int)j * t->bits;
-        ties = bitmask_ties(l, k, shift, mask);
+        ties = bitmask_ties(l, k, shift, mask, wide);
         if (ties) {
             bitmask_sort_runs(b->s[j], ord, l, ties, id_mask);
             for (size_t i = 0; i < k; i++) b->rnk[j][ord[i]] = (uint8_t)i;
@@ -399,9 +431,10 @@ bitmask_gather_quantized(bitmask_sub *b, uint64_t where, size_t off, size_t k, s
     }
 }
 
-/* grove__bitmask_subtrees for a constant d: its subtrees' points, then their trees. */
-static inline BITMASK_TARGET __attribute__((always_inline)) void
-bitmask_build(const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level, size_t d)
+/* grove__bitmask_subtrees for a constant d: its subtrees' points, then
+ * their trees. */
+BITMASK_BODY void bitmask_build(const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level, size_t d,
+                                bool wide)
 {
     bitmask_sub b[BITMASK_SUBS];
     uint64_t all[BITMASK_SUBS];
@@ -412,40 +445,44 @@ bitmask_build(const grove__packed_tree *t, const grove__bitmask_nodes *nodes, in
         memset(b[u].rnk, BITMASK_NONE, sizeof b[u].rnk);
         all[u] = nodes->k[u] == 64 ? UINT64_MAX : ((uint64_t)1 << nodes->k[u]) - 1;
         if (t->quantized)
-            bitmask_gather_quantized(&b[u], nodes->where[u], nodes->off[u], nodes->k[u], d);
+            bitmask_gather_quantized(&b[u], nodes->where[u], nodes->off[u], nodes->k[u], d, wide);
         else
             bitmask_gather_ranks(&b[u], nodes->where[u], nodes->off[u], nodes->k[u], d);
     }
     if (nodes->count == 1) /* a constant count in each call: the loops over it unroll */
-        bitmask_tree(b, 1, all, level, nodes->out, d);
+        bitmask_tree(b, 1, all, level, nodes->out, d, wide);
     else
-        bitmask_tree(b, BITMASK_SUBS, all, level, nodes->out, d);
+        bitmask_tree(b, BITMASK_SUBS, all, level, nodes->out, d, wide);
 }
 
-/* One function per d, each starting a cache line of its own: the code of
- * one d then sits the same wherever the others change. Inlined into one
- * function, a change to the d = 3 code (bitmask_ties) moved the d = 4 loops,
- * which it does not use, and slowed d = 4 down. */
+/* One function per d and instruction set (twice.h), each starting a cache
+ * line of its own: the code of one d then sits the same wherever the
+ * others change (inlined into one function, a change to the d = 3 code
+ * moved the d = 4 loops, which it does not use, and slowed d = 4 down). */
 #define BITMASK_BUILD_D(dims)                                                                                          \
-    static BITMASK_TARGET __attribute__((noinline, aligned(64))) void bitmask_build_##dims(                            \
-        const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level)                                     \
+    BITMASK_BODY void bitmask_build_##dims##_body(const grove__packed_tree *t, const grove__bitmask_nodes *nodes,      \
+                                                  int level, bool wide)                                                \
     {                                                                                                                  \
-        bitmask_build(t, nodes, level, dims);                                                                          \
-    }
+        bitmask_build(t, nodes, level, dims, wide);                                                                    \
+    }                                                                                                                  \
+    GROVE__COPY_VOID(GROVE__TARGET_V3, _v3, bitmask_build_##dims,                                                      \
+                     (const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level),                      \
+                     (t, nodes, level, false))                                                                         \
+    GROVE__COPY_VOID(GROVE__TARGET_AVX512, _avx512, bitmask_build_##dims,                                              \
+                     (const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level),                      \
+                     (t, nodes, level, true))
 BITMASK_BUILD_D(2)
 BITMASK_BUILD_D(3)
 BITMASK_BUILD_D(4)
 #undef BITMASK_BUILD_D
 
-/* The full-mode nodes of `nodes`, all at `level` (as in packed_node), of at
- * most BITMASK_MAX points each, in 2 <= d <= BITMASK_DIMS dimensions, and their
- * subtrees. */
 void grove__bitmask_subtrees(const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level)
 {
+    bool wide = t->c->plan.bitmask_avx512;
     switch (t->c->d) {
-    case 2: bitmask_build_2(t, nodes, level); break;
-    case 3: bitmask_build_3(t, nodes, level); break;
-    default: bitmask_build_4(t, nodes, level);
+    case 2: (wide ? bitmask_build_2_avx512 : bitmask_build_2_v3)(t, nodes, level); break;
+    case 3: (wide ? bitmask_build_3_avx512 : bitmask_build_3_v3)(t, nodes, level); break;
+    default: (wide ? bitmask_build_4_avx512 : bitmask_build_4_v3)(t, nodes, level);
     }
 }
 

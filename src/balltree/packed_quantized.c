@@ -31,21 +31,158 @@
  * order, at every node, and the output is the bytes of the rank records.
  *
  * Used in full mode where the bit-mask subtrees are (so no node below
- * them needs ranks) and the AVX-512 presort loops (presort_avx512.c; a
- * machine with the one has the other), and the fields are wide enough
+ * them needs ranks), and the fields are wide enough
  * (grove__quantized_field_bits, plan.c). Data that crowds many points into
  * few values (a far outlier, tight clusters) would make long runs, and
  * sorting them at every level would cost more than ranks: a batch whose
  * longest run exceeds MAX_RUN goes back to the rank presort. */
 #include "packed.h"
+#include "twice.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 _Static_assert(GROVE__QUANTIZED_DIGIT <= BT_DIGIT_MAX, "grove__bt_digits holds the counts of up to BT_DIGIT_MAX bits");
 #define MAX_RUN 256
 /* Lists of at most INSERTION records are sorted by insertion. */
 #define INSERTION 16
+
+/* The quantized presort's first pass, as balltree_internal.h defines it,
+ * compiled for x86-64-v3, the machines that run it (the bit-mask subtrees
+ * need it). Rows of d doubles side by side, the common layout, go four at
+ * a time: 4 d doubles in a row, d vectors whose lane l of vector v holds
+ * coordinate (4 v + l) % d, so one accumulator per lane, folded into
+ * coordinates at the end. */
+#if GROVE__HAVE_TARGETS
+#include <immintrin.h>
+#endif
+
+/* Coordinate j of row i. */
+static inline double quantized_at(const char *base, size_t row, size_t dim, size_t i, size_t j)
+{
+    return *(const double *)(const void *)(base + i * row + j * dim);
+}
+
+GROVE__BODY(GROVE__TARGET_V3) bool quantized_extent_body(const char *base, size_t row, size_t dim, size_t d,
+                                                         size_t a, size_t b, double *lo, double *hi)
+{
+    double l[4 * GROVE__QUANTIZED_MAX_DIMS], h[4 * GROVE__QUANTIZED_MAX_DIMS];
+    double z[4 * GROVE__QUANTIZED_MAX_DIMS] = {0}; /* sums of w - w: NaN once a coordinate is not finite */
+    for (size_t e = 0; e < 4 * d; e++) {
+        l[e] = INFINITY;
+        h[e] = -INFINITY;
+    }
+    size_t i = a;
+#if GROVE__HAVE_TARGETS
+    if (dim == sizeof(double) && row == d * sizeof(double)) {
+        __m256d vl[GROVE__QUANTIZED_MAX_DIMS], vh[GROVE__QUANTIZED_MAX_DIMS], vz[GROVE__QUANTIZED_MAX_DIMS];
+        for (size_t v = 0; v < d; v++) {
+            vl[v] = _mm256_set1_pd(INFINITY);
+            vh[v] = _mm256_set1_pd(-INFINITY);
+            vz[v] = _mm256_setzero_pd();
+        }
+        for (; i + 4 <= b; i += 4)
+            for (size_t v = 0; v < d; v++) {
+                __m256d w = _mm256_loadu_pd((const double *)(const void *)(base + i * row) + 4 * v);
+                vl[v] = _mm256_min_pd(vl[v], w);
+                vh[v] = _mm256_max_pd(vh[v], w);
+                vz[v] = _mm256_add_pd(vz[v], _mm256_sub_pd(w, w));
+            }
+        for (size_t v = 0; v < d; v++) {
+            _mm256_storeu_pd(l + 4 * v, vl[v]);
+            _mm256_storeu_pd(h + 4 * v, vh[v]);
+            _mm256_storeu_pd(z + 4 * v, vz[v]);
+        }
+    }
+#endif
+    for (; i < b; i++)
+        for (size_t j = 0; j < d; j++) {
+            double w = quantized_at(base, row, dim, i, j);
+            l[j] = w < l[j] ? w : l[j];
+            h[j] = w > h[j] ? w : h[j];
+            z[j] += w - w;
+        }
+    double finite = 0;
+    for (size_t j = 0; j < d; j++) {
+        lo[j] = l[j];
+        hi[j] = h[j];
+        for (size_t e = j + d; e < 4 * d; e += d) {
+            lo[j] = l[e] < lo[j] ? l[e] : lo[j];
+            hi[j] = h[e] > hi[j] ? h[e] : hi[j];
+        }
+    }
+    for (size_t e = 0; e < 4 * d; e++) finite += z[e];
+    return finite == 0;
+}
+
+/* A field value, min(mask, floor(f)) for f >= 0: (uint64_t)f where f is
+ * below mask, as the definition has it (fields have fewer than 31 bits,
+ * plan.c, so it converts through int32). */
+static inline uint64_t quantized_value(double f, double mask)
+{
+    f = floor(f);
+    return (uint64_t)(uint32_t)(int32_t)(f < mask ? f : mask);
+}
+
+GROVE__BODY(GROVE__TARGET_V3) void quantized_records_body(const char *base, size_t row, size_t dim, size_t d,
+                                                          size_t a, size_t b, const double *lo, const double *scale,
+                                                          const int *shift, uint64_t mask, uint64_t *src)
+{
+    size_t i = a;
+#if GROVE__HAVE_TARGETS
+    if (dim == sizeof(double) && row == d * sizeof(double)) {
+        double at[4 * GROVE__QUANTIZED_MAX_DIMS], times[4 * GROVE__QUANTIZED_MAX_DIMS];
+        for (size_t e = 0; e < 4 * d; e++) {
+            at[e] = lo[e % d];
+            times[e] = scale[e % d];
+        }
+        const __m256d top = _mm256_set1_pd((double)mask);
+        for (; i + 4 <= b; i += 4) {
+            int32_t q[4 * GROVE__QUANTIZED_MAX_DIMS];
+            for (size_t v = 0; v < d; v++) {
+                __m256d w = _mm256_loadu_pd((const double *)(const void *)(base + i * row) + 4 * v);
+                __m256d f = _mm256_mul_pd(_mm256_sub_pd(w, _mm256_loadu_pd(at + 4 * v)), _mm256_loadu_pd(times + 4 * v));
+                f = _mm256_min_pd(_mm256_floor_pd(f), top);
+                _mm_storeu_si128((__m128i *)(void *)(q + 4 * v), _mm256_cvttpd_epi32(f));
+            }
+            for (size_t r = 0; r < 4; r++) {
+                uint64_t e = i + r;
+                for (size_t j = 0; j < d; j++) e |= (uint64_t)(uint32_t)q[r * d + j] << shift[j];
+                src[i + r] = e;
+            }
+        }
+    }
+#endif
+    for (; i < b; i++) {
+        uint64_t e = i;
+        for (size_t j = 0; j < d; j++)
+            e |= quantized_value((quantized_at(base, row, dim, i, j) - lo[j]) * scale[j], (double)mask) << shift[j];
+        src[i] = e;
+    }
+}
+
+/* The two passes for a constant d, so that their loops unroll. */
+GROVE__TARGET_V3 bool grove__quantized_extent(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b,
+                                              double *lo, double *hi)
+{
+    switch (d) {
+    case 2: return quantized_extent_body(base, row, dim, 2, a, b, lo, hi);
+    case 3: return quantized_extent_body(base, row, dim, 3, a, b, lo, hi);
+    default: return quantized_extent_body(base, row, dim, 4, a, b, lo, hi);
+    }
+}
+
+GROVE__TARGET_V3 void grove__quantized_records(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b,
+                                               const double *lo, const double *scale, const int *shift, uint64_t mask,
+                                               uint64_t *src)
+{
+    switch (d) {
+    case 2: quantized_records_body(base, row, dim, 2, a, b, lo, scale, shift, mask, src); break;
+    case 3: quantized_records_body(base, row, dim, 3, a, b, lo, scale, shift, mask, src); break;
+    default: quantized_records_body(base, row, dim, 4, a, b, lo, scale, shift, mask, src);
+    }
+}
 
 static inline uint64_t quantized_field(const grove__packed_tree *t, uint64_t e, size_t j)
 {
@@ -75,10 +212,10 @@ static void quantized_sort_run(const grove__packed_tree *t, uint64_t *l, size_t 
     }
 }
 
-/* grove__quantized_spread. Out of line (compiled twice, twice.h), like
- * grove__quantized_pivot: inlined into packed_split they would slow the
- * rank records' nodes down. */
-GROVE__BODY() double quantized_spread_body(const grove__packed_tree *t, const uint64_t *l, size_t k, size_t j)
+/* Out of line, like grove__quantized_pivot: inlined into packed_split it
+ * would slow the rank records' nodes down. */
+__attribute__((noinline)) double grove__quantized_spread(const grove__packed_tree *t, const uint64_t *l, size_t k,
+                                                         size_t j)
 {
     uint64_t first = quantized_field(t, l[0], j), last = quantized_field(t, l[k - 1], j);
     double lo = quantized_coord(t, l[0], j), hi = quantized_coord(t, l[k - 1], j);
@@ -92,14 +229,6 @@ GROVE__BODY() double quantized_spread_body(const grove__packed_tree *t, const ui
     }
     return hi - lo;
 }
-GROVE__TWICE(double, quantized_spread, (const grove__packed_tree *t, const uint64_t *l, size_t k, size_t j),
-             (t, l, k, j))
-
-double grove__quantized_spread(const grove__packed_tree *t, const uint64_t *l, size_t k, size_t j)
-{
-    return BT_CORE(t->c, quantized_spread)(t, l, k, j);
-}
-
 /* In list[0..k), move every record valued q along s to the side of
  * `pivot` it belongs on ((coordinate s, id) at least the pivot's: right)
  * to field value `to`, if that side is `right`. */
@@ -108,9 +237,9 @@ static void quantized_move(const grove__packed_tree *t, uint64_t *list, size_t k
 {
     int shift = t->base + (int)s * t->bits;
     uint64_t clear = ~(t->mask << shift);
-    grove__quantized_find_fn *find = t->c->presort_kernels->find; /* the few valued q, eight records a step */
-    for (size_t i = find(list, 0, k, shift, t->mask, q); i < k; i = find(list, i + 1, k, shift, t->mask, q))
-        if (quantized_below(t, list[i], pivot, s) != right) list[i] = (list[i] & clear) | to << shift;
+    for (size_t i = 0; i < k; i++)
+        if ((list[i] >> shift & t->mask) == q && quantized_below(t, list[i], pivot, s) != right)
+            list[i] = (list[i] & clear) | to << shift;
 }
 
 /* grove__quantized_pivot: a record goes right when its field s is at
@@ -142,10 +271,10 @@ uint64_t grove__quantized_pivot(const grove__packed_tree *t, uint64_t where, siz
 #define CROWD (1 << CROWD_BITS)
 
 /* Rows [a, b) of t->x: each dimension's extent, or (lo and scale known)
- * their records into src, by the AVX-512 loops (presort_avx512.c). */
+ * their records into src. */
 static bool quantized_extent_part(const grove__packed_tree *t, size_t a, size_t b, double *lo, double *hi)
 {
-    return t->c->presort_kernels->extent((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double),
+    return grove__quantized_extent((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double),
                                          t->c->d, a, b, lo, hi);
 }
 
@@ -154,7 +283,7 @@ static void quantized_records_part(const grove__packed_tree *t, size_t a, size_t
 {
     int shift[GROVE__QUANTIZED_MAX_DIMS];
     for (size_t i = 0; i < t->c->d; i++) shift[i] = t->base + (int)i * t->bits;
-    t->c->presort_kernels->records((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double), t->c->d, a,
+    grove__quantized_records((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double), t->c->d, a,
                                    b, lo, scale, shift, t->mask, src);
     if (!crowd) return; /* else how many records fall in each CROWD-th of field j's range */
     /* Four sets of counts, a record to each in turn: crowded data
@@ -282,12 +411,10 @@ static bool quantized_long_run(const grove__packed_tree *t, const uint64_t *l, s
 }
 
 /* The records src[0..m) sorted by field j into dst, an LSD radix sort
- * through the thread's scratch (insertion for a few, a bitonic network up
- * to GROVE__BITONIC_MAX: bitonic_avx512.c). False when they have
- * a run longer than MAX_RUN (checked only where a top digit holds more
- * records than that). */
-GROVE__BODY()
-bool quantized_sort_list_body(const grove__packed_tree *t, const uint64_t *src, size_t m, uint64_t *dst, size_t j)
+ * through the thread's scratch (insertion for a few). False when they
+ * have a run longer than MAX_RUN (checked only where a top digit holds
+ * more records than that). */
+static bool quantized_sort_list(const grove__packed_tree *t, const uint64_t *src, size_t m, uint64_t *dst, size_t j)
 {
     int shift = t->base + (int)j * t->bits;
     if (m <= INSERTION) { /* a few records: no bins to clear and sum */
@@ -298,10 +425,6 @@ bool quantized_sort_list_body(const grove__packed_tree *t, const uint64_t *src, 
             dst[p] = e;
         }
         return true;
-    }
-    if (m <= GROVE__BITONIC_MAX && t->mask < (UINT64_C(1) << (32 - GROVE__BITONIC_BITS))) {
-        t->c->presort_kernels->sort_small(src, m, shift, t->mask, dst);
-        return !(m > MAX_RUN && quantized_long_run(t, dst, m, j));
     }
     /* Digits of at most the id's bits (t->base): at most about m bins */
     grove__bt_digits r;
@@ -328,14 +451,12 @@ bool quantized_sort_list_body(const grove__packed_tree *t, const uint64_t *src, 
     if (last < 0) memcpy(dst, src, m * sizeof *dst);
     return !(crowded > MAX_RUN && quantized_long_run(t, dst, m, j));
 }
-GROVE__TWICE(bool, quantized_sort_list,
-             (const grove__packed_tree *t, const uint64_t *src, size_t m, uint64_t *dst, size_t j), (t, src, m, dst, j))
 
 uint64_t grove__quantized_sort_deferred(const grove__packed_tree *t, uint64_t where, size_t off, size_t k)
 {
     size_t j = (size_t)t->deferred;
     uint64_t *list = t->rec[where >> j & 1] + j * t->n + off, *sorted = t->rec[!(where >> j & 1)] + j * t->n + off;
-    (void)BT_CORE(t->c, quantized_sort_list)(t, list, k, sorted, j); /* no long run: quantized_sparse */
+    (void)quantized_sort_list(t, list, k, sorted, j); /* no long run: quantized_sparse */
     return where ^ (uint64_t)1 << j;
 }
 
@@ -343,7 +464,7 @@ uint64_t grove__quantized_sort_deferred(const grove__packed_tree *t, uint64_t wh
  * quantized_sort_list). */
 static bool quantized_presort_list(const grove__packed_tree *t, const uint64_t *src, size_t j)
 {
-    return (int)j == t->deferred || BT_CORE(t->c, quantized_sort_list)(t, src, t->count, t->rec[0] + j * t->n, j);
+    return (int)j == t->deferred || quantized_sort_list(t, src, t->count, t->rec[0] + j * t->n, j);
 }
 
 /* The quantized presort's lists in buffer 0, once quantized_records has

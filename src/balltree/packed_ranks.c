@@ -191,12 +191,7 @@ static void ranks_values(const grove__bt_view *v, const grove__packed_tree *t, b
     size_t m = t->count, at = j * t->n;
     const uint32_t *perm = t->perm + at;
     double *val = t->val + at;
-    const grove__bt_presort_kernels *kern = t->c->presort_kernels;
-    if (kern && !v->rows) {
-        kern->gather[!f32](v->base + j * (f32 ? sizeof(float) : sizeof(double)), v->stride, perm, m, val);
-    } else {
-        for (size_t r = 0; r < m; r++) val[r] = grove__packed_coord(v, f32, perm[r], j);
-    }
+    for (size_t r = 0; r < m; r++) val[r] = grove__packed_coord(v, f32, perm[r], j);
 }
 
 /* Sort every dimension, pack each point's ranks into its record, and fill

@@ -60,7 +60,7 @@ static const char *plan_name(const grove__bt_plan *p, size_t m, size_t d)
     if (p->builder == GROVE__BT_PRESORTED) return "presorted";
     bool select = p->builder == GROVE__BT_SELECTING;
     bool quantized = p->quantize && grove__quantized_field_bits(select ? p->leaf_max : m, d);
-    return names[select][quantized][p->small_bits];
+    return names[select][quantized][p->bitmask];
 }
 
 grove__bt_plan grove__bt_plan_make(const grove__bt_plan_input *in)
@@ -77,12 +77,11 @@ grove__bt_plan grove__bt_plan_make(const grove__bt_plan_input *in)
     p.select_isa = cpu.avx512f && cpu.avx512vl ? GROVE__BT_AVX512
                    : cpu.avx2 && cpu.popcnt    ? GROVE__BT_AVX2
                                                : GROVE__BT_PORTABLE;
-    p.presort_avx512 = cpu.avx512f && cpu.avx512dq && cpu.avx512vl;
-    p.small_bits = full && d >= 2 && d <= GROVE__BITMASK_DIMS && cpu.avx512f && cpu.avx512bw && cpu.avx512cd &&
-                   cpu.avx512vbmi && cpu.avx512bitalg && grove__cpu_v3(cpu);
-    /* Quantized records are written for the bit-mask subtrees and the
-     * AVX-512 presort loops alone (every machine with BITALG has both). */
-    p.quantize = p.small_bits && p.presort_avx512 && d <= GROVE__QUANTIZED_MAX_DIMS;
+    p.bitmask = full && d >= 2 && d <= GROVE__BITMASK_DIMS && grove__cpu_v3(cpu);
+    p.bitmask_avx512 = p.bitmask && grove__cpu_avx512(cpu);
+    /* Quantized records are written for the bit-mask subtrees, which
+     * finish them (nothing below needs ranks). */
+    p.quantize = p.bitmask && d <= GROVE__QUANTIZED_MAX_DIMS;
     size_t select_dims = p.select_isa == GROVE__BT_AVX512 ? GROVE__BS_MAX_DIMS
                          : p.select_isa == GROVE__BT_AVX2 ? BS_AVX2_DIMS
                                                           : 0;
@@ -97,7 +96,6 @@ grove__bt_plan grove__bt_plan_make(const grove__bt_plan_input *in)
     } else {
         p.builder = p.bits ? GROVE__BT_PACKED : GROVE__BT_PRESORTED;
     }
-    p.core_v3 = grove__cpu_v3(cpu);
     /* Where one batch takes quantized records or the selecting builder,
      * their first pass reads every coordinate anyway and checks it on the
      * way, before any output, and a scan of its own would cost a pass

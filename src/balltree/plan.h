@@ -41,12 +41,11 @@ typedef struct grove__bt_plan {
     int bits;               /* packed: bits per rank of the largest batch */
     int leaf_bits;          /* selecting: bits per rank of its leaves, */
     size_t leaf_max;        /*   which have at most leaf_max points */
-    bool small_bits;        /* small full-mode subtrees as bit masks (packed_bitmask.c) */
+    bool bitmask;           /* small full-mode subtrees as bit masks (packed_bitmask.c), */
+    bool bitmask_avx512;    /*   their AVX-512 copy (else the x86-64-v3 one) */
     bool quantize;          /* packed records quantized where their fields fit (packed_quantized.c) */
-    bool presort_avx512;    /* the presort's streaming loops in AVX-512 (presort_avx512.c) */
     grove__bt_isa partition_isa; /* the packed builder's list partition (partition.c) */
     grove__bt_isa select_isa;    /* the selecting builder's passes (select_*.c); portable: none */
-    bool core_v3;           /* the builders' scalar core compiled for x86-64-v3 (cpu.h) */
     /* The first pass of the largest batch (quantized records, selecting
      * keys) checks every coordinate's finiteness, so the build skips its
      * own scan: one batch, no rotation. */

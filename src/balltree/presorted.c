@@ -81,12 +81,11 @@ static void bt_partition(const uint32_t *restrict src, uint32_t *restrict dst, s
 
 /* Stable LSD radix sort of (*a)[0..g) by their high halves, all below
  * 2^bits (bits <= 32), digits of at most BT_DIGIT bits, constant digits
- * skipped; the result ends in *a (the buffers swap as the passes go),
- * which it returns.
+ * skipped; the result ends in *a (the buffers swap as the passes go).
  * Not grove__radix_sort_u64: that one opens a parallel region and
  * allocates per call, while this runs inside tasks on many small runs with
  * the thread's preallocated scratch. */
-GROVE__BODY() uint64_t *bt_lsd_body(uint64_t **a, uint64_t **b, size_t g, int bits)
+static void bt_lsd(uint64_t **a, uint64_t **b, size_t g, int bits)
 {
     grove__bt_digits r;
     grove__bt_digits_count(&r, *a, g, 32, bits, BT_DIGIT);
@@ -97,9 +96,7 @@ GROVE__BODY() uint64_t *bt_lsd_body(uint64_t **a, uint64_t **b, size_t g, int bi
         *b = *a;
         *a = t;
     }
-    return *a;
 }
-GROVE__TWICE(uint64_t *, bt_lsd, (uint64_t * *a, uint64_t * *b, size_t g, int bits), (a, b, g, bits))
 
 #if defined(__GNUC__)
 #define BT_PREFETCH(p) __builtin_prefetch(p)
@@ -128,8 +125,8 @@ GROVE__TWICE(uint64_t *, bt_lsd, (uint64_t * *a, uint64_t * *b, size_t g, int bi
 void grove__bt_sort(const grove__bt_ctx *c, const grove__bt_view *v, bool f32, size_t j, uint32_t *ids, size_t g,
                     uint64_t *a, uint64_t *b)
 {
-    if (f32) sort_all_f32(c, v, j, ids, g, a, b);
-    else sort_all_f64(c, v, j, ids, g, a, b);
+    if (f32) sort_ids_f32(c, v, j, ids, g, a, b);
+    else sort_ids_f64(c, v, j, ids, g, a, b);
 }
 
 void grove__bt_presorted_batch(const grove__bt_ctx *c, const grove__bt_batch *b, const grove__bt_view *ids, bool f32)

@@ -48,7 +48,6 @@ static void BT_(sort_ids)(const grove__bt_ctx *c, const grove__bt_view *v, size_
 static void BT_(sort_keyed)(const grove__bt_ctx *c, const grove__bt_view *v, size_t j, uint32_t *ids, size_t g,
                             uint64_t *a, uint64_t *b, BT_K lo, BT_K hi)
 {
-    const grove__bt_presort_kernels *kern = c->presort_kernels;
     if (lo == hi) return;
     int width = 0, bits = BT_SORT_SLACK;
     while (width < (int)sizeof(BT_K) * 8 && (hi - lo) >> width) width++;
@@ -56,23 +55,19 @@ static void BT_(sort_keyed)(const grove__bt_ctx *c, const grove__bt_view *v, siz
     bits = bits < width ? bits : width;
     int shift = width - bits;
     BT_(pack)(ids, g, lo, shift, a);
-    BT_CORE(c, bt_lsd)(&a, &b, g, bits);
+    bt_lsd(&a, &b, g, bits);
     /* The ids back, and the first position of every run of equal top bits
      * into b (free now). Exact keys (shift 0) have no runs: ties are
      * already in id order. */
     size_t runs = 0;
-    if (kern) {
-        runs = kern->ids_runs(a, g, shift != 0, ids, b);
-    } else {
-        bool same = false;
-        ids[0] = (uint32_t)a[0];
-        for (size_t i = 1; i < g; i++) { /* branch-free: runs are rare */
-            ids[i] = (uint32_t)a[i];
-            bool next = shift && !((a[i] ^ a[i - 1]) >> 32);
-            b[runs] = i - 1;
-            runs += next && !same;
-            same = next;
-        }
+    bool same = false;
+    ids[0] = (uint32_t)a[0];
+    for (size_t i = 1; i < g; i++) { /* branch-free: runs are rare */
+        ids[i] = (uint32_t)a[i];
+        bool next = shift && !((a[i] ^ a[i - 1]) >> 32);
+        b[runs] = i - 1;
+        runs += next && !same;
+        same = next;
     }
     /* Each run sorted on its own, last run first: its sort uses a and b
      * from its start on, and every start still in the list lies below it,
@@ -91,8 +86,7 @@ static void BT_(sort_keyed)(const grove__bt_ctx *c, const grove__bt_view *v, siz
  * relative to the smallest (enough bits that few keys share them, at most
  * 32) orders by (top bits, id); runs of equal top bits are then sorted the
  * same way on their own, narrower, key range. Every level of that
- * recursion drops at least BT_SORT_SLACK bits of the range. `kern`: the
- * AVX-512 loops, or NULL for the scalar ones here. */
+ * recursion drops at least BT_SORT_SLACK bits of the range. */
 static void BT_(sort_ids)(const grove__bt_ctx *c, const grove__bt_view *v, size_t j, uint32_t *ids, size_t g,
                           uint64_t *a, uint64_t *b)
 {
@@ -108,22 +102,6 @@ static void BT_(sort_ids)(const grove__bt_ctx *c, const grove__bt_view *v, size_
         hi = k > hi ? k : hi;
     }
     BT_(sort_keyed)(c, v, j, ids, g, a, b, lo, hi);
-}
-
-/* BT_(sort_ids) of all the batch's ids: ids[i] == i on entry. Without a
- * row map the coordinates are rows `stride` apart, which the AVX-512 keys
- * loop gathers. */
-static void BT_(sort_all)(const grove__bt_ctx *c, const grove__bt_view *v, size_t j, uint32_t *ids, size_t g,
-                          uint64_t *a, uint64_t *b)
-{
-    const grove__bt_presort_kernels *kern = c->presort_kernels;
-    if (!kern || v->rows || g <= BT_SORT_SMALL) {
-        BT_(sort_ids)(c, v, j, ids, g, a, b);
-        return;
-    }
-    uint64_t lo, hi;
-    kern->keys[sizeof(BT_T) == sizeof(double)](v->base + j * sizeof(BT_T), v->stride, g, a, &lo, &hi);
-    BT_(sort_keyed)(c, v, j, ids, g, a, b, (BT_K)lo, (BT_K)hi);
 }
 
 /* A small node (k <= BT_SMALL) and its whole subtree, from its labels (in
@@ -258,7 +236,7 @@ static void BT_(sort_dim)(const bt_tree *t, size_t j)
 {
     uint64_t *a = grove__bt_scratch(t->c);
     size_t m = t->b->count;
-    BT_(sort_all)(t->c, &t->ids, j, t->list[0] + j * t->c->n, m, a, a + m);
+    BT_(sort_ids)(t->c, &t->ids, j, t->list[0] + j * t->c->n, m, a, a + m);
 }
 
 /* The tree of one batch. */

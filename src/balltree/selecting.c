@@ -163,18 +163,10 @@ static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, 
     grove__bt_packed_leaf(c, t->b, t->id[buf] + off, k, level, out, x);
 }
 
-/* Points [lo, hi): their keys into buffer 0, their ids, and their extent;
- * with the AVX-512 loop where the rows are in point order and d <= 3
- * (wider rows are gathered, which made it slower than the scalar loop). */
+/* Points [lo, hi): their keys into buffer 0, their ids, and their extent. */
 static void bs_init_rows(const grove__bt_view *v, const bs_tree *t, size_t lo, size_t hi, bs_extent *e)
 {
     size_t n = t->c->n, d = t->c->d;
-    const grove__bt_presort_kernels *kern = t->c->presort_kernels;
-    if (kern && !v->rows && d <= 3) {
-        kern->keys_rows(v->base, v->stride, d, lo, hi, !t->f32, t->key[0], n, e->lo, e->hi);
-        for (size_t i = lo; i < hi; i++) t->id[0][i] = (uint32_t)i;
-        return;
-    }
     grove__bs_extent_empty(e, d);
     for (size_t i = lo; i < hi; i++) {
         size_t r = v->rows ? v->rows[i] : i;

@@ -12,7 +12,9 @@
  * then what both copies have, e.g. GROVE__TARGET_V3 under GROVE__TARGET_V3
  * and GROVE__TARGET_AVX512), picked by the caller. Neither copy contracts
  * into FMA (GROVE__TARGET_V3 leaves it out), so both give the same bytes.
- * The copies stay out of line, so their callers do not grow; `flatten`
+ * The copies stay out of line, so their callers do not grow, each
+ * starting a cache line of its own, so that its loops sit the same
+ * whatever the code around it; `flatten`
  * inlines into each copy whatever its body calls that the copy's target
  * allows, so a body may call a `static inline` helper with a wider target
  * in a branch that only the wider copy takes. NAME may itself be a macro
@@ -29,12 +31,12 @@
 
 #define GROVE__BODY(target) static inline target __attribute__((always_inline))
 #define GROVE__COPY(target, suffix, ret, name, params, args)                                                 \
-    static target __attribute__((noinline, flatten)) ret GROVE__PASTE(name, suffix) params                   \
+    static target __attribute__((noinline, flatten, aligned(64))) ret GROVE__PASTE(name, suffix) params      \
     {                                                                                                        \
         return GROVE__PASTE(name, _body) args;                                                               \
     }
 #define GROVE__COPY_VOID(target, suffix, name, params, args)                                                 \
-    static target __attribute__((noinline, flatten)) void GROVE__PASTE(name, suffix) params                  \
+    static target __attribute__((noinline, flatten, aligned(64))) void GROVE__PASTE(name, suffix) params     \
     {                                                                                                        \
         GROVE__PASTE(name, _body) args;                                                                      \
     }
