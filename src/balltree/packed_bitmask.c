@@ -30,25 +30,17 @@
  * branch predictor learns only when the same points are built again and
  * again. Two sibling subtrees are built side by side (bitmask_tree), roots
  * without shuffles (bitmask_root_left).
- *
- * The code is compiled twice (twice.h): for x86-64-v3, whose bit shuffle
- * is a byte shuffle, a test and a movemask per 32 bits, and for AVX-512
- * with BITALG and VBMI, where it is one instruction (vpshufbitqmb) and
- * leaves go eight at a time (bitmask_leaves8); the plan picks the copy.
  * The output is the bytes of the list code: `make check` runs the ball
- * tree tests through both copies and without them (GROVE_CPU=avx2,
- * GROVE_CPU=portable). */
+ * tree tests with it and without it (GROVE_CPU=portable). */
 #include "packed.h"
-#include "twice.h"
 
 #include <math.h>
 #include <string.h>
 
 #if GROVE__HAVE_TARGETS
 #include <immintrin.h>
-/* What every part of a subtree is compiled for: x86-64-v3; the AVX-512
- * parts have that target, and only the AVX-512 copy inlines them. */
-#define BITMASK_BODY GROVE__BODY(GROVE__TARGET_V3)
+/* Every part of a subtree is compiled for x86-64-v3, inlined. */
+#define BITMASK_BODY static inline GROVE__TARGET_V3 __attribute__((always_inline))
 /* Points in a mask, and dimensions (dimension 0's order is the local
  * order itself, so ord has one row fewer). */
 #define BITMASK_MAX 64
@@ -72,19 +64,14 @@ typedef struct bitmask_sub {
 } bitmask_sub;
 
 /* The bits of the 64-bit mask `m` picked by the 64 index bytes at idx:
- * result bit i is bit idx[i] of m; in AVX-512 one instruction, in AVX2
- * per 32 index bytes: each picks the byte of m holding its bit, tests the
- * bit and the results' top bits gather. */
-static inline GROVE__TARGET_AVX512 uint64_t bitmask_shuffle_avx512(uint64_t m, const uint8_t *idx)
-{
-    return (uint64_t)_mm512_bitshuffle_epi64_mask(_mm512_set1_epi64((long long)m), _mm512_loadu_si512(idx));
-}
-
-static inline GROVE__TARGET_V3 uint64_t bitmask_shuffle_avx2(uint64_t m, const uint8_t *idx)
+ * result bit i is bit idx[i] of m. Per 32 index bytes: each picks the
+ * byte of m that holds its bit and tests the bit, and a movemask gathers
+ * the answers. */
+BITMASK_BODY uint64_t bitmask_shuffle(uint64_t m, const uint8_t *idx)
 {
     const __m256i bytes = _mm256_set1_epi64x((long long)m), seven = _mm256_set1_epi8(7);
-    const __m256i bit = _mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16,
-                                         32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
+    const __m256i bit = _mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32,
+                                         64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
     uint64_t r = 0;
     for (int half = 0; half < 2; half++) {
         __m256i i = _mm256_loadu_si256((const __m256i *)(const void *)(idx + 32 * half));
@@ -96,18 +83,12 @@ static inline GROVE__TARGET_V3 uint64_t bitmask_shuffle_avx2(uint64_t m, const u
     return r;
 }
 
-BITMASK_BODY uint64_t bitmask_shuffle(uint64_t m, const uint8_t *idx, bool wide)
-{
-    return wide ? bitmask_shuffle_avx512(m, idx) : bitmask_shuffle_avx2(m, idx);
-}
-
 static inline GROVE__TARGET_V3 int bitmask_first(uint64_t m) { return __builtin_ctzll(m); }
 static inline GROVE__TARGET_V3 int bitmask_last(uint64_t m) { return 63 - __builtin_clzll(m); }
 
 /* A leaf of one or two points (the mask's lowest and highest bit),
  * ordered along its widest dimension. */
-BITMASK_BODY void bitmask_leaf(const bitmask_sub *b, uint64_t m,
-                                                                              int64_t *indices, uint8_t *mask, size_t d)
+BITMASK_BODY void bitmask_leaf(const bitmask_sub *b, uint64_t m, int64_t *indices, uint8_t *mask, size_t d)
 {
     int p = bitmask_first(m), q = bitmask_last(m);
     size_t s = 0;
@@ -124,84 +105,19 @@ BITMASK_BODY void bitmask_leaf(const bitmask_sub *b, uint64_t m,
     }
 }
 
-/* Entry idx (0..63, a lane each) of the 64-entry table t (eight vectors):
- * four two-vector permutations pick among sixteen entries each by bits
- * 0..3, and bits 4 and 5 pick among the four. */
-static inline GROVE__TARGET_AVX512 __attribute__((always_inline)) __m512i bitmask_lookup64(const void *t, __m512i idx,
-                                                                                     __mmask8 bit4, __mmask8 bit5)
-{
-    const __m512i *v = (const __m512i *)t;
-    __m512i a = _mm512_permutex2var_epi64(_mm512_loadu_si512(v), idx, _mm512_loadu_si512(v + 1));
-    __m512i b = _mm512_permutex2var_epi64(_mm512_loadu_si512(v + 2), idx, _mm512_loadu_si512(v + 3));
-    __m512i c = _mm512_permutex2var_epi64(_mm512_loadu_si512(v + 4), idx, _mm512_loadu_si512(v + 5));
-    __m512i e = _mm512_permutex2var_epi64(_mm512_loadu_si512(v + 6), idx, _mm512_loadu_si512(v + 7));
-    return _mm512_mask_blend_epi64(bit5, _mm512_mask_blend_epi64(bit4, a, b), _mm512_mask_blend_epi64(bit4, c, e));
-}
-
-/* Eight leaves of one subtree at once, as bitmask_leaf: their masks at
- * m[0], m[subs], ..., m[7 subs], their slots from indices (and real).
- * Table lookups by permutation, not gathers: an eight-lane gather takes
- * on AMD Zen 5 longer than the scalar leaf it replaces. */
-static inline GROVE__TARGET_AVX512 void
-bitmask_leaves8(const bitmask_sub *b, const uint64_t *m, size_t subs, int64_t *indices, uint8_t *real, size_t d)
-{
-    __m512i masks = subs == 1
-                        ? _mm512_loadu_si512(m)
-                        : _mm512_permutex2var_epi64(_mm512_loadu_si512(m), _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14),
-                                                    _mm512_loadu_si512(m + 8));
-    const __m512i top = _mm512_set1_epi64(63), b4 = _mm512_set1_epi64(16), b5 = _mm512_set1_epi64(32);
-    /* The lowest and highest member, p and q (equal in a leaf of one) */
-    __m512i lowest = _mm512_and_si512(masks, _mm512_sub_epi64(_mm512_setzero_si512(), masks));
-    __m512i p = _mm512_sub_epi64(top, _mm512_lzcnt_epi64(lowest));
-    __m512i q = _mm512_sub_epi64(top, _mm512_lzcnt_epi64(masks));
-    /* The widest dimension of each pair (ties to the lowest), and whether
-     * q comes first along it */
-    __m512d best = _mm512_set1_pd(-1.0);
-    __mmask8 swap = 0;
-    for (size_t j = 0; j < d; j++) {
-        /* Their positions along j, rnk[j][p] and rnk[j][q]: bytes looked up
-         * by vpermb, in each lane's low byte; their coordinates are s[j] there */
-        __m512i rnk = _mm512_loadu_si512(b->rnk[j]), byte = _mm512_set1_epi64(0xff);
-        __m512i rp = _mm512_and_si512(_mm512_permutexvar_epi8(p, rnk), byte);
-        __m512i rq = _mm512_and_si512(_mm512_permutexvar_epi8(q, rnk), byte);
-        __mmask8 rp4 = _mm512_test_epi64_mask(rp, b4), rp5 = _mm512_test_epi64_mask(rp, b5);
-        __mmask8 rq4 = _mm512_test_epi64_mask(rq, b4), rq5 = _mm512_test_epi64_mask(rq, b5);
-        __m512d xp = _mm512_castsi512_pd(bitmask_lookup64(b->s[j], rp, rp4, rp5));
-        __m512d xq = _mm512_castsi512_pd(bitmask_lookup64(b->s[j], rq, rq4, rq5));
-        __m512d spread = _mm512_abs_pd(_mm512_sub_pd(xp, xq));
-        __mmask8 wider = _mm512_cmp_pd_mask(spread, best, _CMP_GT_OQ);
-        best = _mm512_max_pd(spread, best);
-        __mmask8 q_first = _mm512_cmplt_epu64_mask(rq, rp);
-        swap = (__mmask8)((wider & q_first) | (~wider & swap));
-    }
-    __m512i first = _mm512_mask_blend_epi64(swap, p, q), second = _mm512_mask_blend_epi64(swap, q, p);
-    __mmask8 f4 = _mm512_test_epi64_mask(first, b4), f5 = _mm512_test_epi64_mask(first, b5);
-    __mmask8 s4 = _mm512_test_epi64_mask(second, b4), s5 = _mm512_test_epi64_mask(second, b5);
-    __m512i rf = bitmask_lookup64(b->row, first, f4, f5), rs = bitmask_lookup64(b->row, second, s4, s5);
-    _mm512_storeu_si512(indices, _mm512_permutex2var_epi64(rf, _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11), rs));
-    _mm512_storeu_si512(indices + 8, _mm512_permutex2var_epi64(rf, _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15), rs));
-    if (real) { /* 1, then whether the second slot holds a real point (p != q), four leaves a word */
-        uint64_t two = _mm512_cmpneq_epi64_mask(p, q), ones = UINT64_C(0x0001000100010001);
-        uint64_t second_bytes = UINT64_C(0x0100010001000100);
-        uint64_t lo = ones | _pdep_u64(two & 15, second_bytes), hi = ones | _pdep_u64(two >> 4, second_bytes);
-        memcpy(real, &lo, sizeof lo);
-        memcpy(real + 8, &hi, sizeof hi);
-    }
-}
-
 /* The left half of node m: the floor(k/2) lowest positions along its
  * widest dimension, as local ids. */
-BITMASK_BODY uint64_t bitmask_left(const bitmask_sub *b, uint64_t m, size_t d, bool wide)
+BITMASK_BODY uint64_t bitmask_left(const bitmask_sub *b, uint64_t m, size_t d)
 {
     size_t s = 0;
     double best_spread = -1.0;
     uint64_t pos[BITMASK_DIMS] = {m}; /* the node's positions along each dimension */
-    for (size_t j = 1; j < d; j++) pos[j] = bitmask_shuffle(m, b->ord[j - 1], wide);
+    for (size_t j = 1; j < d; j++) pos[j] = bitmask_shuffle(m, b->ord[j - 1]);
     for (size_t j = 0; j < d; j++)
         grove__bt_widest(b->s[j][bitmask_last(pos[j])] - b->s[j][bitmask_first(pos[j])], j, &s, &best_spread);
     unsigned h = (unsigned)__builtin_popcountll(m) / 2;
     uint64_t left_pos = _pdep_u64(((uint64_t)1 << h) - 1, pos[s]);
-    return bitmask_shuffle(left_pos, b->rnk[s], wide); /* rnk[0] is the identity: no branch on s */
+    return bitmask_shuffle(left_pos, b->rnk[s]); /* rnk[0] is the identity: no branch on s */
 }
 
 /* Local ids in order: dimension 0's order (bitmask_root_left). */
@@ -240,7 +156,7 @@ BITMASK_BODY uint64_t bitmask_root_left(const bitmask_sub *b, size_t k, size_t d
  * out + i * 2^(levels - level). d and subs are constants where bitmask_build
  * calls this, so the loops over them unroll. */
 BITMASK_BODY void bitmask_tree(const bitmask_sub *b, size_t subs, const uint64_t *all, int level, const size_t *out,
-                               size_t d, bool wide)
+                               size_t d)
 {
     uint64_t mask[2][BITMASK_SUBS * BITMASK_MAX]; /* a node of k points has at most k leaves */
     size_t nodes = subs;                          /* in all subtrees */
@@ -257,7 +173,7 @@ BITMASK_BODY void bitmask_tree(const bitmask_sub *b, size_t subs, const uint64_t
         }
         for (size_t i = 0; i < nodes; i++) {
             size_t u = i % subs, node = i / subs;
-            uint64_t m = mask[cur][i], left = bitmask_left(&b[u], m, d, wide);
+            uint64_t m = mask[cur][i], left = bitmask_left(&b[u], m, d);
             mask[!cur][2 * node * subs + u] = left;
             mask[!cur][(2 * node + 1) * subs + u] = m & ~left;
         }
@@ -267,14 +183,8 @@ BITMASK_BODY void bitmask_tree(const bitmask_sub *b, size_t subs, const uint64_t
     int64_t *indices = b->t->c->indices;
     uint8_t *real = b->t->c->mask;
     for (size_t u = 0; u < subs; u++) {
-        size_t leaves = nodes / subs, i = 0;
-        /* With AVX-512 eight at a time in 3 or 4 dimensions; with d = 2
-         * the scalar leaf is shorter and measured faster. */
-        for (; wide && d > 2 && i + 8 <= leaves; i += 8) {
-            size_t slot = out[u] + 2 * i;
-            bitmask_leaves8(&b[u], mask[cur] + i * subs + u, subs, indices + slot, real ? real + slot : NULL, d);
-        }
-        for (; i < leaves; i++) {
+        size_t leaves = nodes / subs;
+        for (size_t i = 0; i < leaves; i++) {
             size_t slot = out[u] + 2 * i;
             bitmask_leaf(&b[u], mask[cur][i * subs + u], indices + slot, real ? real + slot : NULL, d);
         }
@@ -287,8 +197,7 @@ BITMASK_BODY void bitmask_tree(const bitmask_sub *b, size_t subs, const uint64_t
  * node of this thread interleaves). One map for the whole batch, each
  * node writing only its own ranks' bytes, had two threads writing the
  * same cache lines. */
-BITMASK_BODY void bitmask_gather_ranks(bitmask_sub *b, uint64_t where,
-                                                                                      size_t off, size_t k, size_t d)
+BITMASK_BODY void bitmask_gather_ranks(bitmask_sub *b, uint64_t where, size_t off, size_t k, size_t d)
 {
     const grove__packed_tree *t = b->t;
     size_t n = t->n;
@@ -323,25 +232,9 @@ BITMASK_BODY void bitmask_gather_ranks(bitmask_sub *b, uint64_t where,
 }
 
 /* The entries of l[0..k), k <= 64, whose field at `shift` equals their
- * left neighbour's, as bits (bit i: l[i] and l[i - 1]); with AVX-512
- * eight pairs at a time. */
-static inline GROVE__TARGET_AVX512 uint64_t bitmask_ties_avx512(const uint64_t *l, size_t k, int shift, uint64_t mask)
+ * left neighbour's, as bits (bit i: l[i] and l[i - 1]). */
+BITMASK_BODY uint64_t bitmask_ties(const uint64_t *l, size_t k, int shift, uint64_t mask)
 {
-    const __m128i count = _mm_cvtsi32_si128(shift);
-    const __m512i vmask = _mm512_set1_epi64((long long)mask);
-    uint64_t ties = 0;
-    for (size_t i = 1; i < k; i += 8) {
-        __mmask8 live = (__mmask8)(k - i >= 8 ? 0xff : (1u << (k - i)) - 1);
-        __m512i a = _mm512_maskz_loadu_epi64(live, l + i), b = _mm512_maskz_loadu_epi64(live, l + i - 1);
-        __m512i f = _mm512_and_si512(_mm512_srl_epi64(_mm512_xor_si512(a, b), count), vmask);
-        ties |= (uint64_t)_mm512_mask_cmpeq_epi64_mask(live, f, _mm512_setzero_si512()) << i;
-    }
-    return ties;
-}
-
-BITMASK_BODY uint64_t bitmask_ties(const uint64_t *l, size_t k, int shift, uint64_t mask, bool wide)
-{
-    if (wide) return bitmask_ties_avx512(l, k, shift, mask);
     uint64_t ties = 0;
     for (size_t i = 1; i < k; i++) ties |= (uint64_t)((((l[i] ^ l[i - 1]) >> shift) & mask) == 0) << i;
     return ties;
@@ -385,7 +278,7 @@ static void bitmask_sort_runs(double *v, uint8_t *ord, uint64_t *rec, uint64_t t
  * from a batch-local id to the local id in the thread's sort scratch (as
  * for ranks). A list's runs of equal fields are in any order: they are
  * sorted here, from the coordinates gathered, where there are any. */
-BITMASK_BODY void bitmask_gather_quantized(bitmask_sub *b, uint64_t where, size_t off, size_t k, size_t d, bool wide)
+BITMASK_BODY void bitmask_gather_quantized(bitmask_sub *b, uint64_t where, size_t off, size_t k, size_t d)
 {
     const grove__packed_tree *t = b->t;
     size_t n = t->n;
@@ -396,7 +289,7 @@ BITMASK_BODY void bitmask_gather_quantized(bitmask_sub *b, uint64_t where, size_
     uint8_t *local = (uint8_t *)grove__bt_scratch(t->c);
     uint64_t *l0 = t->rec[where & 1] + off;
     for (size_t i = 0; i < k; i++) b->s[0][i] = x[(l0[i] & id_mask) * x_id];
-    uint64_t ties = bitmask_ties(l0, k, t->base, mask, wide);
+    uint64_t ties = bitmask_ties(l0, k, t->base, mask);
     if (ties) {                        /* dimension 0's order gives the local ids: sort its runs first */
         uint8_t position[BITMASK_MAX]; /* permuted along, not needed after */
         memcpy(position, bitmask_identity, k);
@@ -423,7 +316,7 @@ BITMASK_BODY void bitmask_gather_quantized(bitmask_sub *b, uint64_t where, size_
             ord[i] = p;
         }
         int shift = t->base + (int)j * t->bits;
-        ties = bitmask_ties(l, k, shift, mask, wide);
+        ties = bitmask_ties(l, k, shift, mask);
         if (ties) {
             bitmask_sort_runs(b->s[j], ord, l, ties, id_mask);
             for (size_t i = 0; i < k; i++) b->rnk[j][ord[i]] = (uint8_t)i;
@@ -433,8 +326,7 @@ BITMASK_BODY void bitmask_gather_quantized(bitmask_sub *b, uint64_t where, size_
 
 /* grove__bitmask_subtrees for a constant d: its subtrees' points, then
  * their trees. */
-BITMASK_BODY void bitmask_build(const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level, size_t d,
-                                bool wide)
+BITMASK_BODY void bitmask_build(const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level, size_t d)
 {
     bitmask_sub b[BITMASK_SUBS];
     uint64_t all[BITMASK_SUBS];
@@ -445,32 +337,26 @@ BITMASK_BODY void bitmask_build(const grove__packed_tree *t, const grove__bitmas
         memset(b[u].rnk, BITMASK_NONE, sizeof b[u].rnk);
         all[u] = nodes->k[u] == 64 ? UINT64_MAX : ((uint64_t)1 << nodes->k[u]) - 1;
         if (t->quantized)
-            bitmask_gather_quantized(&b[u], nodes->where[u], nodes->off[u], nodes->k[u], d, wide);
+            bitmask_gather_quantized(&b[u], nodes->where[u], nodes->off[u], nodes->k[u], d);
         else
             bitmask_gather_ranks(&b[u], nodes->where[u], nodes->off[u], nodes->k[u], d);
     }
     if (nodes->count == 1) /* a constant count in each call: the loops over it unroll */
-        bitmask_tree(b, 1, all, level, nodes->out, d, wide);
+        bitmask_tree(b, 1, all, level, nodes->out, d);
     else
-        bitmask_tree(b, BITMASK_SUBS, all, level, nodes->out, d, wide);
+        bitmask_tree(b, BITMASK_SUBS, all, level, nodes->out, d);
 }
 
-/* One function per d and instruction set (twice.h), each starting a cache
- * line of its own: the code of one d then sits the same wherever the
- * others change (inlined into one function, a change to the d = 3 code
- * moved the d = 4 loops, which it does not use, and slowed d = 4 down). */
+/* One function per d, each starting a cache line of its own: the code of
+ * one d then sits the same wherever the others change (inlined into one
+ * function, a change to the d = 3 code moved the d = 4 loops, which it
+ * does not use, and slowed d = 4 down). */
 #define BITMASK_BUILD_D(dims)                                                                                          \
-    BITMASK_BODY void bitmask_build_##dims##_body(const grove__packed_tree *t, const grove__bitmask_nodes *nodes,      \
-                                                  int level, bool wide)                                                \
+    static GROVE__TARGET_V3 __attribute__((noinline, aligned(64))) void bitmask_build_##dims(                          \
+        const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level)                                     \
     {                                                                                                                  \
-        bitmask_build(t, nodes, level, dims, wide);                                                                    \
-    }                                                                                                                  \
-    GROVE__COPY_VOID(GROVE__TARGET_V3, _v3, bitmask_build_##dims,                                                      \
-                     (const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level),                      \
-                     (t, nodes, level, false))                                                                         \
-    GROVE__COPY_VOID(GROVE__TARGET_AVX512, _avx512, bitmask_build_##dims,                                              \
-                     (const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level),                      \
-                     (t, nodes, level, true))
+        bitmask_build(t, nodes, level, dims);                                                                          \
+    }
 BITMASK_BUILD_D(2)
 BITMASK_BUILD_D(3)
 BITMASK_BUILD_D(4)
@@ -478,11 +364,10 @@ BITMASK_BUILD_D(4)
 
 void grove__bitmask_subtrees(const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level)
 {
-    bool wide = t->c->plan.bitmask_avx512;
     switch (t->c->d) {
-    case 2: (wide ? bitmask_build_2_avx512 : bitmask_build_2_v3)(t, nodes, level); break;
-    case 3: (wide ? bitmask_build_3_avx512 : bitmask_build_3_v3)(t, nodes, level); break;
-    default: (wide ? bitmask_build_4_avx512 : bitmask_build_4_v3)(t, nodes, level);
+    case 2: bitmask_build_2(t, nodes, level); break;
+    case 3: bitmask_build_3(t, nodes, level); break;
+    default: bitmask_build_4(t, nodes, level);
     }
 }
 
@@ -498,7 +383,7 @@ int grove__bitmask_depth(size_t k, size_t d)
 
 #else
 #define BITMASK_MAX 0
-static inline void grove__bitmask_subtrees(const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level)
+void grove__bitmask_subtrees(const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level)
 {
     (void)t, (void)nodes, (void)level;
 }

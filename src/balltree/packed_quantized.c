@@ -37,7 +37,6 @@
  * sorting them at every level would cost more than ranks: a batch whose
  * longest run exceeds MAX_RUN goes back to the rank presort. */
 #include "packed.h"
-#include "twice.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -64,8 +63,8 @@ static inline double quantized_at(const char *base, size_t row, size_t dim, size
     return *(const double *)(const void *)(base + i * row + j * dim);
 }
 
-GROVE__BODY(GROVE__TARGET_V3) bool quantized_extent_body(const char *base, size_t row, size_t dim, size_t d,
-                                                         size_t a, size_t b, double *lo, double *hi)
+static inline GROVE__TARGET_V3 __attribute__((always_inline)) bool
+quantized_extent_body(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b, double *lo, double *hi)
 {
     double l[4 * GROVE__QUANTIZED_MAX_DIMS], h[4 * GROVE__QUANTIZED_MAX_DIMS];
     double z[4 * GROVE__QUANTIZED_MAX_DIMS] = {0}; /* sums of w - w: NaN once a coordinate is not finite */
@@ -125,9 +124,9 @@ static inline uint64_t quantized_value(double f, double mask)
     return (uint64_t)(uint32_t)(int32_t)(f < mask ? f : mask);
 }
 
-GROVE__BODY(GROVE__TARGET_V3) void quantized_records_body(const char *base, size_t row, size_t dim, size_t d,
-                                                          size_t a, size_t b, const double *lo, const double *scale,
-                                                          const int *shift, uint64_t mask, uint64_t *src)
+static inline GROVE__TARGET_V3 __attribute__((always_inline)) void
+quantized_records_body(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b, const double *lo,
+                       const double *scale, const int *shift, uint64_t mask, uint64_t *src)
 {
     size_t i = a;
 #if GROVE__HAVE_TARGETS
@@ -142,7 +141,8 @@ GROVE__BODY(GROVE__TARGET_V3) void quantized_records_body(const char *base, size
             int32_t q[4 * GROVE__QUANTIZED_MAX_DIMS];
             for (size_t v = 0; v < d; v++) {
                 __m256d w = _mm256_loadu_pd((const double *)(const void *)(base + i * row) + 4 * v);
-                __m256d f = _mm256_mul_pd(_mm256_sub_pd(w, _mm256_loadu_pd(at + 4 * v)), _mm256_loadu_pd(times + 4 * v));
+                __m256d f =
+                    _mm256_mul_pd(_mm256_sub_pd(w, _mm256_loadu_pd(at + 4 * v)), _mm256_loadu_pd(times + 4 * v));
                 f = _mm256_min_pd(_mm256_floor_pd(f), top);
                 _mm_storeu_si128((__m128i *)(void *)(q + 4 * v), _mm256_cvttpd_epi32(f));
             }
@@ -274,8 +274,8 @@ uint64_t grove__quantized_pivot(const grove__packed_tree *t, uint64_t where, siz
  * their records into src. */
 static bool quantized_extent_part(const grove__packed_tree *t, size_t a, size_t b, double *lo, double *hi)
 {
-    return grove__quantized_extent((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double),
-                                         t->c->d, a, b, lo, hi);
+    return grove__quantized_extent((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double), t->c->d, a,
+                                   b, lo, hi);
 }
 
 static void quantized_records_part(const grove__packed_tree *t, size_t a, size_t b, const double *lo,
@@ -283,8 +283,8 @@ static void quantized_records_part(const grove__packed_tree *t, size_t a, size_t
 {
     int shift[GROVE__QUANTIZED_MAX_DIMS];
     for (size_t i = 0; i < t->c->d; i++) shift[i] = t->base + (int)i * t->bits;
-    grove__quantized_records((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double), t->c->d, a,
-                                   b, lo, scale, shift, t->mask, src);
+    grove__quantized_records((const char *)t->x, t->x_id * sizeof(double), t->x_dim * sizeof(double), t->c->d, a, b, lo,
+                             scale, shift, t->mask, src);
     if (!crowd) return; /* else how many records fall in each CROWD-th of field j's range */
     /* Four sets of counts, a record to each in turn: crowded data
      * increment one count after another, and a single set would wait on

@@ -97,52 +97,8 @@ static inline __attribute__((always_inline)) void ranks_small_d(const grove__pac
     ranks_small_node(&p, idx, k, level, out, d);
 }
 
-/* The commonest small subtree, straight-line: a full-mode node of four
- * points whose children are leaf pairs. */
-static inline __attribute__((always_inline)) void ranks_quad(const grove__packed_tree *t, const uint64_t *rec,
-                                                             size_t out, size_t d)
-{
-    size_t n = t->n;
-    double x[4][PACKED_MAX_DIMS];
-    uint64_t e[4] = {rec[0], rec[1], rec[2], rec[3]};
-    size_t s = 0;
-    double best_spread = -1.0;
-    for (size_t j = 0; j < d; j++) {
-        int shift = (int)j * t->bits;
-        const double *v = t->val + j * n;
-        for (size_t i = 0; i < 4; i++) x[i][j] = v[grove__record_field(e[i], shift, t->mask)];
-        double lo = x[0][j], hi = lo;
-        for (size_t i = 1; i < 4; i++) {
-            lo = x[i][j] < lo ? x[i][j] : lo;
-            hi = x[i][j] > hi ? x[i][j] : hi;
-        }
-        grove__bt_widest(hi - lo, j, &s, &best_spread);
-    }
-    int shift = (int)s * t->bits;
-    uint64_t r[4];
-    for (size_t i = 0; i < 4; i++) r[i] = grove__record_field(e[i], shift, t->mask);
-    size_t left[4]; /* point i goes left when at most one rank is below its own */
-    for (size_t i = 0; i < 4; i++) left[i] = (size_t)(r[0] < r[i]) + (r[1] < r[i]) + (r[2] < r[i]) + (r[3] < r[i]) < 2;
-    uint8_t order[4];
-    size_t nl = 0, nr = 2;
-    for (size_t i = 0; i < 4; i++) {
-        order[left[i] ? nl : nr] = (uint8_t)i;
-        nl += left[i];
-        nr += !left[i];
-    }
-    ranks_pair(t, e[order[0]], e[order[1]], x[order[0]], x[order[1]], out, d, 1);
-    ranks_pair(t, e[order[2]], e[order[3]], x[order[2]], x[order[3]], out + 2, d, 1);
-}
-
 void grove__ranks_small(const grove__packed_tree *t, const uint64_t *rec, size_t k, int level, size_t out)
 {
-    if (k == 4 && !t->c->partition && level == t->b->levels - 1) {
-        switch (t->c->d) {
-        case 2: ranks_quad(t, rec, out, 2); return;
-        case 3: ranks_quad(t, rec, out, 3); return;
-        default: ranks_quad(t, rec, out, t->c->d); return;
-        }
-    }
     switch (t->c->d) { /* a constant d lets the compiler specialise the common cases */
     case 2: ranks_small_d(t, rec, k, level, out, 2); break;
     case 3: ranks_small_d(t, rec, k, level, out, 3); break;
