@@ -977,6 +977,17 @@ TEST(balltree_batch_ids_long_arrays)
     ids[777] = 231;
     ids[N - 1] = INT64_MIN;
     CHECK_FAILS(grove_balltree_layout(N, &p, &slots, &nb), GROVE_INVALID_ARGUMENT, "at index 1002 is negative");
+    /* Sorted runs of every length 1..44 (the run ends are searched by
+     * doubling steps), ids far apart up to the largest. */
+    size_t n = 0;
+    for (size_t r = 1; r <= 44; r++)
+        for (size_t i = 0; i < r; i++) ids[n++] = r == 44 ? INT64_MAX : (int64_t)(r * r * r);
+    CHECK_OK(grove_balltree_batches(n, &p, info));
+    CHECK_OK(grove_balltree_layout(n, &p, &slots, &nb));
+    bool lengths = nb == 44;
+    for (size_t r = 1; lengths && r <= 44; r++)
+        lengths = info[r - 1].count == r && info[r - 1].id == (r == 44 ? INT64_MAX : (int64_t)(r * r * r));
+    CHECK(lengths);
 }
 
 TEST(balltree_layout_and_batches)

@@ -48,18 +48,35 @@ static grove_status alloc_groups(grove__bt_groups *g, size_t count)
     return g->ids && g->start ? GROVE_OK : GROVE_OUT_OF_MEMORY;
 }
 
-/* Non-decreasing ids in `count` runs: every run of equal ids is a batch,
- * in place. */
-static grove_status group_runs(size_t n, const int64_t *ids, size_t count, grove__bt_groups *g)
+/* The end of the run of ids[a] in non-decreasing ids: the first i > a
+ * whose id differs, or n, by doubling steps and then halving, so that a
+ * batch costs the log of its size, not a read of every id. */
+static size_t run_end(const int64_t *ids, size_t a, size_t n)
 {
+    size_t lo = a, step = 1; /* ids[lo] == ids[a] */
+    while (step < n - lo && ids[lo + step] == ids[a]) {
+        lo += step;
+        step *= 2;
+    }
+    size_t hi = step < n - lo ? lo + step : n; /* ids[hi] != ids[a], or hi == n */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ids[mid] == ids[a]) lo = mid;
+        else hi = mid;
+    }
+    return hi;
+}
+
+/* Non-decreasing ids: every run of equal ids is a batch, in place. */
+static grove_status group_runs(size_t n, const int64_t *ids, grove__bt_groups *g)
+{
+    size_t count = 0, b = 0;
+    for (size_t a = 0; a < n; a = run_end(ids, a, n)) count++;
     if (alloc_groups(g, count) != GROVE_OK) return GROVE_OUT_OF_MEMORY;
-    g->ids[0] = ids[0];
-    size_t b = 1;
-    for (size_t i = 1; b < count; i++)
-        if (ids[i] != ids[i - 1]) {
-            g->ids[b] = ids[i];
-            g->start[b++] = i;
-        }
+    for (size_t a = 0; a < n; a = run_end(ids, a, n)) {
+        g->ids[b] = ids[a];
+        g->start[b++] = a;
+    }
     g->start[count] = n;
     return GROVE_OK;
 }
@@ -136,28 +153,6 @@ static grove_status group_by_sorting(size_t n, const int64_t *ids, grove__bt_gro
     return GROVE_OK;
 }
 
-typedef struct id_scan {
-    uint64_t signs; /* every id or-ed: the sign bit says if one is negative */
-    size_t descents, changes;
-    int64_t max_id;
-} id_scan;
-
-/* One pass without branches over n >= 1 ids (an Erwin-style caller passes
- * them with every call, and layout and build each read them). */
-static id_scan scan_ids(size_t n, const int64_t *ids)
-{
-    uint64_t signs = (uint64_t)ids[0];
-    size_t descents = 0, changes = 0;
-    int64_t max_id = ids[0];
-    for (size_t i = 1; i < n; i++) {
-        signs |= (uint64_t)ids[i];
-        descents += ids[i] < ids[i - 1];
-        changes += ids[i] != ids[i - 1];
-        max_id = ids[i] > max_id ? ids[i] : max_id;
-    }
-    return (id_scan){signs, descents, changes, max_id};
-}
-
 grove_status grove__bt_groups_make(size_t n, const grove_balltree_params *params, grove__bt_groups *groups)
 {
     grove__bt_groups g = {0, NULL, NULL, NULL};
@@ -170,14 +165,24 @@ grove_status grove__bt_groups_make(size_t n, const grove_balltree_params *params
         s = alloc_groups(&g, 1);
         if (s == GROVE_OK) g.start[1] = n;
     } else {
-        id_scan scan = scan_ids(n, ids);
-        if (scan.signs >> 63)
+        /* One pass of ors and subtractions, which vectorise everywhere (an
+         * Erwin-style caller passes the ids with every call): the sign bit
+         * of signs says whether an id is negative, that of falls whether
+         * an id is below the one before (exact where none is negative). */
+        uint64_t signs = (uint64_t)ids[0], falls = 0;
+        for (size_t i = 1; i < n; i++) {
+            signs |= (uint64_t)ids[i];
+            falls |= (uint64_t)ids[i] - (uint64_t)ids[i - 1];
+        }
+        int64_t max_id = ids[0];
+        if (signs >> 63)
             for (size_t i = 0; i < n; i++)
                 if (ids[i] < 0)
                     return grove__fail(GROVE_INVALID_ARGUMENT, "balltree: batch id %lld at index %zu is negative",
                                        (long long)ids[i], i);
-        if (!scan.descents) s = group_runs(n, ids, scan.changes + 1, &g);
-        else if ((uint64_t)scan.max_id / 2 <= n) s = group_by_counting(n, ids, (size_t)scan.max_id, &g);
+        for (size_t i = 1; falls >> 63 && i < n; i++) max_id = ids[i] > max_id ? ids[i] : max_id;
+        if (!(falls >> 63)) s = group_runs(n, ids, &g);
+        else if ((uint64_t)max_id / 2 <= n) s = group_by_counting(n, ids, (size_t)max_id, &g);
         else s = group_by_sorting(n, ids, &g);
     }
     if (s != GROVE_OK) {
