@@ -100,18 +100,18 @@ TEST(balltree_plan_vector_paths_follow_the_machine)
     grove__bt_plan_input in = {1, 16384, 3, false, false, cpu_portable()};
     grove__bt_plan p = grove__bt_plan_make(&in);
     CHECK(p.partition_isa == GROVE__BT_PORTABLE && p.select_isa == GROVE__BT_PORTABLE);
-    CHECK(!p.bitmask && !p.quantize);
+    CHECK(!p.bitmask && !p.bitmask_bitalg && !p.quantize);
     in.cpu = cpu_avx2();
     p = grove__bt_plan_make(&in);
     CHECK(p.partition_isa == GROVE__BT_AVX2 && p.select_isa == GROVE__BT_AVX2);
-    CHECK(p.bitmask && p.quantize);
+    CHECK(p.bitmask && !p.bitmask_bitalg && p.quantize);
     in.cpu = cpu_avx512_no_bitalg();
     p = grove__bt_plan_make(&in);
     CHECK(p.partition_isa == GROVE__BT_AVX512 && p.select_isa == GROVE__BT_AVX512);
-    CHECK(p.bitmask && p.quantize);
+    CHECK(p.bitmask && !p.bitmask_bitalg && p.quantize);
     in.cpu = cpu_avx512();
     p = grove__bt_plan_make(&in);
-    CHECK(p.bitmask && p.quantize && p.bits == 14);
+    CHECK(p.bitmask && p.bitmask_bitalg && p.quantize && p.bits == 14);
     /* The selecting builder's leaves: 14-bit ranks, 10 bits at d = 6. */
     CHECK(p.leaf_bits == 14 && p.leaf_max == 16384);
     in.d = 6;

@@ -30,17 +30,21 @@
  * branch predictor learns only when the same points are built again and
  * again. Two sibling subtrees are built side by side (bitmask_tree), roots
  * without shuffles (bitmask_root_left).
- * The output is the bytes of the list code: `make check` runs the ball
- * tree tests with it and without it (GROVE_CPU=portable). */
+ * The code is compiled twice (twice.h): its bit shuffle is one instruction
+ * with AVX-512 BITALG, several in AVX2. The output is the bytes of the
+ * list code: `make check` runs the ball tree tests through both copies
+ * and without them (GROVE_CPU=avx2, GROVE_CPU=portable). */
 #include "packed.h"
+#include "twice.h"
 
 #include <math.h>
 #include <string.h>
 
 #if GROVE__HAVE_TARGETS
 #include <immintrin.h>
-/* Every part of a subtree is compiled for x86-64-v3, inlined. */
-#define BITMASK_BODY static inline GROVE__TARGET_V3 __attribute__((always_inline))
+/* Every part of a subtree is compiled for x86-64-v3, inlined into both
+ * copies (twice.h). */
+#define BITMASK_BODY GROVE__BODY(GROVE__TARGET_V3)
 /* Points in a mask, and dimensions (dimension 0's order is the local
  * order itself, so ord has one row fewer). */
 #define BITMASK_MAX 64
@@ -64,11 +68,17 @@ typedef struct bitmask_sub {
 } bitmask_sub;
 
 /* The bits of the 64-bit mask `m` picked by the 64 index bytes at idx:
- * result bit i is bit idx[i] of m. Per 32 index bytes: each picks the
- * byte of m that holds its bit and tests the bit, and a movemask gathers
- * the answers. */
-BITMASK_BODY uint64_t bitmask_shuffle(uint64_t m, const uint8_t *idx)
+ * result bit i is bit idx[i] of m. One instruction with AVX-512 BITALG;
+ * in AVX2, per 32 index bytes: each picks the byte of m that holds its
+ * bit and tests the bit, and a movemask gathers the answers. */
+static inline GROVE__TARGET_BITALG uint64_t bitmask_shuffle_bitalg(uint64_t m, const uint8_t *idx)
 {
+    return (uint64_t)_mm512_bitshuffle_epi64_mask(_mm512_set1_epi64((long long)m), _mm512_loadu_si512(idx));
+}
+
+BITMASK_BODY uint64_t bitmask_shuffle(uint64_t m, const uint8_t *idx, bool bitalg)
+{
+    if (bitalg) return bitmask_shuffle_bitalg(m, idx);
     const __m256i bytes = _mm256_set1_epi64x((long long)m), seven = _mm256_set1_epi8(7);
     const __m256i bit = _mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32,
                                          64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
@@ -107,17 +117,17 @@ BITMASK_BODY void bitmask_leaf(const bitmask_sub *b, uint64_t m, int64_t *indice
 
 /* The left half of node m: the floor(k/2) lowest positions along its
  * widest dimension, as local ids. */
-BITMASK_BODY uint64_t bitmask_left(const bitmask_sub *b, uint64_t m, size_t d)
+BITMASK_BODY uint64_t bitmask_left(const bitmask_sub *b, uint64_t m, size_t d, bool bitalg)
 {
     size_t s = 0;
     double best_spread = -1.0;
     uint64_t pos[BITMASK_DIMS] = {m}; /* the node's positions along each dimension */
-    for (size_t j = 1; j < d; j++) pos[j] = bitmask_shuffle(m, b->ord[j - 1]);
+    for (size_t j = 1; j < d; j++) pos[j] = bitmask_shuffle(m, b->ord[j - 1], bitalg);
     for (size_t j = 0; j < d; j++)
         grove__bt_widest(b->s[j][bitmask_last(pos[j])] - b->s[j][bitmask_first(pos[j])], j, &s, &best_spread);
     unsigned h = (unsigned)__builtin_popcountll(m) / 2;
     uint64_t left_pos = _pdep_u64(((uint64_t)1 << h) - 1, pos[s]);
-    return bitmask_shuffle(left_pos, b->rnk[s]); /* rnk[0] is the identity: no branch on s */
+    return bitmask_shuffle(left_pos, b->rnk[s], bitalg); /* rnk[0] is the identity: no branch on s */
 }
 
 /* Local ids in order: dimension 0's order (bitmask_root_left). */
@@ -156,7 +166,7 @@ BITMASK_BODY uint64_t bitmask_root_left(const bitmask_sub *b, size_t k, size_t d
  * out + i * 2^(levels - level). d and subs are constants where bitmask_build
  * calls this, so the loops over them unroll. */
 BITMASK_BODY void bitmask_tree(const bitmask_sub *b, size_t subs, const uint64_t *all, int level, const size_t *out,
-                               size_t d)
+                               size_t d, bool bitalg)
 {
     uint64_t mask[2][BITMASK_SUBS * BITMASK_MAX]; /* a node of k points has at most k leaves */
     size_t nodes = subs;                          /* in all subtrees */
@@ -173,7 +183,7 @@ BITMASK_BODY void bitmask_tree(const bitmask_sub *b, size_t subs, const uint64_t
         }
         for (size_t i = 0; i < nodes; i++) {
             size_t u = i % subs, node = i / subs;
-            uint64_t m = mask[cur][i], left = bitmask_left(&b[u], m, d);
+            uint64_t m = mask[cur][i], left = bitmask_left(&b[u], m, d, bitalg);
             mask[!cur][2 * node * subs + u] = left;
             mask[!cur][(2 * node + 1) * subs + u] = m & ~left;
         }
@@ -326,7 +336,8 @@ BITMASK_BODY void bitmask_gather_quantized(bitmask_sub *b, uint64_t where, size_
 
 /* grove__bitmask_subtrees for a constant d: its subtrees' points, then
  * their trees. */
-BITMASK_BODY void bitmask_build(const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level, size_t d)
+BITMASK_BODY void bitmask_build(const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level, size_t d,
+                                bool bitalg)
 {
     bitmask_sub b[BITMASK_SUBS];
     uint64_t all[BITMASK_SUBS];
@@ -342,21 +353,27 @@ BITMASK_BODY void bitmask_build(const grove__packed_tree *t, const grove__bitmas
             bitmask_gather_ranks(&b[u], nodes->where[u], nodes->off[u], nodes->k[u], d);
     }
     if (nodes->count == 1) /* a constant count in each call: the loops over it unroll */
-        bitmask_tree(b, 1, all, level, nodes->out, d);
+        bitmask_tree(b, 1, all, level, nodes->out, d, bitalg);
     else
-        bitmask_tree(b, BITMASK_SUBS, all, level, nodes->out, d);
+        bitmask_tree(b, BITMASK_SUBS, all, level, nodes->out, d, bitalg);
 }
 
-/* One function per d, each starting a cache line of its own: the code of
- * one d then sits the same wherever the others change (inlined into one
- * function, a change to the d = 3 code moved the d = 4 loops, which it
- * does not use, and slowed d = 4 down). */
+/* One function per d and instruction set (twice.h), each starting a cache
+ * line of its own: the code of one d then sits the same wherever the
+ * others change (inlined into one function, a change to the d = 3 code
+ * moved the d = 4 loops, which it does not use, and slowed d = 4 down). */
 #define BITMASK_BUILD_D(dims)                                                                                          \
-    static GROVE__TARGET_V3 __attribute__((noinline, aligned(64))) void bitmask_build_##dims(                          \
-        const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level)                                     \
+    BITMASK_BODY void bitmask_build_##dims##_body(const grove__packed_tree *t, const grove__bitmask_nodes *nodes,      \
+                                                  int level, bool bitalg)                                              \
     {                                                                                                                  \
-        bitmask_build(t, nodes, level, dims);                                                                          \
-    }
+        bitmask_build(t, nodes, level, dims, bitalg);                                                                  \
+    }                                                                                                                  \
+    GROVE__COPY_VOID(GROVE__TARGET_V3 __attribute__((aligned(64))), _v3, bitmask_build_##dims,                         \
+                     (const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level),                      \
+                     (t, nodes, level, false))                                                                         \
+    GROVE__COPY_VOID(GROVE__TARGET_BITALG __attribute__((aligned(64))), _bitalg, bitmask_build_##dims,                 \
+                     (const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level),                      \
+                     (t, nodes, level, true))
 BITMASK_BUILD_D(2)
 BITMASK_BUILD_D(3)
 BITMASK_BUILD_D(4)
@@ -364,10 +381,11 @@ BITMASK_BUILD_D(4)
 
 void grove__bitmask_subtrees(const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level)
 {
+    bool bitalg = t->c->plan.bitmask_bitalg;
     switch (t->c->d) {
-    case 2: bitmask_build_2(t, nodes, level); break;
-    case 3: bitmask_build_3(t, nodes, level); break;
-    default: bitmask_build_4(t, nodes, level);
+    case 2: (bitalg ? bitmask_build_2_bitalg : bitmask_build_2_v3)(t, nodes, level); break;
+    case 3: (bitalg ? bitmask_build_3_bitalg : bitmask_build_3_v3)(t, nodes, level); break;
+    default: (bitalg ? bitmask_build_4_bitalg : bitmask_build_4_v3)(t, nodes, level);
     }
 }
 

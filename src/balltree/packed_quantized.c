@@ -214,8 +214,8 @@ static void quantized_sort_run(const grove__packed_tree *t, uint64_t *l, size_t 
 
 /* Out of line, like grove__quantized_pivot: inlined into packed_split it
  * would slow the rank records' nodes down. */
-__attribute__((noinline)) double grove__quantized_spread(const grove__packed_tree *t, const uint64_t *l, size_t k,
-                                                         size_t j)
+GROVE__TARGET_V3 __attribute__((noinline)) double grove__quantized_spread(const grove__packed_tree *t,
+                                                                          const uint64_t *l, size_t k, size_t j)
 {
     uint64_t first = quantized_field(t, l[0], j), last = quantized_field(t, l[k - 1], j);
     double lo = quantized_coord(t, l[0], j), hi = quantized_coord(t, l[k - 1], j);
@@ -232,8 +232,8 @@ __attribute__((noinline)) double grove__quantized_spread(const grove__packed_tre
 /* In list[0..k), move every record valued q along s to the side of
  * `pivot` it belongs on ((coordinate s, id) at least the pivot's: right)
  * to field value `to`, if that side is `right`. */
-static void quantized_move(const grove__packed_tree *t, uint64_t *list, size_t k, size_t s, uint64_t q, uint64_t pivot,
-                           bool right, uint64_t to)
+static GROVE__TARGET_V3 void quantized_move(const grove__packed_tree *t, uint64_t *list, size_t k, size_t s, uint64_t q,
+                                            uint64_t pivot, bool right, uint64_t to)
 {
     int shift = t->base + (int)s * t->bits;
     uint64_t clear = ~(t->mask << shift);
@@ -246,7 +246,8 @@ static void quantized_move(const grove__packed_tree *t, uint64_t *list, size_t k
  * least the pivot. Where the run at position h of the split list starts
  * before h, sorts it there and moves its right part one value up in every
  * list (its left part one value down when q is the largest value). */
-uint64_t grove__quantized_pivot(const grove__packed_tree *t, uint64_t where, size_t off, size_t k, size_t h, size_t s)
+GROVE__TARGET_V3 uint64_t grove__quantized_pivot(const grove__packed_tree *t, uint64_t where, size_t off, size_t k,
+                                                 size_t h, size_t s)
 {
     size_t n = t->n;
     uint64_t *split = t->rec[where >> s & 1] + s * n + off;
@@ -414,7 +415,8 @@ static bool quantized_long_run(const grove__packed_tree *t, const uint64_t *l, s
  * through the thread's scratch (insertion for a few). False when they
  * have a run longer than MAX_RUN (checked only where a top digit holds
  * more records than that). */
-static bool quantized_sort_list(const grove__packed_tree *t, const uint64_t *src, size_t m, uint64_t *dst, size_t j)
+static GROVE__TARGET_V3 bool quantized_sort_list(const grove__packed_tree *t, const uint64_t *src, size_t m,
+                                                 uint64_t *dst, size_t j)
 {
     int shift = t->base + (int)j * t->bits;
     if (m <= INSERTION) { /* a few records: no bins to clear and sum */

@@ -78,6 +78,7 @@ grove__bt_plan grove__bt_plan_make(const grove__bt_plan_input *in)
                    : cpu.avx2 && cpu.popcnt    ? GROVE__BT_AVX2
                                                : GROVE__BT_PORTABLE;
     p.bitmask = full && d >= 2 && d <= GROVE__BITMASK_DIMS && grove__cpu_v3(cpu);
+    p.bitmask_bitalg = p.bitmask && grove__cpu_bitalg(cpu);
     /* Quantized records are written for the bit-mask subtrees, which
      * finish them (nothing below needs ranks). */
     p.quantize = p.bitmask && d <= GROVE__QUANTIZED_MAX_DIMS;

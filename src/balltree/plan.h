@@ -41,7 +41,8 @@ typedef struct grove__bt_plan {
     int bits;               /* packed: bits per rank of the largest batch */
     int leaf_bits;          /* selecting: bits per rank of its leaves, */
     size_t leaf_max;        /*   which have at most leaf_max points */
-    bool bitmask;           /* small full-mode subtrees as bit masks (packed_bitmask.c) */
+    bool bitmask;           /* small full-mode subtrees as bit masks (packed_bitmask.c), */
+    bool bitmask_bitalg;    /*   in their AVX-512 BITALG copy */
     bool quantize;          /* packed records quantized where their fields fit (packed_quantized.c) */
     grove__bt_isa partition_isa; /* the packed builder's list partition (partition.c) */
     grove__bt_isa select_isa;    /* the selecting builder's passes (select_*.c); portable: none */

@@ -163,22 +163,41 @@ static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, 
     grove__bt_packed_leaf(c, t->b, t->id[buf] + off, k, level, out, x);
 }
 
-/* Points [lo, hi): their keys into buffer 0, their ids, and their extent. */
-static void bs_init_rows(const grove__bt_view *v, const bs_tree *t, size_t lo, size_t hi, bs_extent *e)
+/* Points [lo, hi): their keys into buffer 0, their ids, and their extent
+ * (kept in locals, which the key stores cannot alias), for a constant d
+ * where bs_init_rows can give one. */
+static inline __attribute__((always_inline)) void bs_init_rows_d(const grove__bt_view *v, const bs_tree *t, size_t lo,
+                                                                 size_t hi, bs_extent *e, size_t d)
 {
-    size_t n = t->c->n, d = t->c->d;
-    grove__bs_extent_empty(e, d);
+    size_t n = t->c->n;
+    uint64_t *key = t->key[0], klo[GROVE__BS_MAX_DIMS], khi[GROVE__BS_MAX_DIMS];
+    for (size_t j = 0; j < d; j++) {
+        klo[j] = UINT64_MAX;
+        khi[j] = 0;
+    }
     for (size_t i = lo; i < hi; i++) {
-        size_t r = v->rows ? v->rows[i] : i;
-        const char *row = v->base + r * v->stride;
+        const char *row = v->base + (v->rows ? v->rows[i] : i) * v->stride;
         for (size_t j = 0; j < d; j++) {
             uint64_t k = t->f32 ? grove__bt_key_f32(((const float *)(const void *)row)[j])
                                 : grove__bt_key_f64(((const double *)(const void *)row)[j]);
-            t->key[0][j * n + i] = k;
-            e->lo[j] = k < e->lo[j] ? k : e->lo[j];
-            e->hi[j] = k > e->hi[j] ? k : e->hi[j];
+            key[j * n + i] = k;
+            klo[j] = k < klo[j] ? k : klo[j];
+            khi[j] = k > khi[j] ? k : khi[j];
         }
         t->id[0][i] = (uint32_t)i;
+    }
+    for (size_t j = 0; j < d; j++) {
+        e->lo[j] = klo[j];
+        e->hi[j] = khi[j];
+    }
+}
+
+static void bs_init_rows(const grove__bt_view *v, const bs_tree *t, size_t lo, size_t hi, bs_extent *e)
+{
+    switch (t->c->d) {
+    case 2: bs_init_rows_d(v, t, lo, hi, e, 2); break;
+    case 3: bs_init_rows_d(v, t, lo, hi, e, 3); break;
+    default: bs_init_rows_d(v, t, lo, hi, e, t->c->d);
     }
 }
 

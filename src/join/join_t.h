@@ -207,7 +207,7 @@ static inline GROVE__ALWAYS_INLINE size_t FN(collect)(const T *acc, const uint32
  * many dimensions go in chunks, each met by every query of the group while
  * it is in cache (they would otherwise stream from memory once per query);
  * chunks in order keep every list ascending. */
-GROVE__BODY grove_status GROVE__PASTE(FN(refine), _body)(const grove_index *D, const grove_index *Q, size_t qa,
+GROVE__BODY() grove_status GROVE__PASTE(FN(refine), _body)(const grove_index *D, const grove_index *Q, size_t qa,
                                                            size_t qz, join_work *w, size_t count,
                                                            const join_pass *pass, int32_t *colcnt, int64_t *rowcnt)
 {
