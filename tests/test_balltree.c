@@ -673,74 +673,67 @@ static void select_case(grove_rng *rng, size_t k, size_t d, size_t stride, uint6
 }
 
 /* The quantized presort's first pass (packed_quantized.c) against its
- * definition (balltree_internal.h), on every layout it treats apart:
- * rows of 2, 3 and 4 doubles side by side (four rows at a time in AVX2),
- * padded rows and one array per dimension (a row at a time), over ranges
- * [a, b) of every length around its four-row step, with coordinates that
- * clamp to the largest field value. */
+ * definition (balltree_internal.h): rows of 2, 3 and 4 doubles side by
+ * side, over ranges [a, b) of every length around its four-row step, with
+ * coordinates that clamp to the largest field value and ones that are not
+ * finite. */
 TEST(balltree_quantize_kernels_match_their_definitions)
 {
-    enum { MAX = 1000, PAD = 5, GUARD = 8 };
+    enum { MAX = 1000, GUARD = 8 };
     if (!grove__cpu_v3(grove__cpu())) { /* the machines that run it */
         test_skip("no x86-64-v3 on this CPU");
         return;
     }
     grove_rng rng;
     grove_rng_seed(&rng, 15);
-    double *x = malloc((MAX + 3) * PAD * sizeof *x);
+    double *x = malloc((MAX + 3) * 4 * sizeof *x);
     uint64_t *src = malloc((MAX + 3 + GUARD) * sizeof *src); /* ranges end at most at MAX + 2 */
-    for (size_t i = 0; i < (MAX + 3) * PAD; i++) x[i] = grove_rng_uniform(&rng) * 8 - 3;
-    for (int layout = 0; layout < 5; layout++)
-        for (size_t d = layout == 4 ? 4 : 2; d <= (layout == 0 ? 2 : layout == 1 ? 3 : 4); d++)
-            for (size_t len = 1; len <= MAX; len += len < 70 ? 1 : MAX - 70) {
-                size_t a = len % 3, b = a + len; /* rows [a, b) */
-                /* coordinate j of row i at x[i * row + j * dim] */
-                size_t row = layout == 0 ? 2 : layout == 1 ? 3 : layout == 2 ? PAD : layout == 3 ? 1 : 4;
-                size_t dim = layout == 3 ? MAX + 3 : 1;
-                double lo[4], hi[4], wlo[4], whi[4], scale[4];
-                int shift[4];
-                uint64_t mask = 0x3fff;
-                bool ok = grove__quantized_extent((const char *)x, row * sizeof *x, dim * sizeof *x, d, a, b, lo, hi);
-                for (size_t j = 0; j < d; j++) {
-                    wlo[j] = whi[j] = x[a * row + j * dim];
-                    for (size_t i = a; i < b; i++) {
-                        double v = x[i * row + j * dim];
-                        wlo[j] = v < wlo[j] ? v : wlo[j];
-                        whi[j] = v > whi[j] ? v : whi[j];
-                    }
-                    ok = ok && lo[j] == wlo[j] && hi[j] == whi[j];
-                    scale[j] = (double)mask / (whi[j] - wlo[j] + 1e-300) * (j ? 1.0 : 1.5); /* j = 0 clamps */
-                    shift[j] = 10 + 14 * (int)j;
-                }
-                CHECK_MSG(ok, "extent, layout %d, d = %zu, rows [%zu, %zu)", layout, d, a, b);
-                /* a value that is not finite, in any row and dimension of the range, and none outside it */
-                size_t at = a + (len * 7 + 3) % len, j_bad = len % d;
-                double keep = x[at * row + j_bad * dim], bad[3] = {NAN, INFINITY, -INFINITY};
-                x[at * row + j_bad * dim] = bad[len % 3];
-                CHECK_MSG(!grove__quantized_extent((const char *)x, row * sizeof *x, dim * sizeof *x, d, a, b, lo, hi),
-                          "extent misses %g at row %zu, dim %zu, layout %d, rows [%zu, %zu)", bad[len % 3], at, j_bad,
-                          layout, a, b);
-                x[at * row + j_bad * dim] = keep;
-                if (a > 0) { /* just before the range: not its business */
-                    keep = x[(a - 1) * row];
-                    x[(a - 1) * row] = NAN;
-                    CHECK_MSG(grove__quantized_extent((const char *)x, row * sizeof *x, dim * sizeof *x, d, a, b, lo, hi),
-                              "extent reads row %zu before [%zu, %zu)", a - 1, a, b);
-                    x[(a - 1) * row] = keep;
-                }
-                for (size_t i = 0; i < GUARD; i++) src[b + i] = 0x5a5a;
-                grove__quantized_records((const char *)x, row * sizeof *x, dim * sizeof *x, d, a, b, wlo, scale, shift, mask, src);
+    for (size_t i = 0; i < (MAX + 3) * 4; i++) x[i] = grove_rng_uniform(&rng) * 8 - 3;
+    for (size_t d = 2; d <= 4; d++)
+        for (size_t len = 1; len <= MAX; len += len < 70 ? 1 : MAX - 70) {
+            size_t a = len % 3, b = a + len; /* rows [a, b) */
+            double lo[4], hi[4], wlo[4], whi[4], scale[4];
+            int shift[4];
+            uint64_t mask = 0x3fff;
+            bool ok = grove__quantized_extent(x, d, a, b, lo, hi);
+            for (size_t j = 0; j < d; j++) {
+                wlo[j] = whi[j] = x[a * d + j];
                 for (size_t i = a; i < b; i++) {
-                    uint64_t e = i;
-                    for (size_t j = 0; j < d; j++) {
-                        double f = (x[i * row + j * dim] - wlo[j]) * scale[j];
-                        e |= (f < (double)mask ? (uint64_t)f : mask) << shift[j];
-                    }
-                    ok = ok && src[i] == e;
+                    wlo[j] = x[i * d + j] < wlo[j] ? x[i * d + j] : wlo[j];
+                    whi[j] = x[i * d + j] > whi[j] ? x[i * d + j] : whi[j];
                 }
-                for (size_t i = 0; i < GUARD; i++) ok = ok && src[b + i] == 0x5a5a;
-                CHECK_MSG(ok, "records, layout %d, d = %zu, rows [%zu, %zu)", layout, d, a, b);
+                ok = ok && lo[j] == wlo[j] && hi[j] == whi[j];
+                scale[j] = (double)mask / (whi[j] - wlo[j] + 1e-300) * (j ? 1.0 : 1.5); /* j = 0 clamps */
+                shift[j] = 10 + 14 * (int)j;
             }
+            CHECK_MSG(ok, "extent, d = %zu, rows [%zu, %zu)", d, a, b);
+            /* a value that is not finite, in any row and dimension of the range, and none outside it */
+            size_t at = (a + (len * 7 + 3) % len) * d + len % d;
+            double keep = x[at], bad[3] = {NAN, INFINITY, -INFINITY};
+            x[at] = bad[len % 3];
+            CHECK_MSG(!grove__quantized_extent(x, d, a, b, lo, hi), "extent misses %g at %zu, d = %zu, rows [%zu, %zu)",
+                      bad[len % 3], at, d, a, b);
+            x[at] = keep;
+            if (a > 0) { /* just before the range: not its business */
+                keep = x[(a - 1) * d];
+                x[(a - 1) * d] = NAN;
+                CHECK_MSG(grove__quantized_extent(x, d, a, b, lo, hi), "extent reads row %zu before [%zu, %zu)", a - 1,
+                          a, b);
+                x[(a - 1) * d] = keep;
+            }
+            for (size_t i = 0; i < GUARD; i++) src[b + i] = 0x5a5a;
+            grove__quantized_records(x, d, a, b, wlo, scale, shift, mask, src);
+            for (size_t i = a; i < b; i++) {
+                uint64_t e = i;
+                for (size_t j = 0; j < d; j++) {
+                    double f = (x[i * d + j] - wlo[j]) * scale[j];
+                    e |= (f < (double)mask ? (uint64_t)f : mask) << shift[j];
+                }
+                ok = ok && src[i] == e;
+            }
+            for (size_t i = 0; i < GUARD; i++) ok = ok && src[b + i] == 0x5a5a;
+            CHECK_MSG(ok, "records, d = %zu, rows [%zu, %zu)", d, a, b);
+        }
     free(src);
     free(x);
 }

@@ -80,21 +80,18 @@ grove__packed_partition_fn grove__packed_partition_portable;
 grove__packed_partition_fn *grove__packed_partition_avx512(void);
 grove__packed_partition_fn *grove__packed_partition_avx2(void);
 
-/* The quantized presort's first pass (packed_quantized.c, for the
- * machines with x86-64-v3 that run it), over rows [a, b) of doubles,
- * coordinate j of row i at base + i * row + j * dim bytes,
- * d <= GROVE__QUANTIZED_MAX_DIMS:
+/* The quantized presort's first pass (packed_quantized.c, for machines
+ * with x86-64-v3), over rows [a, b) of x, d <= GROVE__QUANTIZED_MAX_DIMS
+ * doubles each, coordinate j of row i at x[i * d + j]:
  * extent:  lo[j] and hi[j], the smallest and largest coordinate j (b > a),
- *          and whether every coordinate is finite (lo and hi are
- *          unspecified when one is not);
- * records: src[i] = i | q_j << shift[j] for every j, where
- *          f = (x_j - lo[j]) * scale[j] and q_j = f < mask ? (uint64)f : mask
- *          (mask < 2^31). */
+ *          and whether every coordinate is finite (lo and hi unspecified
+ *          when one is not);
+ * records: src[i] = i | q_j << shift[j] for every j, where f = (x_j -
+ *          lo[j]) * scale[j] and q_j = f < mask ? (uint64)f : mask, mask < 2^31. */
 #define GROVE__QUANTIZED_MAX_DIMS 4
-bool grove__quantized_extent(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b, double *lo,
-                             double *hi);
-void grove__quantized_records(const char *base, size_t row, size_t dim, size_t d, size_t a, size_t b,
-                              const double *lo, const double *scale, const int *shift, uint64_t mask, uint64_t *src);
+bool grove__quantized_extent(const double *x, size_t d, size_t a, size_t b, double *lo, double *hi);
+void grove__quantized_records(const double *x, size_t d, size_t a, size_t b, const double *lo, const double *scale,
+                              const int *shift, uint64_t mask, uint64_t *src);
 
 /* The selecting builder (selecting.c): a point as its key along one
  * dimension and its id, ordered by key, then id. */

@@ -42,8 +42,7 @@ typedef struct grove__packed_tree {
     bool quantized;
     int base;
     uint64_t id_mask;
-    const double *x;      /* quantized: coordinate j of batch-local id i at x[i * x_id + j * x_dim] */
-    size_t x_id, x_dim;
+    const double *x;      /* quantized: coordinate j of batch-local id i at x[i * d + j] */
     /* Quantized, in a team of fewer threads than lists: the list that
      * the root's children sort instead of the presort (-1: none). */
     int deferred;

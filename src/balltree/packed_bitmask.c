@@ -294,11 +294,10 @@ BITMASK_BODY void bitmask_gather_quantized(bitmask_sub *b, uint64_t where, size_
     size_t n = t->n;
     const uint32_t *ids = t->ids;
     const double *x = t->x;
-    size_t x_id = t->x_id, x_dim = t->x_dim;
     uint64_t id_mask = t->id_mask, mask = t->mask;
     uint8_t *local = (uint8_t *)grove__bt_scratch(t->c);
     uint64_t *l0 = t->rec[where & 1] + off;
-    for (size_t i = 0; i < k; i++) b->s[0][i] = x[(l0[i] & id_mask) * x_id];
+    for (size_t i = 0; i < k; i++) b->s[0][i] = x[(l0[i] & id_mask) * d];
     uint64_t ties = bitmask_ties(l0, k, t->base, mask);
     if (ties) {                        /* dimension 0's order gives the local ids: sort its runs first */
         uint8_t position[BITMASK_MAX]; /* permuted along, not needed after */
@@ -321,7 +320,7 @@ BITMASK_BODY void bitmask_gather_quantized(bitmask_sub *b, uint64_t where, size_
         for (size_t i = 0; i < k; i++) {
             size_t id = l[i] & id_mask;
             uint8_t p = local[id];
-            b->s[j][i] = x[id * x_id + j * x_dim];
+            b->s[j][i] = x[id * d + j];
             b->rnk[j][p] = (uint8_t)i;
             ord[i] = p;
         }
