@@ -7,9 +7,9 @@
 #include <math.h>
 #include <string.h>
 
-/* Where each thread keeps its own part of the packed builder's memory
- * (alloc_packed), a part's lists are whole multiples of BP_PART_ALIGN
- * entries, with at least BP_PART_GAP spare. */
+/* Where each thread keeps a part of the packed builder's memory, a
+ * part's lists are whole multiples of BP_PART_ALIGN entries, with at
+ * least BP_PART_GAP spare. */
 #define BP_PART_ALIGN 64
 #define BP_PART_GAP 16
 
@@ -57,14 +57,11 @@ static void build_batch(const grove__bt_ctx *c, const grove__bt_batch *b, const 
     c->build(c, b, &ids, f32);
 }
 
-/* Threads take the batches in runs of neighbours, each run (but the last)
- * of at least 1/(BT_RUNS_PER_THREAD * threads) of all points; the
- * exclusive end of run r into run_end[r], and the number of runs back.
- * Neighbouring batches share the cache lines where their slices of the
- * output and of the working memory meet, and two threads that take
- * neighbours at the same time pass those lines back and forth (with many
- * small batches a batch at a time measured up to twice as slow). Several
- * runs per thread keep batches of unequal sizes balanced. */
+/* Threads take the batches in runs of neighbours, each (but the last) of
+ * at least 1/(BT_RUNS_PER_THREAD threads) of all points; run r ends at
+ * run_end[r]; returns the count. Neighbouring batches share cache lines
+ * of the output and working memory, which two threads would pass back
+ * and forth; several runs per thread keep unequal batches balanced. */
 #define BT_RUNS_PER_THREAD 8
 static size_t plan_runs(const grove__bt_batch *batches, size_t count, size_t n, int threads, size_t *run_end)
 {
@@ -126,10 +123,9 @@ static grove__bt_batch *plan_batches(const grove__bt_groups *g, int levels)
     return out;
 }
 
-/* Working memory, block by block, from the caller's workspace when there
- * is one: each builder's blocks in slots 0-2 (and 4), the sort or
- * selection scratch in BT_SLOT_SCRATCH, the rotated copy in
- * BT_SLOT_ROTATED. */
+/* Working memory from the caller's workspace when there is one: the
+ * builders' blocks in slots 0-2 and 4, sort or selection scratch and the
+ * rotated copy in slots of their own. */
 #define BT_SLOT_SCRATCH 3
 #define BT_SLOT_ROTATED 5
 static void *bt_take(const grove__bt_ctx *c, int slot, size_t bytes, const char *what)
@@ -137,17 +133,13 @@ static void *bt_take(const grove__bt_ctx *c, int slot, size_t bytes, const char 
     return grove__work_take(c->workspace, slot, bytes, what);
 }
 
-/* Working memory of the packed builder, in bytes: 16 N lists records (two
- * buffers), 12 N d for the sorted coordinates and ranks, 16 max_count sort
- * entries per thread, where N is n, or threads parts (packed.c) where
- * that is less. With many batches each thread then builds its batches one
- * after another in its own part, which stays in its caches, where a slice
- * per batch would start every batch on memory the others had pushed
- * out. */
+/* The packed builder's memory: two buffers of lists of records, d lists
+ * of sorted coordinates and of ranks, N long, where N is n, or threads
+ * parts where that is less: each thread then builds its batches in its
+ * own part, which stays in its caches. */
 static bool alloc_packed(grove__bt_ctx *c, size_t sort, int threads)
 {
-    /* A part's lists in whole cache lines, a line apart, so two threads
-     * never write one line (the blocks are only 16-byte aligned). */
+    /* Parts in whole cache lines, a line apart: no two threads write one. */
     size_t part = (c->max_count + BP_PART_GAP + BP_PART_ALIGN - 1) / BP_PART_ALIGN * BP_PART_ALIGN;
     c->pack_by_thread = part <= c->n / (size_t)threads && part * (size_t)threads < c->n;
     c->pack_stride = c->pack_by_thread ? part : c->n;
@@ -159,12 +151,11 @@ static bool alloc_packed(grove__bt_ctx *c, size_t sort, int threads)
     c->val = c->rec ? bt_take(c, 1, dims * sizeof(double), "balltree sorted coordinates") : NULL;
     c->perm = c->val ? bt_take(c, 2, dims * sizeof(uint32_t), "balltree ranks") : NULL;
     c->scratch = c->perm ? bt_take(c, BT_SLOT_SCRATCH, sort, "balltree sort scratch") : NULL;
-    c->partition_fn = c->partition_default;
     return true;
 }
 
-/* Working memory of the selecting builder, in bytes: 2 n (8 d + 4) for
- * the keys and ids (two buffers), 16 max_count per thread for selections. */
+/* The selecting builder's memory: keys and ids (two buffers), and each
+ * thread's memory for the packed builder on a leaf node. */
 static bool alloc_select(grove__bt_ctx *c, size_t sort, int threads)
 {
     size_t keys;
@@ -172,20 +163,18 @@ static bool alloc_select(grove__bt_ctx *c, size_t sort, int threads)
     c->skey[0] = bt_take(c, 0, keys, "balltree keys");
     c->sid[0] = c->skey[0] ? bt_take(c, 1, 2 * c->n * sizeof(uint32_t), "balltree ids") : NULL;
     /* coordinates, two buffers of lists, sorted coordinates, ranks */
-    c->leaf_bytes = c->leaf_max * (c->d * sizeof(double) + 2 * c->lists * sizeof(uint64_t) + c->d * sizeof(double) +
+    c->leaf_bytes = c->plan.leaf_max * (c->d * sizeof(double) + 2 * c->lists * sizeof(uint64_t) + c->d * sizeof(double) +
                                c->d * sizeof(uint32_t));
     c->leaf_work = c->sid[0] ? bt_take(c, 2, c->leaf_bytes * (size_t)threads, "balltree leaf memory") : NULL;
     c->scratch = c->leaf_work ? bt_take(c, BT_SLOT_SCRATCH, sort, "balltree selection scratch") : NULL;
     c->skey[1] = c->skey[0] ? c->skey[0] + c->n * c->d : NULL;
-    c->partition_fn = c->partition_default;
     c->sid[1] = c->sid[0] ? c->sid[0] + c->n : NULL;
     return true;
 }
 
-/* Working memory of the presorted builder, in bytes: 8 n lists (two
- * buffers of `lists` labels per point), n flags, 16 max_count sort entries
- * per thread; when a batch has more than BT_LOCAL points (relabelling), n
- * d elem local coordinates, 8 n for the two label maps and n more flags. */
+/* The presorted builder's memory: two buffers of lists of labels, flags;
+ * where a batch has more than BT_LOCAL points (relabelling), the local
+ * coordinates, the label maps and flags by label. */
 static bool alloc_presorted(grove__bt_ctx *c, size_t elem, size_t sort)
 {
     bool local = c->max_count > BT_LOCAL;
@@ -205,8 +194,7 @@ static bool alloc_presorted(grove__bt_ctx *c, size_t elem, size_t sort)
     return true;
 }
 
-/* Working memory for the builder the batches allow (c->bits), plus 8 n d
- * bytes for the rotated coordinates with a rotation. */
+/* Working memory for the plan's builder, and the rotated coordinates. */
 static grove_status alloc_work(grove__bt_ctx *c, bt_input *in, size_t elem, int threads)
 {
     size_t sort, rotated = 0;
@@ -214,8 +202,8 @@ static grove_status alloc_work(grove__bt_ctx *c, bt_input *in, size_t elem, int 
                  grove__mul_size(sort, sizeof(uint64_t), &sort) &&
                  (!in->rotation || (grove__mul_size(c->n, c->d, &rotated) &&
                                     grove__mul_size(rotated, sizeof(double), &rotated)));
-    bool made = sized && (c->bits     ? alloc_packed(c, sort, threads)
-                          : c->select ? alloc_select(c, sort, threads)
+    bool made = sized && (c->plan.builder == GROVE__BT_PACKED      ? alloc_packed(c, sort, threads)
+                          : c->plan.builder == GROVE__BT_SELECTING ? alloc_select(c, sort, threads)
                                       : alloc_presorted(c, elem, sort));
     if (!made)
         return grove__fail(GROVE_TOO_LARGE, "balltree: working memory for %zu x %zu points is too large", c->n, c->d);
@@ -239,24 +227,19 @@ static void free_work(grove__bt_ctx *c, bt_input *in)
 static void bt_apply_plan(grove__bt_ctx *c, grove__bt_plan plan)
 {
     c->plan = plan;
-    c->bits = plan.builder == GROVE__BT_PACKED ? plan.bits : 0;
-    c->select = plan.builder == GROVE__BT_SELECTING;
-    c->build = c->bits     ? grove__bt_packed_batch
-               : c->select ? grove__bt_selecting_batch
-                           : grove__bt_presorted_batch;
-    c->leaf_bits = plan.leaf_bits;
-    c->leaf_max = plan.leaf_max;
-    c->quantize = plan.quantize;
+    c->build = plan.builder == GROVE__BT_PACKED      ? grove__bt_packed_batch
+               : plan.builder == GROVE__BT_SELECTING ? grove__bt_selecting_batch
+                                                     : grove__bt_presorted_batch;
     grove__packed_partition_fn *fast = plan.partition_isa == GROVE__BT_AVX512 ? grove__packed_partition_avx512()
                                        : plan.partition_isa == GROVE__BT_AVX2 ? grove__packed_partition_avx2()
                                                                               : NULL;
-    c->partition_default = fast ? fast : grove__packed_partition_portable;
+    c->partition_fn = fast ? fast : grove__packed_partition_portable;
     if (plan.select_isa == GROVE__BT_AVX512) grove__bs_kernels_avx512(&c->bs_kernels);
     else if (plan.select_isa == GROVE__BT_AVX2) grove__bs_kernels_avx2(&c->bs_kernels);
 }
 
 /* The build on the points scaled down (grove__bt_scaled), whose spreads
- * all compare; the output is the tree of the points as they are. */
+ * all compare: the tree of the points as they are. */
 static grove_status bt_build_scaled(grove_points points, double magnitude, const grove_balltree_params *params,
                                     int64_t *indices, uint8_t *mask, const grove_options *options)
 {
@@ -302,8 +285,7 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     grove__bt_plan_input plan_in = {g.count, c.max_count, c.d, partition, p.rotation != NULL, grove__cpu()};
     bt_apply_plan(&c, grove__bt_plan_make(&plan_in));
     /* Every coordinate must be finite: checked by the first pass where the
-     * plan says so (the batch stops there, before any output), else by a
-     * scan before the build. */
+     * plan says so (before any output), else by a scan first. */
     bool nonfinite = false, rescale = false;
     double magnitude = 0;
     if (c.plan.first_pass_checks) {
@@ -327,9 +309,8 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     grove__free(run_end);
     grove__free(batches);
     grove__bt_groups_free(&g);
-    /* Spreads that overflow (found before the build, or by a first pass
-     * that checks the coordinates itself) compare once the points are
-     * scaled; so do rotated coordinates that would underflow. */
+    /* Overflowing spreads (and rotations that would underflow) compare
+     * once the points are scaled. */
     if (s == GROVE_OK && rescale && c.overflow) s = grove__points_validate_range(points, threads, &magnitude);
     if (s == GROVE_OK && rescale) s = bt_build_scaled(points, magnitude, params, indices, mask, options);
     return s;

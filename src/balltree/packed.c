@@ -1,23 +1,14 @@
-/* The packed builder, used when a batch's records fit one 64-bit word
- * (grove__bt_packed_bits, plan.c), and for the selecting builder's leaves
- * (grove__bt_packed_leaf): the recursion over its lists of records
- * (packed.h says which file makes and finishes them).
- *
- * A node is the same segment of d lists, list j sorted along dimension j
- * (by (coordinate, id)). Its extent along j comes from the first and last
- * record of list j. The (coordinate, id) order along the split dimension s
- * is the order of field s, so the right child is every record whose field
- * s is at least the median record's: each other list is partitioned
- * stably by that comparison, reading nothing but the list itself. No
- * flags, no lookups by id: each level streams the lists once, and the
- * partition vectorises (partition_avx2.c, partition_avx512.c). The split
- * list itself is not copied: a bit per list (`where`) says which of the
- * two buffers holds it. */
+/* The packed builder (packed.h): batches whose records fit a 64-bit word
+ * (plan.c), and the selecting builder's leaves. Along the split dimension
+ * s, (coordinate, id) order is the order of field s, so the right child
+ * is every record whose field s is at least the median's: each other list
+ * is partitioned stably by that comparison, reading nothing but the list
+ * (vectorised: partition*.c). The split list itself is not copied: a bit
+ * per list (`where`) says which buffer holds it. */
 #include "packed.h"
 
-/* The record layout for t->count points: quantized records when
- * `quantize` and their fields are wide enough, ranks of rank_bits bits
- * otherwise. */
+/* Quantized records where `quantize` and their fields fit, else ranks
+ * of rank_bits bits. */
 static void packed_layout(grove__packed_tree *t, bool quantize, int rank_bits)
 {
     int id_bits = grove__quantized_id_bits(t->count);
@@ -30,10 +21,9 @@ static void packed_layout(grove__packed_tree *t, bool quantize, int rank_bits)
     t->deferred = -1;
 }
 
-/* Split the node holding segment [off, off + k) of every list, list j in
- * buffer (*where >> j) & 1: its left child is the first k / 2 entries of
- * every list, its right child the rest, the lists' buffers then in *where
- * (every list but the split one partitioned into the other buffer). */
+/* Split node [off, off + k), list j in buffer (*where >> j) & 1, into
+ * the first k / 2 entries of every list and the rest (every list but the
+ * split one partitioned into the other buffer, *where updated). */
 static void packed_split(const grove__packed_tree *t, uint64_t *where, size_t off, size_t k)
 {
     const grove__bt_ctx *c = t->c;
@@ -55,9 +45,7 @@ static void packed_split(const grove__packed_tree *t, uint64_t *where, size_t of
     int shift = t->base + (int)s * bits;
     uint64_t pivot =
         t->quantized ? grove__quantized_pivot(t, *where, off, k, h, s) : grove__record_field(split[h], shift, t->mask);
-    /* The root of a batch the team builds alone (more than half of all
-     * points) is the only node then: its lists, if more than one, are
-     * partitioned as tasks. */
+    /* At a root the team builds alone, the lists are partitioned as tasks. */
     bool team = t->spawn && k == t->count && k >= BT_TASK_MIN && 2 * k > c->n && c->lists > 2;
     for (size_t j = 0; j < c->lists; j++) {
         unsigned buf = *where >> j & 1;
@@ -76,8 +64,8 @@ static void packed_split(const grove__packed_tree *t, uint64_t *where, size_t of
 #undef LIST
 }
 
-/* The nodes `depth` levels below the node [off, off + k) at `level`,
- * appended to `to` left to right, splitting the nodes between. */
+/* The nodes `depth` levels below node [off, off + k), appended to `to`
+ * left to right. */
 static void packed_descend(const grove__packed_tree *t, uint64_t where, size_t off, size_t k, int level, size_t out,
                            int depth, grove__bitmask_nodes *to)
 {
@@ -94,8 +82,7 @@ static void packed_descend(const grove__packed_tree *t, uint64_t where, size_t o
     packed_descend(t, where, off + h, k - h, level + 1, right_out, depth - 1, to);
 }
 
-/* The node holding segment [off, off + k) of every list, list j in buffer
- * (where >> j) & 1, at `level`, its slots starting at `out`. */
+/* The node holding segment [off, off + k) of the lists in buffers `where`. */
 static void packed_node(const grove__packed_tree *t, uint64_t where, size_t off, size_t k, int level, size_t out)
 {
     const grove__bt_ctx *c = t->c;
@@ -130,11 +117,9 @@ static void packed_node(const grove__packed_tree *t, uint64_t where, size_t off,
     packed_node(t, where, off + h, k - h, level + 1, right_out);
 }
 
-/* The packed builder's presort of one batch: quantized records where its
- * layout has them and the data does not crowd them, ranks of rank_bits
- * bits otherwise. False, and nothing sorted, when a coordinate is not
- * finite (only where grove__bt_ctx.nonfinite leaves that check to the
- * records' first pass). */
+/* Quantized records where the layout has them and the data does not
+ * crowd them, else ranks; false, nothing sorted, where a coordinate is
+ * not finite (a check the ctx left to the records' first pass). */
 static bool packed_presort(const grove__bt_view *v, grove__packed_tree *t, bool f32, int rank_bits)
 {
     if (t->quantized) {
@@ -146,11 +131,9 @@ static bool packed_presort(const grove__bt_view *v, grove__packed_tree *t, bool 
     return true;
 }
 
-/* The packed builder's memory for batch b: the thread's own part of the
- * blocks (alloc_packed), else the batch's slice of the one part, whose
- * lists are n long. A part holds two buffers of `lists` record lists,
- * then d lists each of sorted coordinates and of ranks, `pack_stride`
- * long. */
+/* Batch b's memory: the thread's own part of the blocks, else the
+ * batch's slice; two buffers of record lists, then d lists of sorted
+ * coordinates and of ranks, pack_stride long. */
 static void packed_memory(const grove__bt_ctx *c, const grove__bt_batch *b, grove__packed_tree *t)
 {
     size_t part = c->pack_by_thread ? (size_t)grove__bt_thread() : 0, at = c->pack_by_thread ? 0 : b->start;
@@ -167,19 +150,19 @@ void grove__bt_packed_batch(const grove__bt_ctx *c, const grove__bt_batch *b, co
     grove__packed_tree t = {
         .c = c, .b = b, .count = b->count, .ids = NULL, .spawn = c->spawn, .partition = c->partition_fn};
     packed_memory(c, b, &t);
-    packed_layout(&t, c->quantize, c->bits);
-    if (!packed_presort(ids, &t, f32, c->bits)) return;
+    packed_layout(&t, c->plan.quantize, c->plan.bits);
+    if (!packed_presort(ids, &t, f32, c->plan.bits)) return;
         /* t lives on this stack frame: wait for every task that uses it. */
 #pragma omp taskgroup
     packed_node(&t, t.deferred >= 0 ? (uint64_t)1 << t.deferred : 0, 0, b->count, 0, b->slot);
 }
 
-/* The leaf memory holds the coordinates, two buffers of lists, the sorted
- * coordinates and the ranks, for c->leaf_max points (alloc_select). */
+/* The leaf memory: coordinates, two buffers of lists, sorted coordinates
+ * and ranks, for leaf_max points (alloc_select). */
 void grove__bt_packed_leaf(const grove__bt_ctx *c, const grove__bt_batch *b, const uint32_t *ids, size_t k, int level,
                            size_t out, double *work)
 {
-    size_t d = c->d, lists = c->lists, leaf = c->leaf_max;
+    size_t d = c->d, lists = c->lists, leaf = c->plan.leaf_max;
     uint64_t *rec = (uint64_t *)(work + leaf * d);
     double *val = (double *)(rec + 2 * lists * leaf);
     uint32_t *perm = (uint32_t *)(val + leaf * d);
@@ -193,8 +176,8 @@ void grove__bt_packed_leaf(const grove__bt_ctx *c, const grove__bt_batch *b, con
                             .val = val,
                             .perm = perm,
                             .partition = c->partition_fn};
-    packed_layout(&p, c->quantize, c->leaf_bits);
+    packed_layout(&p, c->plan.quantize, c->plan.leaf_bits);
     grove__bt_view v = {(const char *)work, d * sizeof *work, NULL, NULL, NULL};
-    packed_presort(&v, &p, false, c->leaf_bits);
+    packed_presort(&v, &p, false, c->plan.leaf_bits);
     packed_node(&p, 0, 0, k, level, out);
 }

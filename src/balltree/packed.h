@@ -1,25 +1,18 @@
-/* What the packed builder's files share. The packed builder keeps a node
- * as the same segment of d lists, list j sorted along dimension j, like
- * the presorted builder (presorted.c), but its lists hold one 64-bit
- * record per point, all of whose d fields it splits by, instead of ids:
- * - packed.c: the lists' recursion (split, node, the two entry points);
- * - packed_ranks.c: rank records (each field the point's rank along its
- *   dimension, from a presort) and the small nodes' finish from them;
- * - packed_quantized.c: quantized records (the point's id and each
- *   coordinate mapped onto a field, no ranks to compute);
- * - packed_bitmask.c: small full-mode subtrees as bit masks, which finish
- *   both kinds. */
+/* What the packed builder's files share. A node is the same segment of d
+ * lists, list j sorted along dimension j, as in the presorted builder,
+ * but the lists hold a 64-bit record per point with d fields to split by:
+ * packed.c (the recursion), packed_ranks.c (fields that are ranks),
+ * packed_quantized.c (quantized coordinates) and packed_bitmask.c (small
+ * subtrees as bit masks, which finish both kinds). */
 #ifndef GROVE_BALLTREE_PACKED_H
 #define GROVE_BALLTREE_PACKED_H
 
 #include "builder.h"
 
-/* Nodes of at most PACKED_SMALL points are finished from their records
- * (grove__ranks_small), or of at most 64 as bit masks. */
+/* Nodes of at most PACKED_SMALL points finish from their records. */
 #define PACKED_SMALL 4
 
-/* Room for a point's coordinates: d <= 64, as every field takes at least
- * one of a record's 64 bits. */
+/* d <= 64: every field takes at least one of a record's bits. */
 #define PACKED_MAX_DIMS 64
 
 /* One batch's slice of the packed builder's memory. */
@@ -31,25 +24,22 @@ typedef struct grove__packed_tree {
     const uint32_t *ids;  /* point -> batch-local id; NULL: the identity */
     int bits;             /* bits per field: a rank, or a quantized coordinate */
     bool spawn;           /* create tasks */
-    uint64_t *rec[2];     /* the batch's memory (packed.c): list j of buffer buf at rec[buf] + j * n */
-    double *val;          /* the batch's memory: dimension j's coordinates in its order at + j * n
-                           * (quantized: in id order, where x needs a copy) */
-    uint32_t *perm;       /* the batch's memory: dimension j's rank -> batch-local id at + j * n */
+    uint64_t *rec[2];     /* list j of buffer buf at rec[buf] + j * n */
+    double *val;          /* dimension j's coordinates in its order at + j * n (quantized: a copy of the points) */
+    uint32_t *perm;       /* dimension j's rank -> batch-local id at + j * n */
     uint64_t mask;        /* (1 << bits) - 1 */
     grove__packed_partition_fn *partition;
-    /* Quantized records: the id in the low `base` bits (id_mask), then d
-     * fields of `bits` bits; ranks have base 0. */
+    /* Quantized records: the id in the low `base` bits, then d fields of
+     * `bits` bits; ranks have base 0. */
     bool quantized;
     int base;
     uint64_t id_mask;
     const double *x;      /* quantized: coordinate j of batch-local id i at x[i * d + j] */
-    /* Quantized, in a team of fewer threads than lists: the list that
-     * the root's children sort instead of the presort (-1: none). */
+    /* the list the root's children sort instead of the presort, or -1 */
     int deferred;
 } grove__packed_tree;
 
-/* The input row of rank record e (quantized records finish in the
- * bit-mask subtrees, which map their ids themselves). */
+/* The input row of rank record e. */
 static inline size_t grove__packed_row(const grove__packed_tree *t, uint64_t e)
 {
     uint32_t p = t->perm[e & t->mask];
@@ -61,46 +51,41 @@ static inline void grove__packed_emit(const grove__packed_tree *t, size_t slot, 
     grove__bt_emit(t->c, slot, grove__packed_row(t, e), real);
 }
 
-/* The presorts read the input's coordinates: coordinate j of batch-local
- * id i in v, as double (rows of floats when f32). */
+/* Coordinate j of batch-local id i in v, as double. */
 static inline double grove__packed_coord(const grove__bt_view *v, bool f32, uint32_t i, size_t j)
 {
     const char *row = v->base + (v->rows ? v->rows[i] : i) * v->stride;
     return f32 ? (double)((const float *)(const void *)row)[j] : ((const double *)(const void *)row)[j];
 }
 
-/* Rank records (packed_ranks.c): the presort, which sorts every dimension
- * and fills buffer 0's lists, and the finish of a node of k <= PACKED_SMALL
- * points from its records (in id order in partition mode). */
+/* Rank records: the presort (every dimension sorted, buffer 0's lists
+ * filled), and the finish of a node of k <= PACKED_SMALL points from its
+ * records (in id order in partition mode). */
 void grove__ranks_presort(const grove__bt_view *v, const grove__packed_tree *t, bool f32);
 void grove__ranks_small(const grove__packed_tree *t, const uint64_t *rec, size_t k, int level, size_t out);
 
-/* Quantized records (packed_quantized.c):
- * presort: every record, then buffer 0's lists; false when the records
- *   would make runs too long to sort at every level, or a coordinate or
- *   an extent is not finite (the ctx's nonfinite or overflow then set);
- * spread: the extent along j of the node whose list j segment is l[0..k);
- * pivot: the field value along s at which node [off, off + k) of the
- *   lists in buffers `where` splits into its floor(k/2) lowest and the
- *   rest (it may move records one value to make that exact);
- * sort_deferred: a child of the root sorts its part of the deferred list
- *   (grove__packed_tree.deferred); returns the lists' new buffers. */
+/* Quantized records: the presort (false when its runs are too long or
+ * a value or extent is not finite); the extent along j of the node whose
+ * list j segment is l[0..k); the field value along s at which node
+ * [off, off + k) splits into its floor(k/2) lowest and the rest (it may
+ * move records one value); the root's children's sort of the deferred
+ * list, which returns the lists' new buffers. */
 bool grove__quantized_presort(const grove__bt_view *v, grove__packed_tree *t, bool f32);
 double grove__quantized_spread(const grove__packed_tree *t, const uint64_t *l, size_t k, size_t j);
 uint64_t grove__quantized_pivot(const grove__packed_tree *t, uint64_t where, size_t off, size_t k, size_t h, size_t s);
 uint64_t grove__quantized_sort_deferred(const grove__packed_tree *t, uint64_t where, size_t off, size_t k);
 
-/* Bit-mask subtrees (packed_bitmask.c): nodes whose subtrees are built
- * side by side, segments [off[u], off[u] + k[u]) of every list, in
- * buffers where[u], their slots from out[u]. */
+/* Nodes whose bit-mask subtrees are built side by side: segments
+ * [off[u], off[u] + k[u]) of the lists in buffers where[u], slots from
+ * out[u]. */
 #define BITMASK_SUBS 2
 typedef struct grove__bitmask_nodes {
     size_t count;
     uint64_t where[BITMASK_SUBS];
     size_t off[BITMASK_SUBS], k[BITMASK_SUBS], out[BITMASK_SUBS];
 } grove__bitmask_nodes;
-/* How many levels below a node of k points in d dimensions its bit-mask
- * subtrees start, or -1 where they do not cover it. */
+/* Levels below a node of k points where its bit-mask subtrees start,
+ * or -1. */
 int grove__bitmask_depth(size_t k, size_t d);
 /* The full-mode nodes of `nodes`, all at `level`, and their subtrees. */
 void grove__bitmask_subtrees(const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level);

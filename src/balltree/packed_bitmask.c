@@ -1,39 +1,15 @@
-/* Small full-mode subtrees as bit masks, for the packed builder (packed.h),
- * where the machine has BMI2 and AVX2 (x86-64-v3): packed_node hands them
- * nodes of at most BITMASK_MAX points in 2..BITMASK_DIMS dimensions, and
- * the lists and the rank-counting code keep the rest.
- *
- * A node of k <= 64 points gives each point a local id, its position in
- * the node's segment of list 0, and keeps per dimension j
- *
- * - ord_j: the local ids in list j's order, i.e. in (coordinate, id) order
- *   along j, and rnk_j its inverse (local id -> position along j);
- * - s_j: the coordinates in that order (a point's coordinate along j is
- *   s_j[rnk_j[p]]).
- *
- * With rank records (bitmask_gather_ranks) the lists are in that order
- * already and the coordinates come from the sorted arrays by rank; with
- * quantized records (bitmask_gather_quantized) they come from the points
- * by id, and the lists' runs of equal fields are sorted first.
- *
- * Any node below it is then a 64-bit mask of local ids. One bit shuffle
- * per dimension (bitmask_shuffle) turns the mask into its positions along
- * that dimension; the lowest and highest position along j give the extent
- * s_j[first] .. s_j[last] (max - min exactly, as elsewhere), so the split
- * dimension costs a few bit scans and loads. The left child is the lowest
- * floor(k/2) positions along the split dimension (one pdep), turned back
- * into local ids by one more bit shuffle through rnk (rnk_0 is the
- * identity, so a split along dimension 0 takes the same path). Leaves of
- * two points order along their widest dimension by position. No lists are
- * partitioned below the node, and nothing branches on the data: on fresh
- * points the split dimension and a leaf's order are coin flips, which a
- * branch predictor learns only when the same points are built again and
- * again. Two sibling subtrees are built side by side (bitmask_tree), roots
- * without shuffles (bitmask_root_left).
- * The code is compiled twice (twice.h): its bit shuffle is one instruction
- * with AVX-512 BITALG, several in AVX2. The output is the bytes of the
- * list code: `make check` runs the ball tree tests through both copies
- * and without them (GROVE_CPU=avx2, GROVE_CPU=portable). */
+/* Small full-mode subtrees as bit masks, for the packed builder (packed.h)
+ * on x86-64-v3: a node of k <= 64 points in 2..4 dimensions gives each
+ * point a local id (its position in list 0) and keeps per dimension j the
+ * local ids in j's order (ord_j), its inverse (rnk_j) and the coordinates
+ * in that order (s_j). A node below is then a 64-bit mask of local ids: a
+ * bit shuffle per dimension gives its positions along j, whose lowest and
+ * highest give its extent; the left child is the lowest k/2 positions
+ * along the split dimension (one pdep), shuffled back through rnk. No
+ * list is partitioned and nothing branches on the data (the split
+ * dimension and a leaf's order are coin flips on fresh points). Compiled
+ * twice (twice.h): with AVX-512 BITALG the shuffle is one instruction.
+ * docs/balltree-internals.md has the details. */
 #include "packed.h"
 #include "twice.h"
 
@@ -42,20 +18,15 @@
 
 #if GROVE__HAVE_TARGETS
 #include <immintrin.h>
-/* Every part of a subtree is compiled for x86-64-v3, inlined into both
- * copies (twice.h). */
+/* Every part is compiled for x86-64-v3 and inlined into both copies. */
 #define BITMASK_BODY GROVE__BODY(GROVE__TARGET_V3)
 /* Points in a mask, and dimensions (dimension 0's order is the local
- * order itself, so ord has one row fewer). */
+ * order, so ord has one row fewer). */
 #define BITMASK_MAX 64
 #define BITMASK_DIMS GROVE__BITMASK_DIMS
-/* Subtrees built side by side (bitmask_tree): at most BITMASK_SUBS, in at most
- * BITMASK_SUBS_DIMS dimensions (d = 4, with more values live per node,
- * measured slower two side by side). */
+/* Subtrees side by side (bitmask_tree) in up to this many dimensions. */
 #define BITMASK_SUBS_DIMS 3
-/* An index byte for the positions past k: it selects bit 63, which is
- * clear in a mask of fewer than 64 points (with 64, no position is past
- * k). */
+/* Index byte for positions past k: bit 63, clear below 64 points. */
 #define BITMASK_NONE 63
 
 typedef struct bitmask_sub {
@@ -67,10 +38,9 @@ typedef struct bitmask_sub {
     uint8_t rnk[BITMASK_DIMS][64];       /* local id -> position along j */
 } bitmask_sub;
 
-/* The bits of the 64-bit mask `m` picked by the 64 index bytes at idx:
- * result bit i is bit idx[i] of m. One instruction with AVX-512 BITALG;
- * in AVX2, per 32 index bytes: each picks the byte of m that holds its
- * bit and tests the bit, and a movemask gathers the answers. */
+/* Result bit i is bit idx[i] of m. In AVX2, per 32 index bytes: each
+ * picks the byte of m that holds its bit, tests it, and a movemask
+ * gathers the answers. */
 static inline GROVE__TARGET_BITALG uint64_t bitmask_shuffle_bitalg(uint64_t m, const uint8_t *idx)
 {
     return (uint64_t)_mm512_bitshuffle_epi64_mask(_mm512_set1_epi64((long long)m), _mm512_loadu_si512(idx));
@@ -115,8 +85,7 @@ BITMASK_BODY void bitmask_leaf(const bitmask_sub *b, uint64_t m, int64_t *indice
     }
 }
 
-/* The left half of node m: the floor(k/2) lowest positions along its
- * widest dimension, as local ids. */
+/* The left half of node m, as local ids. */
 BITMASK_BODY uint64_t bitmask_left(const bitmask_sub *b, uint64_t m, size_t d, bool bitalg)
 {
     size_t s = 0;
@@ -136,13 +105,9 @@ static const uint8_t bitmask_identity[BITMASK_MAX] = {RUN8(0),  RUN8(8),  RUN8(1
                                                       RUN8(32), RUN8(40), RUN8(48), RUN8(56)};
 #undef RUN8
 
-/* bitmask_left for a subtree's root, its k points all there: their positions
- * along every dimension are 0..k-1, so no shuffles, and the left half is
- * the first k / 2 local ids of the split dimension's order, read a byte
- * at a time. The gather has just written the orders and ranks a byte at
- * a time, and a 64-byte load of a row still in the store buffer waits for
- * it to drain, so the roots take this path (faster, too, than a fence
- * before the trees that drains the stores at once). */
+/* bitmask_left for a root: positions 0..k-1 along every dimension, so no
+ * shuffles; the ord rows, just written a byte at a time, are read a byte
+ * at a time (a 64-byte load would wait for the store buffer to drain). */
 BITMASK_BODY uint64_t bitmask_root_left(const bitmask_sub *b, size_t k, size_t d)
 {
     size_t s = 0;
@@ -154,17 +119,10 @@ BITMASK_BODY uint64_t bitmask_root_left(const bitmask_sub *b, size_t k, size_t d
     return left;
 }
 
-/* The subtrees of nodes all[0..subs) at `level`, their slots from
- * out[0..subs), a level at a time: the nodes of a level are independent,
- * so their splits overlap in the pipeline (a recursion waits on each
- * split's chain of dependent loads and bit operations). With two subtrees
- * their nodes alternate (node i of subtree u at i * subs + u), so even a
- * top level's one or two nodes have a sibling's to overlap with. The loop
- * body stays that of one node: the two unrolled into one iteration, with
- * more values live at once, measured slower at d = 2. In full mode
- * node i of a level, counted from the left, has its slots at
- * out + i * 2^(levels - level). d and subs are constants where bitmask_build
- * calls this, so the loops over them unroll. */
+/* The subtrees of nodes all[0..subs), a level at a time: the nodes of a
+ * level are independent, so their dependent chains overlap; two
+ * subtrees' nodes alternate (node i of subtree u at i * subs + u). Node i
+ * of a level has its slots at out + i * 2^(levels - level). */
 BITMASK_BODY void bitmask_tree(const bitmask_sub *b, size_t subs, const uint64_t *all, int level, const size_t *out,
                                size_t d, bool bitalg)
 {
@@ -188,8 +146,7 @@ BITMASK_BODY void bitmask_tree(const bitmask_sub *b, size_t subs, const uint64_t
             mask[!cur][(2 * node + 1) * subs + u] = m & ~left;
         }
     }
-    /* The output pointers in locals: the mask's byte stores could alias
-     * anything read through b. */
+    /* In locals: the mask's byte stores could alias anything read through b. */
     int64_t *indices = b->t->c->indices;
     uint8_t *real = b->t->c->mask;
     for (size_t u = 0; u < subs; u++) {
@@ -201,18 +158,15 @@ BITMASK_BODY void bitmask_tree(const bitmask_sub *b, size_t subs, const uint64_t
     }
 }
 
-/* grove__bitmask_subtrees's points from rank records: the map from a rank along
- * dimension 0 to the local id is the thread's sort scratch, free once the
- * presort is done (nothing here is a task scheduling point, so no other
- * node of this thread interleaves). One map for the whole batch, each
- * node writing only its own ranks' bytes, had two threads writing the
- * same cache lines. */
+/* The points from rank records. The map from a rank along dimension 0 to
+ * the local id is the thread's sort scratch (nothing here is a task
+ * scheduling point, and a map shared by the batch had threads writing
+ * one cache line). */
 BITMASK_BODY void bitmask_gather_ranks(bitmask_sub *b, uint64_t where, size_t off, size_t k, size_t d)
 {
     const grove__packed_tree *t = b->t;
     size_t n = t->n;
-    /* Everything read through t in locals: the byte stores below could
-     * alias it. */
+    /* In locals: the byte stores below could alias t. */
     const uint32_t *perm = t->perm, *ids = t->ids;
     const double *val = t->val;
     uint64_t rank_mask = t->mask;
@@ -241,8 +195,8 @@ BITMASK_BODY void bitmask_gather_ranks(bitmask_sub *b, uint64_t where, size_t of
     }
 }
 
-/* The entries of l[0..k), k <= 64, whose field at `shift` equals their
- * left neighbour's, as bits (bit i: l[i] and l[i - 1]). */
+/* The entries of l[0..k) whose field at `shift` equals their left
+ * neighbour's, as bits (bit i: l[i] and l[i - 1]). */
 BITMASK_BODY uint64_t bitmask_ties(const uint64_t *l, size_t k, int shift, uint64_t mask)
 {
     uint64_t ties = 0;
@@ -251,8 +205,7 @@ BITMASK_BODY uint64_t bitmask_ties(const uint64_t *l, size_t k, int shift, uint6
 }
 
 /* Sort the entries [a, b) of a dimension's order, a run of one field
- * value, by (coordinate, batch-local id): coordinates v, local ids at
- * `ord`, their records at `rec`, all permuted together. */
+ * value, by (coordinate, id): v, ord and rec permuted together. */
 static void bitmask_sort_run(double *v, uint8_t *ord, uint64_t *rec, size_t a, size_t b, uint64_t id_mask)
 {
     for (size_t i = a + 1; i < b; i++) {
@@ -271,8 +224,7 @@ static void bitmask_sort_run(double *v, uint8_t *ord, uint64_t *rec, size_t a, s
     }
 }
 
-/* Sort every run of equal fields of a dimension's order (as bitmask_sort_run),
- * the runs given by bitmask_ties: only they are visited. */
+/* Sort every run of equal fields of a dimension's order (bitmask_ties). */
 static void bitmask_sort_runs(double *v, uint8_t *ord, uint64_t *rec, uint64_t ties, uint64_t id_mask)
 {
     while (ties) {
@@ -284,10 +236,8 @@ static void bitmask_sort_runs(double *v, uint8_t *ord, uint64_t *rec, uint64_t t
     }
 }
 
-/* grove__bitmask_subtrees's points from quantized records, the map
- * from a batch-local id to the local id in the thread's sort scratch (as
- * for ranks). A list's runs of equal fields are in any order: they are
- * sorted here, from the coordinates gathered, where there are any. */
+/* The points from quantized records (the map by id as for ranks); the
+ * lists' runs of equal fields are sorted here, from the coordinates. */
 BITMASK_BODY void bitmask_gather_quantized(bitmask_sub *b, uint64_t where, size_t off, size_t k, size_t d)
 {
     const grove__packed_tree *t = b->t;
@@ -310,8 +260,7 @@ BITMASK_BODY void bitmask_gather_quantized(bitmask_sub *b, uint64_t where, size_
         size_t id = l0[p] & id_mask, g = start + (ids ? ids[id] : id);
         b->row[p] = order ? order[g] : g;
     }
-    /* Dimension 0's order is the local order: its ranks are the identity,
-     * copied whole. */
+    /* Dimension 0's order is the local order. */
     memcpy(b->rnk[0], bitmask_identity, k);
     for (size_t p = 0; p < k; p++) local[l0[p] & id_mask] = (uint8_t)p;
     for (size_t j = 1; j < d; j++) {
@@ -333,8 +282,7 @@ BITMASK_BODY void bitmask_gather_quantized(bitmask_sub *b, uint64_t where, size_
     }
 }
 
-/* grove__bitmask_subtrees for a constant d: its subtrees' points, then
- * their trees. */
+/* The subtrees' points, then their trees, for a constant d. */
 BITMASK_BODY void bitmask_build(const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level, size_t d,
                                 bool bitalg)
 {
@@ -357,10 +305,8 @@ BITMASK_BODY void bitmask_build(const grove__packed_tree *t, const grove__bitmas
         bitmask_tree(b, BITMASK_SUBS, all, level, nodes->out, d, bitalg);
 }
 
-/* One function per d and instruction set (twice.h), each starting a cache
- * line of its own: the code of one d then sits the same wherever the
- * others change (inlined into one function, a change to the d = 3 code
- * moved the d = 4 loops, which it does not use, and slowed d = 4 down). */
+/* One function per d and copy, each on a cache line of its own, so the
+ * loops of one d sit the same wherever the others change. */
 #define BITMASK_BUILD_D(dims)                                                                                          \
     BITMASK_BODY void bitmask_build_##dims##_body(const grove__packed_tree *t, const grove__bitmask_nodes *nodes,      \
                                                   int level, bool bitalg)                                              \
@@ -388,9 +334,9 @@ void grove__bitmask_subtrees(const grove__packed_tree *t, const grove__bitmask_n
     }
 }
 
-/* How many levels below a node of k points in d dimensions its bit-mask
- * subtrees start, when at most BITMASK_SUBS of them (1 above BITMASK_SUBS_DIMS
- * dimensions) cover it; -1 when there would be more. */
+/* Levels below a node of k points in d dimensions where at most
+ * BITMASK_SUBS (1 above BITMASK_SUBS_DIMS dimensions) bit-mask subtrees
+ * cover it, or -1. */
 int grove__bitmask_depth(size_t k, size_t d)
 {
     int depth = 0;

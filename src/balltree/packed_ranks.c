@@ -1,20 +1,15 @@
-/* Rank records for the packed builder (packed.h): every dimension is
- * sorted once by (coordinate, id) (the presorted builder's sort,
- * grove__bt_sort), which gives each point its rank along every dimension;
- * a point's record holds its d ranks, `bits` bits each. A node's extent
- * along j is val_j[rank of its first record in list j] to val_j[rank of
- * the last] (val_j: the coordinates in sorted order), and a leaf maps the
- * rank along dimension 0 back to the id (perm). Nodes of at most
- * PACKED_SMALL points finish here from their records, where no bit-mask
- * subtree takes them. */
+/* Rank records (packed.h): every dimension sorted once by (coordinate,
+ * id) (grove__bt_sort) gives each point its rank along it; a record holds
+ * the d ranks. A node's extent along j is val_j at the ranks of its first
+ * and last record in list j (val_j: the coordinates in sorted order); a
+ * leaf maps the rank along dimension 0 back to the id (perm). */
 #include "packed.h"
 
 #include <math.h>
 #include <string.h>
 
-/* Emit the full-mode leaf (a, b) at out: ordered along its widest
- * dimension, whose spread is |xa - xb| (= max - min, exactly); b is a
- * padding copy of a (`real` 0) in a leaf of one point. */
+/* The full-mode leaf (a, b) at out, ordered along its widest dimension
+ * (|xa - xb| is max - min exactly); b copies a (`real` 0) in a leaf of one. */
 static inline __attribute__((always_inline)) void ranks_pair(const grove__packed_tree *t, uint64_t a, uint64_t b,
                                                              const double *xa, const double *xb, size_t out, size_t d,
                                                              uint8_t real)
@@ -27,9 +22,7 @@ static inline __attribute__((always_inline)) void ranks_pair(const grove__packed
     grove__bt_emit_leaf(t->c, out, grove__packed_row(t, swap ? b : a), grove__packed_row(t, swap ? a : b), real);
 }
 
-/* The subtree of a small node (grove__ranks_small): its points' coordinates and
- * records, gathered once, as x[i * d + j] and rec[i]; nodes are index
- * lists into them. */
+/* A small node's points' coordinates and records, gathered once. */
 typedef struct ranks_local {
     const grove__packed_tree *t;
     const double *x;
@@ -77,11 +70,8 @@ static void ranks_small_node(const ranks_local *p, const uint8_t *idx, size_t k,
     ranks_small_node(p, split + h, k - h, level + 1, right_out, d);
 }
 
-/* A node of k <= PACKED_SMALL points and its subtree, from its records (in id
- * order in partition mode, any order otherwise). The coordinates come
- * from the sorted arrays by rank, once per point; the splits rank the
- * records against each other. Cheaper than lists and partitions at this
- * size. */
+/* A node of k <= PACKED_SMALL points and its subtree, from its records:
+ * coordinates by rank once per point, splits by ranking the records. */
 static inline __attribute__((always_inline)) void ranks_small_d(const grove__packed_tree *t, const uint64_t *rec,
                                                                 size_t k, int level, size_t out, size_t d)
 {
@@ -116,8 +106,8 @@ static void ranks_records(const grove__packed_tree *t, size_t j)
     for (size_t r = 0; r < t->count; r++) rec[perm[r]] = (j ? rec[perm[r]] : 0) | (uint64_t)r << shift;
 }
 
-/* List j of buffer 0, once the records are complete: the records in
- * dimension j's order, or for j = d (partition mode) in id order. */
+/* List j of buffer 0: the records in dimension j's order, or for j = d
+ * (partition mode) in id order. */
 static void ranks_list(const grove__packed_tree *t, size_t j)
 {
     const uint64_t *rec = t->rec[1];
@@ -130,8 +120,7 @@ static void ranks_list(const grove__packed_tree *t, size_t j)
     for (size_t r = 0; r < t->count; r++) list[r] = rec[perm[r]];
 }
 
-/* The rank presort of dimension j: its batch-local ids by (coordinate,
- * id) into perm, by the presorted builder's sort. */
+/* Dimension j's batch-local ids by (coordinate, id) into perm. */
 static void ranks_sort_dim(const grove__bt_view *v, const grove__packed_tree *t, bool f32, size_t j)
 {
     size_t m = t->count;
@@ -141,7 +130,7 @@ static void ranks_sort_dim(const grove__bt_view *v, const grove__packed_tree *t,
     grove__bt_sort(t->c, v, f32, j, perm, m, a, a + m);
 }
 
-/* Once dimension j is sorted: its coordinates in sorted order into val. */
+/* Dimension j's coordinates in sorted order into val. */
 static void ranks_values(const grove__bt_view *v, const grove__packed_tree *t, bool f32, size_t j)
 {
     size_t m = t->count, at = j * t->n;
@@ -150,24 +139,19 @@ static void ranks_values(const grove__bt_view *v, const grove__packed_tree *t, b
     for (size_t r = 0; r < m; r++) val[r] = grove__packed_coord(v, f32, perm[r], j);
 }
 
-/* Sort every dimension, pack each point's ranks into its record, and fill
- * buffer 0's lists: list j the records in dimension j's order, and in
- * partition mode list d the records in id order. The records are built
- * in buffer 1, unused until the first split. With tasks, each dimension's
- * coordinates and its ranks' share of the records follow its sort as
- * soon as it ends, so a thread left without a sort does them while the
- * last sorts run (3 dimensions on 2 threads). The lists stay on one
- * thread: built in parallel, their cache lines move between the cores. */
+/* Sort every dimension, pack the ranks into records (in buffer 1) and
+ * fill buffer 0's lists. With tasks, a dimension's values and ranks
+ * follow its sort as soon as it ends, so a thread left without a sort
+ * does them while the last sorts run; the lists stay on one thread (in
+ * parallel their cache lines would move between the cores). */
 void grove__ranks_presort(const grove__bt_view *v, const grove__packed_tree *t, bool f32)
 {
     const grove__bt_ctx *c = t->c;
     size_t d = c->d, n = t->n;
-    /* Without tasks, no task constructs at all: they would be scheduling
-     * points, where this thread could start another node that uses the
-     * same per-thread memory (grove__bt_packed_leaf). */
+    /* Without tasks no task constructs at all: a scheduling point could
+     * start another node on this thread's memory (grove__bt_packed_leaf). */
     if (t->spawn && t->count >= BT_TASK_MIN) {
-        /* Dependences name the first entry of each dimension's ids (its
-         * sort) and of the records (one dimension's ranks at a time). */
+        /* Dependences: each dimension's ids (its sort), the records. */
         uint32_t *perm = t->perm;
         uint64_t *rec = t->rec[1];
         for (size_t j = 0; j < d; j++) {

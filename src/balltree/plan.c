@@ -1,25 +1,20 @@
 /* grove__bt_plan_make: the builder and vector paths for a build (plan.h). */
 #include "balltree_internal.h"
 
-/* The selecting builder hands nodes of at most BS_LEAF points to the
- * packed one (fewer where d * 14 > 64 bits). It is used where that is at
- * least BS_LEAF_MIN and the largest batch at least twice as many: below
- * either it measured no faster than the presorted builder. */
+/* The selecting builder hands nodes of at most BS_LEAF points (fewer
+ * where d * 14 > 64) to the packed one; below BS_LEAF_MIN of them, or a
+ * batch of fewer than twice as many, it measured no faster than the
+ * presorted builder. */
 #define BS_LEAF 16384
 #define BS_LEAF_MIN 1024
-/* Its AVX2 passes pay off up to 5 dimensions; at d = 6 only on large
- * batches, so there the presorted builder stays. */
+/* Its AVX2 passes pay off up to this many dimensions. */
 #define BS_AVX2_DIMS 5
 
-/* Quantized fields need at least BQ_SLACK bits more than the ids (at
- * least 4 values per point on average: d = 3 up to 16384 points, d = 2
- * up to 65536), or are narrow enough for one radix pass: down to
- * BQ_NARROW bits fewer than the ids (4 points a value on average), where
- * one pass of at most GROVE__QUANTIZED_DIGIT bits sorts them (d = 4 from 4097 to
- * 16384 points, 12-bit fields); narrower fields would cost more in runs
- * than the rank presort they replace. Fields of more than BQ_WIDE bits
- * beyond the ids make the radix sorts dearer (more bins or passes) for
- * few fewer runs. */
+/* Quantized fields need at least BQ_SLACK bits more than the ids (4
+ * values a point on average), or fit one radix pass down to BQ_NARROW bits
+ * fewer (d = 4 at 4097-16384 points); narrower ones would cost more in
+ * runs than the ranks they replace, ones of more than BQ_WIDE bits beyond
+ * the ids more in radix passes than they save in runs. */
 #define BQ_SLACK 2
 #define BQ_NARROW 2
 #define BQ_WIDE 6
@@ -48,9 +43,7 @@ int grove__quantized_field_bits(size_t m, size_t d)
     return bits <= one_pass && bits >= id_bits - BQ_NARROW ? bits : 0;
 }
 
-/* The builder, then how the largest batch's packed records (the
- * selecting builder's: its leaves') are made: "+quantized" where their
- * fields fit, "+bits" for bit-mask subtrees. */
+/* The plan's name (plan.h). */
 static const char *plan_name(const grove__bt_plan *p, size_t m, size_t d)
 {
     static const char *const names[2][2][2] = {
@@ -79,16 +72,14 @@ grove__bt_plan grove__bt_plan_make(const grove__bt_plan_input *in)
                                                : GROVE__BT_PORTABLE;
     p.bitmask = full && d >= 2 && d <= GROVE__BITMASK_DIMS && grove__cpu_v3(cpu);
     p.bitmask_bitalg = p.bitmask && grove__cpu_bitalg(cpu);
-    /* Quantized records are written for the bit-mask subtrees, which
-     * finish them (nothing below needs ranks). */
+    /* Quantized records only where the bit-mask subtrees finish them. */
     p.quantize = p.bitmask && d <= GROVE__QUANTIZED_MAX_DIMS;
     size_t select_dims = p.select_isa == GROVE__BT_AVX512 ? GROVE__BS_MAX_DIMS
                          : p.select_isa == GROVE__BT_AVX2 ? BS_AVX2_DIMS
                                                           : 0;
     bool select_fits = full && d <= select_dims && p.leaf_max >= BS_LEAF_MIN && m >= 2 * p.leaf_max;
     /* Where the packed builder would rank the largest batch but the
-     * selecting builder's leaves quantize theirs, the selecting builder
-     * is faster. */
+     * selecting builder's leaves quantize theirs, selecting is faster. */
     bool leaves_quantize = p.quantize && !grove__quantized_field_bits(m, d) && grove__quantized_field_bits(p.leaf_max, d);
     if (select_fits && (!p.bits || leaves_quantize)) {
         p.builder = GROVE__BT_SELECTING;
@@ -97,9 +88,7 @@ grove__bt_plan grove__bt_plan_make(const grove__bt_plan_input *in)
         p.builder = p.bits ? GROVE__BT_PACKED : GROVE__BT_PRESORTED;
     }
     /* Where one batch takes quantized records or the selecting builder,
-     * their first pass reads every coordinate anyway and checks it on the
-     * way, before any output, and a scan of its own would cost a pass
-     * more. */
+     * their first pass checks every coordinate on the way. */
     p.first_pass_checks = in->batches == 1 && !in->rotation &&
                           (p.builder == GROVE__BT_SELECTING ||
                            (p.builder == GROVE__BT_PACKED && p.quantize && grove__quantized_field_bits(m, d)));

@@ -9,14 +9,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The three builders; each gives the same bytes:
- * - presorted (presorted.c): every dimension sorted once, lists
- *   partitioned node by node; the one that takes anything;
- * - packed (packed.c): batches of at most GROVE__BP_MAX_COUNT points
- *   whose d ranks fit a 64-bit record;
- * - selecting (selecting.c): larger full-mode batches in a few
- *   dimensions, split by selection, whose nodes of at most leaf_max
- *   points go to the packed builder. */
+/* The three builders, which give the same bytes: presorted (takes any
+ * batch), packed (batches of at most GROVE__BP_MAX_COUNT points whose d
+ * ranks fit a 64-bit record) and selecting (larger full-mode batches in a
+ * few dimensions; its nodes of at most leaf_max points go to packed). */
 typedef enum grove__bt_builder { GROVE__BT_PRESORTED, GROVE__BT_PACKED, GROVE__BT_SELECTING } grove__bt_builder;
 
 /* The instruction set of a kernel the plan picks. */
@@ -33,10 +29,9 @@ typedef struct grove__bt_plan_input {
 
 typedef struct grove__bt_plan {
     grove__bt_builder builder;
-    /* The builder and how the largest batch's packed records are made
-     * (the selecting builder's: its leaves'): "presorted", "packed",
-     * "packed+bits" (bit-mask subtrees), "packed+quantized+bits", and the
-     * same three for "selecting". What grove_balltree_builder says. */
+    /* "presorted", "packed", "packed+bits" (bit-mask subtrees),
+     * "packed+quantized+bits", the same for "selecting" (its leaves):
+     * what grove_balltree_builder says. */
     const char *name;
     int bits;               /* packed: bits per rank of the largest batch */
     int leaf_bits;          /* selecting: bits per rank of its leaves, */
@@ -46,25 +41,22 @@ typedef struct grove__bt_plan {
     bool quantize;          /* packed records quantized where their fields fit (packed_quantized.c) */
     grove__bt_isa partition_isa; /* the packed builder's list partition (partition.c) */
     grove__bt_isa select_isa;    /* the selecting builder's passes (select_*.c); portable: none */
-    /* The first pass of the largest batch (quantized records, selecting
-     * keys) checks every coordinate's finiteness, so the build skips its
-     * own scan: one batch, no rotation. */
+    /* The first pass of the only batch (quantized records, selecting
+     * keys) checks the coordinates, so the build skips its own scan. */
     bool first_pass_checks;
 } grove__bt_plan;
 
 grove__bt_plan grove__bt_plan_make(const grove__bt_plan_input *in);
 
-/* The packed builder takes batches of at most GROVE__BP_MAX_COUNT points,
- * where it measured faster than the others: beyond, its lookups by rank
- * miss the cache. */
+/* Beyond this many points the packed builder's lookups by rank miss
+ * the cache. */
 #define GROVE__BP_MAX_COUNT 65536
-/* Bits per rank for batches of up to m points in d dimensions, or 0 when
- * the packed builder is not used: d ranks do not fit in a 64-bit record,
- * there are too many lists for the buffer bits of its `where` masks, or
- * the batch is larger than GROVE__BP_MAX_COUNT. */
+/* Bits per rank for batches of up to m points in d dimensions, or 0
+ * where the packed builder is not used (d ranks do not fit a record, too
+ * many lists for the `where` masks, or the batch is too large). */
 int grove__bt_packed_bits(size_t m, size_t d, size_t lists);
-/* Bits of a batch-local id of m points, and of the quantized fields of m
- * points in d dimensions, 0 where they would be too narrow. */
+/* Bits of a batch-local id of m points, and of the quantized fields of
+ * m points in d dimensions (0 where too narrow). */
 int grove__quantized_id_bits(size_t m);
 int grove__quantized_field_bits(size_t m, size_t d);
 /* The widest digit of the quantized records' radix sort. */

@@ -1,46 +1,30 @@
-/* The presorted builder: the one that takes any batch.
- *
- * Presorted design. A batch's m points are labelled by their batch-local
- * ids 0..m-1 (row order), and every dimension is sorted once by
- * (coordinate, id), giving d lists of labels. A node is then the same
- * segment [off, off + k) of every list, each sorted along its dimension:
- * its extent in dimension j is the first and last entry of list j, and its
- * left child is the first floor(k/2) labels of the split dimension's list.
- * Splitting flags the right child's labels and stably partitions every
- * other list's segment by flag into the other buffer, so the children's
- * segments are sorted too. In partition mode one more list, kept in id
- * order the same way, gives each leaf's rows ascending.
- *
- * Locality. Ids index the whole batch, so flags and coordinates are read
- * at random over it. In a batch of more than BT_LOCAL points, the first
- * node of at most BT_LOCAL points on every path relabels its points by
- * their position in its segment of list 0 (label off + i), rewrites its
- * lists with the new labels and copies its coordinates in that order;
- * below it every access stays inside its own k-point slices. Flags by
- * label are a second array, so the two kinds never meet.
- *
- * Sorting. An LSD radix sort (bt_lsd) of the top bits of the key relative
- * to the smallest, as many as make shared top bits rare, then each
- * run of equal top bits sorted the same way on its narrower range. Small
- * nodes (at most BT_SMALL points) finish by rank counting on coordinates.
- */
+/* The presorted builder, which takes any batch: every dimension sorted
+ * once by (coordinate, id) into a list of labels (batch-local ids); a node
+ * is the same segment of every list, its extent the ends of each, its left
+ * child the first floor(k/2) labels of the split dimension's list. A split
+ * flags the right child's labels and stably partitions the other lists by
+ * flag into the other buffer. In partition mode one more list, in id
+ * order, gives each leaf's rows ascending. Ids index the whole batch, so
+ * in a batch of more than BT_LOCAL points the first node of at most
+ * BT_LOCAL points on every path relabels its points by position, with its
+ * coordinates copied in that order: below it everything stays local. The
+ * sort: an LSD radix sort of the keys' top bits, then each run of equal
+ * top bits the same way on its narrower range. */
 #include "builder.h"
 
 #include <string.h>
 
-/* Nodes of at most BT_SMALL points are finished from their coordinates. */
+/* Nodes of at most BT_SMALL points finish from their coordinates. */
 #define BT_SMALL 4
-/* Sorting: radix digits of at most BT_DIGIT bits, at least BT_SORT_SLACK
- * key bits more than log2 of the count, insertion sort up to
- * BT_SORT_SMALL. */
+/* Radix digits of at most BT_DIGIT bits, BT_SORT_SLACK key bits more
+ * than log2 of the count, insertion sort up to BT_SORT_SMALL. */
 #define BT_DIGIT 11
 #define BT_SORT_SLACK 8
 #define BT_SORT_SMALL 16
 _Static_assert(BT_DIGIT <= BT_DIGIT_MAX, "grove__bt_digits holds the counts of digits up to BT_DIGIT_MAX bits");
 
-/* One batch's slice of the working memory. Labels start as batch-local ids
- * (view `ids`: the coordinates where the caller has them) and become
- * positions inside the batch where a node relabels (view `local`). */
+/* One batch's slice of the working memory; labels resolve through view
+ * `ids` (the caller's coordinates) until relabelled (view `local`). */
 typedef struct bt_tree {
     const grove__bt_ctx *c;
     const grove__bt_batch *b;
@@ -56,11 +40,9 @@ static inline uint32_t bt_id(const grove__bt_view *v, uint32_t label)
 }
 
 /* Stable partition of src[0..k) into dst, k >= 2: ids flagged `tag` to
- * dst[h..k), the others to dst[0..h). src[p..k) all fall on the side of
- * src[k - 1] and src[p - 1] on the other; before p both sides have ids
- * still to come, so every id is written at both cursors, the wrong copy to
- * be overwritten by a later id (branch-free, a single address each), and
- * the tail is copied after. */
+ * dst[h..k), the others to dst[0..h). Up to the tail that falls on one
+ * side, every id is written at both cursors (branch-free), the wrong copy
+ * overwritten by a later id; the tail is copied after. */
 static void bt_partition(const uint32_t *restrict src, uint32_t *restrict dst, size_t k, size_t h,
                          const uint8_t *restrict flag, uint8_t tag)
 {
@@ -79,12 +61,10 @@ static void bt_partition(const uint32_t *restrict src, uint32_t *restrict dst, s
     memcpy(tail_right ? r : l, src + p, (k - p) * sizeof *src);
 }
 
-/* Stable LSD radix sort of (*a)[0..g) by their high halves, all below
- * 2^bits (bits <= 32), digits of at most BT_DIGIT bits, constant digits
- * skipped; the result ends in *a (the buffers swap as the passes go).
- * Not grove__radix_sort_u64: that one opens a parallel region and
- * allocates per call, while this runs inside tasks on many small runs with
- * the thread's preallocated scratch. */
+/* Stable LSD radix sort of (*a)[0..g) by their high halves (below
+ * 2^bits), constant digits skipped; the result ends in *a. Not
+ * grove__radix_sort_u64, which opens a parallel region and allocates:
+ * this runs in tasks, on many small runs, in the thread's scratch. */
 static void bt_lsd(uint64_t **a, uint64_t **b, size_t g, int bits)
 {
     grove__bt_digits r;

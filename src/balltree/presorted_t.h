@@ -1,9 +1,6 @@
-/* The presorted builder's code generic over the coordinate type:
- * presorted.c includes this file once per type, with
- *   BT_T     float or double
- *   BT_K     the unsigned integer of the same width (order-preserving keys)
- *   BT_(x)   the name x with a per-type suffix
- * and its non-generic parts (bt_tree, bt_id, bt_partition, bt_lsd) defined. */
+/* The presorted builder's code over the coordinate type, included by
+ * presorted.c once per type with BT_T (float or double), BT_K (the
+ * unsigned integer of its width) and BT_(name) (a per-type name). */
 
 /* Coordinate j of label l. */
 static inline const BT_T *BT_(row)(const grove__bt_view *v, uint32_t l)
@@ -14,8 +11,7 @@ static inline const BT_T *BT_(row)(const grove__bt_view *v, uint32_t l)
 
 static inline BT_T BT_(at)(const grove__bt_view *v, uint32_t l, size_t j) { return BT_(row)(v, l)[j]; }
 
-/* Stable insertion sort of ids[0..g), g <= BT_SORT_SMALL, by the key of
- * coordinate j. */
+/* Stable insertion sort of ids[0..g), g <= BT_SORT_SMALL, by key j. */
 static void BT_(sort_small)(const grove__bt_view *v, size_t j, uint32_t *ids, size_t g)
 {
     BT_K key[BT_SORT_SMALL];
@@ -33,8 +29,7 @@ static void BT_(sort_small)(const grove__bt_view *v, size_t j, uint32_t *ids, si
     }
 }
 
-/* a[i] = key a[i]: (key - lo) >> shift in the high half, ids[i] in the low
- * half. */
+/* a[i] = ((key a[i] - lo) >> shift) << 32 | ids[i]. */
 static void BT_(pack)(const uint32_t *ids, size_t g, BT_K lo, int shift, uint64_t *a)
 {
     for (size_t i = 0; i < g; i++) a[i] = (uint64_t)(uint32_t)(((BT_K)a[i] - lo) >> shift) << 32 | ids[i];
@@ -43,8 +38,7 @@ static void BT_(pack)(const uint32_t *ids, size_t g, BT_K lo, int shift, uint64_
 static void BT_(sort_ids)(const grove__bt_ctx *c, const grove__bt_view *v, size_t j, uint32_t *ids, size_t g,
                           uint64_t *a, uint64_t *b);
 
-/* The rest of BT_(sort_ids), once a[i] holds the key of ids[i]'s
- * coordinate j and [lo, hi] their extent. */
+/* BT_(sort_ids) once a[i] holds ids[i]'s key and [lo, hi] their extent. */
 static void BT_(sort_keyed)(const grove__bt_ctx *c, const grove__bt_view *v, size_t j, uint32_t *ids, size_t g,
                             uint64_t *a, uint64_t *b, BT_K lo, BT_K hi)
 {
@@ -57,8 +51,7 @@ static void BT_(sort_keyed)(const grove__bt_ctx *c, const grove__bt_view *v, siz
     BT_(pack)(ids, g, lo, shift, a);
     bt_lsd(&a, &b, g, bits);
     /* The ids back, and the first position of every run of equal top bits
-     * into b (free now). Exact keys (shift 0) have no runs: ties are
-     * already in id order. */
+     * into b (free now); exact keys (shift 0) have no runs. */
     size_t runs = 0;
     bool same = false;
     ids[0] = (uint32_t)a[0];
@@ -69,10 +62,8 @@ static void BT_(sort_keyed)(const grove__bt_ctx *c, const grove__bt_view *v, siz
         runs += next && !same;
         same = next;
     }
-    /* Each run sorted on its own, last run first: its sort uses a and b
-     * from its start on, and every start still in the list lies below it,
-     * at a lower index. A run ends before the next one starts (whose a is
-     * scratch by then). */
+    /* Each run sorted on its own, the last first: it uses a and b from its
+     * start on, where only later runs were. */
     for (size_t end = g; runs--;) {
         size_t r0 = b[runs], i = r0 + 1;
         while (i < end && !((a[i] ^ a[r0]) >> 32)) i++;
@@ -81,12 +72,10 @@ static void BT_(sort_keyed)(const grove__bt_ctx *c, const grove__bt_view *v, siz
     }
 }
 
-/* Sort ids[0..g), ascending on entry, by (key of coordinate j, id); a and b
- * are scratch of g entries each. A radix sort of the top bits of the key
- * relative to the smallest (enough bits that few keys share them, at most
- * 32) orders by (top bits, id); runs of equal top bits are then sorted the
- * same way on their own, narrower, key range. Every level of that
- * recursion drops at least BT_SORT_SLACK bits of the range. */
+/* Sort ids[0..g), ascending on entry, by (key j, id), a and b scratch
+ * of g each: a radix sort of the top bits of the key relative to the
+ * smallest (few keys sharing them), then each run of equal top bits the
+ * same way on its narrower range, at least BT_SORT_SLACK bits fewer. */
 static void BT_(sort_ids)(const grove__bt_ctx *c, const grove__bt_view *v, size_t j, uint32_t *ids, size_t g,
                           uint64_t *a, uint64_t *b)
 {
@@ -104,8 +93,8 @@ static void BT_(sort_ids)(const grove__bt_ctx *c, const grove__bt_view *v, size_
     BT_(sort_keyed)(c, v, j, ids, g, a, b, lo, hi);
 }
 
-/* A small node (k <= BT_SMALL) and its whole subtree, from its labels (in
- * id order in partition mode, any order otherwise), reading coordinates. */
+/* A node of k <= BT_SMALL points and its subtree, from its labels (in
+ * id order in partition mode). */
 static void BT_(small)(const bt_tree *t, const grove__bt_view *w, const uint32_t *labels, size_t k, int level,
                        size_t out)
 {
@@ -161,8 +150,8 @@ static void BT_(small)(const bt_tree *t, const grove__bt_view *w, const uint32_t
     BT_(small)(t, w, split + h, k - h, level + 1, right_out);
 }
 
-/* Relabel the points of segment [off, off + k) of buffer buf: label off + i
- * for the point at position i of list 0, its coordinates copied there. */
+/* Relabel segment [off, off + k) of buffer buf: label off + i for the
+ * point at position i of list 0, its coordinates copied there. */
 static void BT_(relabel)(const bt_tree *t, int buf, size_t off, size_t k)
 {
     size_t n = t->c->n, d = t->c->d;
@@ -187,9 +176,8 @@ static void BT_(relabel)(const bt_tree *t, int buf, size_t off, size_t k)
     }
 }
 
-/* The node holding segment [off, off + k) of the lists of buffer buf, at
- * `level`, whose slots start at `out`, its labels resolved by w. Children
- * of large nodes become tasks when c->spawn. */
+/* The node holding segment [off, off + k) of buffer buf, its labels
+ * resolved by w. */
 static void BT_(node)(const bt_tree *t, const grove__bt_view *w, int buf, size_t off, size_t k, int level, size_t out)
 {
     const grove__bt_ctx *c = t->c;
@@ -211,8 +199,7 @@ static void BT_(node)(const bt_tree *t, const grove__bt_view *w, int buf, size_t
         double spread = (double)BT_(at)(w, l[k - 1], j) - (double)BT_(at)(w, l[0], j);
         grove__bt_widest(spread, j, &s, &best_spread);
     }
-    /* The flags of the node's labels were set by its ancestors (at most
-     * `level`) or not at all (0), so tag marks the right child alone. */
+    /* Ancestors' flags are at most `level`: tag marks the right child alone. */
     uint8_t tag = (uint8_t)(level + 1);
     const uint32_t *split = src + s * n;
     for (size_t i = h; i < k; i++) w->flag[split[i]] = tag;
@@ -231,7 +218,7 @@ static void BT_(node)(const bt_tree *t, const grove__bt_view *w, int buf, size_t
     BT_(node)(t, w, !buf, off + h, k - h, level + 1, right_out);
 }
 
-/* Sort dimension j of the batch into list j of buffer 0 (identity on entry). */
+/* Dimension j into list j of buffer 0 (the identity on entry). */
 static void BT_(sort_dim)(const bt_tree *t, size_t j)
 {
     uint64_t *a = grove__bt_scratch(t->c);

@@ -1,14 +1,10 @@
-/* The selecting builder, for batches too large for the packed one.
- *
- * No presort: every point carries its d coordinates as order-preserving
- * keys (the presort's, grove__bt_key_f32/f64) and its batch-local id,
- * in d + 1 arrays, and a node is a segment [off, off + k) of them. A node's extent comes from its parent
- * (min and max key per dimension, gathered while the parent split); its
- * split is a selection, the (k/2)-th point in (key, id) order along the
- * split dimension, followed by one pass that moves every array into the
- * other buffer, left points first, and gathers both children's extents.
- * Everything streams: no lookups by id, so it stays fast where the
- * batches outgrow the caches. */
+/* The selecting builder, for batches too large for the packed one: no
+ * presort; every point carries its d order-preserving keys and its id, in
+ * d + 1 arrays, and a node is a segment of them. A node's extent comes
+ * from its parent's split; its split point is a selection along the
+ * widest dimension, then one pass moves every array into the other
+ * buffer, left side first, gathering both children's extents. Nothing is
+ * read by id, so it streams where batches outgrow the caches. */
 #include "builder.h"
 
 #include <math.h>
@@ -28,9 +24,8 @@ typedef struct bs_tree {
     const grove__bs_kernels *kernels;
 } bs_tree;
 
-/* The coordinate behind a key (grove__bt_key_f64, _f32), as double;
- * branch-free: a key with its top bit set came from x >= 0 (flip the
- * sign bit back), any other from x < 0 (flip every bit back). */
+/* The coordinate behind a key (grove__bt_key_f64, _f32), branch-free: a
+ * key with its top bit set came from x >= 0. */
 static inline double bs_value_f64(uint64_t key)
 {
     uint64_t bits = key ^ (((key >> 63) - 1) | (uint64_t)1 << 63);
@@ -59,8 +54,8 @@ static void bs_swap(bs_pair *a, size_t i, size_t j)
     a[j] = t;
 }
 
-/* The element of rank h (0-based) of a[0..k), all distinct; a is
- * reordered. Quickselect with a median-of-three pivot. */
+/* The element of rank h of a[0..k), all distinct (a is reordered):
+ * quickselect with a median-of-three pivot. */
 static bs_pair bs_nth(bs_pair *a, size_t k, size_t h)
 {
     size_t lo = 0, hi = k; /* the answer is in a[lo..hi) */
@@ -89,20 +84,17 @@ static bs_pair bs_nth(bs_pair *a, size_t k, size_t h)
     return a[h];
 }
 
-/* Sample size and half-width (in sample ranks) of the window that
- * brackets the median: about 2.5 standard deviations of the sample rank
- * of the true median, so 1 selection in 80 misses it and takes another
- * pass. */
+/* Sample size and half-width (in sample ranks) of the window around the
+ * median: about 2.5 standard deviations, so 1 selection in 80 misses it
+ * and takes another pass. */
 #define BS_SAMPLE 256
 #define BS_WINDOW 20
 /* Candidates are selected directly once at most this many are left. */
 #define BS_NTH_MAX 1024
 
-/* The point of rank h among k candidates (key[i], id[i]), which are not
- * written. Each round samples BS_SAMPLE of them, takes the window
- * [lo, hi] of sample ranks around h's and keeps the candidates inside it
- * (about a sixth), in the spare arrays (out_key[r], out_id[r]) that
- * round r % 2 writes, each with room for k. */
+/* The point of rank h among k candidates (key[i], id[i]): each round
+ * keeps those inside the window of sample ranks around h's (about a
+ * sixth), in out_key[r], out_id[r] (room for k each) for round r % 2. */
 static bs_pair bs_nth_of(const bs_tree *t, const uint64_t *key, const uint32_t *id, size_t k, size_t h,
                          uint64_t *out_key[2], uint32_t *out_id[2])
 {
@@ -133,9 +125,9 @@ static bs_pair bs_nth_of(const bs_tree *t, const uint64_t *key, const uint32_t *
     return bs_nth(cand, k, h);
 }
 
-/* The point of rank h in (key, id) order along dimension s of node
- * [off, off + k) of buffer buf. The candidates go to the node's (still
- * free) place in the other buffer and to the thread's scratch. */
+/* The point of rank h along dimension s of node [off, off + k) of buffer
+ * buf; candidates go to the node's free place in the other buffer and to
+ * the thread's scratch. */
 static bs_pair bs_select(const bs_tree *t, int buf, size_t off, size_t k, size_t h, size_t s)
 {
     size_t n = t->c->n;
@@ -145,9 +137,8 @@ static bs_pair bs_select(const bs_tree *t, int buf, size_t off, size_t k, size_t
     return bs_nth_of(t, t->key[buf] + s * n + off, t->id[buf] + off, k, h, out_key, out_id);
 }
 
-/* A node of k <= c->leaf_max points and its subtree, by the packed builder
- * (grove__bt_packed_leaf) in the thread's own memory: its coordinates back
- * from the keys, presorted, and split by rank from there. */
+/* A node of k <= leaf_max points and its subtree, by the packed builder
+ * in the thread's own memory, from its coordinates back from the keys. */
 static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, size_t out)
 {
     const grove__bt_ctx *c = t->c;
@@ -163,9 +154,8 @@ static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, 
     grove__bt_packed_leaf(c, t->b, t->id[buf] + off, k, level, out, x);
 }
 
-/* Points [lo, hi): their keys into buffer 0, their ids, and their extent
- * (kept in locals, which the key stores cannot alias), for a constant d
- * where bs_init_rows can give one. */
+/* Points [lo, hi): their keys into buffer 0, their ids and their extent
+ * (in locals, which the key stores cannot alias), for a constant d. */
 static inline __attribute__((always_inline)) void bs_init_rows_d(const grove__bt_view *v, const bs_tree *t, size_t lo,
                                                                  size_t hi, bs_extent *e, size_t d)
 {
@@ -210,8 +200,8 @@ static void bs_extent_join(bs_extent *e, const bs_extent *more, size_t d)
     }
 }
 
-/* Every point's keys into buffer 0, its id, and the root's extent; in up
- * to BS_INIT_PARTS tasks of at least BT_GATHER_CHUNK points. */
+/* Every point's keys and id, and the root's extent, in up to
+ * BS_INIT_PARTS tasks of at least BT_GATHER_CHUNK points. */
 #define BS_INIT_PARTS 16
 static void bs_init(const grove__bt_view *v, const bs_tree *t, bs_extent *root)
 {
@@ -224,10 +214,9 @@ static void bs_init(const grove__bt_view *v, const bs_tree *t, bs_extent *root)
     for (size_t q = 1; q < parts; q++) bs_extent_join(root, &part[q], t->c->d);
 }
 
-/* Whether the extent e (keys, grove__bt_key_f64, _f32) holds only finite coordinates:
- * NaN and the infinities have every exponent bit set, so their keys are
- * larger (sign clear) or smaller (sign set) than any finite one's, with
- * the exponent's bits all set or all clear next to the key's top bit. */
+/* Whether extent e (keys) holds only finite coordinates: the keys of NaN
+ * and the infinities have all exponent bits set (sign clear) or clear
+ * (sign set) next to the top bit. */
 static bool bs_finite(const bs_extent *e, size_t d, bool f32)
 {
     int exponent = f32 ? 23 : 52; /* the exponent's lowest bit in a key */
@@ -237,8 +226,7 @@ static bool bs_finite(const bs_extent *e, size_t d, bool f32)
     return true;
 }
 
-/* Whether every spread (max - min) of the extent is a finite double (for
- * float keys, as doubles, always). */
+/* Whether every spread of the extent is a finite double. */
 static bool bs_spreads_finite(const bs_tree *t, const bs_extent *e, size_t d)
 {
     for (size_t j = 0; j < d; j++)
@@ -246,14 +234,12 @@ static bool bs_spreads_finite(const bs_tree *t, const bs_extent *e, size_t d)
     return true;
 }
 
-/* A split in parts, one a thread, where one node is all the team has to
- * do (the root of a batch that holds more than half of all points): the
- * split streams at the speed of one core's loads and stores, and the
- * team's cores move more together. */
+/* Parts a split is made in, one a thread, where a root is all the team
+ * has to do: one core streams less than the team's. */
 #define BS_SPLIT_PARTS_MAX 16
 
-/* The parts a team splits node [off, off + k) of a batch in: 1 but at a
- * root the team builds alone. */
+/* The parts for node [off, off + k): 1 but at a root the team builds
+ * alone. */
 static size_t bs_split_parts(const bs_tree *t, size_t k)
 {
     if (!t->c->spawn || k != t->b->count || 2 * k <= t->c->n) return 1;
@@ -262,12 +248,10 @@ static size_t bs_split_parts(const bs_tree *t, size_t k)
     return threads < 1 ? 1 : (size_t)threads > BS_SPLIT_PARTS_MAX ? BS_SPLIT_PARTS_MAX : (size_t)threads;
 }
 
-/* Split node [off, off + k) of buffer buf into the other buffer, the h
- * points below the pivot along s first (the split kernel's contract), in
- * `parts` parts as tasks: each counts its points below the pivot (the
- * window kernel, with an empty window at the pivot, writes at most that
- * point to the node's place in the other buffer, which the split
- * overwrites), which places its sides, then moves them. */
+/* Split node [off, off + k) of buffer buf into the other buffer, below
+ * the pivot along s first, in `parts` tasks: each counts its points below
+ * the pivot (an empty window at the pivot), which places its sides, then
+ * moves them. */
 static void bs_split(const bs_tree *t, int buf, size_t off, size_t k, size_t h, size_t s, bs_pair pivot,
                      bs_extent *left, bs_extent *right, size_t parts)
 {
@@ -305,12 +289,11 @@ static void bs_split(const bs_tree *t, int buf, size_t off, size_t k, size_t h, 
     }
 }
 
-/* The node holding segment [off, off + k) of buffer buf, with extent e, at
- * `level`, its slots starting at `out`. */
+/* The node holding segment [off, off + k) of buffer buf, with extent e. */
 static void bs_node(const bs_tree *t, int buf, size_t off, size_t k, int level, size_t out, const bs_extent *e)
 {
     const grove__bt_ctx *c = t->c;
-    if (k <= c->leaf_max) {
+    if (k <= c->plan.leaf_max) {
         bs_leaf(t, buf, off, k, level, out);
         return;
     }

@@ -2,21 +2,16 @@
 #include "balltree_internal.h"
 #include "parallel.h"
 
-/* A one-off call (no workspace in its params) on fewer points than this
- * builds on one thread: such a call is typically a process's only one, and
- * starting a thread team there (waking an idle core, on a virtual machine
- * through the hypervisor) costs about as much as the whole build up to this
- * size. Calls that bring a workspace are one of many, the team is already
- * up, and they take every useful thread. bench/balltree.py --cold measures
- * the trade. */
+/* A one-off call (no workspace) on fewer points builds on one thread:
+ * typically a process's only call, where starting a team (waking an idle
+ * core, on a virtual machine through the hypervisor) costs about as much
+ * as the build. Calls with a workspace are one of many: the team is up. */
 #define BT_ONE_OFF_SERIAL ((size_t)1 << 17)
 
 int grove__bt_threads(size_t batches, size_t n, int threads, bool one_off)
 {
     if (one_off && n < BT_ONE_OFF_SERIAL) return 1;
-    /* A batch each, or one per BT_TASK_MIN / 2 points where its nodes make
-     * tasks (the smallest task is a child of a node of BT_TASK_MIN points):
-     * more would only be woken and waited for. */
+    /* A batch each, or one per smallest task (half of BT_TASK_MIN). */
     size_t tasks = n / (BT_TASK_MIN / 2);
     return grove__threads_cap(threads, batches > tasks ? batches : tasks);
 }
