@@ -26,35 +26,40 @@ bool grove__bt_cancelled(const grove__bt_ctx *c)
     return stopped;
 }
 
+/* The builders read rows of doubles in grouped order: the input itself,
+ * else a copy (rotated, widened from float32, or gathered from batches in
+ * no order of rows). */
 typedef struct bt_input {
     grove_points points;
     size_t stride;
     const double *rotation;
-    double *rotated; /* n x d rotated coordinates in grouped order, or NULL */
+    double *copy; /* n x d, or NULL */
 } bt_input;
 
-/* Rotate positions [lo, hi) of batch b into the rotated copy. */
-static void rotate(const grove__bt_ctx *c, const grove__bt_batch *b, const bt_input *in, size_t lo, size_t hi)
+/* Positions [lo, hi) of batch b into the copy. */
+static void copy_rows(const grove__bt_ctx *c, const grove__bt_batch *b, const bt_input *in, size_t lo, size_t hi)
 {
-    for (size_t p = lo; p < hi; p++)
-        grove__bt_rotate_row(in->rotation, in->points, in->stride, grove__bt_row(c, b, (uint32_t)p),
-                             in->rotated + (b->start + p) * c->d, 1);
+    for (size_t p = lo; p < hi; p++) {
+        size_t row = grove__bt_row(c, b, (uint32_t)p);
+        double *y = in->copy + (b->start + p) * c->d;
+        if (in->rotation) grove__bt_rotate_row(in->rotation, in->points, in->stride, row, y, 1);
+        else
+            for (size_t j = 0; j < c->d; j++) y[j] = grove__coord(in->points, in->stride, row, j);
+    }
 }
 
 static void build_batch(const grove__bt_ctx *c, const grove__bt_batch *b, const bt_input *in)
 {
-    size_t m = b->count, start = b->start;
-    if (in->rotated && c->spawn && m >= 2 * BT_GATHER_CHUNK) {
+    size_t m = b->count;
+    if (in->copy && c->spawn && m >= 2 * BT_GATHER_CHUNK) {
 #pragma omp taskloop grainsize(1) default(shared)
         for (size_t lo = 0; lo < m; lo += BT_GATHER_CHUNK)
-            rotate(c, b, in, lo, m - lo < BT_GATHER_CHUNK ? m : lo + BT_GATHER_CHUNK);
-    } else if (in->rotated) {
-        rotate(c, b, in, 0, m);
+            copy_rows(c, b, in, lo, m - lo < BT_GATHER_CHUNK ? m : lo + BT_GATHER_CHUNK);
+    } else if (in->copy) {
+        copy_rows(c, b, in, 0, m);
     }
-    bool f32 = !in->rotated && in->points.dtype == GROVE_FLOAT32;
-    const size_t *rows = in->rotated || !c->order ? NULL : c->order + start;
-    grove__bt_view ids = {c->base + (rows ? 0 : start * c->stride), c->stride, rows, NULL, NULL};
-    c->build(c, b, &ids, f32);
+    grove__bt_view ids = {c->base + b->start * c->stride, c->stride, NULL, NULL};
+    c->build(c, b, &ids);
 }
 
 /* Threads take the batches in runs of neighbours, each (but the last) of
@@ -125,9 +130,9 @@ static grove__bt_batch *plan_batches(const grove__bt_groups *g, int levels)
 
 /* Working memory from the caller's workspace when there is one: the
  * builders' blocks in slots 0-2 and 4, sort or selection scratch and the
- * rotated copy in slots of their own. */
+ * copy of the points in slots of their own. */
 #define BT_SLOT_SCRATCH 3
-#define BT_SLOT_ROTATED 5
+#define BT_SLOT_COPY 5
 static void *bt_take(const grove__bt_ctx *c, int slot, size_t bytes, const char *what)
 {
     return grove__work_take(c->workspace, slot, bytes, what);
@@ -175,11 +180,11 @@ static bool alloc_select(grove__bt_ctx *c, size_t sort, int threads)
 /* The presorted builder's memory: two buffers of lists of labels, flags;
  * where a batch has more than BT_LOCAL points (relabelling), the local
  * coordinates, the label maps and flags by label. */
-static bool alloc_presorted(grove__bt_ctx *c, size_t elem, size_t sort)
+static bool alloc_presorted(grove__bt_ctx *c, size_t sort)
 {
     bool local = c->max_count > BT_LOCAL;
     size_t coords, lists;
-    if (!grove__mul_size(c->n, c->d, &coords) || !grove__mul_size(coords, local ? elem : 0, &coords) ||
+    if (!grove__mul_size(c->n, c->d, &coords) || !grove__mul_size(coords, local ? sizeof(double) : 0, &coords) ||
         !grove__mul_size(c->n, c->lists, &lists) || !grove__mul_size(lists, 2 * sizeof(uint32_t), &lists))
         return false;
     c->x = bt_take(c, 0, coords, "balltree local coordinates");
@@ -194,23 +199,23 @@ static bool alloc_presorted(grove__bt_ctx *c, size_t elem, size_t sort)
     return true;
 }
 
-/* Working memory for the plan's builder, and the rotated coordinates. */
-static grove_status alloc_work(grove__bt_ctx *c, bt_input *in, size_t elem, int threads)
+/* Working memory for the plan's builder, and the copy of the points. */
+static grove_status alloc_work(grove__bt_ctx *c, bt_input *in, int threads)
 {
-    size_t sort, rotated = 0;
+    size_t sort, copy = 0;
+    bool copied = in->rotation || in->points.dtype != GROVE_FLOAT64 || c->order;
     bool sized = grove__mul_size(c->max_count, 2 * (size_t)threads, &sort) &&
                  grove__mul_size(sort, sizeof(uint64_t), &sort) &&
-                 (!in->rotation || (grove__mul_size(c->n, c->d, &rotated) &&
-                                    grove__mul_size(rotated, sizeof(double), &rotated)));
+                 (!copied || (grove__mul_size(c->n, c->d, &copy) && grove__mul_size(copy, sizeof(double), &copy)));
     bool made = sized && (c->plan.builder == GROVE__BT_PACKED      ? alloc_packed(c, sort, threads)
                           : c->plan.builder == GROVE__BT_SELECTING ? alloc_select(c, sort, threads)
-                                      : alloc_presorted(c, elem, sort));
+                                                                   : alloc_presorted(c, sort));
     if (!made)
         return grove__fail(GROVE_TOO_LARGE, "balltree: working memory for %zu x %zu points is too large", c->n, c->d);
-    in->rotated = c->scratch && rotated ? bt_take(c, BT_SLOT_ROTATED, rotated, "balltree rotated coordinates") : NULL;
-    if (!c->scratch || (rotated && !in->rotated)) return GROVE_OUT_OF_MEMORY;
-    if (in->rotated) {
-        c->base = (const char *)in->rotated;
+    in->copy = c->scratch && copy ? bt_take(c, BT_SLOT_COPY, copy, "balltree coordinates") : NULL;
+    if (!c->scratch || (copy && !in->copy)) return GROVE_OUT_OF_MEMORY;
+    if (in->copy) {
+        c->base = (const char *)in->copy;
         c->stride = c->d * sizeof(double);
     }
     return GROVE_OK;
@@ -219,7 +224,7 @@ static grove_status alloc_work(grove__bt_ctx *c, bt_input *in, size_t elem, int 
 static void free_work(grove__bt_ctx *c, bt_input *in)
 {
     void *blocks[] = {c->x,   c->list[0], c->id,      c->flag[0],  c->scratch,  c->rec,
-                      c->val, c->perm,    c->skey[0], c->sid[0],   c->leaf_work, in->rotated};
+                      c->val, c->perm,    c->skey[0], c->sid[0],   c->leaf_work, in->copy};
     for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++) grove__work_release(c->workspace, blocks[i]);
 }
 
@@ -295,9 +300,7 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
         s = grove__points_validate_range(points, threads, &magnitude);
         rescale = grove__bt_needs_scaling(magnitude, points.d, p.rotation != NULL);
     }
-    bool f32 = !p.rotation && points.dtype == GROVE_FLOAT32;
-    if (s == GROVE_OK && !rescale)
-        s = run_end ? alloc_work(&c, &in, f32 ? sizeof(float) : sizeof(double), threads) : GROVE_OUT_OF_MEMORY;
+    if (s == GROVE_OK && !rescale) s = run_end ? alloc_work(&c, &in, threads) : GROVE_OUT_OF_MEMORY;
     if (s == GROVE_OK && !rescale && !build_all(&c, batches, g.count, &in, options, threads, run_end))
         s = grove__fail(GROVE_CANCELLED, "balltree: cancelled");
     if (s == GROVE_OK && nonfinite) { /* the scan names the first one */

@@ -20,11 +20,10 @@ typedef struct grove__bt_ctx grove__bt_ctx;
 typedef struct grove__bt_batch grove__bt_batch;
 typedef struct grove__bt_view grove__bt_view;
 
-/* Build batch b, whose coordinates `ids` gives by batch-local id (float
- * rows when f32): each builder's entry point, called on one thread of the
- * team, in parallel with other batches. */
-typedef void grove__bt_batch_fn(const grove__bt_ctx *c, const grove__bt_batch *b, const grove__bt_view *ids,
-                                bool f32);
+/* Build batch b, whose coordinates (doubles) `ids` gives by batch-local
+ * id: each builder's entry point, called on one thread of the team, in
+ * parallel with other batches. */
+typedef void grove__bt_batch_fn(const grove__bt_ctx *c, const grove__bt_batch *b, const grove__bt_view *ids);
 grove__bt_batch_fn grove__bt_presorted_batch, grove__bt_packed_batch, grove__bt_selecting_batch;
 
 struct grove__bt_ctx {
@@ -33,7 +32,7 @@ struct grove__bt_ctx {
     const grove_options *options; /* cancel flag and progress */
     grove_workspace *workspace;   /* NULL, or where the working memory is kept */
     size_t n, d, lists;           /* points, dimensions, lists per buffer (d, + 1 in partition mode) */
-    const char *base;             /* rows of coordinates `stride` bytes apart: the input or its rotation */
+    const char *base;             /* rows of doubles `stride` bytes apart in grouped order: the input or a copy */
     size_t stride;
     const size_t *order;          /* grouped position -> input row, NULL = identity */
     int64_t *indices;             /* outputs */
@@ -80,21 +79,19 @@ struct grove__bt_batch {
     int levels;   /* L (full) or K (partition) */
 };
 
-/* A label's coordinates at base + r * stride with r = rows ? rows[label]
- * : label, its batch-local id `id ? id[label] : label`, its split flag
- * flag[label]. */
+/* A label's coordinates (doubles) at base + label * stride, its
+ * batch-local id `id ? id[label] : label`, its split flag flag[label]. */
 struct grove__bt_view {
     const char *base;
     size_t stride;
-    const size_t *rows;
     const uint32_t *id;
     uint8_t *flag;
 };
 
 /* Sort ids[0..g) (ids[i] == i on entry) by (coordinate j, id); a and b
  * are scratch of g entries each (presorted.c). */
-void grove__bt_sort(const grove__bt_ctx *c, const grove__bt_view *v, bool f32, size_t j, uint32_t *ids, size_t g,
-                    uint64_t *a, uint64_t *b);
+void grove__bt_sort(const grove__bt_ctx *c, const grove__bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a,
+                    uint64_t *b);
 
 /* The packed builder on a selecting node of k <= leaf_max points, in the
  * thread's leaf memory `work`, whose start holds the points' coordinates
@@ -162,17 +159,13 @@ static inline size_t grove__bt_right_out(const grove__bt_ctx *c, const grove__bt
 
 /* Order-preserving unsigned key: key(x) < key(y) iff x < y; -0.0 + 0 is
  * +0.0, so the two share a key. */
-#define BT_KEY(T, K, name)                                                                                   \
-    static inline K name(T x)                                                                                \
-    {                                                                                                        \
-        x = x + (T)0;                                                                                        \
-        K bits;                                                                                              \
-        memcpy(&bits, &x, sizeof bits);                                                                      \
-        return bits >> (sizeof(K) * 8 - 1) ? ~bits : bits | (K)1 << (sizeof(K) * 8 - 1);                     \
-    }
-BT_KEY(float, uint32_t, grove__bt_key_f32)
-BT_KEY(double, uint64_t, grove__bt_key_f64)
-#undef BT_KEY
+static inline uint64_t grove__bt_key(double x)
+{
+    x = x + 0.0;
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    return bits >> 63 ? ~bits : bits | (uint64_t)1 << 63;
+}
 
 /* The LSD radix sorts' digits (presorted.c, packed_quantized.c): a field
  * of `bits` bits at `shift` in `passes` digits of `digit` bits (at most 3

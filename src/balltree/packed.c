@@ -120,14 +120,14 @@ static void packed_node(const grove__packed_tree *t, uint64_t where, size_t off,
 /* Quantized records where the layout has them and the data does not
  * crowd them, else ranks; false, nothing sorted, where a coordinate is
  * not finite (a check the ctx left to the records' first pass). */
-static bool packed_presort(const grove__bt_view *v, grove__packed_tree *t, bool f32, int rank_bits)
+static bool packed_presort(const grove__bt_view *v, grove__packed_tree *t, int rank_bits)
 {
     if (t->quantized) {
-        if (grove__quantized_presort(v, t, f32)) return true;
+        if (grove__quantized_presort(v, t)) return true;
         if ((t->c->nonfinite && *t->c->nonfinite) || (t->c->overflow && *t->c->overflow)) return false;
         packed_layout(t, false, rank_bits);
     }
-    grove__ranks_presort(v, t, f32);
+    grove__ranks_presort(v, t);
     return true;
 }
 
@@ -145,13 +145,13 @@ static void packed_memory(const grove__bt_ctx *c, const grove__bt_batch *b, grov
     t->perm = c->perm + part * c->d * stride + at;
 }
 
-void grove__bt_packed_batch(const grove__bt_ctx *c, const grove__bt_batch *b, const grove__bt_view *ids, bool f32)
+void grove__bt_packed_batch(const grove__bt_ctx *c, const grove__bt_batch *b, const grove__bt_view *ids)
 {
     grove__packed_tree t = {
         .c = c, .b = b, .count = b->count, .ids = NULL, .spawn = c->spawn, .partition = c->partition_fn};
     packed_memory(c, b, &t);
     packed_layout(&t, c->plan.quantize, c->plan.bits);
-    if (!packed_presort(ids, &t, f32, c->plan.bits)) return;
+    if (!packed_presort(ids, &t, c->plan.bits)) return;
         /* t lives on this stack frame: wait for every task that uses it. */
 #pragma omp taskgroup
     packed_node(&t, t.deferred >= 0 ? (uint64_t)1 << t.deferred : 0, 0, b->count, 0, b->slot);
@@ -177,7 +177,7 @@ void grove__bt_packed_leaf(const grove__bt_ctx *c, const grove__bt_batch *b, con
                             .perm = perm,
                             .partition = c->partition_fn};
     packed_layout(&p, c->plan.quantize, c->plan.leaf_bits);
-    grove__bt_view v = {(const char *)work, d * sizeof *work, NULL, NULL, NULL};
-    packed_presort(&v, &p, false, c->plan.leaf_bits);
+    grove__bt_view v = {(const char *)work, d * sizeof *work, NULL, NULL};
+    packed_presort(&v, &p, c->plan.leaf_bits);
     packed_node(&p, 0, 0, k, level, out);
 }

@@ -51,17 +51,16 @@ static inline void grove__packed_emit(const grove__packed_tree *t, size_t slot, 
     grove__bt_emit(t->c, slot, grove__packed_row(t, e), real);
 }
 
-/* Coordinate j of batch-local id i in v, as double. */
-static inline double grove__packed_coord(const grove__bt_view *v, bool f32, uint32_t i, size_t j)
+/* Coordinate j of batch-local id i in v. */
+static inline double grove__packed_coord(const grove__bt_view *v, uint32_t i, size_t j)
 {
-    const char *row = v->base + (v->rows ? v->rows[i] : i) * v->stride;
-    return f32 ? (double)((const float *)(const void *)row)[j] : ((const double *)(const void *)row)[j];
+    return ((const double *)(const void *)(v->base + i * v->stride))[j];
 }
 
 /* Rank records: the presort (every dimension sorted, buffer 0's lists
  * filled), and the finish of a node of k <= PACKED_SMALL points from its
  * records (in id order in partition mode). */
-void grove__ranks_presort(const grove__bt_view *v, const grove__packed_tree *t, bool f32);
+void grove__ranks_presort(const grove__bt_view *v, const grove__packed_tree *t);
 void grove__ranks_small(const grove__packed_tree *t, const uint64_t *rec, size_t k, int level, size_t out);
 
 /* Quantized records: the presort (false when its runs are too long or
@@ -70,7 +69,7 @@ void grove__ranks_small(const grove__packed_tree *t, const uint64_t *rec, size_t
  * [off, off + k) splits into its floor(k/2) lowest and the rest (it may
  * move records one value); the root's children's sort of the deferred
  * list, which returns the lists' new buffers. */
-bool grove__quantized_presort(const grove__bt_view *v, grove__packed_tree *t, bool f32);
+bool grove__quantized_presort(const grove__bt_view *v, grove__packed_tree *t);
 double grove__quantized_spread(const grove__packed_tree *t, const uint64_t *l, size_t k, size_t j);
 uint64_t grove__quantized_pivot(const grove__packed_tree *t, uint64_t where, size_t off, size_t k, size_t h, size_t s);
 uint64_t grove__quantized_sort_deferred(const grove__packed_tree *t, uint64_t where, size_t off, size_t k);

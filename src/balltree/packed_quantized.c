@@ -1,17 +1,10 @@
-/* Quantized records for the packed builder (packed.h): a record holds the
- * point's batch-local id and each coordinate mapped linearly onto a field
- * of `bits` bits, q = min(2^bits - 1, floor((x - lo) * (2^bits - 1) /
- * (hi - lo))), which never decreases as x grows. The records are complete
- * before any sort, so every list is one radix sort of them by its field:
- * no ranks to compute. Points with one field value (a run) are ordered by
- * their exact coordinates only where that matters: a node's extent reads
- * the first and last run of each list; a split whose median falls inside
- * a run sorts the run and moves its right part one value up in every list
- * (its left part one down at the largest value), so the partition by
- * field is exact again and every list stays sorted by field; the bit-mask
- * subtrees sort the runs of their lists. The output is the bytes of the
- * rank records. A batch whose longest run exceeds MAX_RUN (crowded data)
- * goes back to ranks: sorting its runs at every level would cost more. */
+/* Quantized records (packed.h): a point's id and each coordinate mapped
+ * linearly, never decreasing, onto a field. Each list is then one radix
+ * sort of the records; points sharing a field value (a run) are ordered
+ * by coordinate only where a node's extent or split needs it (a split
+ * inside a run moves its right part one value up). The output is the
+ * bytes of the rank records. A batch with a run longer than MAX_RUN
+ * (crowded data) goes back to ranks. docs/balltree-internals.md has more. */
 #include "packed.h"
 
 #include <math.h>
@@ -25,9 +18,8 @@ _Static_assert(GROVE__QUANTIZED_DIGIT <= BT_DIGIT_MAX, "grove__bt_digits holds t
 #define MAX_RUN 256
 #define INSERTION 16 /* lists of at most this many records are sorted by insertion */
 
-/* The first pass (balltree_internal.h) over rows of d doubles: four rows
- * at a time, d vectors whose lane l of vector v holds coordinate
- * (4 v + l) % d, so one accumulator per lane, folded at the end. */
+/* The first pass over rows of d doubles, four at a time: lane l of
+ * vector v holds coordinate (4 v + l) % d, folded at the end. */
 static inline GROVE__TARGET_V3 __attribute__((always_inline)) bool extent_body(const double *x, size_t d, size_t a,
                                                                                size_t b, double *lo, double *hi)
 {
@@ -67,8 +59,7 @@ static inline GROVE__TARGET_V3 __attribute__((always_inline)) bool extent_body(c
     return finite == 0;
 }
 
-/* A field value: (uint64_t)f where f < mask, else mask, for f >= 0; the
- * fields have fewer than 31 bits (plan.c), so it converts through int32. */
+/* (uint64_t)f where f < mask, else mask; fields have under 31 bits. */
 static inline uint64_t field_value(double f, double mask)
 {
     f = floor(f);
@@ -138,8 +129,7 @@ static inline bool below(const grove__packed_tree *t, uint64_t a, uint64_t b, si
     return xa < xb || (xa == xb && (a & t->id_mask) < (b & t->id_mask));
 }
 
-/* Out of line, like grove__quantized_pivot: inlined into packed_split it
- * would slow the rank records' nodes down. */
+/* Out of line: inlined into packed_split it slows the rank records down. */
 GROVE__TARGET_V3 __attribute__((noinline)) double grove__quantized_spread(const grove__packed_tree *t,
                                                                           const uint64_t *l, size_t k, size_t j)
 {
@@ -175,14 +165,13 @@ GROVE__TARGET_V3 uint64_t grove__quantized_pivot(const grove__packed_tree *t, ui
     return q < t->mask ? q + 1 : q;
 }
 
-/* The deferred list's check for long runs counts the records in each
- * 1024th of its field's range: coarser, and batches whose points crowd in
- * one place (exponential ones at 0) would fail it without a long run. */
+/* The deferred list's check for long runs counts each 1024th of the
+ * field's range (coarser, crowded batches would fail it without one). */
 #define CROWD_BITS 10
 #define CROWD (1 << CROWD_BITS)
 
-/* Rows [a, b): their records into src, and with `crowd` how many fall in
- * each CROWD-th of field j's range. */
+/* Rows [a, b): their records, and how many fall in each CROWD-th of
+ * field j's range. */
 static void records_part(const grove__packed_tree *t, size_t a, size_t b, const double *lo, const double *scale,
                          uint64_t *src, int j, uint32_t *crowd)
 {
@@ -190,8 +179,7 @@ static void records_part(const grove__packed_tree *t, size_t a, size_t b, const 
     for (size_t i = 0; i < t->c->d; i++) shift[i] = t->base + (int)i * t->bits;
     grove__quantized_records(t->x, t->c->d, a, b, lo, scale, shift, t->mask, src);
     if (!crowd) return;
-    /* Four sets of counts, a record to each in turn: with one, crowded
-     * data would wait on each increment before the next. */
+    /* Four sets of counts in turn, so crowded data need not wait on each. */
     uint32_t lane[4][CROWD] = {{0}};
     int top = t->base + (j + 1) * t->bits - CROWD_BITS;
     size_t i = a;
@@ -201,15 +189,11 @@ static void records_part(const grove__packed_tree *t, size_t a, size_t b, const 
     for (size_t v = 0; v < CROWD; v++) crowd[v] = lane[0][v] + lane[1][v] + lane[2][v] + lane[3][v];
 }
 
-/* The list the root's children sort instead of the presort, or -1. The
- * presort's sorts are tasks, one per list: a team of fewer threads than
- * lists (d = 3 on two) would leave a thread idle while the last sort
- * runs. With one list fewer they pair up; the root splits the deferred
- * list unsorted (a stable partition needs no order) and its children sort
- * their halves in parallel. Only where the team builds this batch alone.
- * The narrowest dimension (ties to the highest) is never the root's split
- * (the widest, ties to the lowest), and the spread the root reads from
- * its unsorted ends is at most the true one, so its choice stands. */
+/* The list the root's children sort instead of the presort, or -1: a
+ * team of fewer threads than lists (d = 3 on two) would leave one idle;
+ * the root splits the narrowest dimension's list unsorted and its
+ * children sort their halves in parallel. It is never the root's split,
+ * whose choice its unsorted ends cannot change. */
 static int deferrable(const grove__packed_tree *t, const double *lo, const double *hi)
 {
     size_t d = t->c->d, narrowest = 0;
@@ -224,11 +208,9 @@ static int deferrable(const grove__packed_tree *t, const double *lo, const doubl
 #define PART 8192 /* rows per part of the first pass, at most PARTS parts (tasks) */
 #define PARTS 8
 
-/* Every point's record, in parts that are tasks where the batch is large,
- * in buffer 1 (unused until the first split) at the deferred list's place
- * (which the root reads unsorted) or list 0's; sets t->deferred. NULL
- * when an extent overflows a double (the rank presort takes the batch) or
- * a coordinate is not finite (the ctx's nonfinite or overflow set). */
+/* Every point's record in buffer 1 (at the deferred list's place, which
+ * the root reads unsorted, else list 0's); sets t->deferred. NULL where an
+ * extent overflows or a coordinate is not finite (the ctx told). */
 static uint64_t *records(grove__packed_tree *t)
 {
     size_t m = t->count, d = t->c->d, parts = t->spawn ? m / PART : 1;
@@ -254,9 +236,7 @@ static uint64_t *records(grove__packed_tree *t)
         }
         double extent = hi[0][j] - lo[0][j];
         scale[j] = extent > 0 ? (double)t->mask / extent : 0.0;
-        /* An extent that overflows would compare as a tie with other such
-         * spreads (grove__bt_ctx.overflow), and put every point on 0 or
-         * the largest value, a run the sorts would reject. */
+        /* An overflowing extent compares as a tie (the ctx's overflow). */
         if (!isfinite(extent) && t->c->overflow) *t->c->overflow = true;
         if (!isfinite(extent) || !isfinite(scale[j])) return NULL;
     }
@@ -279,9 +259,8 @@ static uint64_t *records(grove__packed_tree *t)
     return src;
 }
 
-/* The records src[0..m) sorted by field j into dst, by insertion or an LSD
- * radix sort through the thread's scratch. False when they have a run
- * longer than MAX_RUN (looked for only where a top digit holds more). */
+/* The records src[0..m) sorted by field j into dst (insertion, or radix
+ * through the thread's scratch); false on a run longer than MAX_RUN. */
 static GROVE__TARGET_V3 bool sort_list(const grove__packed_tree *t, const uint64_t *src, size_t m, uint64_t *dst,
                                        size_t j)
 {
@@ -326,16 +305,15 @@ uint64_t grove__quantized_sort_deferred(const grove__packed_tree *t, uint64_t wh
     return where ^ (uint64_t)1 << j;
 }
 
-/* t->x: the view itself where its rows are d doubles side by side in id
- * order, else a copy so in t->val; then the records, then buffer 0's
- * lists but the deferred one, each a task where the batch is large. */
-bool grove__quantized_presort(const grove__bt_view *v, grove__packed_tree *t, bool f32)
+/* t->x: the view itself where its rows are d doubles in id order, else a
+ * copy in t->val; then the records and buffer 0's lists. */
+bool grove__quantized_presort(const grove__bt_view *v, grove__packed_tree *t)
 {
     size_t m = t->count, d = t->c->d;
     t->x = (const double *)(const void *)v->base;
-    if (f32 || v->rows || v->stride != d * sizeof(double)) {
+    if (v->stride != d * sizeof(double)) {
         for (size_t i = 0; i < m; i++)
-            for (size_t j = 0; j < d; j++) t->val[i * d + j] = grove__packed_coord(v, f32, (uint32_t)i, j);
+            for (size_t j = 0; j < d; j++) t->val[i * d + j] = grove__packed_coord(v, (uint32_t)i, j);
         t->x = t->val;
     }
     const uint64_t *src = records(t);

@@ -121,22 +121,22 @@ static void ranks_list(const grove__packed_tree *t, size_t j)
 }
 
 /* Dimension j's batch-local ids by (coordinate, id) into perm. */
-static void ranks_sort_dim(const grove__bt_view *v, const grove__packed_tree *t, bool f32, size_t j)
+static void ranks_sort_dim(const grove__bt_view *v, const grove__packed_tree *t, size_t j)
 {
     size_t m = t->count;
     uint32_t *perm = t->perm + j * t->n;
     for (size_t i = 0; i < m; i++) perm[i] = (uint32_t)i;
     uint64_t *a = grove__bt_scratch(t->c);
-    grove__bt_sort(t->c, v, f32, j, perm, m, a, a + m);
+    grove__bt_sort(t->c, v, j, perm, m, a, a + m);
 }
 
 /* Dimension j's coordinates in sorted order into val. */
-static void ranks_values(const grove__bt_view *v, const grove__packed_tree *t, bool f32, size_t j)
+static void ranks_values(const grove__bt_view *v, const grove__packed_tree *t, size_t j)
 {
     size_t m = t->count, at = j * t->n;
     const uint32_t *perm = t->perm + at;
     double *val = t->val + at;
-    for (size_t r = 0; r < m; r++) val[r] = grove__packed_coord(v, f32, perm[r], j);
+    for (size_t r = 0; r < m; r++) val[r] = grove__packed_coord(v, perm[r], j);
 }
 
 /* Sort every dimension, pack the ranks into records (in buffer 1) and
@@ -144,7 +144,7 @@ static void ranks_values(const grove__bt_view *v, const grove__packed_tree *t, b
  * follow its sort as soon as it ends, so a thread left without a sort
  * does them while the last sorts run; the lists stay on one thread (in
  * parallel their cache lines would move between the cores). */
-void grove__ranks_presort(const grove__bt_view *v, const grove__packed_tree *t, bool f32)
+void grove__ranks_presort(const grove__bt_view *v, const grove__packed_tree *t)
 {
     const grove__bt_ctx *c = t->c;
     size_t d = c->d, n = t->n;
@@ -156,9 +156,9 @@ void grove__ranks_presort(const grove__bt_view *v, const grove__packed_tree *t, 
         uint64_t *rec = t->rec[1];
         for (size_t j = 0; j < d; j++) {
 #pragma omp task default(shared) firstprivate(j) depend(out : perm[j * n])
-            ranks_sort_dim(v, t, f32, j);
+            ranks_sort_dim(v, t, j);
 #pragma omp task default(shared) firstprivate(j) depend(in : perm[j * n])
-            ranks_values(v, t, f32, j);
+            ranks_values(v, t, j);
 #pragma omp task default(shared) firstprivate(j) depend(in : perm[j * n]) depend(inout : rec[0])
             ranks_records(t, j);
         }
@@ -166,8 +166,8 @@ void grove__ranks_presort(const grove__bt_view *v, const grove__packed_tree *t, 
 #pragma omp taskwait
     } else {
         for (size_t j = 0; j < d; j++) {
-            ranks_sort_dim(v, t, f32, j);
-            ranks_values(v, t, f32, j);
+            ranks_sort_dim(v, t, j);
+            ranks_values(v, t, j);
             ranks_records(t, j);
         }
     }

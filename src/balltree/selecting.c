@@ -20,31 +20,17 @@ typedef struct bs_tree {
     const grove__bt_batch *b;
     uint64_t *key[2]; /* c->skey[buf] + start: dimension j's keys at + j * n */
     uint32_t *id[2];  /* c->sid[buf] + start */
-    bool f32;         /* keys of float coordinates (else double) */
     const grove__bs_kernels *kernels;
 } bs_tree;
 
-/* The coordinate behind a key (grove__bt_key_f64, _f32), branch-free: a
- * key with its top bit set came from x >= 0. */
-static inline double bs_value_f64(uint64_t key)
+/* The coordinate behind a key (grove__bt_key), branch-free: a key with
+ * its top bit set came from x >= 0. */
+static inline double bs_value(uint64_t key)
 {
     uint64_t bits = key ^ (((key >> 63) - 1) | (uint64_t)1 << 63);
     double x;
     memcpy(&x, &bits, sizeof x);
     return x;
-}
-
-static inline double bs_value_f32(uint64_t key)
-{
-    uint32_t k = (uint32_t)key, bits = k ^ (((k >> 31) - 1) | (uint32_t)1 << 31);
-    float x;
-    memcpy(&x, &bits, sizeof x);
-    return x;
-}
-
-static inline double bs_value(const bs_tree *t, uint64_t key)
-{
-    return t->f32 ? bs_value_f32(key) : bs_value_f64(key);
 }
 
 static void bs_swap(bs_pair *a, size_t i, size_t j)
@@ -144,13 +130,8 @@ static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, 
     const grove__bt_ctx *c = t->c;
     size_t n = c->n, d = c->d;
     double *x = (double *)(c->leaf_work + (size_t)grove__bt_thread() * c->leaf_bytes);
-    for (size_t j = 0; j < d; j++) { /* one loop per width, so each vectorises */
-        const uint64_t *key = t->key[buf] + j * n + off;
-        if (t->f32)
-            for (size_t i = 0; i < k; i++) x[i * d + j] = bs_value_f32(key[i]);
-        else
-            for (size_t i = 0; i < k; i++) x[i * d + j] = bs_value_f64(key[i]);
-    }
+    for (size_t j = 0; j < d; j++)
+        for (size_t i = 0; i < k; i++) x[i * d + j] = bs_value(t->key[buf][j * n + off + i]);
     grove__bt_packed_leaf(c, t->b, t->id[buf] + off, k, level, out, x);
 }
 
@@ -166,10 +147,9 @@ static inline __attribute__((always_inline)) void bs_init_rows_d(const grove__bt
         khi[j] = 0;
     }
     for (size_t i = lo; i < hi; i++) {
-        const char *row = v->base + (v->rows ? v->rows[i] : i) * v->stride;
+        const double *row = (const double *)(const void *)(v->base + i * v->stride);
         for (size_t j = 0; j < d; j++) {
-            uint64_t k = t->f32 ? grove__bt_key_f32(((const float *)(const void *)row)[j])
-                                : grove__bt_key_f64(((const double *)(const void *)row)[j]);
+            uint64_t k = grove__bt_key(row[j]);
             key[j * n + i] = k;
             klo[j] = k < klo[j] ? k : klo[j];
             khi[j] = k > khi[j] ? k : khi[j];
@@ -217,20 +197,18 @@ static void bs_init(const grove__bt_view *v, const bs_tree *t, bs_extent *root)
 /* Whether extent e (keys) holds only finite coordinates: the keys of NaN
  * and the infinities have all exponent bits set (sign clear) or clear
  * (sign set) next to the top bit. */
-static bool bs_finite(const bs_extent *e, size_t d, bool f32)
+static bool bs_finite(const bs_extent *e, size_t d)
 {
-    int exponent = f32 ? 23 : 52; /* the exponent's lowest bit in a key */
-    uint64_t top = f32 ? 0x1ff : 0xfff;
     for (size_t j = 0; j < d; j++)
-        if (e->hi[j] >> exponent == top || e->lo[j] >> exponent == 0) return false;
+        if (e->hi[j] >> 52 == 0xfff || e->lo[j] >> 52 == 0) return false;
     return true;
 }
 
 /* Whether every spread of the extent is a finite double. */
-static bool bs_spreads_finite(const bs_tree *t, const bs_extent *e, size_t d)
+static bool bs_spreads_finite(const bs_extent *e, size_t d)
 {
     for (size_t j = 0; j < d; j++)
-        if (!t->f32 && !isfinite(bs_value_f64(e->hi[j]) - bs_value_f64(e->lo[j]))) return false;
+        if (!isfinite(bs_value(e->hi[j]) - bs_value(e->lo[j]))) return false;
     return true;
 }
 
@@ -301,7 +279,7 @@ static void bs_node(const bs_tree *t, int buf, size_t off, size_t k, int level, 
     size_t s = 0, h = k / 2;
     double best_spread = -1.0;
     for (size_t j = 0; j < c->d; j++)
-        grove__bt_widest(bs_value(t, e->hi[j]) - bs_value(t, e->lo[j]), j, &s, &best_spread);
+        grove__bt_widest(bs_value(e->hi[j]) - bs_value(e->lo[j]), j, &s, &best_spread);
     bs_pair pivot = bs_select(t, buf, off, k, h, s);
     bs_extent left, right;
     bs_split(t, buf, off, k, h, s, pivot, &left, &right, bs_split_parts(t, k));
@@ -315,18 +293,18 @@ static void bs_node(const bs_tree *t, int buf, size_t off, size_t k, int level, 
     bs_node(t, !buf, off + h, k - h, level + 1, right_out, &right);
 }
 
-void grove__bt_selecting_batch(const grove__bt_ctx *c, const grove__bt_batch *b, const grove__bt_view *ids, bool f32)
+void grove__bt_selecting_batch(const grove__bt_ctx *c, const grove__bt_batch *b, const grove__bt_view *ids)
 {
     size_t start = b->start;
-    bs_tree t = {c, b, {c->skey[0] + start, c->skey[1] + start}, {c->sid[0] + start, c->sid[1] + start}, f32,
+    bs_tree t = {c, b, {c->skey[0] + start, c->skey[1] + start}, {c->sid[0] + start, c->sid[1] + start},
                  &c->bs_kernels};
     bs_extent root;
     bs_init(ids, &t, &root);
-    if (c->nonfinite && !bs_finite(&root, c->d, f32)) {
+    if (c->nonfinite && !bs_finite(&root, c->d)) {
         *c->nonfinite = true;
         return;
     }
-    if (c->overflow && !bs_spreads_finite(&t, &root, c->d)) {
+    if (c->overflow && !bs_spreads_finite(&root, c->d)) {
         *c->overflow = true;
         return;
     }
