@@ -1,6 +1,4 @@
-/* The ball tree module's internals: batch grouping (layout.c), the plan
- * (plan.h), the builders (builder.h), statistics, rotations, and the
- * kernels picked per instruction set. */
+/* The ball tree module's internals (the builders' are in builder.h). */
 #ifndef GROVE_BALLTREE_INTERNAL_H
 #define GROVE_BALLTREE_INTERNAL_H
 
@@ -8,8 +6,7 @@
 #include "cpu.h"
 #include "plan.h"
 
-/* The points grouped by batch: batch b holds grouped positions
- * [start[b], start[b + 1]), its rows in ascending order. */
+/* Batch b holds grouped positions [start[b], start[b + 1]), rows ascending. */
 typedef struct grove__bt_groups {
     size_t count;  /* batches */
     int64_t *ids;  /* count ids, ascending */
@@ -44,8 +41,7 @@ grove_status grove__bt_balls(const grove_balltree_batch *batches, size_t count, 
 bool grove__bt_needs_scaling(double magnitude, size_t d, bool rotated);
 double *grove__bt_scaled(grove_points points, double magnitude, bool rotated);
 
-/* y[j * y_stride] = sum_k R[j d + k] x_k for input row `row`, summed in
- * k order without FMA, so every platform agrees. */
+/* y[j * y_stride] = R x for input row `row`, in k order, no FMA. */
 void grove__bt_rotate_row(const double *rotation, grove_points points, size_t stride, size_t row, double *y,
                           size_t y_stride);
 
@@ -74,8 +70,7 @@ bool grove__quantized_extent(const double *x, size_t d, size_t a, size_t b, doub
 void grove__quantized_records(const double *x, size_t d, size_t a, size_t b, const double *lo, const double *scale,
                               const int *shift, uint64_t mask, uint64_t *src);
 
-/* The selecting builder: a point as its key along one dimension and its
- * id, ordered by key, then id. */
+/* The selecting builder: a point as its key along one dimension and id. */
 typedef struct grove__bs_pair {
     uint64_t key;
     uint32_t id;
@@ -108,17 +103,15 @@ typedef struct grove__bs_sides {
 typedef void grove__bs_split_fn(const uint64_t *src, const uint32_t *sid, uint64_t *dst, uint32_t *did,
                                 size_t stride, size_t d, size_t k, grove__bs_sides to, size_t s,
                                 grove__bs_pair pivot, grove__bs_extent *left, grove__bs_extent *right);
-/* Copy the points with lo <= point <= hi to out_key and out_id (room for
- * k each) in input order; return how many, and in *below how many are
- * below lo. */
+/* Copy the points with lo <= point <= hi (room for k) in input order;
+ * return how many, and in *below how many are below lo. */
 typedef size_t grove__bs_window_fn(const uint64_t *key, const uint32_t *id, size_t k, grove__bs_pair lo,
                                    grove__bs_pair hi, uint64_t *out_key, uint32_t *out_id, size_t *below);
 typedef struct grove__bs_kernels {
     grove__bs_split_fn *split;
     grove__bs_window_fn *window;
 } grove__bs_kernels;
-/* The AVX-512 and AVX2 passes; false where machine or compiler lack
- * them (with neither, the selecting builder is not used). */
+/* The AVX-512 and AVX2 passes; false where machine or compiler lack them. */
 bool grove__bs_kernels_avx512(grove__bs_kernels *k);
 bool grove__bs_kernels_avx2(grove__bs_kernels *k);
 

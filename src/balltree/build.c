@@ -1,15 +1,13 @@
-/* grove_balltree_build: validation, working memory, and the parallel driver
- * over batches. Three builders give the same bytes (builder.h); the plan
- * (plan.c) names the one each call takes and its vector code. */
+/* grove_balltree_build: validation, working memory, and the parallel
+ * driver over batches; the plan (plan.c) names the builder. */
 #include "builder.h"
 
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
 
-/* Where each thread keeps a part of the packed builder's memory, a
- * part's lists are whole multiples of BP_PART_ALIGN entries, with at
- * least BP_PART_GAP spare. */
+/* A thread's part of the packed builder's memory: whole multiples of
+ * BP_PART_ALIGN entries, at least BP_PART_GAP spare. */
 #define BP_PART_ALIGN 64
 #define BP_PART_GAP 16
 
@@ -26,9 +24,8 @@ bool grove__bt_cancelled(const grove__bt_ctx *c)
     return stopped;
 }
 
-/* The builders read rows of doubles in grouped order: the input itself,
- * else a copy (rotated, widened from float32, or gathered from batches in
- * no order of rows). */
+/* The builders read rows of doubles in grouped order: the input, else a
+ * copy (rotated, widened from float32, or of batches out of row order). */
 typedef struct bt_input {
     grove_points points;
     size_t stride;
@@ -62,11 +59,9 @@ static void build_batch(const grove__bt_ctx *c, const grove__bt_batch *b, const 
     c->build(c, b, &ids);
 }
 
-/* Threads take the batches in runs of neighbours, each (but the last) of
- * at least 1/(BT_RUNS_PER_THREAD threads) of all points; run r ends at
- * run_end[r]; returns the count. Neighbouring batches share cache lines
- * of the output and working memory, which two threads would pass back
- * and forth; several runs per thread keep unequal batches balanced. */
+/* Threads take the batches in runs of neighbours (run r ends at
+ * run_end[r]), each of at least 1/(BT_RUNS_PER_THREAD threads) of the
+ * points: neighbours share cache lines of output and working memory. */
 #define BT_RUNS_PER_THREAD 8
 static size_t plan_runs(const grove__bt_batch *batches, size_t count, size_t n, int threads, size_t *run_end)
 {
@@ -128,9 +123,7 @@ static grove__bt_batch *plan_batches(const grove__bt_groups *g, int levels)
     return out;
 }
 
-/* Working memory from the caller's workspace when there is one: the
- * builders' blocks in slots 0-2 and 4, sort or selection scratch and the
- * copy of the points in slots of their own. */
+/* Working memory from the workspace when there is one, in slots. */
 #define BT_SLOT_SCRATCH 3
 #define BT_SLOT_COPY 5
 static void *bt_take(const grove__bt_ctx *c, int slot, size_t bytes, const char *what)
@@ -138,10 +131,9 @@ static void *bt_take(const grove__bt_ctx *c, int slot, size_t bytes, const char 
     return grove__work_take(c->workspace, slot, bytes, what);
 }
 
-/* The packed builder's memory: two buffers of lists of records, d lists
- * of sorted coordinates and of ranks, N long, where N is n, or threads
- * parts where that is less: each thread then builds its batches in its
- * own part, which stays in its caches. */
+/* The packed builder's memory: two buffers of record lists, d lists of
+ * sorted coordinates and of ranks, n long, or in a part per thread where
+ * that is less (each thread's batches then stay in its caches). */
 static bool alloc_packed(grove__bt_ctx *c, size_t sort, int threads)
 {
     /* Parts in whole cache lines, a line apart: no two threads write one. */
@@ -159,8 +151,7 @@ static bool alloc_packed(grove__bt_ctx *c, size_t sort, int threads)
     return true;
 }
 
-/* The selecting builder's memory: keys and ids (two buffers), and each
- * thread's memory for the packed builder on a leaf node. */
+/* The selecting builder's memory: keys and ids, and leaf memory per thread. */
 static bool alloc_select(grove__bt_ctx *c, size_t sort, int threads)
 {
     size_t keys;
@@ -177,9 +168,8 @@ static bool alloc_select(grove__bt_ctx *c, size_t sort, int threads)
     return true;
 }
 
-/* The presorted builder's memory: two buffers of lists of labels, flags;
- * where a batch has more than BT_LOCAL points (relabelling), the local
- * coordinates, the label maps and flags by label. */
+/* The presorted builder's memory: lists, flags, and where it relabels
+ * (batches above BT_LOCAL points) local coordinates, label maps, flags. */
 static bool alloc_presorted(grove__bt_ctx *c, size_t sort)
 {
     bool local = c->max_count > BT_LOCAL;
@@ -243,8 +233,7 @@ static void bt_apply_plan(grove__bt_ctx *c, grove__bt_plan plan)
     else if (plan.select_isa == GROVE__BT_AVX2) grove__bs_kernels_avx2(&c->bs_kernels);
 }
 
-/* The build on the points scaled down (grove__bt_scaled), whose spreads
- * all compare: the tree of the points as they are. */
+/* The build on the points scaled down (grove__bt_scaled): the same tree. */
 static grove_status bt_build_scaled(grove_points points, double magnitude, const grove_balltree_params *params,
                                     int64_t *indices, uint8_t *mask, const grove_options *options)
 {
@@ -289,8 +278,8 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
         c.max_count = batches[b].count > c.max_count ? batches[b].count : c.max_count;
     grove__bt_plan_input plan_in = {g.count, c.max_count, c.d, partition, p.rotation != NULL, grove__cpu()};
     bt_apply_plan(&c, grove__bt_plan_make(&plan_in));
-    /* Every coordinate must be finite: checked by the first pass where the
-     * plan says so (before any output), else by a scan first. */
+    /* Coordinates are checked by the first pass where the plan says so
+     * (before any output), else by a scan first. */
     bool nonfinite = false, rescale = false;
     double magnitude = 0;
     if (c.plan.first_pass_checks) {

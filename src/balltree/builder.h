@@ -1,10 +1,6 @@
-/* What the ball tree's builders share: the build context the driver
- * (build.c) fills, the batch and view types, the helpers their hot loops
- * inline, the radix digits, and each builder's entry point: presorted.c
- * (every dimension sorted once, lists partitioned node by node; its sort
- * is the packed builder's rank presort too), packed.c (packed.h: one
- * record per point) and selecting.c (splits by selection, leaves to the
- * packed builder). */
+/* What the ball tree's builders share: the build context (build.c), the
+ * batch and view types, hot-loop helpers, radix digits, and the entry
+ * points of presorted.c, packed.c (packed.h) and selecting.c. */
 #ifndef GROVE_BALLTREE_BUILDER_H
 #define GROVE_BALLTREE_BUILDER_H
 
@@ -20,9 +16,8 @@ typedef struct grove__bt_ctx grove__bt_ctx;
 typedef struct grove__bt_batch grove__bt_batch;
 typedef struct grove__bt_view grove__bt_view;
 
-/* Build batch b, whose coordinates (doubles) `ids` gives by batch-local
- * id: each builder's entry point, called on one thread of the team, in
- * parallel with other batches. */
+/* Build batch b from its coordinates `ids` by batch-local id, on one
+ * thread of the team, in parallel with other batches. */
 typedef void grove__bt_batch_fn(const grove__bt_ctx *c, const grove__bt_batch *b, const grove__bt_view *ids);
 grove__bt_batch_fn grove__bt_presorted_batch, grove__bt_packed_batch, grove__bt_selecting_batch;
 
@@ -41,33 +36,25 @@ struct grove__bt_ctx {
     size_t max_count;             /* points of the largest batch */
     bool partition;               /* partition mode (no padding) */
     bool spawn;                   /* running in a team: create tasks */
-    /* presorted builder: local coordinates by label, label -> id and
-     * id -> label, ping-pong lists (list j of buffer b at list[b] + j n),
-     * split flags by id and by label */
+    /* presorted: local coordinates, label <-> id maps, lists, flags */
     void *x;
     uint32_t *id, *map, *list[2];
     uint8_t *flag[2];
-    /* packed builder: a part of the blocks per thread (pack_by_thread) or
-     * a slice per batch; lists pack_stride long; ping-pong record lists,
-     * d x n sorted coordinates and rank -> id maps */
+    /* packed: parts per thread or slices per batch; records, values, ranks */
     bool pack_by_thread;
     size_t pack_stride;
     uint64_t *rec;
     double *val;
     uint32_t *perm;
     grove__packed_partition_fn *partition_fn;
-    /* selecting builder: ping-pong keys (dimension j of buffer b at
-     * skey[b] + j n) and ids, per thread leaf_bytes of memory for the
-     * packed builder on one node */
+    /* selecting: keys and ids (two buffers), per-thread leaf memory */
     grove__bs_kernels bs_kernels;
     uint64_t *skey[2];
     uint32_t *sid[2];
     char *leaf_work;
     size_t leaf_bytes;
-    /* Where the first pass checks the coordinates (the plan's
-     * first_pass_checks): set there when one is not finite, or when a
-     * spread overflows a double (the build then runs on the points scaled
-     * down); NULL when they were checked before. */
+    /* Where the first pass checks the coordinates: set when one is not
+     * finite or a spread overflows; NULL when checked before. */
     bool *nonfinite, *overflow;
     int *stopped; /* set once the cancel flag is seen: every task stops */
 };
@@ -79,8 +66,7 @@ struct grove__bt_batch {
     int levels;   /* L (full) or K (partition) */
 };
 
-/* A label's coordinates (doubles) at base + label * stride, its
- * batch-local id `id ? id[label] : label`, its split flag flag[label]. */
+/* A label's coordinates at base + label * stride, its id, its flag. */
 struct grove__bt_view {
     const char *base;
     size_t stride;
@@ -88,20 +74,16 @@ struct grove__bt_view {
     uint8_t *flag;
 };
 
-/* Sort ids[0..g) (ids[i] == i on entry) by (coordinate j, id); a and b
- * are scratch of g entries each (presorted.c). */
+/* Sort ids[0..g) (ids[i] == i) by (coordinate j, id); a, b scratch of g. */
 void grove__bt_sort(const grove__bt_ctx *c, const grove__bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a,
                     uint64_t *b);
 
-/* The packed builder on a selecting node of k <= leaf_max points, in the
- * thread's leaf memory `work`, whose start holds the points' coordinates
- * (point i's at work[i * d + j]); ids[i] is its batch-local id. */
+/* The packed builder on a selecting node of k <= leaf_max points, in
+ * leaf memory `work` holding their coordinates; ids[i]: batch-local ids. */
 void grove__bt_packed_leaf(const grove__bt_ctx *c, const grove__bt_batch *b, const uint32_t *ids, size_t k, int level,
                            size_t out, double *work);
 
-/* Whether the build stops: the cancel flag, read before each batch and at
- * each node of at least BT_TASK_MIN points. What it skips is left
- * unwritten. */
+/* Whether the build stops (the cancel flag); what it skips is unwritten. */
 bool grove__bt_cancelled(const grove__bt_ctx *c);
 
 static inline int grove__bt_thread(void)
@@ -111,8 +93,7 @@ static inline int grove__bt_thread(void)
     return t;
 }
 
-/* The calling thread's sort scratch (no task scheduling point while it is
- * in use, so no other task of the thread interleaves). */
+/* The thread's sort scratch (used between task scheduling points). */
 static inline uint64_t *grove__bt_scratch(const grove__bt_ctx *c)
 {
     return c->scratch + (size_t)grove__bt_thread() * 2 * c->max_count;
@@ -130,8 +111,7 @@ static inline void grove__bt_emit(const grove__bt_ctx *c, size_t slot, size_t ro
     if (c->mask) c->mask[slot] = real;
 }
 
-/* A full-mode leaf, its second row real or a padding copy. Both indices
- * go before the mask bytes, whose stores could alias the rows. */
+/* A full-mode leaf; both indices before the mask bytes, which could alias. */
 static inline void grove__bt_emit_leaf(const grove__bt_ctx *c, size_t slot, size_t first, size_t second,
                                        uint8_t real)
 {
@@ -140,8 +120,7 @@ static inline void grove__bt_emit_leaf(const grove__bt_ctx *c, size_t slot, size
     if (c->mask) c->mask[slot] = 1, c->mask[slot + 1] = real;
 }
 
-/* j replaces the split dimension *s when its spread is strictly larger
- * (ties to the lowest); arithmetic, not a branch: a coin flip. */
+/* j replaces the split dimension when strictly wider (arithmetic: a coin flip). */
 static inline void grove__bt_widest(double spread, size_t j, size_t *s, double *best)
 {
     size_t take = (size_t)0 - (size_t)(spread > *best);
@@ -149,16 +128,14 @@ static inline void grove__bt_widest(double spread, size_t j, size_t *s, double *
     *best = spread > *best ? spread : *best;
 }
 
-/* The first slot of the right child of a node at `level`, slots from
- * `out`, left child of h points. */
+/* The first slot of the right child (left child of h points). */
 static inline size_t grove__bt_right_out(const grove__bt_ctx *c, const grove__bt_batch *b, size_t out, size_t h,
                                          int level)
 {
     return out + (c->partition ? h : (size_t)1 << (b->levels - level));
 }
 
-/* Order-preserving unsigned key: key(x) < key(y) iff x < y; -0.0 + 0 is
- * +0.0, so the two share a key. */
+/* Order-preserving key; -0.0 + 0 is +0.0, so the two share one. */
 static inline uint64_t grove__bt_key(double x)
 {
     x = x + 0.0;
@@ -167,17 +144,15 @@ static inline uint64_t grove__bt_key(double x)
     return bits >> 63 ? ~bits : bits | (uint64_t)1 << 63;
 }
 
-/* The LSD radix sorts' digits (presorted.c, packed_quantized.c): a field
- * of `bits` bits at `shift` in `passes` digits of `digit` bits (at most 3
- * of at most BT_DIGIT_MAX), and their counts. */
+/* LSD radix digits of a field of `bits` bits at `shift` (at most 3
+ * passes of at most BT_DIGIT_MAX bits), and their counts. */
 typedef struct grove__bt_digits {
     int shift, passes, digit;
     uint64_t field;
     uint32_t hist[3][1 << BT_DIGIT_MAX];
 } grove__bt_digits;
 
-/* Digits of at most `most` bits, counted over x[0..g) (the passes
- * unrolled: a loop over them measured slower). */
+/* The counts over x[0..g), the passes unrolled (a loop measured slower). */
 static inline __attribute__((always_inline)) void grove__bt_digits_count(grove__bt_digits *r, const uint64_t *x,
                                                                         size_t g, int shift, int bits, int most)
 {
@@ -196,8 +171,7 @@ static inline __attribute__((always_inline)) void grove__bt_digits_count(grove__
     }
 }
 
-/* Whether pass p moves anything: its digit takes more than one value
- * among the g records (e is any of them). */
+/* Whether pass p moves anything (e is any of the g records). */
 static inline bool grove__bt_digits_move(const grove__bt_digits *r, int p, uint64_t e, size_t g)
 {
     uint64_t digit = (e >> (r->shift + p * r->digit)) & (r->field >> p * r->digit) & (((uint64_t)1 << r->digit) - 1);

@@ -48,9 +48,8 @@ static grove_status alloc_groups(grove__bt_groups *g, size_t count)
     return g->ids && g->start ? GROVE_OK : GROVE_OUT_OF_MEMORY;
 }
 
-/* The end of the run of ids[a] in non-decreasing ids: the first i > a
- * whose id differs, or n, by doubling steps and then halving, so that a
- * batch costs the log of its size, not a read of every id. */
+/* The end of the run of ids[a] in non-decreasing ids, by doubling steps
+ * and halving: a batch costs the log of its size. */
 static size_t run_end(const int64_t *ids, size_t a, size_t n)
 {
     size_t lo = a, step = 1; /* ids[lo] == ids[a] */
@@ -165,10 +164,8 @@ grove_status grove__bt_groups_make(size_t n, const grove_balltree_params *params
         s = alloc_groups(&g, 1);
         if (s == GROVE_OK) g.start[1] = n;
     } else {
-        /* One pass of ors and subtractions, which vectorise everywhere (an
-         * Erwin-style caller passes the ids with every call): the sign bit
-         * of signs says whether an id is negative, that of falls whether
-         * an id is below the one before (exact where none is negative). */
+        /* Ors and subtractions, which vectorise: the sign bit of signs says an
+         * id is negative, that of falls an id is below the one before. */
         uint64_t signs = (uint64_t)ids[0], falls = 0;
         for (size_t i = 1; i < n; i++) {
             signs |= (uint64_t)ids[i];

@@ -7,8 +7,7 @@
  * per list (`where`) says which buffer holds it. */
 #include "packed.h"
 
-/* Quantized records where `quantize` and their fields fit, else ranks
- * of rank_bits bits. */
+/* Quantized records where asked and their fields fit, else ranks. */
 static void packed_layout(grove__packed_tree *t, bool quantize, int rank_bits)
 {
     int id_bits = grove__quantized_id_bits(t->count);
@@ -21,9 +20,8 @@ static void packed_layout(grove__packed_tree *t, bool quantize, int rank_bits)
     t->deferred = -1;
 }
 
-/* Split node [off, off + k), list j in buffer (*where >> j) & 1, into
- * the first k / 2 entries of every list and the rest (every list but the
- * split one partitioned into the other buffer, *where updated). */
+/* Split node [off, off + k): every list but the split one partitioned
+ * into the other buffer, its left child first (*where updated). */
 static void packed_split(const grove__packed_tree *t, uint64_t *where, size_t off, size_t k)
 {
     const grove__bt_ctx *c = t->c;
@@ -64,8 +62,7 @@ static void packed_split(const grove__packed_tree *t, uint64_t *where, size_t of
 #undef LIST
 }
 
-/* The nodes `depth` levels below node [off, off + k), appended to `to`
- * left to right. */
+/* The nodes `depth` levels below node [off, off + k), left to right. */
 static void packed_descend(const grove__packed_tree *t, uint64_t where, size_t off, size_t k, int level, size_t out,
                            int depth, grove__bitmask_nodes *to)
 {
@@ -117,9 +114,8 @@ static void packed_node(const grove__packed_tree *t, uint64_t where, size_t off,
     packed_node(t, where, off + h, k - h, level + 1, right_out);
 }
 
-/* Quantized records where the layout has them and the data does not
- * crowd them, else ranks; false, nothing sorted, where a coordinate is
- * not finite (a check the ctx left to the records' first pass). */
+/* Quantized records where they fit and the data allow, else ranks;
+ * false where a coordinate is not finite (the first pass checks). */
 static bool packed_presort(const grove__bt_view *v, grove__packed_tree *t, int rank_bits)
 {
     if (t->quantized) {
@@ -131,9 +127,7 @@ static bool packed_presort(const grove__bt_view *v, grove__packed_tree *t, int r
     return true;
 }
 
-/* Batch b's memory: the thread's own part of the blocks, else the
- * batch's slice; two buffers of record lists, then d lists of sorted
- * coordinates and of ranks, pack_stride long. */
+/* Batch b's memory: the thread's part, else the batch's slice. */
 static void packed_memory(const grove__bt_ctx *c, const grove__bt_batch *b, grove__packed_tree *t)
 {
     size_t part = c->pack_by_thread ? (size_t)grove__bt_thread() : 0, at = c->pack_by_thread ? 0 : b->start;
@@ -157,8 +151,7 @@ void grove__bt_packed_batch(const grove__bt_ctx *c, const grove__bt_batch *b, co
     packed_node(&t, t.deferred >= 0 ? (uint64_t)1 << t.deferred : 0, 0, b->count, 0, b->slot);
 }
 
-/* The leaf memory: coordinates, two buffers of lists, sorted coordinates
- * and ranks, for leaf_max points (alloc_select). */
+/* Leaf memory: coordinates, record lists, values, ranks (alloc_select). */
 void grove__bt_packed_leaf(const grove__bt_ctx *c, const grove__bt_batch *b, const uint32_t *ids, size_t k, int level,
                            size_t out, double *work)
 {

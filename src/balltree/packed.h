@@ -29,8 +29,7 @@ typedef struct grove__packed_tree {
     uint32_t *perm;       /* dimension j's rank -> batch-local id at + j * n */
     uint64_t mask;        /* (1 << bits) - 1 */
     grove__packed_partition_fn *partition;
-    /* Quantized records: the id in the low `base` bits, then d fields of
-     * `bits` bits; ranks have base 0. */
+    /* quantized: the id in the low `base` bits, then the fields (ranks: base 0) */
     bool quantized;
     int base;
     uint64_t id_mask;
@@ -57,34 +56,27 @@ static inline double grove__packed_coord(const grove__bt_view *v, uint32_t i, si
     return ((const double *)(const void *)(v->base + i * v->stride))[j];
 }
 
-/* Rank records: the presort (every dimension sorted, buffer 0's lists
- * filled), and the finish of a node of k <= PACKED_SMALL points from its
- * records (in id order in partition mode). */
+/* Rank records: the presort, and the finish of a node of at most
+ * PACKED_SMALL points (in id order in partition mode). */
 void grove__ranks_presort(const grove__bt_view *v, const grove__packed_tree *t);
 void grove__ranks_small(const grove__packed_tree *t, const uint64_t *rec, size_t k, int level, size_t out);
 
-/* Quantized records: the presort (false when its runs are too long or
- * a value or extent is not finite); the extent along j of the node whose
- * list j segment is l[0..k); the field value along s at which node
- * [off, off + k) splits into its floor(k/2) lowest and the rest (it may
- * move records one value); the root's children's sort of the deferred
- * list, which returns the lists' new buffers. */
+/* Quantized records: the presort (false: runs too long, or not finite);
+ * the extent along j of a node's list segment; the field value splitting
+ * a node (it may move records one value); the deferred list's sort. */
 bool grove__quantized_presort(const grove__bt_view *v, grove__packed_tree *t);
 double grove__quantized_spread(const grove__packed_tree *t, const uint64_t *l, size_t k, size_t j);
 uint64_t grove__quantized_pivot(const grove__packed_tree *t, uint64_t where, size_t off, size_t k, size_t h, size_t s);
 uint64_t grove__quantized_sort_deferred(const grove__packed_tree *t, uint64_t where, size_t off, size_t k);
 
-/* Nodes whose bit-mask subtrees are built side by side: segments
- * [off[u], off[u] + k[u]) of the lists in buffers where[u], slots from
- * out[u]. */
+/* Nodes whose bit-mask subtrees are built side by side. */
 #define BITMASK_SUBS 2
 typedef struct grove__bitmask_nodes {
     size_t count;
     uint64_t where[BITMASK_SUBS];
     size_t off[BITMASK_SUBS], k[BITMASK_SUBS], out[BITMASK_SUBS];
 } grove__bitmask_nodes;
-/* Levels below a node of k points where its bit-mask subtrees start,
- * or -1. */
+/* Levels below a node of k points where its bit-mask subtrees start, or -1. */
 int grove__bitmask_depth(size_t k, size_t d);
 /* The full-mode nodes of `nodes`, all at `level`, and their subtrees. */
 void grove__bitmask_subtrees(const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level);

@@ -20,8 +20,7 @@
 #include <immintrin.h>
 /* Every part is compiled for x86-64-v3 and inlined into both copies. */
 #define BITMASK_BODY GROVE__BODY(GROVE__TARGET_V3)
-/* Points in a mask, and dimensions (dimension 0's order is the local
- * order, so ord has one row fewer). */
+/* Points in a mask; dimensions (ord has one row fewer: 0's is the local order). */
 #define BITMASK_MAX 64
 #define BITMASK_DIMS GROVE__BITMASK_DIMS
 /* Subtrees side by side (bitmask_tree) in up to this many dimensions. */
@@ -38,9 +37,8 @@ typedef struct bitmask_sub {
     uint8_t rnk[BITMASK_DIMS][64];       /* local id -> position along j */
 } bitmask_sub;
 
-/* Result bit i is bit idx[i] of m. In AVX2, per 32 index bytes: each
- * picks the byte of m that holds its bit, tests it, and a movemask
- * gathers the answers. */
+/* Bit i is bit idx[i] of m. In AVX2 per 32 bytes: pick the byte of m
+ * holding each bit, test it, movemask. */
 static inline GROVE__TARGET_BITALG uint64_t bitmask_shuffle_bitalg(uint64_t m, const uint8_t *idx)
 {
     return (uint64_t)_mm512_bitshuffle_epi64_mask(_mm512_set1_epi64((long long)m), _mm512_loadu_si512(idx));
@@ -66,8 +64,7 @@ BITMASK_BODY uint64_t bitmask_shuffle(uint64_t m, const uint8_t *idx, bool bital
 static inline GROVE__TARGET_V3 int bitmask_first(uint64_t m) { return __builtin_ctzll(m); }
 static inline GROVE__TARGET_V3 int bitmask_last(uint64_t m) { return 63 - __builtin_clzll(m); }
 
-/* A leaf of one or two points (the mask's lowest and highest bit),
- * ordered along its widest dimension. */
+/* A leaf (the mask's lowest and highest bit) along its widest dimension. */
 BITMASK_BODY void bitmask_leaf(const bitmask_sub *b, uint64_t m, int64_t *indices, uint8_t *mask, size_t d)
 {
     int p = bitmask_first(m), q = bitmask_last(m);
@@ -105,9 +102,8 @@ static const uint8_t bitmask_identity[BITMASK_MAX] = {RUN8(0),  RUN8(8),  RUN8(1
                                                       RUN8(32), RUN8(40), RUN8(48), RUN8(56)};
 #undef RUN8
 
-/* bitmask_left for a root: positions 0..k-1 along every dimension, so no
- * shuffles; the ord rows, just written a byte at a time, are read a byte
- * at a time (a 64-byte load would wait for the store buffer to drain). */
+/* bitmask_left for a root: no shuffles; the ord rows just written byte by
+ * byte are read so (a 64-byte load would wait for the stores to drain). */
 BITMASK_BODY uint64_t bitmask_root_left(const bitmask_sub *b, size_t k, size_t d)
 {
     size_t s = 0;
@@ -119,10 +115,8 @@ BITMASK_BODY uint64_t bitmask_root_left(const bitmask_sub *b, size_t k, size_t d
     return left;
 }
 
-/* The subtrees of nodes all[0..subs), a level at a time: the nodes of a
- * level are independent, so their dependent chains overlap; two
- * subtrees' nodes alternate (node i of subtree u at i * subs + u). Node i
- * of a level has its slots at out + i * 2^(levels - level). */
+/* The subtrees a level at a time, so independent nodes overlap; two
+ * subtrees' nodes alternate. Node i of a level: slots at out + i 2^(L - level). */
 BITMASK_BODY void bitmask_tree(const bitmask_sub *b, size_t subs, const uint64_t *all, int level, const size_t *out,
                                size_t d, bool bitalg)
 {
@@ -158,10 +152,8 @@ BITMASK_BODY void bitmask_tree(const bitmask_sub *b, size_t subs, const uint64_t
     }
 }
 
-/* The points from rank records. The map from a rank along dimension 0 to
- * the local id is the thread's sort scratch (nothing here is a task
- * scheduling point, and a map shared by the batch had threads writing
- * one cache line). */
+/* The points from rank records; the rank -> local id map in the thread's
+ * scratch (one per batch had threads writing one cache line). */
 BITMASK_BODY void bitmask_gather_ranks(bitmask_sub *b, uint64_t where, size_t off, size_t k, size_t d)
 {
     const grove__packed_tree *t = b->t;
@@ -195,8 +187,7 @@ BITMASK_BODY void bitmask_gather_ranks(bitmask_sub *b, uint64_t where, size_t of
     }
 }
 
-/* The entries of l[0..k) whose field at `shift` equals their left
- * neighbour's, as bits (bit i: l[i] and l[i - 1]). */
+/* Bit i: the field at `shift` of l[i] equals that of l[i - 1]. */
 BITMASK_BODY uint64_t bitmask_ties(const uint64_t *l, size_t k, int shift, uint64_t mask)
 {
     uint64_t ties = 0;
@@ -204,8 +195,7 @@ BITMASK_BODY uint64_t bitmask_ties(const uint64_t *l, size_t k, int shift, uint6
     return ties;
 }
 
-/* Sort the entries [a, b) of a dimension's order, a run of one field
- * value, by (coordinate, id): v, ord and rec permuted together. */
+/* Sort entries [a, b) of an order, one field value, by (coordinate, id). */
 static void bitmask_sort_run(double *v, uint8_t *ord, uint64_t *rec, size_t a, size_t b, uint64_t id_mask)
 {
     for (size_t i = a + 1; i < b; i++) {
@@ -236,8 +226,7 @@ static void bitmask_sort_runs(double *v, uint8_t *ord, uint64_t *rec, uint64_t t
     }
 }
 
-/* The points from quantized records (the map by id as for ranks); the
- * lists' runs of equal fields are sorted here, from the coordinates. */
+/* The points from quantized records, each list's runs sorted. */
 BITMASK_BODY void bitmask_gather_quantized(bitmask_sub *b, uint64_t where, size_t off, size_t k, size_t d)
 {
     const grove__packed_tree *t = b->t;
@@ -305,8 +294,7 @@ BITMASK_BODY void bitmask_build(const grove__packed_tree *t, const grove__bitmas
         bitmask_tree(b, BITMASK_SUBS, all, level, nodes->out, d, bitalg);
 }
 
-/* One function per d and copy, each on a cache line of its own, so the
- * loops of one d sit the same wherever the others change. */
+/* One function per d and copy, each on its own cache line. */
 #define BITMASK_BUILD_D(dims)                                                                                          \
     BITMASK_BODY void bitmask_build_##dims##_body(const grove__packed_tree *t, const grove__bitmask_nodes *nodes,      \
                                                   int level, bool bitalg)                                              \
@@ -334,9 +322,8 @@ void grove__bitmask_subtrees(const grove__packed_tree *t, const grove__bitmask_n
     }
 }
 
-/* Levels below a node of k points in d dimensions where at most
- * BITMASK_SUBS (1 above BITMASK_SUBS_DIMS dimensions) bit-mask subtrees
- * cover it, or -1. */
+/* Levels below a node of k points where at most BITMASK_SUBS (1 above
+ * BITMASK_SUBS_DIMS dimensions) subtrees cover it, or -1. */
 int grove__bitmask_depth(size_t k, size_t d)
 {
     int depth = 0;

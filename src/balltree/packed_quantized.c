@@ -18,8 +18,8 @@ _Static_assert(GROVE__QUANTIZED_DIGIT <= BT_DIGIT_MAX, "grove__bt_digits holds t
 #define MAX_RUN 256
 #define INSERTION 16 /* lists of at most this many records are sorted by insertion */
 
-/* The first pass over rows of d doubles, four at a time: lane l of
- * vector v holds coordinate (4 v + l) % d, folded at the end. */
+/* Rows of d doubles four at a time: lane l of vector v holds coordinate
+ * (4 v + l) % d, folded at the end. */
 static inline GROVE__TARGET_V3 __attribute__((always_inline)) bool extent_body(const double *x, size_t d, size_t a,
                                                                                size_t b, double *lo, double *hi)
 {
@@ -165,13 +165,11 @@ GROVE__TARGET_V3 uint64_t grove__quantized_pivot(const grove__packed_tree *t, ui
     return q < t->mask ? q + 1 : q;
 }
 
-/* The deferred list's check for long runs counts each 1024th of the
- * field's range (coarser, crowded batches would fail it without one). */
+/* The deferred list's long-run check counts each 1024th of the range. */
 #define CROWD_BITS 10
 #define CROWD (1 << CROWD_BITS)
 
-/* Rows [a, b): their records, and how many fall in each CROWD-th of
- * field j's range. */
+/* Rows [a, b)'s records, and the counts of field j's CROWD-ths. */
 static void records_part(const grove__packed_tree *t, size_t a, size_t b, const double *lo, const double *scale,
                          uint64_t *src, int j, uint32_t *crowd)
 {
@@ -208,9 +206,8 @@ static int deferrable(const grove__packed_tree *t, const double *lo, const doubl
 #define PART 8192 /* rows per part of the first pass, at most PARTS parts (tasks) */
 #define PARTS 8
 
-/* Every point's record in buffer 1 (at the deferred list's place, which
- * the root reads unsorted, else list 0's); sets t->deferred. NULL where an
- * extent overflows or a coordinate is not finite (the ctx told). */
+/* Every record, in buffer 1 at the deferred list's place or list 0's;
+ * NULL where an extent overflows or a coordinate is not finite. */
 static uint64_t *records(grove__packed_tree *t)
 {
     size_t m = t->count, d = t->c->d, parts = t->spawn ? m / PART : 1;
@@ -259,8 +256,7 @@ static uint64_t *records(grove__packed_tree *t)
     return src;
 }
 
-/* The records src[0..m) sorted by field j into dst (insertion, or radix
- * through the thread's scratch); false on a run longer than MAX_RUN. */
+/* src[0..m) by field j into dst; false on a run longer than MAX_RUN. */
 static GROVE__TARGET_V3 bool sort_list(const grove__packed_tree *t, const uint64_t *src, size_t m, uint64_t *dst,
                                        size_t j)
 {
@@ -305,8 +301,7 @@ uint64_t grove__quantized_sort_deferred(const grove__packed_tree *t, uint64_t wh
     return where ^ (uint64_t)1 << j;
 }
 
-/* t->x: the view itself where its rows are d doubles in id order, else a
- * copy in t->val; then the records and buffer 0's lists. */
+/* t->x: the view where its rows are d doubles, else a copy in t->val. */
 bool grove__quantized_presort(const grove__bt_view *v, grove__packed_tree *t)
 {
     size_t m = t->count, d = t->c->d;

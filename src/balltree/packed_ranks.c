@@ -8,8 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-/* The full-mode leaf (a, b) at out, ordered along its widest dimension
- * (|xa - xb| is max - min exactly); b copies a (`real` 0) in a leaf of one. */
+/* The leaf (a, b) along its widest dimension; b copies a in a leaf of one. */
 static inline __attribute__((always_inline)) void ranks_pair(const grove__packed_tree *t, uint64_t a, uint64_t b,
                                                              const double *xa, const double *xb, size_t out, size_t d,
                                                              uint8_t real)
@@ -70,8 +69,7 @@ static void ranks_small_node(const ranks_local *p, const uint8_t *idx, size_t k,
     ranks_small_node(p, split + h, k - h, level + 1, right_out, d);
 }
 
-/* A node of k <= PACKED_SMALL points and its subtree, from its records:
- * coordinates by rank once per point, splits by ranking the records. */
+/* A node of k <= PACKED_SMALL points: coordinates by rank, splits by rank. */
 static inline __attribute__((always_inline)) void ranks_small_d(const grove__packed_tree *t, const uint64_t *rec,
                                                                 size_t k, int level, size_t out, size_t d)
 {
@@ -96,8 +94,7 @@ void grove__ranks_small(const grove__packed_tree *t, const uint64_t *rec, size_t
     }
 }
 
-/* Dimension j's ranks into the records by id (buffer 1, unused until the
- * first split); dimension 0 first, as it starts them. */
+/* Dimension j's ranks into the records (buffer 1) by id. */
 static void ranks_records(const grove__packed_tree *t, size_t j)
 {
     const uint32_t *perm = t->perm + j * t->n;
@@ -106,8 +103,7 @@ static void ranks_records(const grove__packed_tree *t, size_t j)
     for (size_t r = 0; r < t->count; r++) rec[perm[r]] = (j ? rec[perm[r]] : 0) | (uint64_t)r << shift;
 }
 
-/* List j of buffer 0: the records in dimension j's order, or for j = d
- * (partition mode) in id order. */
+/* List j of buffer 0: records in j's order (j = d: in id order). */
 static void ranks_list(const grove__packed_tree *t, size_t j)
 {
     const uint64_t *rec = t->rec[1];
@@ -139,17 +135,14 @@ static void ranks_values(const grove__bt_view *v, const grove__packed_tree *t, s
     for (size_t r = 0; r < m; r++) val[r] = grove__packed_coord(v, perm[r], j);
 }
 
-/* Sort every dimension, pack the ranks into records (in buffer 1) and
- * fill buffer 0's lists. With tasks, a dimension's values and ranks
- * follow its sort as soon as it ends, so a thread left without a sort
- * does them while the last sorts run; the lists stay on one thread (in
- * parallel their cache lines would move between the cores). */
+/* Sort every dimension, pack the ranks into records, fill the lists;
+ * with tasks a dimension's values and ranks follow its sort at once. */
 void grove__ranks_presort(const grove__bt_view *v, const grove__packed_tree *t)
 {
     const grove__bt_ctx *c = t->c;
     size_t d = c->d, n = t->n;
-    /* Without tasks no task constructs at all: a scheduling point could
-     * start another node on this thread's memory (grove__bt_packed_leaf). */
+    /* No task construct without tasks: a scheduling point could start
+     * another node on this thread's memory. */
     if (t->spawn && t->count >= BT_TASK_MIN) {
         /* Dependences: each dimension's ids (its sort), the records. */
         uint32_t *perm = t->perm;

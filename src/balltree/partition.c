@@ -1,10 +1,7 @@
 /* The packed builder's list partition (balltree_internal.h): the portable
- * loop, which defines it, and the AVX2 and AVX-512 versions the plan picks
- * instead (tests compare each with the definition). All keep each side in
- * input order; while a whole vector fits below a side's end they store
- * plain vectors, whose lanes past the cursor the side's later records
- * overwrite, and masked ones near the end, so nothing lands outside
- * dst[0..k). */
+ * definition and the AVX2 and AVX-512 versions (tested against it). Plain
+ * vector stores while a side has room, the overhang overwritten later;
+ * masked ones near the end. */
 #include "balltree_internal.h"
 
 /* Branch-free: the outcome is a coin flip. */
@@ -36,8 +33,7 @@ const int32_t grove__bt_pack64[16][8] = {
 };
 #undef PACK4
 
-/* Four records at a time, packed by a table permutation (AVX2 has no
- * compress); the ranks are below 2^32, so the signed compare is exact. */
+/* Four records a step by a table permutation; ranks < 2^32: the signed compare is exact. */
 __attribute__((target("avx2,popcnt"))) static void partition_avx2(const uint64_t *restrict src, uint64_t *restrict dst,
                                                                   size_t k, size_t h, int shift, uint64_t mask,
                                                                   uint64_t pivot)
@@ -55,8 +51,7 @@ __attribute__((target("avx2,popcnt"))) static void partition_avx2(const uint64_t
         l += nl;
         r += 4 - nl;
     }
-    /* Near a side's end, masked stores while many records are left (one
-     * side can fill long before the other), scalar for the last few. */
+    /* Near a side's end: masked stores, scalar for the last few. */
     for (; i + 16 <= k; i += 4) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(src + i));
         __m256i rank = _mm256_and_si256(_mm256_srl_epi64(v, count), vmask);

@@ -1,20 +1,15 @@
 /* grove__bt_plan_make: the builder and vector paths for a build (plan.h). */
 #include "balltree_internal.h"
 
-/* The selecting builder hands nodes of at most BS_LEAF points (fewer
- * where d * 14 > 64) to the packed one; below BS_LEAF_MIN of them, or a
- * batch of fewer than twice as many, it measured no faster than the
- * presorted builder. */
+/* The selecting builder's leaves: BS_LEAF points (fewer where d * 14 >
+ * 64), at least BS_LEAF_MIN, in a batch of twice as many. */
 #define BS_LEAF 16384
 #define BS_LEAF_MIN 1024
 /* Its AVX2 passes pay off up to this many dimensions. */
 #define BS_AVX2_DIMS 5
 
-/* Quantized fields need at least BQ_SLACK bits more than the ids (4
- * values a point on average), or fit one radix pass down to BQ_NARROW bits
- * fewer (d = 4 at 4097-16384 points); narrower ones would cost more in
- * runs than the ranks they replace, ones of more than BQ_WIDE bits beyond
- * the ids more in radix passes than they save in runs. */
+/* Quantized fields: BQ_SLACK bits more than the ids, or down to BQ_NARROW
+ * fewer where one radix pass sorts them, at most BQ_WIDE more. */
 #define BQ_SLACK 2
 #define BQ_NARROW 2
 #define BQ_WIDE 6
@@ -78,8 +73,7 @@ grove__bt_plan grove__bt_plan_make(const grove__bt_plan_input *in)
                          : p.select_isa == GROVE__BT_AVX2 ? BS_AVX2_DIMS
                                                           : 0;
     bool select_fits = full && d <= select_dims && p.leaf_max >= BS_LEAF_MIN && m >= 2 * p.leaf_max;
-    /* Where the packed builder would rank the largest batch but the
-     * selecting builder's leaves quantize theirs, selecting is faster. */
+    /* Packed would rank the batch but selecting's leaves quantize: selecting. */
     bool leaves_quantize = p.quantize && !grove__quantized_field_bits(m, d) && grove__quantized_field_bits(p.leaf_max, d);
     if (select_fits && (!p.bits || leaves_quantize)) {
         p.builder = GROVE__BT_SELECTING;
@@ -87,8 +81,7 @@ grove__bt_plan grove__bt_plan_make(const grove__bt_plan_input *in)
     } else {
         p.builder = p.bits ? GROVE__BT_PACKED : GROVE__BT_PRESORTED;
     }
-    /* Where one batch takes quantized records or the selecting builder,
-     * their first pass checks every coordinate on the way. */
+    /* A lone batch's quantized or selecting first pass checks the coordinates. */
     p.first_pass_checks = in->batches == 1 && !in->rotation &&
                           (p.builder == GROVE__BT_SELECTING ||
                            (p.builder == GROVE__BT_PACKED && p.quantize && grove__quantized_field_bits(m, d)));

@@ -1,6 +1,5 @@
-/* Which ball tree builder and which vector paths a build takes (plan.c):
- * a pure function of the batches' shape and the processor's features, so
- * the tests can ask it about any machine. */
+/* Which builder and vector paths a build takes (plan.c): a pure function
+ * of the batches and the processor's features, so tests can ask it. */
 #ifndef GROVE_BALLTREE_PLAN_H
 #define GROVE_BALLTREE_PLAN_H
 
@@ -9,10 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The three builders, which give the same bytes: presorted (takes any
- * batch), packed (batches of at most GROVE__BP_MAX_COUNT points whose d
- * ranks fit a 64-bit record) and selecting (larger full-mode batches in a
- * few dimensions; its nodes of at most leaf_max points go to packed). */
+/* The builders, same bytes each: presorted (any batch), packed (records
+ * fit 64 bits), selecting (large full-mode batches, leaves to packed). */
 typedef enum grove__bt_builder { GROVE__BT_PRESORTED, GROVE__BT_PACKED, GROVE__BT_SELECTING } grove__bt_builder;
 
 /* The instruction set of a kernel the plan picks. */
@@ -29,9 +26,7 @@ typedef struct grove__bt_plan_input {
 
 typedef struct grove__bt_plan {
     grove__bt_builder builder;
-    /* "presorted", "packed", "packed+bits" (bit-mask subtrees),
-     * "packed+quantized+bits", the same for "selecting" (its leaves):
-     * what grove_balltree_builder says. */
+    /* "presorted", "packed[+quantized]+bits", "selecting[...]": grove_balltree_builder */
     const char *name;
     int bits;               /* packed: bits per rank of the largest batch */
     int leaf_bits;          /* selecting: bits per rank of its leaves, */
@@ -41,22 +36,17 @@ typedef struct grove__bt_plan {
     bool quantize;          /* packed records quantized where their fields fit (packed_quantized.c) */
     grove__bt_isa partition_isa; /* the packed builder's list partition (partition.c) */
     grove__bt_isa select_isa;    /* the selecting builder's passes (select_*.c); portable: none */
-    /* The first pass of the only batch (quantized records, selecting
-     * keys) checks the coordinates, so the build skips its own scan. */
+    /* the lone batch's first pass checks the coordinates */
     bool first_pass_checks;
 } grove__bt_plan;
 
 grove__bt_plan grove__bt_plan_make(const grove__bt_plan_input *in);
 
-/* Beyond this many points the packed builder's lookups by rank miss
- * the cache. */
+/* Beyond this many points the lookups by rank miss the cache. */
 #define GROVE__BP_MAX_COUNT 65536
-/* Bits per rank for batches of up to m points in d dimensions, or 0
- * where the packed builder is not used (d ranks do not fit a record, too
- * many lists for the `where` masks, or the batch is too large). */
+/* Bits per rank for m points in d dimensions, 0 where packed is not used. */
 int grove__bt_packed_bits(size_t m, size_t d, size_t lists);
-/* Bits of a batch-local id of m points, and of the quantized fields of
- * m points in d dimensions (0 where too narrow). */
+/* Bits of an id of m points, and of quantized fields (0 where too narrow). */
 int grove__quantized_id_bits(size_t m);
 int grove__quantized_field_bits(size_t m, size_t d);
 /* The widest digit of the quantized records' radix sort. */

@@ -16,15 +16,14 @@
 
 /* Nodes of at most BT_SMALL points finish from their coordinates. */
 #define BT_SMALL 4
-/* Radix digits of at most BT_DIGIT bits, BT_SORT_SLACK key bits more
- * than log2 of the count, insertion sort up to BT_SORT_SMALL. */
+/* Radix digits of at most BT_DIGIT bits; BT_SORT_SLACK key bits above
+ * log2 of the count; insertion sort up to BT_SORT_SMALL. */
 #define BT_DIGIT 11
 #define BT_SORT_SLACK 8
 #define BT_SORT_SMALL 16
 _Static_assert(BT_DIGIT <= BT_DIGIT_MAX, "grove__bt_digits holds the counts of digits up to BT_DIGIT_MAX bits");
 
-/* One batch's slice of the working memory; labels resolve through view
- * `ids` (the caller's coordinates) until relabelled (view `local`). */
+/* A batch's slice; labels resolve through `ids`, after relabelling `local`. */
 typedef struct bt_tree {
     const grove__bt_ctx *c;
     const grove__bt_batch *b;
@@ -36,10 +35,9 @@ typedef struct bt_tree {
 
 static inline uint32_t bt_id(const grove__bt_view *v, uint32_t label) { return v->id ? v->id[label] : label; }
 
-/* Stable partition of src[0..k) into dst, k >= 2: ids flagged `tag` to
- * dst[h..k), the others to dst[0..h). Up to the tail that falls on one
- * side, every id is written at both cursors (branch-free), the wrong copy
- * overwritten by a later id; the tail is copied after. */
+/* Stable partition of src[0..k) by flag `tag` (right) into dst: up to a
+ * tail on one side, each id is written at both cursors, the wrong copy
+ * overwritten later (branch-free); the tail is copied after. */
 static void bt_partition(const uint32_t *restrict src, uint32_t *restrict dst, size_t k, size_t h,
                          const uint8_t *restrict flag, uint8_t tag)
 {
@@ -59,9 +57,7 @@ static void bt_partition(const uint32_t *restrict src, uint32_t *restrict dst, s
 }
 
 /* Stable LSD radix sort of (*a)[0..g) by their high halves (below
- * 2^bits), constant digits skipped; the result ends in *a. Not
- * grove__radix_sort_u64, which opens a parallel region and allocates:
- * this runs in tasks, on many small runs, in the thread's scratch. */
+ * 2^bits); ends in *a. In the thread's scratch, unlike grove__radix_sort_u64. */
 static void bt_lsd(uint64_t **a, uint64_t **b, size_t g, int bits)
 {
     grove__bt_digits r;
@@ -130,8 +126,7 @@ static void bt_sort_keyed(const grove__bt_ctx *c, const grove__bt_view *v, size_
     int shift = width - bits;
     bt_pack(ids, g, lo, shift, a);
     bt_lsd(&a, &b, g, bits);
-    /* The ids back, and the first position of every run of equal top bits
-     * into b (free now); exact keys (shift 0) have no runs. */
+    /* The ids back, and the first position of every run of equal top bits. */
     size_t runs = 0;
     bool same = false;
     ids[0] = (uint32_t)a[0];
@@ -142,8 +137,7 @@ static void bt_sort_keyed(const grove__bt_ctx *c, const grove__bt_view *v, size_
         runs += next && !same;
         same = next;
     }
-    /* Each run sorted on its own, the last first: it uses a and b from its
-     * start on, where only later runs were. */
+    /* Each run on its own, the last first (its a and b are free). */
     for (size_t end = g; runs--;) {
         size_t r0 = b[runs], i = r0 + 1;
         while (i < end && !((a[i] ^ a[r0]) >> 32)) i++;
@@ -152,10 +146,8 @@ static void bt_sort_keyed(const grove__bt_ctx *c, const grove__bt_view *v, size_
     }
 }
 
-/* Sort ids[0..g), ascending on entry, by (key j, id), a and b scratch
- * of g each: a radix sort of the top bits of the key relative to the
- * smallest (few keys sharing them), then each run of equal top bits the
- * same way on its narrower range, at least BT_SORT_SLACK bits fewer. */
+/* Sort ids[0..g) by (key j, id): radix on the top bits of the key, then
+ * each run of equal top bits the same way on its narrower range. */
 static void bt_sort_ids(const grove__bt_ctx *c, const grove__bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a,
                         uint64_t *b)
 {
@@ -173,8 +165,7 @@ static void bt_sort_ids(const grove__bt_ctx *c, const grove__bt_view *v, size_t 
     bt_sort_keyed(c, v, j, ids, g, a, b, lo, hi);
 }
 
-/* A node of k <= BT_SMALL points and its subtree, from its labels (in
- * id order in partition mode). */
+/* A node of k <= BT_SMALL points (labels in id order in partition mode). */
 static void bt_small(const bt_tree *t, const grove__bt_view *w, const uint32_t *labels, size_t k, int level, size_t out)
 {
     const grove__bt_ctx *c = t->c;
@@ -229,8 +220,8 @@ static void bt_small(const bt_tree *t, const grove__bt_view *w, const uint32_t *
     bt_small(t, w, split + h, k - h, level + 1, right_out);
 }
 
-/* Relabel segment [off, off + k) of buffer buf: label off + i for the
- * point at position i of list 0, its coordinates copied there. */
+/* Relabel segment [off, off + k): label off + i for position i of list
+ * 0, its coordinates copied there. */
 static void bt_relabel(const bt_tree *t, int buf, size_t off, size_t k)
 {
     size_t n = t->c->n, d = t->c->d;
@@ -255,8 +246,7 @@ static void bt_relabel(const bt_tree *t, int buf, size_t off, size_t k)
     }
 }
 
-/* The node holding segment [off, off + k) of buffer buf, its labels
- * resolved by w. */
+/* The node holding segment [off, off + k) of buffer buf. */
 static void bt_node(const bt_tree *t, const grove__bt_view *w, int buf, size_t off, size_t k, int level, size_t out)
 {
     const grove__bt_ctx *c = t->c;

@@ -1,8 +1,5 @@
-/* Rotations for the ball tree: Haar-random rotations from a seed, and y = R x.
- *
- * Both must give the same bits on every platform, so they use only + - * /
- * and sqrt (all correctly rounded by IEEE 754), and the Makefile compiles
- * this file with -ffp-contract=off so no a * b + c becomes an FMA. */
+/* Rotations: Haar-random from a seed, and y = R x, the same bits on
+ * every platform (+ - * / sqrt only; -ffp-contract=off in the Makefile). */
 #include "balltree_internal.h"
 
 #include <math.h>
@@ -33,11 +30,9 @@ static double column_dot(const double *q, size_t i, const double *v, size_t j, s
     return sum;
 }
 
-/* Orthonormalise the columns of a in place by modified Gram-Schmidt, each
- * projection done twice ("twice is enough") so Q is orthogonal to rounding
- * even for large d. Returns false for a (numerically) singular a. The R of
- * this QR has a positive diagonal (the column norms), which is the sign
- * convention that makes Q Haar-distributed for a Gaussian a. */
+/* Orthonormalise a's columns by modified Gram-Schmidt, each projection
+ * twice ("twice is enough"); false when singular. R's diagonal is
+ * positive, which makes Q Haar-distributed for a Gaussian a. */
 static bool gram_schmidt(double *a, size_t d)
 {
     for (size_t j = 0; j < d; j++) {
@@ -101,8 +96,7 @@ grove_status grove_rotation_random(size_t d, uint64_t seed, double *rotation)
     do /* a singular Gaussian matrix has probability zero; draw again if met */
         for (size_t i = 0; i < count; i++) rotation[i] = grove_rng_normal(&rng);
     while (!gram_schmidt(rotation, d));
-    /* Q is Haar on O(d); negating one row maps det -1 onto det +1 and keeps
-     * the measure (it is a left multiplication), so the result is Haar on SO(d). */
+    /* Negating a row maps det -1 onto +1 and keeps the Haar measure. */
     if (det_sign(rotation, lu, d) < 0)
         for (size_t t = 0; t < d; t++) rotation[t] = -rotation[t];
     grove__free(lu);

@@ -1,6 +1,5 @@
-/* Ball trees of points whose spreads overflow a double, or whose rotated
- * coordinates would round to subnormals: the points scaled by a power of
- * two (balltree_internal.h, Range). */
+/* The points scaled by a power of two where spreads overflow or rotated
+ * coordinates would round to subnormals (balltree_internal.h). */
 #include "balltree_internal.h"
 
 #include <float.h>

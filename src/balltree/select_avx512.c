@@ -1,16 +1,12 @@
-/* The selecting builder's two passes over a node (selecting.c) in
- * AVX-512, select_avx2.c has them in AVX2: the split that moves every
- * array and gathers the children's extents, and the window that collects
- * the median's candidates. Portable loops measured slower than the
- * presorted builder, which takes these batches without either. A test
- * checks both passes of both against their definitions. */
+/* The selecting builder's two passes over a node in AVX-512 (AVX2 in
+ * select_avx2.c): the split that moves every array and gathers extents,
+ * and the window of the median's candidates. Portable loops measured
+ * slower than the presorted builder, which takes over without them. */
 #include "balltree_internal.h"
 
 #if GROVE__HAVE_TARGETS
 #include <immintrin.h>
-/* Loads and stores of eight lanes: masked ones stream from memory at
- * about half the speed of plain ones, so these take the plain instruction
- * where all eight lanes are live; only a loop's last group is masked. */
+/* Masked loads and stores stream at half speed: plain where all eight lanes live. */
 #define STREAM __attribute__((target("avx512f,avx512vl"), always_inline))
 
 static inline STREAM __m512i load8_64(const void *p, __mmask8 live)
@@ -23,9 +19,7 @@ static inline STREAM __m256i load8_32(const void *p, __mmask8 live)
     return live == 0xff ? _mm256_loadu_si256((const __m256i *)p) : _mm256_maskz_loadu_epi32(live, p);
 }
 
-/* The first n lanes of v at dst, in a range that ends at `end`: the
- * whole register where all eight fit (the range's next store overwrites
- * the lanes past n), else only the n. */
+/* The first n lanes of v at dst: the whole register where eight fit before `end`. */
 static inline STREAM void store_first_64(uint64_t *dst, const uint64_t *end, __m512i v, int n)
 {
     if (end - dst >= 8) _mm512_storeu_si512(dst, v);
@@ -79,9 +73,7 @@ static inline AVX512 __attribute__((always_inline)) void split_step(
     st->r = r + (size_t)nr;
 }
 
-/* Eight points at a time: each side compressed into a register and
- * stored, extents as masked min / max. `d` is a constant in the common
- * cases (split_avx512). */
+/* Eight points a step, sides compressed, extents by masked min / max. */
 static inline AVX512 __attribute__((always_inline)) void split_avx512_d(
     const uint64_t *src, const uint32_t *sid, uint64_t *dst, uint32_t *did, size_t stride, size_t d, size_t k,
     grove__bs_sides to, size_t s, grove__bs_pair pivot, grove__bs_extent *left, grove__bs_extent *right)
@@ -116,8 +108,7 @@ static AVX512 void split_avx512(const uint64_t *src, const uint32_t *sid, uint64
     }
 }
 
-/* Points i..i+7 (the lanes of `live`): those inside the window to
- * out_key / out_id from *c (room for k), and the count of those below. */
+/* Points i..i+7: those in the window to out_key / out_id, and the count below. */
 static inline AVX512 __attribute__((always_inline)) void window_step(
     const uint64_t *key, const uint32_t *id, size_t k, __m512i lk, __m256i lid, __m512i hk, __m256i hid,
     uint64_t *out_key, uint32_t *out_id, size_t *c, size_t *b, size_t i, __mmask8 live)

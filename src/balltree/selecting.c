@@ -23,8 +23,7 @@ typedef struct bs_tree {
     const grove__bs_kernels *kernels;
 } bs_tree;
 
-/* The coordinate behind a key (grove__bt_key), branch-free: a key with
- * its top bit set came from x >= 0. */
+/* The coordinate behind a key (grove__bt_key), branch-free. */
 static inline double bs_value(uint64_t key)
 {
     uint64_t bits = key ^ (((key >> 63) - 1) | (uint64_t)1 << 63);
@@ -40,8 +39,7 @@ static void bs_swap(bs_pair *a, size_t i, size_t j)
     a[j] = t;
 }
 
-/* The element of rank h of a[0..k), all distinct (a is reordered):
- * quickselect with a median-of-three pivot. */
+/* The element of rank h of distinct a[0..k): quickselect, median of three. */
 static bs_pair bs_nth(bs_pair *a, size_t k, size_t h)
 {
     size_t lo = 0, hi = k; /* the answer is in a[lo..hi) */
@@ -70,17 +68,15 @@ static bs_pair bs_nth(bs_pair *a, size_t k, size_t h)
     return a[h];
 }
 
-/* Sample size and half-width (in sample ranks) of the window around the
- * median: about 2.5 standard deviations, so 1 selection in 80 misses it
- * and takes another pass. */
+/* The window around the median: about 2.5 standard deviations of the
+ * sample, so 1 selection in 80 misses it and takes another pass. */
 #define BS_SAMPLE 256
 #define BS_WINDOW 20
 /* Candidates are selected directly once at most this many are left. */
 #define BS_NTH_MAX 1024
 
-/* The point of rank h among k candidates (key[i], id[i]): each round
- * keeps those inside the window of sample ranks around h's (about a
- * sixth), in out_key[r], out_id[r] (room for k each) for round r % 2. */
+/* The point of rank h among k candidates: each round keeps those in the
+ * window around h's sample rank (a sixth) in out_key[r % 2], out_id[r % 2]. */
 static bs_pair bs_nth_of(const bs_tree *t, const uint64_t *key, const uint32_t *id, size_t k, size_t h,
                          uint64_t *out_key[2], uint32_t *out_id[2])
 {
@@ -111,9 +107,8 @@ static bs_pair bs_nth_of(const bs_tree *t, const uint64_t *key, const uint32_t *
     return bs_nth(cand, k, h);
 }
 
-/* The point of rank h along dimension s of node [off, off + k) of buffer
- * buf; candidates go to the node's free place in the other buffer and to
- * the thread's scratch. */
+/* The point of rank h along s of node [off, off + k); candidates go to
+ * the node's place in the other buffer and the thread's scratch. */
 static bs_pair bs_select(const bs_tree *t, int buf, size_t off, size_t k, size_t h, size_t s)
 {
     size_t n = t->c->n;
@@ -123,8 +118,7 @@ static bs_pair bs_select(const bs_tree *t, int buf, size_t off, size_t k, size_t
     return bs_nth_of(t, t->key[buf] + s * n + off, t->id[buf] + off, k, h, out_key, out_id);
 }
 
-/* A node of k <= leaf_max points and its subtree, by the packed builder
- * in the thread's own memory, from its coordinates back from the keys. */
+/* A node of at most leaf_max points, by the packed builder. */
 static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, size_t out)
 {
     const grove__bt_ctx *c = t->c;
@@ -135,8 +129,7 @@ static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, 
     grove__bt_packed_leaf(c, t->b, t->id[buf] + off, k, level, out, x);
 }
 
-/* Points [lo, hi): their keys into buffer 0, their ids and their extent
- * (in locals, which the key stores cannot alias), for a constant d. */
+/* Points [lo, hi): keys, ids, extent (in locals the stores cannot alias). */
 static inline __attribute__((always_inline)) void bs_init_rows_d(const grove__bt_view *v, const bs_tree *t, size_t lo,
                                                                  size_t hi, bs_extent *e, size_t d)
 {
@@ -180,8 +173,7 @@ static void bs_extent_join(bs_extent *e, const bs_extent *more, size_t d)
     }
 }
 
-/* Every point's keys and id, and the root's extent, in up to
- * BS_INIT_PARTS tasks of at least BT_GATHER_CHUNK points. */
+/* Every point's keys and id and the root's extent, in tasks. */
 #define BS_INIT_PARTS 16
 static void bs_init(const grove__bt_view *v, const bs_tree *t, bs_extent *root)
 {
@@ -194,9 +186,7 @@ static void bs_init(const grove__bt_view *v, const bs_tree *t, bs_extent *root)
     for (size_t q = 1; q < parts; q++) bs_extent_join(root, &part[q], t->c->d);
 }
 
-/* Whether extent e (keys) holds only finite coordinates: the keys of NaN
- * and the infinities have all exponent bits set (sign clear) or clear
- * (sign set) next to the top bit. */
+/* Whether the extent is finite: NaN and infinity keys have every exponent bit. */
 static bool bs_finite(const bs_extent *e, size_t d)
 {
     for (size_t j = 0; j < d; j++)
@@ -212,12 +202,10 @@ static bool bs_spreads_finite(const bs_extent *e, size_t d)
     return true;
 }
 
-/* Parts a split is made in, one a thread, where a root is all the team
- * has to do: one core streams less than the team's. */
+/* Parts of a split where a root is all the team does. */
 #define BS_SPLIT_PARTS_MAX 16
 
-/* The parts for node [off, off + k): 1 but at a root the team builds
- * alone. */
+/* 1, but at a root the team builds alone. */
 static size_t bs_split_parts(const bs_tree *t, size_t k)
 {
     if (!t->c->spawn || k != t->b->count || 2 * k <= t->c->n) return 1;
@@ -226,10 +214,8 @@ static size_t bs_split_parts(const bs_tree *t, size_t k)
     return threads < 1 ? 1 : (size_t)threads > BS_SPLIT_PARTS_MAX ? BS_SPLIT_PARTS_MAX : (size_t)threads;
 }
 
-/* Split node [off, off + k) of buffer buf into the other buffer, below
- * the pivot along s first, in `parts` tasks: each counts its points below
- * the pivot (an empty window at the pivot), which places its sides, then
- * moves them. */
+/* Split node [off, off + k) into the other buffer in `parts` tasks: each
+ * counts its points below the pivot, which places its sides, then moves them. */
 static void bs_split(const bs_tree *t, int buf, size_t off, size_t k, size_t h, size_t s, bs_pair pivot,
                      bs_extent *left, bs_extent *right, size_t parts)
 {

@@ -2,10 +2,8 @@
 #include "balltree_internal.h"
 #include "parallel.h"
 
-/* A one-off call (no workspace) on fewer points builds on one thread:
- * typically a process's only call, where starting a team (waking an idle
- * core, on a virtual machine through the hypervisor) costs about as much
- * as the build. Calls with a workspace are one of many: the team is up. */
+/* A one-off call (no workspace) below this builds on one thread: starting
+ * a team costs about as much as such a build. */
 #define BT_ONE_OFF_SERIAL ((size_t)1 << 17)
 
 int grove__bt_threads(size_t batches, size_t n, int threads, bool one_off)
