@@ -202,57 +202,6 @@ static bool bs_spreads_finite(const bs_extent *e, size_t d)
     return true;
 }
 
-/* Parts of a split where a root is all the team does. */
-#define BS_SPLIT_PARTS_MAX 16
-
-/* 1, but at a root the team builds alone. */
-static size_t bs_split_parts(const bs_tree *t, size_t k)
-{
-    if (!t->c->spawn || k != t->b->count || 2 * k <= t->c->n) return 1;
-    int thread, threads;
-    grove__team_member(&thread, &threads);
-    return threads < 1 ? 1 : (size_t)threads > BS_SPLIT_PARTS_MAX ? BS_SPLIT_PARTS_MAX : (size_t)threads;
-}
-
-/* Split node [off, off + k) into the other buffer in `parts` tasks: each
- * counts its points below the pivot, which places its sides, then moves them. */
-static void bs_split(const bs_tree *t, int buf, size_t off, size_t k, size_t h, size_t s, bs_pair pivot,
-                     bs_extent *left, bs_extent *right, size_t parts)
-{
-    const grove__bt_ctx *c = t->c;
-    size_t n = c->n;
-    uint64_t *dst = t->key[!buf] + off;
-    uint32_t *did = t->id[!buf] + off;
-    if (parts == 1) {
-        t->kernels->split(t->key[buf] + off, t->id[buf] + off, dst, did, n, c->d, k, (grove__bs_sides){0, h, h, k},
-                          s, pivot, left, right);
-        return;
-    }
-    size_t below[BS_SPLIT_PARTS_MAX];
-    bs_extent part_left[BS_SPLIT_PARTS_MAX], part_right[BS_SPLIT_PARTS_MAX];
-#pragma omp taskloop grainsize(1) default(shared)
-    for (size_t q = 0; q < parts; q++) {
-        size_t a = q * k / parts, b = (q + 1) * k / parts;
-        t->kernels->window(t->key[buf] + s * n + off + a, t->id[buf] + off + a, b - a, pivot, pivot, dst + a,
-                           did + a, &below[q]);
-    }
-#pragma omp taskloop grainsize(1) default(shared)
-    for (size_t q = 0; q < parts; q++) {
-        size_t a = q * k / parts, b = (q + 1) * k / parts, l = 0;
-        for (size_t p = 0; p < q; p++) l += below[p];
-        size_t r = h + a - l; /* the points of the parts before q that are not below */
-        grove__bs_sides to = {l, l + below[q], r, r + (b - a - below[q])};
-        t->kernels->split(t->key[buf] + off + a, t->id[buf] + off + a, dst, did, n, c->d, b - a, to, s, pivot,
-                          &part_left[q], &part_right[q]);
-    }
-    *left = part_left[0];
-    *right = part_right[0];
-    for (size_t q = 1; q < parts; q++) {
-        bs_extent_join(left, &part_left[q], c->d);
-        bs_extent_join(right, &part_right[q], c->d);
-    }
-}
-
 /* The node holding segment [off, off + k) of buffer buf, with extent e. */
 static void bs_node(const bs_tree *t, int buf, size_t off, size_t k, int level, size_t out, const bs_extent *e)
 {
@@ -267,8 +216,9 @@ static void bs_node(const bs_tree *t, int buf, size_t off, size_t k, int level, 
     for (size_t j = 0; j < c->d; j++)
         grove__bt_widest(bs_value(e->hi[j]) - bs_value(e->lo[j]), j, &s, &best_spread);
     bs_pair pivot = bs_select(t, buf, off, k, h, s);
-    bs_extent left, right;
-    bs_split(t, buf, off, k, h, s, pivot, &left, &right, bs_split_parts(t, k));
+    bs_extent left, right; /* the split: the points below the pivot first */
+    t->kernels->split(t->key[buf] + off, t->id[buf] + off, t->key[!buf] + off, t->id[!buf] + off, c->n, c->d, k,
+                      (grove__bs_sides){0, h, h, k}, s, pivot, &left, &right);
     size_t right_out = grove__bt_right_out(c, t->b, out, h, level);
     if (c->spawn && k >= BT_TASK_MIN) {
 #pragma omp task default(shared) firstprivate(t, buf, off, h, level, out, left)
