@@ -152,41 +152,6 @@ BITMASK_BODY void bitmask_tree(const bitmask_sub *b, size_t subs, const uint64_t
     }
 }
 
-/* The points from rank records; the rank -> local id map in the thread's
- * scratch (one per batch had threads writing one cache line). */
-BITMASK_BODY void bitmask_gather_ranks(bitmask_sub *b, uint64_t where, size_t off, size_t k, size_t d)
-{
-    const grove__packed_tree *t = b->t;
-    size_t n = t->n;
-    /* In locals: the byte stores below could alias t. */
-    const uint32_t *perm = t->perm, *ids = t->ids;
-    const double *val = t->val;
-    uint64_t rank_mask = t->mask;
-    uint8_t *local = (uint8_t *)grove__bt_scratch(t->c);
-    const uint64_t *l0 = t->rec[where & 1] + off;
-    for (size_t p = 0; p < k; p++) {
-        uint64_t r = grove__record_field(l0[p], 0, rank_mask);
-        uint32_t id = perm[r];
-        local[r] = (uint8_t)p;
-        b->row[p] = grove__bt_row(t->c, t->b, ids ? ids[id] : id);
-        b->s[0][p] = val[r];
-        b->rnk[0][p] = (uint8_t)p;
-    }
-    for (size_t j = 1; j < d; j++) {
-        const uint64_t *l = t->rec[where >> j & 1] + j * n + off;
-        const double *v = val + j * n;
-        int shift = (int)j * t->bits;
-        uint8_t *ord = b->ord[j - 1];
-        for (size_t i = 0; i < k; i++) {
-            uint64_t e = l[i];
-            uint8_t p = local[grove__record_field(e, 0, rank_mask)];
-            b->s[j][i] = v[grove__record_field(e, shift, rank_mask)];
-            b->rnk[j][p] = (uint8_t)i;
-            ord[i] = p;
-        }
-    }
-}
-
 /* Bit i: the field at `shift` of l[i] equals that of l[i - 1]. */
 BITMASK_BODY uint64_t bitmask_ties(const uint64_t *l, size_t k, int shift, uint64_t mask)
 {
@@ -226,45 +191,46 @@ static void bitmask_sort_runs(double *v, uint8_t *ord, uint64_t *rec, uint64_t t
     }
 }
 
-/* The points from quantized records, each list's runs sorted. */
-BITMASK_BODY void bitmask_gather_quantized(bitmask_sub *b, uint64_t where, size_t off, size_t k, size_t d)
+/* The points of a node of k records: local ids by position in list 0,
+ * their rows, and per dimension the order, its inverse and coordinates.
+ * A record's key is its rank along 0 (rank records, coordinates from the
+ * sorted values) or its id (quantized: coordinates by id, each list's
+ * runs of one field value sorted here). The key -> local id map is the
+ * thread's scratch (one per batch had threads writing one cache line). */
+BITMASK_BODY void bitmask_gather(bitmask_sub *b, uint64_t where, size_t off, size_t k, size_t d)
 {
-    const grove__packed_tree *t = b->t;
-    size_t n = t->n;
-    const uint32_t *ids = t->ids;
-    const double *x = t->x;
-    uint64_t id_mask = t->id_mask, mask = t->mask;
+    const grove__packed_tree *t = b->t; /* all read in locals: the byte stores below could alias t */
+    bool q = t->quantized;
+    const uint32_t *perm = t->perm, *ids = t->ids;
+    const double *x = q ? t->x : t->val;
+    const size_t *order = t->c->order;
+    size_t n = t->n, start = t->b->start;
+    uint64_t mask = t->mask, id_mask = t->id_mask, key_mask = q ? id_mask : mask;
     uint8_t *local = (uint8_t *)grove__bt_scratch(t->c);
-    uint64_t *l0 = t->rec[where & 1] + off;
-    for (size_t i = 0; i < k; i++) b->s[0][i] = x[(l0[i] & id_mask) * d];
-    uint64_t ties = bitmask_ties(l0, k, t->base, mask);
-    if (ties) {                        /* dimension 0's order gives the local ids: sort its runs first */
-        uint8_t position[BITMASK_MAX]; /* permuted along, not needed after */
-        memcpy(position, bitmask_identity, k);
-        bitmask_sort_runs(b->s[0], position, l0, ties, id_mask);
-    }
-    const size_t *order = t->c->order; /* grove__bt_row's inputs in locals: the byte stores could alias them */
-    size_t start = t->b->start;
-    for (size_t p = 0; p < k; p++) {
-        size_t id = l0[p] & id_mask, g = start + (ids ? ids[id] : id);
-        b->row[p] = order ? order[g] : g;
-    }
-    /* Dimension 0's order is the local order. */
-    memcpy(b->rnk[0], bitmask_identity, k);
-    for (size_t p = 0; p < k; p++) local[l0[p] & id_mask] = (uint8_t)p;
-    for (size_t j = 1; j < d; j++) {
+    for (size_t j = 0; j < d; j++) {
         uint64_t *l = t->rec[where >> j & 1] + j * n + off;
-        uint8_t *ord = b->ord[j - 1];
-        for (size_t i = 0; i < k; i++) {
-            size_t id = l[i] & id_mask;
-            uint8_t p = local[id];
-            b->s[j][i] = x[id * d + j];
-            b->rnk[j][p] = (uint8_t)i;
-            ord[i] = p;
-        }
         int shift = t->base + (int)j * t->bits;
-        ties = bitmask_ties(l, k, shift, mask);
-        if (ties) {
+        uint8_t *ord = b->ord[j ? j - 1 : 0];
+        for (size_t i = 0; i < k; i++) {
+            size_t key = l[i] & key_mask;
+            b->s[j][i] = q ? x[key * d + j] : x[j * n + (l[i] >> shift & mask)];
+            if (j) {
+                uint8_t p = local[key];
+                b->rnk[j][p] = (uint8_t)i;
+                ord[i] = p;
+            }
+        }
+        uint64_t ties = q ? bitmask_ties(l, k, shift, mask) : 0;
+        if (j == 0) { /* the local order: its runs first, then the map and rows */
+            uint8_t position[BITMASK_MAX]; /* permuted along, not needed after */
+            if (ties) bitmask_sort_runs(b->s[0], (uint8_t *)memcpy(position, bitmask_identity, k), l, ties, id_mask);
+            memcpy(b->rnk[0], bitmask_identity, k);
+            for (size_t p = 0; p < k; p++) {
+                size_t key = l[p] & key_mask, id = q ? key : perm[key], g = start + (ids ? ids[id] : id);
+                local[key] = (uint8_t)p;
+                b->row[p] = order ? order[g] : g;
+            }
+        } else if (ties) {
             bitmask_sort_runs(b->s[j], ord, l, ties, id_mask);
             for (size_t i = 0; i < k; i++) b->rnk[j][ord[i]] = (uint8_t)i;
         }
@@ -283,10 +249,7 @@ BITMASK_BODY void bitmask_build(const grove__packed_tree *t, const grove__bitmas
         memset(b[u].ord, BITMASK_NONE, sizeof b[u].ord);
         memset(b[u].rnk, BITMASK_NONE, sizeof b[u].rnk);
         all[u] = nodes->k[u] == 64 ? UINT64_MAX : ((uint64_t)1 << nodes->k[u]) - 1;
-        if (t->quantized)
-            bitmask_gather_quantized(&b[u], nodes->where[u], nodes->off[u], nodes->k[u], d);
-        else
-            bitmask_gather_ranks(&b[u], nodes->where[u], nodes->off[u], nodes->k[u], d);
+        bitmask_gather(&b[u], nodes->where[u], nodes->off[u], nodes->k[u], d);
     }
     if (nodes->count == 1) /* a constant count in each call: the loops over it unroll */
         bitmask_tree(b, 1, all, level, nodes->out, d, bitalg);
