@@ -32,7 +32,7 @@ void grove__bt_describe(const grove__bt_groups *groups, int levels, grove_balltr
 grove_status grove__bt_balls(const grove_balltree_batch *batches, size_t count, int partition, int level,
                              size_t *balls);
 
-/* Range (scaled.c): whether the points need scaling by a power of two:
+/* Range (rotation.c): whether the points need scaling by a power of two:
  * a spread of coordinates up to `magnitude` (or of the rotated ones) may
  * overflow a double, where two such spreads would compare as a tie, or a
  * rotation of values below 2^-969 would round its products to subnormals.

@@ -1,7 +1,10 @@
-/* Rotations: Haar-random from a seed, and y = R x, the same bits on
- * every platform (+ - * / sqrt only; -ffp-contract=off in the Makefile). */
+/* The points as the builders and the checker see them: rotated (Haar-
+ * random rotations from a seed, y = R x, the same bits on every platform:
+ * + - * / sqrt only, -ffp-contract=off in the Makefile), or scaled where
+ * spreads overflow or rotations underflow (balltree_internal.h). */
 #include "balltree_internal.h"
 
+#include <float.h>
 #include <math.h>
 
 void grove__bt_rotate_row(const double *rotation, grove_points points, size_t stride, size_t row, double *y,
@@ -101,4 +104,36 @@ grove_status grove_rotation_random(size_t d, uint64_t seed, double *rotation)
         for (size_t t = 0; t < d; t++) rotation[t] = -rotation[t];
     grove__free(lu);
     return GROVE_OK;
+}
+
+static bool spread_overflows(double magnitude, size_t d, bool rotated)
+{
+    return !(4 * magnitude * (rotated ? sqrt((double)d) : 1) <= DBL_MAX);
+}
+
+/* Products r x of values below 2^-969 round to the subnormals' grid. */
+static bool rotation_underflows(double magnitude, bool rotated)
+{
+    return rotated && magnitude > 0 && magnitude < DBL_MIN / DBL_EPSILON;
+}
+
+bool grove__bt_needs_scaling(double magnitude, size_t d, bool rotated)
+{
+    return spread_overflows(magnitude, d, rotated) || rotation_underflows(magnitude, rotated);
+}
+
+double *grove__bt_scaled(grove_points points, double magnitude, bool rotated)
+{
+    size_t n = points.n, d = points.d, stride = grove__points_stride(points);
+    double *x = grove__malloc(n * d * sizeof *x, "balltree scaled coordinates");
+    if (!x) return NULL;
+    /* Down as little as will do (small values keep their bits), or up to
+     * a largest in [1/2, 1) (2^-e may be no double: ldexp on each). */
+    int e = 1;
+    if (rotation_underflows(magnitude, rotated)) (void)frexp(magnitude, &e);
+    else
+        while (spread_overflows(ldexp(magnitude, -e), d, rotated)) e++;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < d; j++) x[i * d + j] = ldexp(grove__coord(points, stride, i, j), -e);
+    return x;
 }
