@@ -761,8 +761,7 @@ static bool split_agrees(grove__bs_split_fn *split, const uint64_t *key, const u
     memset(gid, 0x5a, stride * sizeof *gid);
     memset(wid, 0x5a, stride * sizeof *wid);
     grove__bs_extent ext[2], vec[2];
-    grove__bs_extent_empty(&ext[0], d);
-    grove__bs_extent_empty(&ext[1], d);
+    for (size_t j = 0; j < d; j++) ext[0].lo[j] = ext[1].lo[j] = UINT64_MAX, ext[0].hi[j] = ext[1].hi[j] = 0;
     size_t l = to.left, r = to.right;
     for (size_t i = 0; i < k; i++) {
         bool right = !grove__bs_less((grove__bs_pair){key[s * stride + i], id[i]}, pivot);

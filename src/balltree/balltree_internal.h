@@ -16,7 +16,7 @@ typedef struct grove__bt_groups {
 
 /* Nodes and batches of at least BT_TASK_MIN points make tasks. */
 #define BT_TASK_MIN 4096
-/* The threads a build uses (threads.c); one_off: no workspace. */
+/* The threads a build uses (layout.c); one_off: no workspace. */
 int grove__bt_threads(size_t batches, size_t n, int threads, bool one_off);
 
 /* Resolve NULL params to the defaults and check `levels`. */
@@ -41,9 +41,8 @@ grove_status grove__bt_balls(const grove_balltree_batch *batches, size_t count, 
 bool grove__bt_needs_scaling(double magnitude, size_t d, bool rotated);
 double *grove__bt_scaled(grove_points points, double magnitude, bool rotated);
 
-/* y[j * y_stride] = R x for input row `row`, in k order, no FMA. */
-void grove__bt_rotate_row(const double *rotation, grove_points points, size_t stride, size_t row, double *y,
-                          size_t y_stride);
+/* y = R x for input row `row`, in k order, no FMA. */
+void grove__bt_rotate_row(const double *rotation, grove_points points, size_t stride, size_t row, double *y);
 
 /* The valid lanes among the next eight when `left` entries remain. */
 static inline uint8_t grove__bt_lanes8(size_t left) { return left >= 8 ? 0xff : (uint8_t)((1u << left) - 1); }
@@ -85,14 +84,6 @@ static inline bool grove__bs_less(grove__bs_pair a, grove__bs_pair b)
 typedef struct grove__bs_extent {
     uint64_t lo[GROVE__BS_MAX_DIMS], hi[GROVE__BS_MAX_DIMS];
 } grove__bs_extent;
-/* No points yet. */
-static inline void grove__bs_extent_empty(grove__bs_extent *e, size_t d)
-{
-    for (size_t j = 0; j < d; j++) {
-        e->lo[j] = UINT64_MAX;
-        e->hi[j] = 0;
-    }
-}
 /* Where a split puts its sides in dst and did: below the pivot at
  * [left, left_end), the others at [right, right_end), nothing outside. */
 typedef struct grove__bs_sides {

@@ -24,8 +24,9 @@ bool grove__bt_cancelled(const grove__bt_ctx *c)
     return stopped;
 }
 
-/* The builders read rows of doubles in grouped order: the input, else a
- * copy (rotated, widened from float32, or of batches out of row order). */
+/* The builders read dense rows of doubles in grouped order: the input,
+ * else a copy (rotated, widened from float32, strided, or of batches out
+ * of row order). */
 typedef struct bt_input {
     grove_points points;
     size_t stride;
@@ -39,7 +40,7 @@ static void copy_rows(const grove__bt_ctx *c, const grove__bt_batch *b, const bt
     for (size_t p = lo; p < hi; p++) {
         size_t row = grove__bt_row(c, b, (uint32_t)p);
         double *y = in->copy + (b->start + p) * c->d;
-        if (in->rotation) grove__bt_rotate_row(in->rotation, in->points, in->stride, row, y, 1);
+        if (in->rotation) grove__bt_rotate_row(in->rotation, in->points, in->stride, row, y);
         else
             for (size_t j = 0; j < c->d; j++) y[j] = grove__coord(in->points, in->stride, row, j);
     }
@@ -55,7 +56,8 @@ static void build_batch(const grove__bt_ctx *c, const grove__bt_batch *b, const 
     } else if (in->copy) {
         copy_rows(c, b, in, 0, m);
     }
-    grove__bt_view ids = {c->base + b->start * c->stride, c->stride, NULL, NULL};
+    size_t row = c->d * sizeof(double);
+    grove__bt_view ids = {c->base + b->start * row, row, NULL, NULL};
     c->build(c, b, &ids);
 }
 
@@ -193,7 +195,7 @@ static bool alloc_presorted(grove__bt_ctx *c, size_t sort)
 static grove_status alloc_work(grove__bt_ctx *c, bt_input *in, int threads)
 {
     size_t sort, copy = 0;
-    bool copied = in->rotation || in->points.dtype != GROVE_FLOAT64 || c->order;
+    bool copied = in->rotation || in->points.dtype != GROVE_FLOAT64 || c->order || in->stride != c->d * sizeof(double);
     bool sized = grove__mul_size(c->max_count, 2 * (size_t)threads, &sort) &&
                  grove__mul_size(sort, sizeof(uint64_t), &sort) &&
                  (!copied || (grove__mul_size(c->n, c->d, &copy) && grove__mul_size(copy, sizeof(double), &copy)));
@@ -204,10 +206,7 @@ static grove_status alloc_work(grove__bt_ctx *c, bt_input *in, int threads)
         return grove__fail(GROVE_TOO_LARGE, "balltree: working memory for %zu x %zu points is too large", c->n, c->d);
     in->copy = c->scratch && copy ? bt_take(c, BT_SLOT_COPY, copy, "balltree coordinates") : NULL;
     if (!c->scratch || (copy && !in->copy)) return GROVE_OUT_OF_MEMORY;
-    if (in->copy) {
-        c->base = (const char *)in->copy;
-        c->stride = c->d * sizeof(double);
-    }
+    if (in->copy) c->base = (const char *)in->copy;
     return GROVE_OK;
 }
 
@@ -270,7 +269,7 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     bool partition = p.levels != GROVE_BALLTREE_FULL;
     int threads = grove__bt_threads(g.count, points.n, o.threads, !p.workspace), stopped = 0;
     grove__bt_ctx c = {.options = options, .workspace = p.workspace, .n = points.n, .d = points.d,
-                .lists = points.d + partition, .base = points.data, .stride = in.stride, .order = g.order,
+                .lists = points.d + partition, .base = points.data, .order = g.order,
                 .indices = indices, .mask = mask, .partition = partition, .spawn = threads > 1, .stopped = &stopped};
     grove__bt_batch *batches = plan_batches(&g, p.levels);
     size_t *run_end = batches ? grove__calloc(g.count, sizeof *run_end, "batch runs") : NULL;

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#define BT_GATHER_CHUNK 32768 /* rows per task where a large batch is rotated or keyed */
+#define BT_GATHER_CHUNK 32768 /* rows per task where a large batch is copied */
 #define BT_LOCAL 4096         /* the presorted builder relabels nodes of at most this many points */
 #define BT_DIGIT_MAX 12       /* the radix sorts' widest digit */
 
@@ -27,8 +27,7 @@ struct grove__bt_ctx {
     const grove_options *options; /* cancel flag and progress */
     grove_workspace *workspace;   /* NULL, or where the working memory is kept */
     size_t n, d, lists;           /* points, dimensions, lists per buffer (d, + 1 in partition mode) */
-    const char *base;             /* rows of doubles `stride` bytes apart in grouped order: the input or a copy */
-    size_t stride;
+    const char *base;             /* dense rows of d doubles in grouped order: the input or a copy */
     const size_t *order;          /* grouped position -> input row, NULL = identity */
     int64_t *indices;             /* outputs */
     uint8_t *mask;
@@ -75,8 +74,7 @@ struct grove__bt_view {
 };
 
 /* Sort ids[0..g) (ids[i] == i) by (coordinate j, id); a, b scratch of g. */
-void grove__bt_sort(const grove__bt_ctx *c, const grove__bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a,
-                    uint64_t *b);
+void grove__bt_sort(const grove__bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a, uint64_t *b);
 
 /* The packed builder on a selecting node of k <= leaf_max points, in
  * leaf memory `work` holding their coordinates; ids[i]: batch-local ids. */

@@ -166,7 +166,7 @@ static double *rotate_points(grove_points p, const double *R)
     double *y = grove__calloc(count, sizeof *y, "rotated points");
     if (!y) return NULL;
     size_t stride = grove__points_stride(p);
-    for (size_t i = 0; i < p.n; i++) grove__bt_rotate_row(R, p, stride, i, y + i * p.d, 1);
+    for (size_t i = 0; i < p.n; i++) grove__bt_rotate_row(R, p, stride, i, y + i * p.d);
     return y;
 }
 

@@ -257,32 +257,23 @@ BITMASK_BODY void bitmask_build(const grove__packed_tree *t, const grove__bitmas
         bitmask_tree(b, BITMASK_SUBS, all, level, nodes->out, d, bitalg);
 }
 
-/* One function per d and copy, each on its own cache line. */
-#define BITMASK_BUILD_D(dims)                                                                                          \
-    BITMASK_BODY void bitmask_build_##dims##_body(const grove__packed_tree *t, const grove__bitmask_nodes *nodes,      \
-                                                  int level, bool bitalg)                                              \
-    {                                                                                                                  \
-        bitmask_build(t, nodes, level, dims, bitalg);                                                                  \
-    }                                                                                                                  \
-    GROVE__COPY_VOID(GROVE__TARGET_V3 __attribute__((aligned(64))), _v3, bitmask_build_##dims,                         \
-                     (const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level),                      \
-                     (t, nodes, level, false))                                                                         \
-    GROVE__COPY_VOID(GROVE__TARGET_BITALG __attribute__((aligned(64))), _bitalg, bitmask_build_##dims,                 \
-                     (const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level),                      \
-                     (t, nodes, level, true))
-BITMASK_BUILD_D(2)
-BITMASK_BUILD_D(3)
-BITMASK_BUILD_D(4)
-#undef BITMASK_BUILD_D
+/* One function per copy, a constant d in each of its cases. */
+BITMASK_BODY void bitmask_build_d_body(const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level,
+                                       bool bitalg)
+{
+    switch (t->c->d) {
+    case 2: bitmask_build(t, nodes, level, 2, bitalg); break;
+    case 3: bitmask_build(t, nodes, level, 3, bitalg); break;
+    default: bitmask_build(t, nodes, level, 4, bitalg);
+    }
+}
+#define BITMASK_PARAMS (const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level)
+GROVE__COPY_VOID(GROVE__TARGET_V3, _v3, bitmask_build_d, BITMASK_PARAMS, (t, nodes, level, false))
+GROVE__COPY_VOID(GROVE__TARGET_BITALG, _bitalg, bitmask_build_d, BITMASK_PARAMS, (t, nodes, level, true))
 
 void grove__bitmask_subtrees(const grove__packed_tree *t, const grove__bitmask_nodes *nodes, int level)
 {
-    bool bitalg = t->c->plan.bitmask_bitalg;
-    switch (t->c->d) {
-    case 2: (bitalg ? bitmask_build_2_bitalg : bitmask_build_2_v3)(t, nodes, level); break;
-    case 3: (bitalg ? bitmask_build_3_bitalg : bitmask_build_3_v3)(t, nodes, level); break;
-    default: (bitalg ? bitmask_build_4_bitalg : bitmask_build_4_v3)(t, nodes, level);
-    }
+    (t->c->plan.bitmask_bitalg ? bitmask_build_d_bitalg : bitmask_build_d_v3)(t, nodes, level);
 }
 
 /* Levels below a node of k points where at most BITMASK_SUBS (1 above

@@ -266,16 +266,10 @@ uint64_t grove__quantized_sort_deferred(const grove__packed_tree *t, uint64_t wh
     return where ^ (uint64_t)1 << j;
 }
 
-/* t->x: the view where its rows are d doubles, else a copy in t->val. */
 bool grove__quantized_presort(const grove__bt_view *v, grove__packed_tree *t)
 {
     size_t m = t->count, d = t->c->d;
-    t->x = (const double *)(const void *)v->base;
-    if (v->stride != d * sizeof(double)) {
-        for (size_t i = 0; i < m; i++)
-            for (size_t j = 0; j < d; j++) t->val[i * d + j] = grove__packed_coord(v, (uint32_t)i, j);
-        t->x = t->val;
-    }
+    t->x = (const double *)(const void *)v->base; /* dense rows (the driver's and selecting's leaves) */
     const uint64_t *src = records(t);
     if (!src) return false;
     bool ok[PACKED_MAX_DIMS];

@@ -116,53 +116,34 @@ static void ranks_list(const grove__packed_tree *t, size_t j)
     for (size_t r = 0; r < t->count; r++) list[r] = rec[perm[r]];
 }
 
-/* Dimension j's batch-local ids by (coordinate, id) into perm. */
+/* Dimension j's batch-local ids by (coordinate, id) into perm, and its
+ * coordinates in that order into val. */
 static void ranks_sort_dim(const grove__bt_view *v, const grove__packed_tree *t, size_t j)
 {
     size_t m = t->count;
     uint32_t *perm = t->perm + j * t->n;
+    double *val = t->val + j * t->n;
     for (size_t i = 0; i < m; i++) perm[i] = (uint32_t)i;
     uint64_t *a = grove__bt_scratch(t->c);
-    grove__bt_sort(t->c, v, j, perm, m, a, a + m);
-}
-
-/* Dimension j's coordinates in sorted order into val. */
-static void ranks_values(const grove__bt_view *v, const grove__packed_tree *t, size_t j)
-{
-    size_t m = t->count, at = j * t->n;
-    const uint32_t *perm = t->perm + at;
-    double *val = t->val + at;
+    grove__bt_sort(v, j, perm, m, a, a + m);
     for (size_t r = 0; r < m; r++) val[r] = grove__packed_coord(v, perm[r], j);
 }
 
-/* Sort every dimension, pack the ranks into records, fill the lists;
- * with tasks a dimension's values and ranks follow its sort at once. */
+/* Sort every dimension (in tasks where the batch makes them: none
+ * otherwise, as a scheduling point could start another node on this
+ * thread's memory), pack the ranks into records, fill the lists. */
 void grove__ranks_presort(const grove__bt_view *v, const grove__packed_tree *t)
 {
-    const grove__bt_ctx *c = t->c;
-    size_t d = c->d, n = t->n;
-    /* No task construct without tasks: a scheduling point could start
-     * another node on this thread's memory. */
+    size_t d = t->c->d;
     if (t->spawn && t->count >= BT_TASK_MIN) {
-        /* Dependences: each dimension's ids (its sort), the records. */
-        uint32_t *perm = t->perm;
-        uint64_t *rec = t->rec[1];
         for (size_t j = 0; j < d; j++) {
-#pragma omp task default(shared) firstprivate(j) depend(out : perm[j * n])
+#pragma omp task default(shared) firstprivate(j)
             ranks_sort_dim(v, t, j);
-#pragma omp task default(shared) firstprivate(j) depend(in : perm[j * n])
-            ranks_values(v, t, j);
-#pragma omp task default(shared) firstprivate(j) depend(in : perm[j * n]) depend(inout : rec[0])
-            ranks_records(t, j);
         }
-        (void)perm, (void)rec; /* GCC 12 counts no use in a depend clause */
 #pragma omp taskwait
     } else {
-        for (size_t j = 0; j < d; j++) {
-            ranks_sort_dim(v, t, j);
-            ranks_values(v, t, j);
-            ranks_records(t, j);
-        }
+        for (size_t j = 0; j < d; j++) ranks_sort_dim(v, t, j);
     }
-    for (size_t j = 0; j < c->lists; j++) ranks_list(t, j);
+    for (size_t j = 0; j < d; j++) ranks_records(t, j);
+    for (size_t j = 0; j < t->c->lists; j++) ranks_list(t, j);
 }

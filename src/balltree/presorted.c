@@ -71,11 +71,6 @@ static void bt_lsd(uint64_t **a, uint64_t **b, size_t g, int bits)
     }
 }
 
-#if defined(__GNUC__)
-#define BT_PREFETCH(p) __builtin_prefetch(p)
-#else
-#define BT_PREFETCH(p) ((void)(p))
-#endif
 /* How many points ahead random reads are prefetched. */
 #define BT_AHEAD 16
 
@@ -111,12 +106,9 @@ static void bt_pack(const uint32_t *ids, size_t g, uint64_t lo, int shift, uint6
     for (size_t i = 0; i < g; i++) a[i] = (uint64_t)(uint32_t)(((uint64_t)a[i] - lo) >> shift) << 32 | ids[i];
 }
 
-static void bt_sort_ids(const grove__bt_ctx *c, const grove__bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a,
-                        uint64_t *b);
-
-/* sort_ids once a[i] holds ids[i]'s key and [lo, hi] their extent. */
-static void bt_sort_keyed(const grove__bt_ctx *c, const grove__bt_view *v, size_t j, uint32_t *ids, size_t g,
-                          uint64_t *a, uint64_t *b, uint64_t lo, uint64_t hi)
+/* grove__bt_sort once a[i] holds ids[i]'s key and [lo, hi] their extent. */
+static void bt_sort_keyed(const grove__bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a, uint64_t *b,
+                          uint64_t lo, uint64_t hi)
 {
     if (lo == hi) return;
     int width = 0, bits = BT_SORT_SLACK;
@@ -141,15 +133,14 @@ static void bt_sort_keyed(const grove__bt_ctx *c, const grove__bt_view *v, size_
     for (size_t end = g; runs--;) {
         size_t r0 = b[runs], i = r0 + 1;
         while (i < end && !((a[i] ^ a[r0]) >> 32)) i++;
-        bt_sort_ids(c, v, j, ids + r0, i - r0, a + r0, b + r0);
+        grove__bt_sort(v, j, ids + r0, i - r0, a + r0, b + r0);
         end = r0;
     }
 }
 
 /* Sort ids[0..g) by (key j, id): radix on the top bits of the key, then
  * each run of equal top bits the same way on its narrower range. */
-static void bt_sort_ids(const grove__bt_ctx *c, const grove__bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a,
-                        uint64_t *b)
+void grove__bt_sort(const grove__bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a, uint64_t *b)
 {
     if (g <= BT_SORT_SMALL) {
         bt_sort_small(v, j, ids, g);
@@ -162,7 +153,7 @@ static void bt_sort_ids(const grove__bt_ctx *c, const grove__bt_view *v, size_t 
         lo = k < lo ? k : lo;
         hi = k > hi ? k : hi;
     }
-    bt_sort_keyed(c, v, j, ids, g, a, b, lo, hi);
+    bt_sort_keyed(v, j, ids, g, a, b, lo, hi);
 }
 
 /* A node of k <= BT_SMALL points (labels in id order in partition mode). */
@@ -232,8 +223,8 @@ static void bt_relabel(const bt_tree *t, int buf, size_t off, size_t k)
         size_t p = off + i;
         if (i + BT_AHEAD < k) {
             uint32_t next = first[i + BT_AHEAD];
-            BT_PREFETCH(&t->map[next]);
-            BT_PREFETCH(bt_row_of(&t->ids, next));
+            __builtin_prefetch(&t->map[next]);
+            __builtin_prefetch(bt_row_of(&t->ids, next));
         }
         t->map[id] = (uint32_t)p;
         t->id[p] = id;
@@ -294,7 +285,7 @@ static void bt_sort_dim(const bt_tree *t, size_t j)
 {
     uint64_t *a = grove__bt_scratch(t->c);
     size_t m = t->b->count;
-    bt_sort_ids(t->c, &t->ids, j, t->list[0] + j * t->c->n, m, a, a + m);
+    grove__bt_sort(&t->ids, j, t->list[0] + j * t->c->n, m, a, a + m);
 }
 
 /* The tree of one batch. */
@@ -322,24 +313,12 @@ static void bt_build(const bt_tree *t)
     bt_node(t, &t->ids, 0, 0, m, 0, t->b->slot);
 }
 
-void grove__bt_sort(const grove__bt_ctx *c, const grove__bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a,
-                    uint64_t *b)
-{
-    bt_sort_ids(c, v, j, ids, g, a, b);
-}
-
 void grove__bt_presorted_batch(const grove__bt_ctx *c, const grove__bt_batch *b, const grove__bt_view *ids)
 {
     size_t start = b->start;
     double *x = (double *)c->x + start * c->d;
-    bt_tree t = {c,
-                 b,
-                 *ids,
-                 {(const char *)x, c->d * sizeof *x, c->id + start, c->flag[1] + start},
-                 x,
-                 c->id + start,
-                 c->map + start,
-                 {c->list[0] + start, c->list[1] + start}};
+    bt_tree t = {c, b, *ids, {(const char *)x, c->d * sizeof *x, c->id + start, c->flag[1] + start}, x, c->id + start,
+                 c->map + start, {c->list[0] + start, c->list[1] + start}};
     t.ids.flag = c->flag[0] + start;
     bt_build(&t);
 }

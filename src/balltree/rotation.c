@@ -7,8 +7,7 @@
 #include <float.h>
 #include <math.h>
 
-void grove__bt_rotate_row(const double *rotation, grove_points points, size_t stride, size_t row, double *y,
-                          size_t y_stride)
+void grove__bt_rotate_row(const double *rotation, grove_points points, size_t stride, size_t row, double *y)
 {
     size_t d = points.d;
     for (size_t j = 0; j < d; j++) {
@@ -18,7 +17,7 @@ void grove__bt_rotate_row(const double *rotation, grove_points points, size_t st
             double term = r[k] * grove__coord(points, stride, row, k);
             sum = sum + term;
         }
-        y[j * y_stride] = sum;
+        y[j] = sum;
     }
 }
 

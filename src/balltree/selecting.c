@@ -129,61 +129,34 @@ static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, 
     grove__bt_packed_leaf(c, t->b, t->id[buf] + off, k, level, out, x);
 }
 
-/* Points [lo, hi): keys, ids, extent (in locals the stores cannot alias). */
-static inline __attribute__((always_inline)) void bs_init_rows_d(const grove__bt_view *v, const bs_tree *t, size_t lo,
-                                                                 size_t hi, bs_extent *e, size_t d)
+/* Every point's keys and id, and the root's extent (in locals the key
+ * stores cannot alias). */
+static inline __attribute__((always_inline)) void bs_init_d(const grove__bt_view *v, const bs_tree *t, bs_extent *e,
+                                                            size_t d)
 {
     size_t n = t->c->n;
-    uint64_t *key = t->key[0], klo[GROVE__BS_MAX_DIMS], khi[GROVE__BS_MAX_DIMS];
-    for (size_t j = 0; j < d; j++) {
-        klo[j] = UINT64_MAX;
-        khi[j] = 0;
-    }
-    for (size_t i = lo; i < hi; i++) {
+    uint64_t *key = t->key[0], lo[GROVE__BS_MAX_DIMS], hi[GROVE__BS_MAX_DIMS];
+    for (size_t j = 0; j < d; j++) lo[j] = UINT64_MAX, hi[j] = 0;
+    for (size_t i = 0; i < t->b->count; i++) {
         const double *row = (const double *)(const void *)(v->base + i * v->stride);
         for (size_t j = 0; j < d; j++) {
             uint64_t k = grove__bt_key(row[j]);
             key[j * n + i] = k;
-            klo[j] = k < klo[j] ? k : klo[j];
-            khi[j] = k > khi[j] ? k : khi[j];
+            lo[j] = k < lo[j] ? k : lo[j];
+            hi[j] = k > hi[j] ? k : hi[j];
         }
         t->id[0][i] = (uint32_t)i;
     }
-    for (size_t j = 0; j < d; j++) {
-        e->lo[j] = klo[j];
-        e->hi[j] = khi[j];
-    }
+    for (size_t j = 0; j < d; j++) e->lo[j] = lo[j], e->hi[j] = hi[j];
 }
 
-static void bs_init_rows(const grove__bt_view *v, const bs_tree *t, size_t lo, size_t hi, bs_extent *e)
+static void bs_init(const grove__bt_view *v, const bs_tree *t, bs_extent *e)
 {
     switch (t->c->d) {
-    case 2: bs_init_rows_d(v, t, lo, hi, e, 2); break;
-    case 3: bs_init_rows_d(v, t, lo, hi, e, 3); break;
-    default: bs_init_rows_d(v, t, lo, hi, e, t->c->d);
+    case 2: bs_init_d(v, t, e, 2); break;
+    case 3: bs_init_d(v, t, e, 3); break;
+    default: bs_init_d(v, t, e, t->c->d);
     }
-}
-
-/* e grows to take in the extent of `more`. */
-static void bs_extent_join(bs_extent *e, const bs_extent *more, size_t d)
-{
-    for (size_t j = 0; j < d; j++) {
-        e->lo[j] = more->lo[j] < e->lo[j] ? more->lo[j] : e->lo[j];
-        e->hi[j] = more->hi[j] > e->hi[j] ? more->hi[j] : e->hi[j];
-    }
-}
-
-/* Every point's keys and id and the root's extent, in tasks. */
-#define BS_INIT_PARTS 16
-static void bs_init(const grove__bt_view *v, const bs_tree *t, bs_extent *root)
-{
-    size_t m = t->b->count, parts = m / BT_GATHER_CHUNK;
-    parts = !t->c->spawn ? 1 : parts < 1 ? 1 : parts > BS_INIT_PARTS ? BS_INIT_PARTS : parts;
-    bs_extent part[BS_INIT_PARTS];
-#pragma omp taskloop grainsize(1) default(shared) if (parts > 1)
-    for (size_t q = 0; q < parts; q++) bs_init_rows(v, t, q * m / parts, (q + 1) * m / parts, &part[q]);
-    *root = part[0];
-    for (size_t q = 1; q < parts; q++) bs_extent_join(root, &part[q], t->c->d);
 }
 
 /* Whether the extent is finite: NaN and infinity keys have every exponent bit. */
