@@ -128,10 +128,7 @@ static grove__bt_batch *plan_batches(const grove__bt_groups *g, int levels)
 /* Working memory from the workspace when there is one, in slots. */
 #define BT_SLOT_SCRATCH 3
 #define BT_SLOT_COPY 5
-static void *bt_take(const grove__bt_ctx *c, int slot, size_t bytes, const char *what)
-{
-    return grove__work_take(c->workspace, slot, bytes, what);
-}
+#define BT_TAKE(c, slot, bytes, what) grove__work_take((c)->workspace, slot, bytes, what)
 
 /* The packed builder's memory: two buffers of record lists, d lists of
  * sorted coordinates and of ranks, n long, or in a part per thread where
@@ -146,10 +143,10 @@ static bool alloc_packed(grove__bt_ctx *c, size_t sort, int threads)
     if (!grove__mul_size(total, c->lists, &lists) || !grove__mul_size(lists, 2 * sizeof(uint64_t), &lists) ||
         !grove__mul_size(total, c->d, &dims))
         return false;
-    c->rec = bt_take(c, 0, lists, "balltree records");
-    c->val = c->rec ? bt_take(c, 1, dims * sizeof(double), "balltree sorted coordinates") : NULL;
-    c->perm = c->val ? bt_take(c, 2, dims * sizeof(uint32_t), "balltree ranks") : NULL;
-    c->scratch = c->perm ? bt_take(c, BT_SLOT_SCRATCH, sort, "balltree sort scratch") : NULL;
+    c->rec = BT_TAKE(c, 0, lists, "balltree records");
+    c->val = c->rec ? BT_TAKE(c, 1, dims * sizeof(double), "balltree sorted coordinates") : NULL;
+    c->perm = c->val ? BT_TAKE(c, 2, dims * sizeof(uint32_t), "balltree ranks") : NULL;
+    c->scratch = c->perm ? BT_TAKE(c, BT_SLOT_SCRATCH, sort, "balltree sort scratch") : NULL;
     return true;
 }
 
@@ -158,13 +155,13 @@ static bool alloc_select(grove__bt_ctx *c, size_t sort, int threads)
 {
     size_t keys;
     if (!grove__mul_size(c->n, c->d, &keys) || !grove__mul_size(keys, 2 * sizeof(uint64_t), &keys)) return false;
-    c->skey[0] = bt_take(c, 0, keys, "balltree keys");
-    c->sid[0] = c->skey[0] ? bt_take(c, 1, 2 * c->n * sizeof(uint32_t), "balltree ids") : NULL;
+    c->skey[0] = BT_TAKE(c, 0, keys, "balltree keys");
+    c->sid[0] = c->skey[0] ? BT_TAKE(c, 1, 2 * c->n * sizeof(uint32_t), "balltree ids") : NULL;
     /* coordinates, two buffers of lists, sorted coordinates, ranks */
-    c->leaf_bytes = c->plan.leaf_max * (c->d * sizeof(double) + 2 * c->lists * sizeof(uint64_t) + c->d * sizeof(double) +
-                               c->d * sizeof(uint32_t));
-    c->leaf_work = c->sid[0] ? bt_take(c, 2, c->leaf_bytes * (size_t)threads, "balltree leaf memory") : NULL;
-    c->scratch = c->leaf_work ? bt_take(c, BT_SLOT_SCRATCH, sort, "balltree selection scratch") : NULL;
+    c->leaf_bytes = c->plan.leaf_max * (c->d * sizeof(double) + 2 * c->lists * sizeof(uint64_t) +
+                                        c->d * sizeof(double) + c->d * sizeof(uint32_t));
+    c->leaf_work = c->sid[0] ? BT_TAKE(c, 2, c->leaf_bytes * (size_t)threads, "balltree leaf memory") : NULL;
+    c->scratch = c->leaf_work ? BT_TAKE(c, BT_SLOT_SCRATCH, sort, "balltree selection scratch") : NULL;
     c->skey[1] = c->skey[0] ? c->skey[0] + c->n * c->d : NULL;
     c->sid[1] = c->sid[0] ? c->sid[0] + c->n : NULL;
     return true;
@@ -179,11 +176,11 @@ static bool alloc_presorted(grove__bt_ctx *c, size_t sort)
     if (!grove__mul_size(c->n, c->d, &coords) || !grove__mul_size(coords, local ? sizeof(double) : 0, &coords) ||
         !grove__mul_size(c->n, c->lists, &lists) || !grove__mul_size(lists, 2 * sizeof(uint32_t), &lists))
         return false;
-    c->x = bt_take(c, 0, coords, "balltree local coordinates");
-    uint32_t *l = c->x ? bt_take(c, 1, lists, "balltree lists") : NULL;
-    c->id = l ? bt_take(c, 2, local ? 2 * sizeof(uint32_t) * c->n : 0, "balltree labels") : NULL;
-    c->flag[0] = c->id ? bt_take(c, 4, (local ? 2 : 1) * c->n, "balltree flags") : NULL;
-    c->scratch = c->flag[0] ? bt_take(c, BT_SLOT_SCRATCH, sort, "balltree sort scratch") : NULL;
+    c->x = BT_TAKE(c, 0, coords, "balltree local coordinates");
+    uint32_t *l = c->x ? BT_TAKE(c, 1, lists, "balltree lists") : NULL;
+    c->id = l ? BT_TAKE(c, 2, local ? 2 * sizeof(uint32_t) * c->n : 0, "balltree labels") : NULL;
+    c->flag[0] = c->id ? BT_TAKE(c, 4, (local ? 2 : 1) * c->n, "balltree flags") : NULL;
+    c->scratch = c->flag[0] ? BT_TAKE(c, BT_SLOT_SCRATCH, sort, "balltree sort scratch") : NULL;
     c->list[0] = l;
     c->list[1] = l ? l + c->lists * c->n : NULL;
     c->map = c->id ? c->id + (local ? c->n : 0) : NULL;
@@ -204,7 +201,7 @@ static grove_status alloc_work(grove__bt_ctx *c, bt_input *in, int threads)
                                                                    : alloc_presorted(c, sort));
     if (!made)
         return grove__fail(GROVE_TOO_LARGE, "balltree: working memory for %zu x %zu points is too large", c->n, c->d);
-    in->copy = c->scratch && copy ? bt_take(c, BT_SLOT_COPY, copy, "balltree coordinates") : NULL;
+    in->copy = c->scratch && copy ? BT_TAKE(c, BT_SLOT_COPY, copy, "balltree coordinates") : NULL;
     if (!c->scratch || (copy && !in->copy)) return GROVE_OUT_OF_MEMORY;
     if (in->copy) c->base = (const char *)in->copy;
     return GROVE_OK;

@@ -73,6 +73,13 @@ struct grove__bt_view {
     uint8_t *flag;
 };
 
+/* The row of label (or batch-local id) l, and its coordinate j. */
+static inline const double *grove__bt_row_of(const grove__bt_view *v, uint32_t l)
+{
+    return (const double *)(const void *)(v->base + l * v->stride);
+}
+static inline double grove__bt_at(const grove__bt_view *v, uint32_t l, size_t j) { return grove__bt_row_of(v, l)[j]; }
+
 /* Sort ids[0..g) (ids[i] == i) by (coordinate j, id); a, b scratch of g. */
 void grove__bt_sort(const grove__bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a, uint64_t *b);
 

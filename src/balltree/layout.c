@@ -35,10 +35,7 @@ void grove__bt_groups_free(grove__bt_groups *groups)
     grove__free(groups->ids);
     grove__free(groups->start);
     grove__free(groups->order);
-    groups->ids = NULL;
-    groups->start = NULL;
-    groups->order = NULL;
-    groups->count = 0;
+    *groups = (grove__bt_groups){0, NULL, NULL, NULL};
 }
 
 static grove_status alloc_groups(grove__bt_groups *g, size_t count)

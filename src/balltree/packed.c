@@ -146,16 +146,8 @@ void grove__bt_packed_leaf(const grove__bt_ctx *c, const grove__bt_batch *b, con
     uint64_t *rec = (uint64_t *)(work + leaf * d);
     double *val = (double *)(rec + 2 * lists * leaf);
     uint32_t *perm = (uint32_t *)(val + leaf * d);
-    grove__packed_tree p = {.c = c,
-                            .b = b,
-                            .count = k,
-                            .n = leaf,
-                            .ids = ids,
-                            .spawn = false,
-                            .rec = {rec, rec + lists * leaf},
-                            .val = val,
-                            .perm = perm,
-                            .partition = c->partition_fn};
+    grove__packed_tree p = {.c = c, .b = b, .count = k, .n = leaf, .ids = ids, .spawn = false,
+                            .rec = {rec, rec + lists * leaf}, .val = val, .perm = perm, .partition = c->partition_fn};
     packed_layout(&p, c->plan.quantize, c->plan.leaf_bits);
     grove__bt_view v = {(const char *)work, d * sizeof *work, NULL, NULL};
     packed_presort(&v, &p, c->plan.leaf_bits);

@@ -50,11 +50,6 @@ static inline void grove__packed_emit(const grove__packed_tree *t, size_t slot, 
     grove__bt_emit(t->c, slot, grove__packed_row(t, e), real);
 }
 
-/* Coordinate j of batch-local id i in v. */
-static inline double grove__packed_coord(const grove__bt_view *v, uint32_t i, size_t j)
-{
-    return ((const double *)(const void *)(v->base + i * v->stride))[j];
-}
 
 /* Rank records: the presort, and the finish of a node of at most
  * PACKED_SMALL points (in id order in partition mode). */

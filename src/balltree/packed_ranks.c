@@ -126,7 +126,7 @@ static void ranks_sort_dim(const grove__bt_view *v, const grove__packed_tree *t,
     for (size_t i = 0; i < m; i++) perm[i] = (uint32_t)i;
     uint64_t *a = grove__bt_scratch(t->c);
     grove__bt_sort(v, j, perm, m, a, a + m);
-    for (size_t r = 0; r < m; r++) val[r] = grove__packed_coord(v, perm[r], j);
+    for (size_t r = 0; r < m; r++) val[r] = grove__bt_at(v, perm[r], j);
 }
 
 /* Sort every dimension (in tasks where the batch makes them: none

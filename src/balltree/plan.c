@@ -74,7 +74,8 @@ grove__bt_plan grove__bt_plan_make(const grove__bt_plan_input *in)
                                                           : 0;
     bool select_fits = full && d <= select_dims && p.leaf_max >= BS_LEAF_MIN && m >= 2 * p.leaf_max;
     /* Packed would rank the batch but selecting's leaves quantize: selecting. */
-    bool leaves_quantize = p.quantize && !grove__quantized_field_bits(m, d) && grove__quantized_field_bits(p.leaf_max, d);
+    bool leaves_quantize =
+        p.quantize && !grove__quantized_field_bits(m, d) && grove__quantized_field_bits(p.leaf_max, d);
     if (select_fits && (!p.bits || leaves_quantize)) {
         p.builder = GROVE__BT_SELECTING;
         p.bits = 0;

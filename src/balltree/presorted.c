@@ -74,19 +74,11 @@ static void bt_lsd(uint64_t **a, uint64_t **b, size_t g, int bits)
 /* How many points ahead random reads are prefetched. */
 #define BT_AHEAD 16
 
-/* Coordinate j of label l. */
-static inline const double *bt_row_of(const grove__bt_view *v, uint32_t l)
-{
-    return (const double *)(const void *)(v->base + l * v->stride);
-}
-
-static inline double bt_at(const grove__bt_view *v, uint32_t l, size_t j) { return bt_row_of(v, l)[j]; }
-
 /* Stable insertion sort of ids[0..g), g <= BT_SORT_SMALL, by key j. */
 static void bt_sort_small(const grove__bt_view *v, size_t j, uint32_t *ids, size_t g)
 {
     uint64_t key[BT_SORT_SMALL];
-    for (size_t i = 0; i < g; i++) key[i] = grove__bt_key(bt_at(v, ids[i], j));
+    for (size_t i = 0; i < g; i++) key[i] = grove__bt_key(grove__bt_at(v, ids[i], j));
     for (size_t i = 1; i < g; i++) {
         uint64_t kv = key[i];
         uint32_t id = ids[i];
@@ -146,9 +138,9 @@ void grove__bt_sort(const grove__bt_view *v, size_t j, uint32_t *ids, size_t g, 
         bt_sort_small(v, j, ids, g);
         return;
     }
-    uint64_t lo = grove__bt_key(bt_at(v, ids[0], j)), hi = lo;
+    uint64_t lo = grove__bt_key(grove__bt_at(v, ids[0], j)), hi = lo;
     for (size_t i = 0; i < g; i++) { /* the keys, read once, into a */
-        uint64_t k = grove__bt_key(bt_at(v, ids[i], j));
+        uint64_t k = grove__bt_key(grove__bt_at(v, ids[i], j));
         a[i] = k;
         lo = k < lo ? k : lo;
         hi = k > hi ? k : hi;
@@ -175,9 +167,9 @@ static void bt_small(const bt_tree *t, const grove__bt_view *w, const uint32_t *
     size_t s = 0;
     double best_spread = -1.0;
     for (size_t j = 0; j < d; j++) {
-        double lo = bt_at(w, labels[0], j), hi = lo;
+        double lo = grove__bt_at(w, labels[0], j), hi = lo;
         for (size_t i = 1; i < k; i++) {
-            double v = bt_at(w, labels[i], j);
+            double v = grove__bt_at(w, labels[i], j);
             lo = v < lo ? v : lo;
             hi = v > hi ? v : hi;
         }
@@ -187,7 +179,7 @@ static void bt_small(const bt_tree *t, const grove__bt_view *w, const uint32_t *
     double v[BT_SMALL];
     uint32_t id[BT_SMALL];
     for (size_t i = 0; i < k; i++) {
-        v[i] = bt_at(w, labels[i], s);
+        v[i] = grove__bt_at(w, labels[i], s);
         id[i] = bt_id(w, labels[i]);
     }
     if (leaf) { /* a leaf pair: the smaller (coordinate, id) first */
@@ -224,11 +216,11 @@ static void bt_relabel(const bt_tree *t, int buf, size_t off, size_t k)
         if (i + BT_AHEAD < k) {
             uint32_t next = first[i + BT_AHEAD];
             __builtin_prefetch(&t->map[next]);
-            __builtin_prefetch(bt_row_of(&t->ids, next));
+            __builtin_prefetch(grove__bt_row_of(&t->ids, next));
         }
         t->map[id] = (uint32_t)p;
         t->id[p] = id;
-        for (size_t j = 0; j < d; j++) x[p * d + j] = bt_at(&t->ids, id, j);
+        for (size_t j = 0; j < d; j++) x[p * d + j] = grove__bt_at(&t->ids, id, j);
         first[i] = (uint32_t)p;
     }
     for (size_t j = 1; j < t->c->lists; j++) {
@@ -256,7 +248,7 @@ static void bt_node(const bt_tree *t, const grove__bt_view *w, int buf, size_t o
     double best_spread = -1.0;
     for (size_t j = 0; j < d; j++) {
         const uint32_t *l = src + j * n;
-        double spread = (double)bt_at(w, l[k - 1], j) - (double)bt_at(w, l[0], j);
+        double spread = (double)grove__bt_at(w, l[k - 1], j) - (double)grove__bt_at(w, l[0], j);
         grove__bt_widest(spread, j, &s, &best_spread);
     }
     /* Ancestors' flags are at most `level`: tag marks the right child alone. */

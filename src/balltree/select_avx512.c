@@ -146,9 +146,5 @@ bool grove__bs_kernels_avx512(grove__bs_kernels *k)
     return true;
 }
 #else
-bool grove__bs_kernels_avx512(grove__bs_kernels *k)
-{
-    (void)k;
-    return false;
-}
+bool grove__bs_kernels_avx512(grove__bs_kernels *k) { return (void)k, false; }
 #endif

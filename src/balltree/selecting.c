@@ -10,10 +10,6 @@
 #include <math.h>
 #include <string.h>
 
-typedef grove__bs_pair bs_pair;
-typedef grove__bs_extent bs_extent;
-#define bs_less grove__bs_less
-
 /* One batch's slice of the selecting builder's memory. */
 typedef struct bs_tree {
     const grove__bt_ctx *c;
@@ -32,30 +28,30 @@ static inline double bs_value(uint64_t key)
     return x;
 }
 
-static void bs_swap(bs_pair *a, size_t i, size_t j)
+static void bs_swap(grove__bs_pair *a, size_t i, size_t j)
 {
-    bs_pair t = a[i];
+    grove__bs_pair t = a[i];
     a[i] = a[j];
     a[j] = t;
 }
 
 /* The element of rank h of distinct a[0..k): quickselect, median of three. */
-static bs_pair bs_nth(bs_pair *a, size_t k, size_t h)
+static grove__bs_pair bs_nth(grove__bs_pair *a, size_t k, size_t h)
 {
     size_t lo = 0, hi = k; /* the answer is in a[lo..hi) */
     while (hi - lo > 2) {
         size_t mid = lo + (hi - lo) / 2;
-        if (bs_less(a[mid], a[lo])) bs_swap(a, mid, lo);
-        if (bs_less(a[hi - 1], a[mid])) {
+        if (grove__bs_less(a[mid], a[lo])) bs_swap(a, mid, lo);
+        if (grove__bs_less(a[hi - 1], a[mid])) {
             bs_swap(a, hi - 1, mid);
-            if (bs_less(a[mid], a[lo])) bs_swap(a, mid, lo);
+            if (grove__bs_less(a[mid], a[lo])) bs_swap(a, mid, lo);
         }
-        bs_pair p = a[mid];
+        grove__bs_pair p = a[mid];
         bs_swap(a, mid, hi - 2); /* the pivot out of the way; a[lo] < p < a[hi - 1] */
         size_t i = lo, j = hi - 2;
         for (;;) {
-            while (bs_less(a[++i], p)) {}
-            while (bs_less(p, a[--j])) {}
+            while (grove__bs_less(a[++i], p)) {}
+            while (grove__bs_less(p, a[--j])) {}
             if (i >= j) break;
             bs_swap(a, i, j);
         }
@@ -64,7 +60,7 @@ static bs_pair bs_nth(bs_pair *a, size_t k, size_t h)
         if (h < i) hi = i;
         else lo = i + 1;
     }
-    if (hi - lo == 2 && bs_less(a[lo + 1], a[lo])) bs_swap(a, lo, lo + 1);
+    if (hi - lo == 2 && grove__bs_less(a[lo + 1], a[lo])) bs_swap(a, lo, lo + 1);
     return a[h];
 }
 
@@ -77,39 +73,39 @@ static bs_pair bs_nth(bs_pair *a, size_t k, size_t h)
 
 /* The point of rank h among k candidates: each round keeps those in the
  * window around h's sample rank (a sixth) in out_key[r % 2], out_id[r % 2]. */
-static bs_pair bs_nth_of(const bs_tree *t, const uint64_t *key, const uint32_t *id, size_t k, size_t h,
+static grove__bs_pair bs_nth_of(const bs_tree *t, const uint64_t *key, const uint32_t *id, size_t k, size_t h,
                          uint64_t *out_key[2], uint32_t *out_id[2])
 {
     for (int round = 0; k > BS_NTH_MAX; round ^= 1) {
-        bs_pair sample[BS_SAMPLE];
+        grove__bs_pair sample[BS_SAMPLE];
         for (size_t q = 0; q < BS_SAMPLE; q++) {
             size_t i = (2 * q + 1) * k / (2 * BS_SAMPLE);
-            sample[q] = (bs_pair){key[i], id[i]};
+            sample[q] = (grove__bs_pair){key[i], id[i]};
         }
         size_t at = (size_t)((double)h / (double)k * BS_SAMPLE);
         size_t a = at > BS_WINDOW ? at - BS_WINDOW : 0, z = at + BS_WINDOW < BS_SAMPLE ? at + BS_WINDOW : BS_SAMPLE - 1;
-        bs_pair lo = a ? bs_nth(sample, BS_SAMPLE, a) : (bs_pair){0, 0};
-        bs_pair hi = z < BS_SAMPLE - 1 ? bs_nth(sample, BS_SAMPLE, z) : (bs_pair){UINT64_MAX, UINT32_MAX};
+        grove__bs_pair lo = a ? bs_nth(sample, BS_SAMPLE, a) : (grove__bs_pair){0, 0};
+        grove__bs_pair hi = z < BS_SAMPLE - 1 ? bs_nth(sample, BS_SAMPLE, z) : (grove__bs_pair){UINT64_MAX, UINT32_MAX};
         uint64_t *ok = out_key[round];
         uint32_t *oi = out_id[round];
         size_t below, c = t->kernels->window(key, id, k, lo, hi, ok, oi, &below);
         if (h < below) /* missed low: keep everything up to lo */
-            c = t->kernels->window(key, id, k, (bs_pair){0, 0}, lo, ok, oi, &below);
+            c = t->kernels->window(key, id, k, (grove__bs_pair){0, 0}, lo, ok, oi, &below);
         else if (h >= below + c) /* missed high: keep everything from hi */
-            c = t->kernels->window(key, id, k, hi, (bs_pair){UINT64_MAX, UINT32_MAX}, ok, oi, &below);
+            c = t->kernels->window(key, id, k, hi, (grove__bs_pair){UINT64_MAX, UINT32_MAX}, ok, oi, &below);
         h -= below;
         k = c;
         key = ok;
         id = oi;
     }
-    bs_pair cand[BS_NTH_MAX];
-    for (size_t i = 0; i < k; i++) cand[i] = (bs_pair){key[i], id[i]};
+    grove__bs_pair cand[BS_NTH_MAX];
+    for (size_t i = 0; i < k; i++) cand[i] = (grove__bs_pair){key[i], id[i]};
     return bs_nth(cand, k, h);
 }
 
 /* The point of rank h along s of node [off, off + k); candidates go to
  * the node's place in the other buffer and the thread's scratch. */
-static bs_pair bs_select(const bs_tree *t, int buf, size_t off, size_t k, size_t h, size_t s)
+static grove__bs_pair bs_select(const bs_tree *t, int buf, size_t off, size_t k, size_t h, size_t s)
 {
     size_t n = t->c->n;
     uint64_t *scratch = grove__bt_scratch(t->c);
@@ -131,14 +127,14 @@ static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, 
 
 /* Every point's keys and id, and the root's extent (in locals the key
  * stores cannot alias). */
-static inline __attribute__((always_inline)) void bs_init_d(const grove__bt_view *v, const bs_tree *t, bs_extent *e,
-                                                            size_t d)
+static inline __attribute__((always_inline)) void bs_init_d(const grove__bt_view *v, const bs_tree *t,
+                                                            grove__bs_extent *e, size_t d)
 {
     size_t n = t->c->n;
     uint64_t *key = t->key[0], lo[GROVE__BS_MAX_DIMS], hi[GROVE__BS_MAX_DIMS];
     for (size_t j = 0; j < d; j++) lo[j] = UINT64_MAX, hi[j] = 0;
     for (size_t i = 0; i < t->b->count; i++) {
-        const double *row = (const double *)(const void *)(v->base + i * v->stride);
+        const double *row = grove__bt_row_of(v, (uint32_t)i);
         for (size_t j = 0; j < d; j++) {
             uint64_t k = grove__bt_key(row[j]);
             key[j * n + i] = k;
@@ -150,7 +146,7 @@ static inline __attribute__((always_inline)) void bs_init_d(const grove__bt_view
     for (size_t j = 0; j < d; j++) e->lo[j] = lo[j], e->hi[j] = hi[j];
 }
 
-static void bs_init(const grove__bt_view *v, const bs_tree *t, bs_extent *e)
+static void bs_init(const grove__bt_view *v, const bs_tree *t, grove__bs_extent *e)
 {
     switch (t->c->d) {
     case 2: bs_init_d(v, t, e, 2); break;
@@ -160,7 +156,7 @@ static void bs_init(const grove__bt_view *v, const bs_tree *t, bs_extent *e)
 }
 
 /* Whether the extent is finite: NaN and infinity keys have every exponent bit. */
-static bool bs_finite(const bs_extent *e, size_t d)
+static bool bs_finite(const grove__bs_extent *e, size_t d)
 {
     for (size_t j = 0; j < d; j++)
         if (e->hi[j] >> 52 == 0xfff || e->lo[j] >> 52 == 0) return false;
@@ -168,7 +164,7 @@ static bool bs_finite(const bs_extent *e, size_t d)
 }
 
 /* Whether every spread of the extent is a finite double. */
-static bool bs_spreads_finite(const bs_extent *e, size_t d)
+static bool bs_spreads_finite(const grove__bs_extent *e, size_t d)
 {
     for (size_t j = 0; j < d; j++)
         if (!isfinite(bs_value(e->hi[j]) - bs_value(e->lo[j]))) return false;
@@ -176,7 +172,7 @@ static bool bs_spreads_finite(const bs_extent *e, size_t d)
 }
 
 /* The node holding segment [off, off + k) of buffer buf, with extent e. */
-static void bs_node(const bs_tree *t, int buf, size_t off, size_t k, int level, size_t out, const bs_extent *e)
+static void bs_node(const bs_tree *t, int buf, size_t off, size_t k, int level, size_t out, const grove__bs_extent *e)
 {
     const grove__bt_ctx *c = t->c;
     if (k <= c->plan.leaf_max) {
@@ -188,8 +184,8 @@ static void bs_node(const bs_tree *t, int buf, size_t off, size_t k, int level, 
     double best_spread = -1.0;
     for (size_t j = 0; j < c->d; j++)
         grove__bt_widest(bs_value(e->hi[j]) - bs_value(e->lo[j]), j, &s, &best_spread);
-    bs_pair pivot = bs_select(t, buf, off, k, h, s);
-    bs_extent left, right; /* the split: the points below the pivot first */
+    grove__bs_pair pivot = bs_select(t, buf, off, k, h, s);
+    grove__bs_extent left, right; /* the split: the points below the pivot first */
     t->kernels->split(t->key[buf] + off, t->id[buf] + off, t->key[!buf] + off, t->id[!buf] + off, c->n, c->d, k,
                       (grove__bs_sides){0, h, h, k}, s, pivot, &left, &right);
     size_t right_out = grove__bt_right_out(c, t->b, out, h, level);
@@ -207,7 +203,7 @@ void grove__bt_selecting_batch(const grove__bt_ctx *c, const grove__bt_batch *b,
     size_t start = b->start;
     bs_tree t = {c, b, {c->skey[0] + start, c->skey[1] + start}, {c->sid[0] + start, c->sid[1] + start},
                  &c->bs_kernels};
-    bs_extent root;
+    grove__bs_extent root;
     bs_init(ids, &t, &root);
     if (c->nonfinite && !bs_finite(&root, c->d)) {
         *c->nonfinite = true;
