@@ -58,12 +58,10 @@ grove__packed_partition_fn grove__packed_partition_portable;
 grove__packed_partition_fn *grove__packed_partition_avx512(void);
 grove__packed_partition_fn *grove__packed_partition_avx2(void);
 
-/* The quantized presort's first pass (packed_quantized.c, x86-64-v3)
- * over rows [a, b) of x, d <= GROVE__QUANTIZED_MAX_DIMS doubles each:
- * extent:  the smallest and largest coordinate j into lo[j] and hi[j]
- *          (b > a), and whether every coordinate is finite;
- * records: src[i] = i | q_j << shift[j] for every j, where f = (x_j -
- *          lo[j]) * scale[j] and q_j = f < mask ? (uint64)f : mask (< 2^31). */
+/* The quantized first pass (x86-64-v3) over rows [a, b) of d doubles:
+ * extent: each coordinate's smallest and largest (b > a), and whether all
+ * are finite; records: src[i] = i | q_j << shift[j] for every j, where
+ * q_j = min(floor((x_j - lo[j]) * scale[j]), mask) (under 2^31). */
 #define GROVE__QUANTIZED_MAX_DIMS 4
 bool grove__quantized_extent(const double *x, size_t d, size_t a, size_t b, double *lo, double *hi);
 void grove__quantized_records(const double *x, size_t d, size_t a, size_t b, const double *lo, const double *scale,

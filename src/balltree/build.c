@@ -229,17 +229,6 @@ static void bt_apply_plan(grove__bt_ctx *c, grove__bt_plan plan)
     else if (plan.select_isa == GROVE__BT_AVX2) grove__bs_kernels_avx2(&c->bs_kernels);
 }
 
-/* The build on the points scaled down (grove__bt_scaled): the same tree. */
-static grove_status bt_build_scaled(grove_points points, double magnitude, const grove_balltree_params *params,
-                                    int64_t *indices, uint8_t *mask, const grove_options *options)
-{
-    double *x = grove__bt_scaled(points, magnitude, params && params->rotation);
-    if (!x) return GROVE_OUT_OF_MEMORY;
-    grove_status s = grove_balltree_build(grove_points_f64(x, points.n, points.d), params, indices, mask, options);
-    grove__free(x);
-    return s;
-}
-
 grove_status grove_balltree_build(grove_points points, const grove_balltree_params *params, int64_t *indices,
                                   uint8_t *mask, const grove_options *options)
 {
@@ -298,8 +287,11 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     grove__free(batches);
     grove__bt_groups_free(&g);
     /* Overflowing spreads (and rotations that would underflow) compare
-     * once the points are scaled. */
+     * once the points are scaled: the same tree. */
     if (s == GROVE_OK && rescale && c.overflow) s = grove__points_validate_range(points, threads, &magnitude);
-    if (s == GROVE_OK && rescale) s = bt_build_scaled(points, magnitude, params, indices, mask, options);
+    double *x = s == GROVE_OK && rescale ? grove__bt_scaled(points, magnitude, p.rotation != NULL) : NULL;
+    if (x) s = grove_balltree_build(grove_points_f64(x, points.n, points.d), params, indices, mask, options);
+    else if (s == GROVE_OK && rescale) s = GROVE_OUT_OF_MEMORY;
+    grove__free(x);
     return s;
 }

@@ -1,10 +1,8 @@
-/* The packed builder (packed.h): batches whose records fit a 64-bit word
- * (plan.c), and the selecting builder's leaves. Along the split dimension
- * s, (coordinate, id) order is the order of field s, so the right child
- * is every record whose field s is at least the median's: each other list
- * is partitioned stably by that comparison, reading nothing but the list
- * (vectorised: partition*.c). The split list itself is not copied: a bit
- * per list (`where`) says which buffer holds it. */
+/* The packed builder (packed.h): batches whose records fit a 64-bit word,
+ * and the selecting builder's leaves. Along the split dimension s the
+ * right child is every record whose field s is at least the median's, so
+ * each other list is partitioned stably by that comparison alone
+ * (partition.c); a bit per list (`where`) says which buffer holds it. */
 #include "packed.h"
 
 /* Quantized records where asked and their fields fit, else ranks. */
@@ -76,7 +74,7 @@ static void packed_node(const grove__packed_tree *t, uint64_t where, size_t off,
     /* in id order in partition mode */
     const uint64_t *last = t->rec[where >> (c->lists - 1) & 1] + (c->lists - 1) * t->n + off;
     if (c->partition && level == t->b->levels) { /* a leaf: rows ascending */
-        for (size_t i = 0; i < k; i++) grove__packed_emit(t, out + i, last[i], 1);
+        for (size_t i = 0; i < k; i++) grove__bt_emit(t->c, out + i, grove__packed_row(t, last[i]), 1);
         return;
     }
     int depth = c->plan.bitmask ? grove__bitmask_depth(k, c->d) : -1;

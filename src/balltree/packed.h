@@ -1,9 +1,7 @@
-/* What the packed builder's files share. A node is the same segment of d
- * lists, list j sorted along dimension j, as in the presorted builder,
- * but the lists hold a 64-bit record per point with d fields to split by:
- * packed.c (the recursion), packed_ranks.c (fields that are ranks),
- * packed_quantized.c (quantized coordinates) and packed_bitmask.c (small
- * subtrees as bit masks, which finish both kinds). */
+/* What the packed builder's files share: a node is the same segment of d
+ * lists sorted along each dimension, as in the presorted builder, each
+ * entry a 64-bit record with d fields to split by: packed.c (recursion),
+ * packed_ranks.c, packed_quantized.c, packed_bitmask.c. */
 #ifndef GROVE_BALLTREE_PACKED_H
 #define GROVE_BALLTREE_PACKED_H
 
@@ -45,10 +43,6 @@ static inline size_t grove__packed_row(const grove__packed_tree *t, uint64_t e)
     return grove__bt_row(t->c, t->b, t->ids ? t->ids[p] : p);
 }
 
-static inline void grove__packed_emit(const grove__packed_tree *t, size_t slot, uint64_t e, uint8_t real)
-{
-    grove__bt_emit(t->c, slot, grove__packed_row(t, e), real);
-}
 
 
 /* Rank records: the presort, and the finish of a node of at most

@@ -1,15 +1,11 @@
 /* Small full-mode subtrees as bit masks, for the packed builder (packed.h)
- * on x86-64-v3: a node of k <= 64 points in 2..4 dimensions gives each
- * point a local id (its position in list 0) and keeps per dimension j the
- * local ids in j's order (ord_j), its inverse (rnk_j) and the coordinates
- * in that order (s_j). A node below is then a 64-bit mask of local ids: a
- * bit shuffle per dimension gives its positions along j, whose lowest and
- * highest give its extent; the left child is the lowest k/2 positions
- * along the split dimension (one pdep), shuffled back through rnk. No
- * list is partitioned and nothing branches on the data (the split
- * dimension and a leaf's order are coin flips on fresh points). Compiled
- * twice (twice.h): with AVX-512 BITALG the shuffle is one instruction.
- * docs/balltree-internals.md has the details. */
+ * on x86-64-v3: a node of k <= 64 points in 2..4 dimensions keeps per
+ * dimension j its local ids in j's order (ord_j), the inverse (rnk_j) and
+ * the coordinates in that order (s_j); a node below is a 64-bit mask of
+ * local ids, its extent and left child found by bit shuffles and one pdep:
+ * no list partitioned, no branch on the data. Compiled twice (twice.h):
+ * with AVX-512 BITALG the shuffle is one instruction. See
+ * docs/balltree-internals.md. */
 #include "packed.h"
 #include "twice.h"
 

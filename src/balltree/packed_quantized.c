@@ -1,10 +1,8 @@
 /* Quantized records (packed.h): a point's id and each coordinate mapped
- * linearly, never decreasing, onto a field. Each list is then one radix
- * sort of the records; points sharing a field value (a run) are ordered
- * by coordinate only where a node's extent or split needs it (a split
- * inside a run moves its right part one value up). The output is the
- * bytes of the rank records. A batch with a run longer than MAX_RUN
- * (crowded data) goes back to ranks. docs/balltree-internals.md has more. */
+ * linearly, never decreasing, onto a field; each list is one radix sort of
+ * the records, and points sharing a field value (a run) are ordered by
+ * coordinate only where an extent or split needs it. The output is the
+ * rank records' bytes; a run longer than MAX_RUN goes back to ranks. */
 #include "packed.h"
 
 #include <math.h>

@@ -1,8 +1,7 @@
-/* Rank records (packed.h): every dimension sorted once by (coordinate,
- * id) (grove__bt_sort) gives each point its rank along it; a record holds
- * the d ranks. A node's extent along j is val_j at the ranks of its first
- * and last record in list j (val_j: the coordinates in sorted order); a
- * leaf maps the rank along dimension 0 back to the id (perm). */
+/* Rank records (packed.h): every dimension sorted once by (coordinate, id)
+ * (grove__bt_sort) gives each point its rank along it, a record the d
+ * ranks; a node's extent along j is val_j (the sorted coordinates) at its
+ * first and last record's ranks, perm maps a rank back to the id. */
 #include "packed.h"
 
 #include <math.h>
@@ -33,7 +32,7 @@ static void ranks_small_node(const ranks_local *p, const uint8_t *idx, size_t k,
     const grove__packed_tree *t = p->t;
     const grove__bt_ctx *c = t->c;
     if (c->partition && (level == t->b->levels || k <= 1)) {
-        for (size_t i = 0; i < k; i++) grove__packed_emit(t, out + i, p->rec[idx[i]], 1);
+        for (size_t i = 0; i < k; i++) grove__bt_emit(c, out + i, grove__packed_row(t, p->rec[idx[i]]), 1);
         return;
     }
     if (!c->partition && level == t->b->levels) { /* a leaf of one or two points */

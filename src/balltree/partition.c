@@ -4,18 +4,24 @@
  * masked ones near the end. */
 #include "balltree_internal.h"
 
-/* Branch-free: the outcome is a coin flip. */
-void grove__packed_partition_portable(const uint64_t *restrict src, uint64_t *restrict dst, size_t k, size_t h,
-                                      int shift, uint64_t mask, uint64_t pivot)
+/* Records [i, k) to dst at l (left) and r (right); branch-free: the
+ * outcome is a coin flip. */
+static inline void partition_scalar(const uint64_t *restrict src, uint64_t *restrict dst, size_t i, size_t k,
+                                    size_t l, size_t r, int shift, uint64_t mask, uint64_t pivot)
 {
-    size_t l = 0, r = h;
-    for (size_t i = 0; i < k; i++) {
+    for (; i < k; i++) {
         uint64_t e = src[i];
         size_t right = grove__record_field(e, shift, mask) >= pivot;
         dst[right ? r : l] = e;
         l += 1 - right;
         r += right;
     }
+}
+
+void grove__packed_partition_portable(const uint64_t *restrict src, uint64_t *restrict dst, size_t k, size_t h,
+                                      int shift, uint64_t mask, uint64_t pivot)
+{
+    partition_scalar(src, dst, 0, k, 0, h, shift, mask, pivot);
 }
 
 #if GROVE__HAVE_TARGETS
@@ -62,13 +68,7 @@ __attribute__((target("avx2,popcnt"))) static void partition_avx2(const uint64_t
         l += nl;
         r += nr;
     }
-    for (; i < k; i++) {
-        uint64_t e = src[i];
-        size_t right = grove__record_field(e, shift, mask) >= pivot;
-        dst[right ? r : l] = e;
-        l += 1 - right;
-        r += right;
-    }
+    partition_scalar(src, dst, i, k, l, r, shift, mask, pivot);
 }
 
 /* Eight records at a time, each side compressed into a register. */

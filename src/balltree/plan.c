@@ -41,14 +41,12 @@ int grove__quantized_field_bits(size_t m, size_t d)
 /* The plan's name (plan.h). */
 static const char *plan_name(const grove__bt_plan *p, size_t m, size_t d)
 {
-    static const char *const names[2][2][2] = {
-        {{"packed", "packed+bits"}, {"packed", "packed+quantized+bits"}},
-        {{"selecting", "selecting+bits"}, {"selecting", "selecting+quantized+bits"}},
-    };
-    if (p->builder == GROVE__BT_PRESORTED) return "presorted";
     bool select = p->builder == GROVE__BT_SELECTING;
-    bool quantized = p->quantize && grove__quantized_field_bits(select ? p->leaf_max : m, d);
-    return names[select][quantized][p->bitmask];
+    if (p->builder == GROVE__BT_PRESORTED) return "presorted";
+    if (!p->bitmask) return select ? "selecting" : "packed";
+    if (!p->quantize || !grove__quantized_field_bits(select ? p->leaf_max : m, d))
+        return select ? "selecting+bits" : "packed+bits";
+    return select ? "selecting+quantized+bits" : "packed+quantized+bits";
 }
 
 grove__bt_plan grove__bt_plan_make(const grove__bt_plan_input *in)

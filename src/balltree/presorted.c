@@ -1,15 +1,12 @@
 /* The presorted builder, which takes any batch: every dimension sorted
  * once by (coordinate, id) into a list of labels (batch-local ids); a node
- * is the same segment of every list, its extent the ends of each, its left
- * child the first floor(k/2) labels of the split dimension's list. A split
- * flags the right child's labels and stably partitions the other lists by
- * flag into the other buffer. In partition mode one more list, in id
- * order, gives each leaf's rows ascending. Ids index the whole batch, so
- * in a batch of more than BT_LOCAL points the first node of at most
- * BT_LOCAL points on every path relabels its points by position, with its
- * coordinates copied in that order: below it everything stays local. The
- * sort: an LSD radix sort of the keys' top bits, then each run of equal
- * top bits the same way on its narrower range. */
+ * is the same segment of every list, its left child the first floor(k/2)
+ * labels of the split dimension's list; a split flags the right child's
+ * labels and stably partitions the other lists into the other buffer (in
+ * partition mode one more list keeps id order). The first node of at most
+ * BT_LOCAL points on a path relabels its points by position, coordinates
+ * copied along, so below it everything stays local. See
+ * docs/balltree-internals.md. */
 #include "builder.h"
 
 #include <string.h>

@@ -1,10 +1,8 @@
-/* The selecting builder, for batches too large for the packed one: no
- * presort; every point carries its d order-preserving keys and its id, in
- * d + 1 arrays, and a node is a segment of them. A node's extent comes
- * from its parent's split; its split point is a selection along the
- * widest dimension, then one pass moves every array into the other
- * buffer, left side first, gathering both children's extents. Nothing is
- * read by id, so it streams where batches outgrow the caches. */
+/* The selecting builder, for batches too large for the packed one: every
+ * point's d order-preserving keys and id in d + 1 arrays, no presort. A
+ * node's extent comes from its parent's split; its split point is a
+ * selection along the widest dimension, then one pass moves every array
+ * into the other buffer, gathering both children's extents: it streams. */
 #include "builder.h"
 
 #include <math.h>
