@@ -115,7 +115,8 @@ $(EXACT_FP_OBJ): LIB_CFLAGS += -ffp-contract=off
 
 # The ball tree builders with their loops unrolled: their radix passes and
 # record loops measured faster so.
-BUILDER_OBJ := $(addprefix $(BUILD)/obj/src/balltree/,presorted.o packed.o selecting.o)
+BUILDER_OBJ := $(addprefix $(BUILD)/obj/src/balltree/,presorted.o packed.o packed_ranks.o packed_quantized.o \
+                                                  packed_bitmask.o selecting.o)
 $(BUILDER_OBJ): LIB_CFLAGS += -funroll-loops
 
 $(BUILD)/obj/src/%.o: src/%.c Makefile

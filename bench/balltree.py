@@ -92,11 +92,10 @@ def point_sets(rng, n, d, same=False):
     """Distinct draws of the same distribution for one cell: every timed
     call builds the next, for every library alike. A tree built over the
     same points again and again lets the branch predictors learn its
-    coin flips (grove at 16384 points, d = 3: 0.29 ms on the same points
-    against 0.37 on fresh ones before its leaves lost their branches;
-    balltree-erwin 2.75 against 2.71). Eight sets were enough for that
-    to vanish at 16384 points; a build of 2^18 points is too long to
-    learn. With `same` (--same-points), one set, built again and again."""
+    coin flips, which fresh points (as a model sees them) never allow.
+    Eight sets were enough for that to vanish at 16384 points; a build of
+    2^18 points is too long to learn. With `same` (--same-points), one
+    set, built again and again."""
     return [rng.random((n, d)) for _ in range(1 if same else 8 if n <= 1 << 16 else 2)]
 
 
@@ -153,15 +152,13 @@ class Bench:
         batch = np.concatenate([batch, np.full(n - batch.size, batch_count - 1, dtype=np.int64)])
         starts = np.searchsorted(batch, np.arange(batch_count + 1))
         # One call first, untimed: the workspace grows to this size once, as
-        # at a model's first batch (2^24 points, one thread: 1270 ms, the
-        # next call 728). A call that takes longer than the budget is timed
-        # only once (best_seconds). No library's result is alive while
-        # calls are timed (those compared below are built after all timing):
-        # a 288 MB result kept alive made the next call's output land on
-        # other pages than the ones just freed, and on this VM the first
-        # writes to those cost grove's 2^24-point call 0.3 s (perf: zeroing
-        # huge pages, clear_page_erms, under the leaves' output stores; 1073
-        # against 728 ms).
+        # at a model's first batch (that call also faults in its fresh
+        # pages). A call that takes longer than the budget is timed only
+        # once (best_seconds). No library's result is alive while calls are
+        # timed (those compared below are built after all timing): a large
+        # result kept alive makes the next call's output land on other pages
+        # than the ones just freed, and the kernel zeroing those fresh pages
+        # under the output stores is then timed as the build.
         self.grove.build(xs[0], batch, threads)
         g = best_ms(rotating(lambda x: self.grove.build(x, batch, threads), xs), self.budget)
         with self.limits(limits=threads, user_api="openmp"):

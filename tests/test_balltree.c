@@ -358,7 +358,7 @@ TEST(balltree_relabelled_batches_and_clustered_keys)
  * exact duplicates among them, put runs at node extents, at split
  * positions and inside the bit-mask subtrees; where a cluster is one in
  * every dimension, whole nodes lie in one run of every list. Clusters of thousands send
- * a batch back to ranks (BQ_MAX_RUN), next to a batch that keeps its
+ * a batch back to ranks (MAX_RUN in packed_quantized.c), next to a batch that keeps its
  * quantized records. */
 TEST(balltree_quantized_runs_match_reference)
 {
@@ -391,12 +391,11 @@ TEST(balltree_quantized_runs_match_reference)
             free(xf);
             free(x);
         }
-    /* Batches of 257-512 points, whose lists the bitonic network sorts,
-     * with a run longer than BQ_MAX_RUN: 300 points within 2^-40 of one
-     * place, the rest uniform. Their build must still match the
-     * reference; that it goes back to ranks here, as a radix-sorted batch
-     * does, is not visible from outside (it was seen with a temporary
-     * print) and changes only its speed. */
+    /* Batches of 257-512 points, sorted in one or two radix passes, with
+     * a run longer than MAX_RUN: 300 points within 2^-40 of one place,
+     * the rest uniform. Their build must still match the reference; that
+     * it goes back to ranks here is not visible from outside (it was seen
+     * with a temporary print) and changes only its speed. */
     for (size_t m = 400; m <= 512; m += 112) {
         double *y = malloc(m * 3 * sizeof *y);
         for (size_t i = 0; i < m * 3; i++) {
@@ -598,7 +597,7 @@ TEST(balltree_packed_partition_versions_agree)
     enum { MAX = 70, BITS = 7, GUARD = 8 };
     grove_rng rng;
     grove_rng_seed(&rng, 5);
-    grove__bp_partition_fn *fast[2] = {grove__bp_partition_avx512(), grove__bp_partition_avx2()};
+    grove__packed_partition_fn *fast[2] = {grove__packed_partition_avx512(), grove__packed_partition_avx2()};
     const char *name[2] = {"avx512", "avx2"};
     uint64_t mask = (1u << BITS) - 1, src[MAX], want[MAX], got[MAX + GUARD], vec[MAX + GUARD];
     for (size_t k = 1; k <= MAX; k++) {
@@ -617,7 +616,7 @@ TEST(balltree_packed_partition_versions_agree)
                 size_t h = k / 2, l = 0, r = h;
                 for (size_t i = 0; i < k; i++) want[rank[i] < h ? l++ : r++] = src[i];
                 for (size_t g = 0; g < GUARD; g++) got[k + g] = 0x5a5a; /* nothing past the end */
-                grove__bp_partition_portable(src, got, k, h, shift, mask, h);
+                grove__packed_partition_portable(src, got, k, h, shift, mask, h);
                 CHECK_MSG(!memcmp(got, want, k * sizeof *got) && got[k] == 0x5a5a, "portable, k = %zu", k);
                 for (int f = 0; f < 2; f++) {
                     if (!fast[f]) continue;
@@ -673,289 +672,70 @@ static void select_case(grove_rng *rng, size_t k, size_t d, size_t stride, uint6
     }
 }
 
-/* The order-preserving key of the presort, from its definition: x + 0
- * (so -0 and +0 agree), then the sign bit set for x >= 0 and every bit
- * flipped for x < 0. */
-static uint64_t key_of_f64(double x)
-{
-    x = x + 0.0;
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    return b >> 63 ? ~b : b | (uint64_t)1 << 63;
-}
-
-static uint64_t key_of_f32(float x)
-{
-    x = x + 0.0f;
-    uint32_t b;
-    memcpy(&b, &x, sizeof b);
-    return b >> 31 ? (uint32_t)~b : b | (uint32_t)1 << 31;
-}
-
-/* The presort's AVX-512 loops against their definitions: keys and extent
- * of a strided column, the coordinates gathered by id, and the ids and
- * run starts of sorted entries; every length 1..70 (around the eight-lane
- * steps) and a long one, float32 and float64, signed zeros and ties. */
-/* The quantized presort's AVX-512 loops (presort_avx512.c) against their
- * definition (balltree_internal.h), on every layout they treat apart:
- * rows of 2, 3 and 4 doubles side by side (loaded whole; the extent of
- * rows of exactly d doubles in one pass), padded rows (gathered) and one
- * array per dimension (loaded), over ranges [a, b) of
- * every length around their eight-row step, with coordinates that clamp
- * to the largest field value. */
+/* The quantized presort's first pass (packed_quantized.c) against its
+ * definition (balltree_internal.h): rows of 2, 3 and 4 doubles side by
+ * side, over ranges [a, b) of every length around its four-row step, with
+ * coordinates that clamp to the largest field value and ones that are not
+ * finite. */
 TEST(balltree_quantize_kernels_match_their_definitions)
 {
-    enum { MAX = 1000, PAD = 5, GUARD = 8 };
-    grove__bt_presort_kernels fast;
-    if (!grove__bt_presort_kernels_avx512(&fast)) {
-        test_skip("no AVX-512 kernels on this CPU");
+    enum { MAX = 1000, GUARD = 8 };
+    if (!grove__cpu_v3(grove__cpu())) { /* the machines that run it */
+        test_skip("no x86-64-v3 on this CPU");
         return;
-    } /* the scalar loops are used on this machine */
+    }
     grove_rng rng;
     grove_rng_seed(&rng, 15);
-    double *x = malloc((MAX + 3) * PAD * sizeof *x);
+    double *x = malloc((MAX + 3) * 4 * sizeof *x);
     uint64_t *src = malloc((MAX + 3 + GUARD) * sizeof *src); /* ranges end at most at MAX + 2 */
-    for (size_t i = 0; i < (MAX + 3) * PAD; i++) x[i] = grove_rng_uniform(&rng) * 8 - 3;
-    for (int layout = 0; layout < 5; layout++)
-        for (size_t d = layout == 4 ? 4 : 2; d <= (layout == 0 ? 2 : layout == 1 ? 3 : 4); d++)
-            for (size_t len = 1; len <= MAX; len += len < 70 ? 1 : MAX - 70) {
-                size_t a = len % 3, b = a + len; /* rows [a, b) */
-                /* coordinate j of row i at x[i * row + j * dim] */
-                size_t row = layout == 0 ? 2 : layout == 1 ? 3 : layout == 2 ? PAD : layout == 3 ? 1 : 4;
-                size_t dim = layout == 3 ? MAX + 3 : 1;
-                double lo[4], hi[4], wlo[4], whi[4], scale[4];
-                int shift[4];
-                uint64_t mask = 0x3fff;
-                bool ok = fast.extent((const char *)x, row * sizeof *x, dim * sizeof *x, d, a, b, lo, hi);
-                for (size_t j = 0; j < d; j++) {
-                    wlo[j] = whi[j] = x[a * row + j * dim];
-                    for (size_t i = a; i < b; i++) {
-                        double v = x[i * row + j * dim];
-                        wlo[j] = v < wlo[j] ? v : wlo[j];
-                        whi[j] = v > whi[j] ? v : whi[j];
-                    }
-                    ok = ok && lo[j] == wlo[j] && hi[j] == whi[j];
-                    scale[j] = (double)mask / (whi[j] - wlo[j] + 1e-300) * (j ? 1.0 : 1.5); /* j = 0 clamps */
-                    shift[j] = 10 + 14 * (int)j;
-                }
-                CHECK_MSG(ok, "extent, layout %d, d = %zu, rows [%zu, %zu)", layout, d, a, b);
-                /* a value that is not finite, in any row and dimension of the range, and none outside it */
-                size_t at = a + (len * 7 + 3) % len, j_bad = len % d;
-                double keep = x[at * row + j_bad * dim], bad[3] = {NAN, INFINITY, -INFINITY};
-                x[at * row + j_bad * dim] = bad[len % 3];
-                CHECK_MSG(!fast.extent((const char *)x, row * sizeof *x, dim * sizeof *x, d, a, b, lo, hi),
-                          "extent misses %g at row %zu, dim %zu, layout %d, rows [%zu, %zu)", bad[len % 3], at, j_bad,
-                          layout, a, b);
-                x[at * row + j_bad * dim] = keep;
-                if (a > 0) { /* just before the range: not its business */
-                    keep = x[(a - 1) * row];
-                    x[(a - 1) * row] = NAN;
-                    CHECK_MSG(fast.extent((const char *)x, row * sizeof *x, dim * sizeof *x, d, a, b, lo, hi),
-                              "extent reads row %zu before [%zu, %zu)", a - 1, a, b);
-                    x[(a - 1) * row] = keep;
-                }
-                for (size_t i = 0; i < GUARD; i++) src[b + i] = 0x5a5a;
-                fast.records((const char *)x, row * sizeof *x, dim * sizeof *x, d, a, b, wlo, scale, shift, mask, src);
+    for (size_t i = 0; i < (MAX + 3) * 4; i++) x[i] = grove_rng_uniform(&rng) * 8 - 3;
+    for (size_t d = 2; d <= 4; d++)
+        for (size_t len = 1; len <= MAX; len += len < 70 ? 1 : MAX - 70) {
+            size_t a = len % 3, b = a + len; /* rows [a, b) */
+            double lo[4], hi[4], wlo[4], whi[4], scale[4];
+            int shift[4];
+            uint64_t mask = 0x3fff;
+            bool ok = grove__quantized_extent(x, d, a, b, lo, hi);
+            for (size_t j = 0; j < d; j++) {
+                wlo[j] = whi[j] = x[a * d + j];
                 for (size_t i = a; i < b; i++) {
-                    uint64_t e = i;
-                    for (size_t j = 0; j < d; j++) {
-                        double f = (x[i * row + j * dim] - wlo[j]) * scale[j];
-                        e |= (f < (double)mask ? (uint64_t)f : mask) << shift[j];
-                    }
-                    ok = ok && src[i] == e;
+                    wlo[j] = x[i * d + j] < wlo[j] ? x[i * d + j] : wlo[j];
+                    whi[j] = x[i * d + j] > whi[j] ? x[i * d + j] : whi[j];
                 }
-                for (size_t i = 0; i < GUARD; i++) ok = ok && src[b + i] == 0x5a5a;
-                CHECK_MSG(ok, "records, layout %d, d = %zu, rows [%zu, %zu)", layout, d, a, b);
+                ok = ok && lo[j] == wlo[j] && hi[j] == whi[j];
+                scale[j] = (double)mask / (whi[j] - wlo[j] + 1e-300) * (j ? 1.0 : 1.5); /* j = 0 clamps */
+                shift[j] = 10 + 14 * (int)j;
             }
-    /* find: the first record from `from` on with a field value, or k */
-    for (size_t i = 0; i < 70; i++) /* field values 0, 1, 2 (never 3) in bits 20-21 */
-        src[i] = (grove_rng_u64(&rng) & ~((uint64_t)3 << 20)) | (uint64_t)(grove_rng_below(&rng, 3)) << 20;
-    for (size_t k = 1; k <= 70; k++)
-        for (size_t from = 0; from <= k; from += 1 + k / 9)
-            for (uint64_t q = 0; q < 4; q++) {
-                size_t want = from;
-                while (want < k && (src[want] >> 20 & 3) != q) want++;
-                size_t got = fast.find(src, from, k, 20, 3, q);
-                CHECK_MSG(got == want, "find, k = %zu, from %zu, q = %llu: %zu, want %zu", k, from,
-                          (unsigned long long)q, got, want);
+            CHECK_MSG(ok, "extent, d = %zu, rows [%zu, %zu)", d, a, b);
+            /* a value that is not finite, in any row and dimension of the range, and none outside it */
+            size_t at = (a + (len * 7 + 3) % len) * d + len % d;
+            double keep = x[at], bad[3] = {NAN, INFINITY, -INFINITY};
+            x[at] = bad[len % 3];
+            CHECK_MSG(!grove__quantized_extent(x, d, a, b, lo, hi), "extent misses %g at %zu, d = %zu, rows [%zu, %zu)",
+                      bad[len % 3], at, d, a, b);
+            x[at] = keep;
+            if (a > 0) { /* just before the range: not its business */
+                keep = x[(a - 1) * d];
+                x[(a - 1) * d] = NAN;
+                CHECK_MSG(grove__quantized_extent(x, d, a, b, lo, hi), "extent reads row %zu before [%zu, %zu)", a - 1,
+                          a, b);
+                x[(a - 1) * d] = keep;
             }
-    for (size_t i = 0; i < 70; i++) src[i] |= (uint64_t)1 << 20; /* values 1 and 3: lanes past k must not match 0 */
-    for (size_t k = 1; k <= 70; k++) CHECK(fast.find(src, 0, k, 20, 3, 0) == k);
+            for (size_t i = 0; i < GUARD; i++) src[b + i] = 0x5a5a;
+            grove__quantized_records(x, d, a, b, wlo, scale, shift, mask, src);
+            for (size_t i = a; i < b; i++) {
+                uint64_t e = i;
+                for (size_t j = 0; j < d; j++) {
+                    double f = (x[i * d + j] - wlo[j]) * scale[j];
+                    e |= (f < (double)mask ? (uint64_t)f : mask) << shift[j];
+                }
+                ok = ok && src[i] == e;
+            }
+            for (size_t i = 0; i < GUARD; i++) ok = ok && src[b + i] == 0x5a5a;
+            CHECK_MSG(ok, "records, d = %zu, rows [%zu, %zu)", d, a, b);
+        }
     free(src);
     free(x);
-}
-
-/* The quantized presort's short-list sort (bitonic_avx512.c) against its
- * definition, a stable sort by field: every length up to 40, then each
- * side of every register boundary up to GROVE__BQ_SMALL (the network's
- * sizes and its padding), fields from few values (long runs of ties) to
- * the widest the keys hold, at several shifts, with the rest of each
- * record random. */
-TEST(balltree_short_list_sort_matches_its_definition)
-{
-    enum { GUARD = 8 };
-    grove__bt_presort_kernels fast;
-    if (!grove__bt_presort_kernels_avx512(&fast)) {
-        test_skip("no AVX-512 kernels on this CPU");
-        return;
-    }
-    grove_rng rng;
-    grove_rng_seed(&rng, 17);
-    uint64_t src[GROVE__BQ_SMALL], want[GROVE__BQ_SMALL], got[GROVE__BQ_SMALL + GUARD];
-    const int bits[] = {1, 3, 14, 32 - GROVE__BQ_SMALL_BITS};
-    const int shifts[] = {0, 9, 40};
-    for (size_t b = 0; b < sizeof bits / sizeof bits[0]; b++)
-        for (size_t h = 0; h < sizeof shifts / sizeof shifts[0]; h++)
-            for (size_t m = 1; m <= GROVE__BQ_SMALL; m = m < 40 || (m + 1) % 16 <= 2 ? m + 1 : m / 16 * 16 + 15) {
-                uint64_t mask = ((uint64_t)1 << bits[b]) - 1;
-                int shift = shifts[h];
-                for (size_t i = 0; i < m; i++) src[i] = grove_rng_u64(&rng);
-                if (m > 3) src[m / 2] |= mask << shift; /* the largest field value */
-                size_t w = 0; /* the definition: a stable insertion sort by field */
-                for (size_t i = 0; i < m; i++) {
-                    uint64_t e = src[i], q = e >> shift & mask;
-                    size_t p = w++;
-                    for (; p > 0 && (want[p - 1] >> shift & mask) > q; p--) want[p] = want[p - 1];
-                    want[p] = e;
-                }
-                for (size_t i = 0; i < GUARD; i++) got[m + i] = 0x5a5a;
-                fast.sort_small(src, m, shift, mask, got);
-                bool ok = memcmp(got, want, m * sizeof *got) == 0;
-                for (size_t i = 0; i < GUARD; i++) ok = ok && got[m + i] == 0x5a5a;
-                CHECK_MSG(ok, "short-list sort, m = %zu, %d bits at %d", m, bits[b], shift);
-            }
-}
-
-/* The selecting builder's first pass in AVX-512 (keys_rows in
- * presort_avx512.c) against its definition: float64 rows of 2 and 3
- * coordinates side by side (loaded whole), padded float64 rows and
- * float32 rows (gathered), over ranges of every length around the
- * eight-row step, with signed zeros and ties. */
-TEST(balltree_selection_keys_kernel_matches_its_definition)
-{
-    enum { MAX = 300, PAD = 7, GUARD = 8 };
-    grove__bt_presort_kernels fast;
-    if (!grove__bt_presort_kernels_avx512(&fast)) {
-        test_skip("no AVX-512 kernels on this CPU");
-        return;
-    }
-    grove_rng rng;
-    grove_rng_seed(&rng, 16);
-    double *x = malloc(MAX * PAD * sizeof *x);
-    float *xf = malloc(MAX * PAD * sizeof *xf);
-    uint64_t *key = malloc((6 * (MAX + GUARD)) * sizeof *key);
-    for (size_t i = 0; i < MAX * PAD; i++) {
-        double v = (double)grove_rng_below(&rng, 9) - 4.0 + (grove_rng_below(&rng, 2) ? 0.5 : 0.0);
-        x[i] = v == 0.0 && grove_rng_below(&rng, 2) ? -0.0 : v;
-        xf[i] = (float)x[i];
-    }
-    for (int layout = 0; layout < 4; layout++) {
-        size_t d = layout == 0 ? 2 : layout == 3 ? 6 : 3, row = layout < 2 ? d : PAD, n = MAX + GUARD;
-        bool wide = layout != 3;
-        for (size_t len = 1; len < MAX - 2; len += len < 40 ? 1 : 97) {
-            size_t a = len % 3, b = a + len;
-            uint64_t lo[6], hi[6];
-            for (size_t i = 0; i < 6 * n; i++) key[i] = 0x5a5a;
-            fast.keys_rows(wide ? (const char *)x : (const char *)xf, row * (wide ? sizeof *x : sizeof *xf), d, a, b,
-                           wide, key, n, lo, hi);
-            bool ok = true;
-            for (size_t j = 0; j < d; j++) {
-                uint64_t wlo = UINT64_MAX, whi = 0;
-                for (size_t i = 0; i < n; i++) {
-                    bool inside = i >= a && i < b;
-                    uint64_t k = !inside ? 0x5a5a : wide ? key_of_f64(x[i * row + j]) : key_of_f32(xf[i * row + j]);
-                    ok = ok && key[j * n + i] == k;
-                    wlo = inside && k < wlo ? k : wlo;
-                    whi = inside && k > whi ? k : whi;
-                }
-                ok = ok && lo[j] == wlo && hi[j] == whi;
-            }
-            CHECK_MSG(ok, "keys_rows, layout %d, rows [%zu, %zu)", layout, a, b);
-        }
-    }
-    free(key);
-    free(xf);
-    free(x);
-}
-
-TEST(balltree_presort_kernels_match_their_definitions)
-{
-    enum { MAX = 1000, COLS = 3, GUARD = 8 };
-    grove__bt_presort_kernels fast;
-    if (!grove__bt_presort_kernels_avx512(&fast)) {
-        test_skip("no AVX-512 kernels on this CPU");
-        return;
-    } /* the scalar loops are used on this machine */
-    grove_rng rng;
-    grove_rng_seed(&rng, 13);
-    double *x = malloc(MAX * COLS * sizeof *x), *got = malloc((MAX + GUARD) * sizeof *got);
-    float *xf = malloc(MAX * COLS * sizeof *xf);
-    uint64_t *a = malloc((MAX + GUARD) * sizeof *a), *starts = malloc(MAX * sizeof *starts);
-    uint32_t *ids = malloc((MAX + GUARD) * sizeof *ids), *perm = malloc(MAX * sizeof *perm);
-    for (size_t g = 1; g <= MAX; g += g < 70 ? 1 : MAX - 70) {
-        for (size_t i = 0; i < g * COLS; i++) { /* small integers (ties), signed zeros, fractions */
-            double v = (double)grove_rng_below(&rng, 9) - 4.0;
-            v = v == 0.0 && grove_rng_below(&rng, 2) ? -0.0 : v + (grove_rng_below(&rng, 3) == 0 ? 0.0 : 0.25);
-            x[i] = v;
-            xf[i] = (float)v;
-        }
-        for (int wide = 0; wide <= 1; wide++) {
-            const char *base = wide ? (const char *)(x + 1) : (const char *)(xf + 1); /* column 1 */
-            size_t stride = COLS * (wide ? sizeof *x : sizeof *xf);
-            uint64_t lo = 0, hi = 0, wlo = UINT64_MAX, whi = 0;
-            for (size_t i = 0; i < GUARD; i++) a[g + i] = 0x5a5a;
-            fast.keys[wide](base, stride, g, a, &lo, &hi);
-            bool ok = lo <= hi;
-            for (size_t i = 0; i < g; i++) {
-                uint64_t k = wide ? key_of_f64(x[i * COLS + 1]) : key_of_f32(xf[i * COLS + 1]);
-                ok = ok && a[i] == k;
-                wlo = k < wlo ? k : wlo;
-                whi = k > whi ? k : whi;
-            }
-            for (size_t i = 0; i < GUARD; i++) ok = ok && a[g + i] == 0x5a5a;
-            CHECK_MSG(ok && lo == wlo && hi == whi, "keys, g = %zu, %s", g, wide ? "f64" : "f32");
-            for (size_t i = 0; i < g; i++) perm[i] = (uint32_t)i;
-            for (size_t i = g; i > 1; i--) {
-                size_t r = (size_t)grove_rng_below(&rng, i);
-                uint32_t t = perm[i - 1];
-                perm[i - 1] = perm[r];
-                perm[r] = t;
-            }
-            for (size_t i = 0; i < GUARD; i++) got[g + i] = 7.0;
-            fast.gather[wide](base, stride, perm, g, got);
-            ok = true;
-            for (size_t r = 0; r < g; r++)
-                ok = ok && got[r] == (wide ? x[perm[r] * COLS + 1] : (double)xf[perm[r] * COLS + 1]);
-            for (size_t i = 0; i < GUARD; i++) ok = ok && got[g + i] == 7.0;
-            CHECK_MSG(ok, "gather, g = %zu, %s", g, wide ? "f64" : "f32");
-        }
-        /* sorted entries: high halves ascending with ties, low halves any */
-        uint64_t top = 0;
-        for (size_t i = 0; i < g; i++) {
-            top += grove_rng_below(&rng, 3) == 0;
-            a[i] = top << 32 | (uint32_t)grove_rng_u64(&rng);
-        }
-        for (int runs = 0; runs <= 1; runs++) {
-            size_t want = 0;
-            for (size_t i = 0; i < GUARD; i++) ids[g + i] = 7;
-            size_t count = fast.ids_runs(a, g, runs, ids, starts);
-            bool ok = true;
-            for (size_t i = 0; i < g; i++) {
-                ok = ok && ids[i] == (uint32_t)a[i];
-                bool begins = i + 1 < g && a[i] >> 32 == a[i + 1] >> 32 && (i == 0 || a[i - 1] >> 32 != a[i] >> 32);
-                if (runs && begins) ok = ok && want < count && starts[want++] == i;
-            }
-            for (size_t i = 0; i < GUARD; i++) ok = ok && ids[g + i] == 7;
-            CHECK_MSG(ok && count == want, "ids and runs, g = %zu, runs %d", g, runs);
-        }
-    }
-    free(x);
-    free(xf);
-    free(got);
-    free(a);
-    free(starts);
-    free(ids);
-    free(perm);
 }
 
 /* Whether the `bytes` bytes at p still hold the guard 0x5a. */
@@ -981,8 +761,7 @@ static bool split_agrees(grove__bs_split_fn *split, const uint64_t *key, const u
     memset(gid, 0x5a, stride * sizeof *gid);
     memset(wid, 0x5a, stride * sizeof *wid);
     grove__bs_extent ext[2], vec[2];
-    grove__bs_extent_empty(&ext[0], d);
-    grove__bs_extent_empty(&ext[1], d);
+    for (size_t j = 0; j < d; j++) ext[0].lo[j] = ext[1].lo[j] = UINT64_MAX, ext[0].hi[j] = ext[1].hi[j] = 0;
     size_t l = to.left, r = to.right;
     for (size_t i = 0; i < k; i++) {
         bool right = !grove__bs_less((grove__bs_pair){key[s * stride + i], id[i]}, pivot);
@@ -1190,6 +969,17 @@ TEST(balltree_batch_ids_long_arrays)
     ids[777] = 231;
     ids[N - 1] = INT64_MIN;
     CHECK_FAILS(grove_balltree_layout(N, &p, &slots, &nb), GROVE_INVALID_ARGUMENT, "at index 1002 is negative");
+    /* Sorted runs of every length 1..44 (the run ends are searched by
+     * doubling steps), ids far apart up to the largest. */
+    size_t n = 0;
+    for (size_t r = 1; r <= 44; r++)
+        for (size_t i = 0; i < r; i++) ids[n++] = r == 44 ? INT64_MAX : (int64_t)(r * r * r);
+    CHECK_OK(grove_balltree_batches(n, &p, info));
+    CHECK_OK(grove_balltree_layout(n, &p, &slots, &nb));
+    bool lengths = nb == 44;
+    for (size_t r = 1; lengths && r <= 44; r++)
+        lengths = info[r - 1].count == r && info[r - 1].id == (r == 44 ? INT64_MAX : (int64_t)(r * r * r));
+    CHECK(lengths);
 }
 
 TEST(balltree_layout_and_batches)

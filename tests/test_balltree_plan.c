@@ -19,7 +19,7 @@ static grove__cpu_features cpu_avx2(void)
     f.avx2 = f.fma = f.bmi1 = f.bmi2 = f.lzcnt = f.popcnt = true;
     return f;
 }
-/* AVX-512 without BITALG or VBMI (Intel Skylake-SP): no bit-mask subtrees. */
+/* AVX-512 without BITALG or VBMI (Intel Skylake-SP). */
 static grove__cpu_features cpu_avx512_no_bitalg(void)
 {
     grove__cpu_features f = cpu_avx2();
@@ -46,12 +46,12 @@ TEST(balltree_plan_names_the_builder)
 {
     const plan_case cases[] = {
         /* Up to 2^16 points whose ranks fit a word: packed, quantized with
-         * the bit-mask subtrees where the machine has them. */
+         * the bit-mask subtrees where the machine has x86-64-v3. */
         {1, 16384, 3, false, false, cpu_avx512, "packed+quantized+bits", true},
         {64, 16384, 3, false, false, cpu_avx512, "packed+quantized+bits", false},
         {1, 16384, 3, false, true, cpu_avx512, "packed+quantized+bits", false},
-        {1, 16384, 3, false, false, cpu_avx512_no_bitalg, "packed", false},
-        {1, 16384, 3, false, false, cpu_avx2, "packed", false},
+        {1, 16384, 3, false, false, cpu_avx512_no_bitalg, "packed+quantized+bits", true},
+        {1, 16384, 3, false, false, cpu_avx2, "packed+quantized+bits", true},
         {1, 16384, 3, false, false, cpu_portable, "packed", false},
         {1, 1024, 2, false, false, cpu_avx512, "packed+quantized+bits", true},
         /* d = 5 and 6: bit-mask subtrees stop at 4 dimensions. */
@@ -59,13 +59,14 @@ TEST(balltree_plan_names_the_builder)
         /* Quantized fields too narrow for 65536 points in 4 dimensions:
          * the selecting builder, whose 16384-point leaves quantize. */
         {1, 65536, 4, false, false, cpu_avx512, "selecting+quantized+bits", true},
-        {1, 65536, 4, false, false, cpu_avx2, "packed", false},
+        {1, 65536, 4, false, false, cpu_avx2, "selecting+quantized+bits", true},
+        {1, 65536, 4, false, false, cpu_portable, "packed", false},
         /* Beyond 2^16 points: selecting where its passes have vector code
          * (AVX2 up to 5 dimensions, AVX-512 up to 6), else presorted. */
         {1, 1u << 20, 3, false, false, cpu_avx512, "selecting+quantized+bits", true},
-        {1, 1u << 20, 3, false, false, cpu_avx512_no_bitalg, "selecting", true},
-        {1, 1u << 20, 3, false, false, cpu_avx2, "selecting", true},
-        {2, 1u << 20, 3, false, false, cpu_avx2, "selecting", false},
+        {1, 1u << 20, 3, false, false, cpu_avx512_no_bitalg, "selecting+quantized+bits", true},
+        {1, 1u << 20, 3, false, false, cpu_avx2, "selecting+quantized+bits", true},
+        {2, 1u << 20, 3, false, false, cpu_avx2, "selecting+quantized+bits", false},
         {1, 1u << 20, 3, false, false, cpu_portable, "presorted", false},
         {1, 1u << 20, 5, false, false, cpu_avx2, "selecting", true},
         {1, 1u << 20, 6, false, false, cpu_avx2, "presorted", false},
@@ -99,18 +100,18 @@ TEST(balltree_plan_vector_paths_follow_the_machine)
     grove__bt_plan_input in = {1, 16384, 3, false, false, cpu_portable()};
     grove__bt_plan p = grove__bt_plan_make(&in);
     CHECK(p.partition_isa == GROVE__BT_PORTABLE && p.select_isa == GROVE__BT_PORTABLE);
-    CHECK(!p.presort_avx512 && !p.small_bits && !p.quantize && !p.core_v3);
+    CHECK(!p.bitmask && !p.bitmask_bitalg && !p.quantize);
     in.cpu = cpu_avx2();
     p = grove__bt_plan_make(&in);
     CHECK(p.partition_isa == GROVE__BT_AVX2 && p.select_isa == GROVE__BT_AVX2);
-    CHECK(!p.presort_avx512 && !p.small_bits && p.core_v3);
+    CHECK(p.bitmask && !p.bitmask_bitalg && p.quantize);
     in.cpu = cpu_avx512_no_bitalg();
     p = grove__bt_plan_make(&in);
     CHECK(p.partition_isa == GROVE__BT_AVX512 && p.select_isa == GROVE__BT_AVX512);
-    CHECK(p.presort_avx512 && !p.small_bits && !p.quantize);
+    CHECK(p.bitmask && !p.bitmask_bitalg && p.quantize);
     in.cpu = cpu_avx512();
     p = grove__bt_plan_make(&in);
-    CHECK(p.presort_avx512 && p.small_bits && p.quantize && p.bits == 14);
+    CHECK(p.bitmask && p.bitmask_bitalg && p.quantize && p.bits == 14);
     /* The selecting builder's leaves: 14-bit ranks, 10 bits at d = 6. */
     CHECK(p.leaf_bits == 14 && p.leaf_max == 16384);
     in.d = 6;
@@ -125,10 +126,10 @@ TEST(balltree_plan_field_and_rank_bits)
     CHECK(grove__bt_packed_bits(65537, 1, 1) == 0);
     CHECK(grove__bt_packed_bits(16384, 5, 5) == 0);
     CHECK(grove__bt_packed_bits(16384, 3, 64) == 0);
-    CHECK(grove__bq_field_bits(16384, 3) == 16);
-    CHECK(grove__bq_field_bits(65536, 2) == 22);
-    CHECK(grove__bq_field_bits(16384, 4) == 12);
-    CHECK(grove__bq_field_bits(65536, 4) == 0);
+    CHECK(grove__quantized_field_bits(16384, 3) == 16);
+    CHECK(grove__quantized_field_bits(65536, 2) == 22);
+    CHECK(grove__quantized_field_bits(16384, 4) == 12);
+    CHECK(grove__quantized_field_bits(65536, 4) == 0);
 }
 
 TEST(balltree_plan_builder_query)

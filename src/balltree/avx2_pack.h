@@ -1,13 +1,10 @@
-/* AVX2 has no compress: the ball tree's AVX2 loops (partition_avx2.c,
- * select_avx2.c) pack the chosen 64-bit lanes of a vector first by a
- * permutation from a 16-entry table, and store a side's lanes plainly
- * while the side has room for a whole vector. Include inside an x86
- * GCC / clang guard, after <immintrin.h>. */
+/* AVX2 has no compress: its loops (partition.c, select_avx2.c) pack a
+ * vector's chosen 64-bit lanes by a permutation from a 16-entry table.
+ * Include after <immintrin.h>, inside an x86 guard. */
 #ifndef GROVE_BALLTREE_AVX2_PACK_H
 #define GROVE_BALLTREE_AVX2_PACK_H
 
-/* Row `set` (4 bits, lane i in bit i): the 32-bit indices that move the
- * 64-bit lanes in the set, in order, to the front (partition_avx2.c). */
+/* Row `set` (lane i in bit i): the 32-bit indices moving those lanes to the front. */
 extern const int32_t grove__bt_pack64[16][8];
 
 /* v's 64-bit lanes in `set` first. */
@@ -16,10 +13,9 @@ __attribute__((target("avx2"))) static inline __m256i grove__bt_pack(__m256i v, 
     return _mm256_permutevar8x32_epi32(v, _mm256_loadu_si256((const __m256i *)(const void *)grove__bt_pack64[set]));
 }
 
-/* Store the first `lanes` of v at p: all four with a plain store while
- * `room` (the lanes left before this side's end) allows (the lanes past
- * the cursor land where the side's later records overwrite them), masked
- * otherwise, so nothing is written past the side's end. */
+/* The first `lanes` of v at p: a plain store while `room` (lanes left to
+ * the side's end) allows, the side's later records overwriting the rest;
+ * masked otherwise, so nothing lands past the end. */
 __attribute__((target("avx2"))) static inline void grove__bt_put64(uint64_t *p, __m256i v, unsigned lanes, size_t room)
 {
     if (room >= 4) {

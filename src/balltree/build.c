@@ -1,15 +1,13 @@
-/* grove_balltree_build: validation, working memory, and the parallel driver
- * over batches. Three builders give the same bytes (builder.h); the plan
- * (plan.c) names the one each call takes and its vector code. */
+/* grove_balltree_build: validation, working memory, and the parallel
+ * driver over batches; the plan (plan.c) names the builder. */
 #include "builder.h"
 
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
 
-/* Where each thread keeps its own part of the packed builder's memory
- * (alloc_packed), a part's lists are whole multiples of BP_PART_ALIGN
- * entries, with at least BP_PART_GAP spare. */
+/* A thread's part of the packed builder's memory: whole multiples of
+ * BP_PART_ALIGN entries, at least BP_PART_GAP spare. */
 #define BP_PART_ALIGN 64
 #define BP_PART_GAP 16
 
@@ -26,45 +24,46 @@ bool grove__bt_cancelled(const grove__bt_ctx *c)
     return stopped;
 }
 
+/* The builders read dense rows of doubles in grouped order: the input,
+ * else a copy (rotated, widened from float32, strided, or of batches out
+ * of row order). */
 typedef struct bt_input {
     grove_points points;
     size_t stride;
     const double *rotation;
-    double *rotated; /* n x d rotated coordinates in grouped order, or NULL */
+    double *copy; /* n x d, or NULL */
 } bt_input;
 
-/* Rotate positions [lo, hi) of batch b into the rotated copy. */
-static void rotate(const grove__bt_ctx *c, const grove__bt_batch *b, const bt_input *in, size_t lo, size_t hi)
+/* Positions [lo, hi) of batch b into the copy. */
+static void copy_rows(const grove__bt_ctx *c, const grove__bt_batch *b, const bt_input *in, size_t lo, size_t hi)
 {
-    for (size_t p = lo; p < hi; p++)
-        grove__bt_rotate_row(in->rotation, in->points, in->stride, grove__bt_row(c, b, (uint32_t)p),
-                             in->rotated + (b->start + p) * c->d, 1);
+    for (size_t p = lo; p < hi; p++) {
+        size_t row = grove__bt_row(c, b, (uint32_t)p);
+        double *y = in->copy + (b->start + p) * c->d;
+        if (in->rotation) grove__bt_rotate_row(in->rotation, in->points, in->stride, row, y);
+        else
+            for (size_t j = 0; j < c->d; j++) y[j] = grove__coord(in->points, in->stride, row, j);
+    }
 }
 
 static void build_batch(const grove__bt_ctx *c, const grove__bt_batch *b, const bt_input *in)
 {
-    size_t m = b->count, start = b->start;
-    if (in->rotated && c->spawn && m >= 2 * BT_GATHER_CHUNK) {
+    size_t m = b->count;
+    if (in->copy && c->spawn && m >= 2 * BT_GATHER_CHUNK) {
 #pragma omp taskloop grainsize(1) default(shared)
         for (size_t lo = 0; lo < m; lo += BT_GATHER_CHUNK)
-            rotate(c, b, in, lo, m - lo < BT_GATHER_CHUNK ? m : lo + BT_GATHER_CHUNK);
-    } else if (in->rotated) {
-        rotate(c, b, in, 0, m);
+            copy_rows(c, b, in, lo, m - lo < BT_GATHER_CHUNK ? m : lo + BT_GATHER_CHUNK);
+    } else if (in->copy) {
+        copy_rows(c, b, in, 0, m);
     }
-    bool f32 = !in->rotated && in->points.dtype == GROVE_FLOAT32;
-    const size_t *rows = in->rotated || !c->order ? NULL : c->order + start;
-    grove__bt_view ids = {c->base + (rows ? 0 : start * c->stride), c->stride, rows, NULL, NULL};
-    c->build(c, b, &ids, f32);
+    size_t row = c->d * sizeof(double);
+    grove__bt_view ids = {c->base + b->start * row, row, NULL, NULL};
+    c->build(c, b, &ids);
 }
 
-/* Threads take the batches in runs of neighbours, each run (but the last)
- * of at least 1/(BT_RUNS_PER_THREAD * threads) of all points; the
- * exclusive end of run r into run_end[r], and the number of runs back.
- * Neighbouring batches share the cache lines where their slices of the
- * output and of the working memory meet, and two threads that take
- * neighbours at the same time pass those lines back and forth (with many
- * small batches a batch at a time measured up to twice as slow). Several
- * runs per thread keep batches of unequal sizes balanced. */
+/* Threads take the batches in runs of neighbours (run r ends at
+ * run_end[r]), each of at least 1/(BT_RUNS_PER_THREAD threads) of the
+ * points: neighbours share cache lines of output and working memory. */
 #define BT_RUNS_PER_THREAD 8
 static size_t plan_runs(const grove__bt_batch *batches, size_t count, size_t n, int threads, size_t *run_end)
 {
@@ -126,28 +125,17 @@ static grove__bt_batch *plan_batches(const grove__bt_groups *g, int levels)
     return out;
 }
 
-/* Working memory, block by block, from the caller's workspace when there
- * is one: each builder's blocks in slots 0-2 (and 4), the sort or
- * selection scratch in BT_SLOT_SCRATCH, the rotated copy in
- * BT_SLOT_ROTATED. */
+/* Working memory from the workspace when there is one, in slots. */
 #define BT_SLOT_SCRATCH 3
-#define BT_SLOT_ROTATED 5
-static void *bt_take(const grove__bt_ctx *c, int slot, size_t bytes, const char *what)
-{
-    return grove__work_take(c->workspace, slot, bytes, what);
-}
+#define BT_SLOT_COPY 5
+#define BT_TAKE(c, slot, bytes, what) grove__work_take((c)->workspace, slot, bytes, what)
 
-/* Working memory of the packed builder, in bytes: 16 N lists records (two
- * buffers), 12 N d for the sorted coordinates and ranks, 16 max_count sort
- * entries per thread, where N is n, or threads parts (bp_memory) where
- * that is less. With many batches each thread then builds its batches one
- * after another in its own part, which stays in its caches, where a slice
- * per batch would start every batch on memory the others had pushed
- * out. */
+/* The packed builder's memory: two buffers of record lists, d lists of
+ * sorted coordinates and of ranks, n long, or in a part per thread where
+ * that is less (each thread's batches then stay in its caches). */
 static bool alloc_packed(grove__bt_ctx *c, size_t sort, int threads)
 {
-    /* A part's lists in whole cache lines, a line apart, so two threads
-     * never write one line (the blocks are only 16-byte aligned). */
+    /* Parts in whole cache lines, a line apart: no two threads write one. */
     size_t part = (c->max_count + BP_PART_GAP + BP_PART_ALIGN - 1) / BP_PART_ALIGN * BP_PART_ALIGN;
     c->pack_by_thread = part <= c->n / (size_t)threads && part * (size_t)threads < c->n;
     c->pack_stride = c->pack_by_thread ? part : c->n;
@@ -155,49 +143,44 @@ static bool alloc_packed(grove__bt_ctx *c, size_t sort, int threads)
     if (!grove__mul_size(total, c->lists, &lists) || !grove__mul_size(lists, 2 * sizeof(uint64_t), &lists) ||
         !grove__mul_size(total, c->d, &dims))
         return false;
-    c->rec = bt_take(c, 0, lists, "balltree records");
-    c->val = c->rec ? bt_take(c, 1, dims * sizeof(double), "balltree sorted coordinates") : NULL;
-    c->perm = c->val ? bt_take(c, 2, dims * sizeof(uint32_t), "balltree ranks") : NULL;
-    c->scratch = c->perm ? bt_take(c, BT_SLOT_SCRATCH, sort, "balltree sort scratch") : NULL;
-    c->partition_fn = c->partition_default;
+    c->rec = BT_TAKE(c, 0, lists, "balltree records");
+    c->val = c->rec ? BT_TAKE(c, 1, dims * sizeof(double), "balltree sorted coordinates") : NULL;
+    c->perm = c->val ? BT_TAKE(c, 2, dims * sizeof(uint32_t), "balltree ranks") : NULL;
+    c->scratch = c->perm ? BT_TAKE(c, BT_SLOT_SCRATCH, sort, "balltree sort scratch") : NULL;
     return true;
 }
 
-/* Working memory of the selecting builder, in bytes: 2 n (8 d + 4) for
- * the keys and ids (two buffers), 16 max_count per thread for selections. */
+/* The selecting builder's memory: keys and ids, and leaf memory per thread. */
 static bool alloc_select(grove__bt_ctx *c, size_t sort, int threads)
 {
     size_t keys;
     if (!grove__mul_size(c->n, c->d, &keys) || !grove__mul_size(keys, 2 * sizeof(uint64_t), &keys)) return false;
-    c->skey[0] = bt_take(c, 0, keys, "balltree keys");
-    c->sid[0] = c->skey[0] ? bt_take(c, 1, 2 * c->n * sizeof(uint32_t), "balltree ids") : NULL;
+    c->skey[0] = BT_TAKE(c, 0, keys, "balltree keys");
+    c->sid[0] = c->skey[0] ? BT_TAKE(c, 1, 2 * c->n * sizeof(uint32_t), "balltree ids") : NULL;
     /* coordinates, two buffers of lists, sorted coordinates, ranks */
-    c->leaf_bytes = c->leaf_max * (c->d * sizeof(double) + 2 * c->lists * sizeof(uint64_t) + c->d * sizeof(double) +
-                               c->d * sizeof(uint32_t));
-    c->leaf_work = c->sid[0] ? bt_take(c, 2, c->leaf_bytes * (size_t)threads, "balltree leaf memory") : NULL;
-    c->scratch = c->leaf_work ? bt_take(c, BT_SLOT_SCRATCH, sort, "balltree selection scratch") : NULL;
+    c->leaf_bytes = c->plan.leaf_max * (c->d * sizeof(double) + 2 * c->lists * sizeof(uint64_t) +
+                                        c->d * sizeof(double) + c->d * sizeof(uint32_t));
+    c->leaf_work = c->sid[0] ? BT_TAKE(c, 2, c->leaf_bytes * (size_t)threads, "balltree leaf memory") : NULL;
+    c->scratch = c->leaf_work ? BT_TAKE(c, BT_SLOT_SCRATCH, sort, "balltree selection scratch") : NULL;
     c->skey[1] = c->skey[0] ? c->skey[0] + c->n * c->d : NULL;
-    c->partition_fn = c->partition_default;
     c->sid[1] = c->sid[0] ? c->sid[0] + c->n : NULL;
     return true;
 }
 
-/* Working memory of the presorted builder, in bytes: 8 n lists (two
- * buffers of `lists` labels per point), n flags, 16 max_count sort entries
- * per thread; when a batch has more than BT_LOCAL points (relabelling), n
- * d elem local coordinates, 8 n for the two label maps and n more flags. */
-static bool alloc_presorted(grove__bt_ctx *c, size_t elem, size_t sort)
+/* The presorted builder's memory: lists, flags, and where it relabels
+ * (batches above BT_LOCAL points) local coordinates, label maps, flags. */
+static bool alloc_presorted(grove__bt_ctx *c, size_t sort)
 {
     bool local = c->max_count > BT_LOCAL;
     size_t coords, lists;
-    if (!grove__mul_size(c->n, c->d, &coords) || !grove__mul_size(coords, local ? elem : 0, &coords) ||
+    if (!grove__mul_size(c->n, c->d, &coords) || !grove__mul_size(coords, local ? sizeof(double) : 0, &coords) ||
         !grove__mul_size(c->n, c->lists, &lists) || !grove__mul_size(lists, 2 * sizeof(uint32_t), &lists))
         return false;
-    c->x = bt_take(c, 0, coords, "balltree local coordinates");
-    uint32_t *l = c->x ? bt_take(c, 1, lists, "balltree lists") : NULL;
-    c->id = l ? bt_take(c, 2, local ? 2 * sizeof(uint32_t) * c->n : 0, "balltree labels") : NULL;
-    c->flag[0] = c->id ? bt_take(c, 4, (local ? 2 : 1) * c->n, "balltree flags") : NULL;
-    c->scratch = c->flag[0] ? bt_take(c, BT_SLOT_SCRATCH, sort, "balltree sort scratch") : NULL;
+    c->x = BT_TAKE(c, 0, coords, "balltree local coordinates");
+    uint32_t *l = c->x ? BT_TAKE(c, 1, lists, "balltree lists") : NULL;
+    c->id = l ? BT_TAKE(c, 2, local ? 2 * sizeof(uint32_t) * c->n : 0, "balltree labels") : NULL;
+    c->flag[0] = c->id ? BT_TAKE(c, 4, (local ? 2 : 1) * c->n, "balltree flags") : NULL;
+    c->scratch = c->flag[0] ? BT_TAKE(c, BT_SLOT_SCRATCH, sort, "balltree sort scratch") : NULL;
     c->list[0] = l;
     c->list[1] = l ? l + c->lists * c->n : NULL;
     c->map = c->id ? c->id + (local ? c->n : 0) : NULL;
@@ -205,33 +188,29 @@ static bool alloc_presorted(grove__bt_ctx *c, size_t elem, size_t sort)
     return true;
 }
 
-/* Working memory for the builder the batches allow (c->bits), plus 8 n d
- * bytes for the rotated coordinates with a rotation. */
-static grove_status alloc_work(grove__bt_ctx *c, bt_input *in, size_t elem, int threads)
+/* Working memory for the plan's builder, and the copy of the points. */
+static grove_status alloc_work(grove__bt_ctx *c, bt_input *in, int threads)
 {
-    size_t sort, rotated = 0;
+    size_t sort, copy = 0;
+    bool copied = in->rotation || in->points.dtype != GROVE_FLOAT64 || c->order || in->stride != c->d * sizeof(double);
     bool sized = grove__mul_size(c->max_count, 2 * (size_t)threads, &sort) &&
                  grove__mul_size(sort, sizeof(uint64_t), &sort) &&
-                 (!in->rotation || (grove__mul_size(c->n, c->d, &rotated) &&
-                                    grove__mul_size(rotated, sizeof(double), &rotated)));
-    bool made = sized && (c->bits     ? alloc_packed(c, sort, threads)
-                          : c->select ? alloc_select(c, sort, threads)
-                                      : alloc_presorted(c, elem, sort));
+                 (!copied || (grove__mul_size(c->n, c->d, &copy) && grove__mul_size(copy, sizeof(double), &copy)));
+    bool made = sized && (c->plan.builder == GROVE__BT_PACKED      ? alloc_packed(c, sort, threads)
+                          : c->plan.builder == GROVE__BT_SELECTING ? alloc_select(c, sort, threads)
+                                                                   : alloc_presorted(c, sort));
     if (!made)
         return grove__fail(GROVE_TOO_LARGE, "balltree: working memory for %zu x %zu points is too large", c->n, c->d);
-    in->rotated = c->scratch && rotated ? bt_take(c, BT_SLOT_ROTATED, rotated, "balltree rotated coordinates") : NULL;
-    if (!c->scratch || (rotated && !in->rotated)) return GROVE_OUT_OF_MEMORY;
-    if (in->rotated) {
-        c->base = (const char *)in->rotated;
-        c->stride = c->d * sizeof(double);
-    }
+    in->copy = c->scratch && copy ? BT_TAKE(c, BT_SLOT_COPY, copy, "balltree coordinates") : NULL;
+    if (!c->scratch || (copy && !in->copy)) return GROVE_OUT_OF_MEMORY;
+    if (in->copy) c->base = (const char *)in->copy;
     return GROVE_OK;
 }
 
 static void free_work(grove__bt_ctx *c, bt_input *in)
 {
     void *blocks[] = {c->x,   c->list[0], c->id,      c->flag[0],  c->scratch,  c->rec,
-                      c->val, c->perm,    c->skey[0], c->sid[0],   c->leaf_work, in->rotated};
+                      c->val, c->perm,    c->skey[0], c->sid[0],   c->leaf_work, in->copy};
     for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++) grove__work_release(c->workspace, blocks[i]);
 }
 
@@ -239,35 +218,15 @@ static void free_work(grove__bt_ctx *c, bt_input *in)
 static void bt_apply_plan(grove__bt_ctx *c, grove__bt_plan plan)
 {
     c->plan = plan;
-    c->bits = plan.builder == GROVE__BT_PACKED ? plan.bits : 0;
-    c->select = plan.builder == GROVE__BT_SELECTING;
-    c->build = c->bits     ? grove__bt_packed_batch
-               : c->select ? grove__bt_selecting_batch
-                           : grove__bt_presorted_batch;
-    c->leaf_bits = plan.leaf_bits;
-    c->leaf_max = plan.leaf_max;
-    c->small_bits = plan.small_bits;
-    c->quantize = plan.quantize;
-    grove__bp_partition_fn *fast = plan.partition_isa == GROVE__BT_AVX512 ? grove__bp_partition_avx512()
-                                   : plan.partition_isa == GROVE__BT_AVX2 ? grove__bp_partition_avx2()
-                                                                          : NULL;
-    c->partition_default = fast ? fast : grove__bp_partition_portable;
+    c->build = plan.builder == GROVE__BT_PACKED      ? grove__bt_packed_batch
+               : plan.builder == GROVE__BT_SELECTING ? grove__bt_selecting_batch
+                                                     : grove__bt_presorted_batch;
+    grove__packed_partition_fn *fast = plan.partition_isa == GROVE__BT_AVX512 ? grove__packed_partition_avx512()
+                                       : plan.partition_isa == GROVE__BT_AVX2 ? grove__packed_partition_avx2()
+                                                                              : NULL;
+    c->partition_fn = fast ? fast : grove__packed_partition_portable;
     if (plan.select_isa == GROVE__BT_AVX512) grove__bs_kernels_avx512(&c->bs_kernels);
     else if (plan.select_isa == GROVE__BT_AVX2) grove__bs_kernels_avx2(&c->bs_kernels);
-    c->presort_kernels =
-        plan.presort_avx512 && grove__bt_presort_kernels_avx512(&c->presort_avx512) ? &c->presort_avx512 : NULL;
-}
-
-/* The build on the points scaled down (grove__bt_scaled), whose spreads
- * all compare; the output is the tree of the points as they are. */
-static grove_status bt_build_scaled(grove_points points, double magnitude, const grove_balltree_params *params,
-                                    int64_t *indices, uint8_t *mask, const grove_options *options)
-{
-    double *x = grove__bt_scaled(points, magnitude, params && params->rotation);
-    if (!x) return GROVE_OUT_OF_MEMORY;
-    grove_status s = grove_balltree_build(grove_points_f64(x, points.n, points.d), params, indices, mask, options);
-    grove__free(x);
-    return s;
 }
 
 grove_status grove_balltree_build(grove_points points, const grove_balltree_params *params, int64_t *indices,
@@ -296,7 +255,7 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     bool partition = p.levels != GROVE_BALLTREE_FULL;
     int threads = grove__bt_threads(g.count, points.n, o.threads, !p.workspace), stopped = 0;
     grove__bt_ctx c = {.options = options, .workspace = p.workspace, .n = points.n, .d = points.d,
-                .lists = points.d + partition, .base = points.data, .stride = in.stride, .order = g.order,
+                .lists = points.d + partition, .base = points.data, .order = g.order,
                 .indices = indices, .mask = mask, .partition = partition, .spawn = threads > 1, .stopped = &stopped};
     grove__bt_batch *batches = plan_batches(&g, p.levels);
     size_t *run_end = batches ? grove__calloc(g.count, sizeof *run_end, "batch runs") : NULL;
@@ -304,9 +263,8 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
         c.max_count = batches[b].count > c.max_count ? batches[b].count : c.max_count;
     grove__bt_plan_input plan_in = {g.count, c.max_count, c.d, partition, p.rotation != NULL, grove__cpu()};
     bt_apply_plan(&c, grove__bt_plan_make(&plan_in));
-    /* Every coordinate must be finite: checked by the first pass where the
-     * plan says so (the batch stops there, before any output), else by a
-     * scan before the build. */
+    /* Coordinates are checked by the first pass where the plan says so
+     * (before any output), else by a scan first. */
     bool nonfinite = false, rescale = false;
     double magnitude = 0;
     if (c.plan.first_pass_checks) {
@@ -316,9 +274,7 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
         s = grove__points_validate_range(points, threads, &magnitude);
         rescale = grove__bt_needs_scaling(magnitude, points.d, p.rotation != NULL);
     }
-    bool f32 = !p.rotation && points.dtype == GROVE_FLOAT32;
-    if (s == GROVE_OK && !rescale)
-        s = run_end ? alloc_work(&c, &in, f32 ? sizeof(float) : sizeof(double), threads) : GROVE_OUT_OF_MEMORY;
+    if (s == GROVE_OK && !rescale) s = run_end ? alloc_work(&c, &in, threads) : GROVE_OUT_OF_MEMORY;
     if (s == GROVE_OK && !rescale && !build_all(&c, batches, g.count, &in, options, threads, run_end))
         s = grove__fail(GROVE_CANCELLED, "balltree: cancelled");
     if (s == GROVE_OK && nonfinite) { /* the scan names the first one */
@@ -330,10 +286,12 @@ grove_status grove_balltree_build(grove_points points, const grove_balltree_para
     grove__free(run_end);
     grove__free(batches);
     grove__bt_groups_free(&g);
-    /* Spreads that overflow (found before the build, or by a first pass
-     * that checks the coordinates itself) compare once the points are
-     * scaled; so do rotated coordinates that would underflow. */
+    /* Overflowing spreads (and rotations that would underflow) compare
+     * once the points are scaled: the same tree. */
     if (s == GROVE_OK && rescale && c.overflow) s = grove__points_validate_range(points, threads, &magnitude);
-    if (s == GROVE_OK && rescale) s = bt_build_scaled(points, magnitude, params, indices, mask, options);
+    double *x = s == GROVE_OK && rescale ? grove__bt_scaled(points, magnitude, p.rotation != NULL) : NULL;
+    if (x) s = grove_balltree_build(grove_points_f64(x, points.n, points.d), params, indices, mask, options);
+    else if (s == GROVE_OK && rescale) s = GROVE_OUT_OF_MEMORY;
+    grove__free(x);
     return s;
 }

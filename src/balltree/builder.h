@@ -1,15 +1,6 @@
-/* What the ball tree's builders share: the build context the driver
- * (build.c) fills, the batch and view types, the output and split helpers
- * every builder's hot loops inline, the radix digits and the two-body
- * compilation of the scalar core, and the one entry point each builder
- * gives the driver:
- * - presorted.c (with presorted_t.h, once per coordinate type): every
- *   dimension sorted once, lists partitioned node by node; its sort
- *   (grove__bt_sort) is also the packed builder's presort;
- * - packed.c: ranks or quantized coordinates packed into one record per
- *   point, small full-mode subtrees as bit masks;
- * - selecting.c: splits by selection, leaves to the packed builder
- *   (grove__bt_packed_leaf). */
+/* What the ball tree's builders share: the build context (build.c), the
+ * batch and view types, hot-loop helpers, radix digits, and the entry
+ * points of presorted.c, packed.c (packed.h) and selecting.c. */
 #ifndef GROVE_BALLTREE_BUILDER_H
 #define GROVE_BALLTREE_BUILDER_H
 
@@ -17,117 +8,87 @@
 
 #include <string.h>
 
-/* Rows per task when a large batch is rotated into its working copy, or
- * its keys made (selecting.c). */
-#define BT_GATHER_CHUNK 32768
-/* The presorted builder's first node of at most BT_LOCAL points on every
- * path relabels its points (presorted.c), in memory of its own
- * (alloc_presorted, build.c). */
-#define BT_LOCAL 4096
-/* The radix sorts' widest digit (presorted.c's BT_DIGIT, GROVE__BQ_DIGIT
- * for quantized fields). */
-#define BT_DIGIT_MAX 12
+#define BT_GATHER_CHUNK 32768 /* rows per task where a large batch is copied */
+#define BT_LOCAL 4096         /* the presorted builder relabels nodes of at most this many points */
+#define BT_DIGIT_MAX 12       /* the radix sorts' widest digit */
 
 typedef struct grove__bt_ctx grove__bt_ctx;
 typedef struct grove__bt_batch grove__bt_batch;
 typedef struct grove__bt_view grove__bt_view;
 
-/* Build batch b, whose coordinates `ids` gives by batch-local id (float
- * rows when f32, else double); each builder's entry point, which the
- * driver calls on one thread of its team, in parallel with other batches. */
-typedef void grove__bt_batch_fn(const grove__bt_ctx *c, const grove__bt_batch *b, const grove__bt_view *ids,
-                                bool f32);
+/* Build batch b from its coordinates `ids` by batch-local id, on one
+ * thread of the team, in parallel with other batches. */
+typedef void grove__bt_batch_fn(const grove__bt_ctx *c, const grove__bt_batch *b, const grove__bt_view *ids);
 grove__bt_batch_fn grove__bt_presorted_batch, grove__bt_packed_batch, grove__bt_selecting_batch;
 
 struct grove__bt_ctx {
-    grove__bt_plan plan; /* the builder and vector code (plan.c), applied by bt_apply_plan (build.c) */
-    grove__bt_batch_fn *build; /* the plan's builder */
-    const grove_options *options; /* the caller's: cancel flag and progress */
-    grove_workspace *workspace;   /* the params': NULL or where the working memory is kept */
-    size_t n, d;       /* points, dimensions */
-    size_t lists;      /* id lists per buffer: d, plus one in id order in partition mode */
-    const char *base;  /* rows of coordinates, `stride` bytes apart: the input, */
-    size_t stride;     /*   or its rotation (then in grouped order) */
-    const size_t *order; /* grouped position -> input row, NULL = identity */
-    void *x;           /* local coordinates (row-major, by label) */
-    uint32_t *id;      /* label -> batch-local id */
-    uint32_t *map;     /* batch-local id -> label */
-    uint32_t *list[2]; /* ping-pong lists: list j of buffer b at list[b] + j * n */
-    uint8_t *flag[2];  /* split flags by id (before relabelling) and by label (after) */
-    uint64_t *scratch; /* per thread: 2 * max_count sort entries */
-    size_t max_count;  /* points of the largest batch */
-    int64_t *indices;  /* outputs */
+    grove__bt_plan plan;          /* the builder and vector code (plan.c) */
+    grove__bt_batch_fn *build;    /* the plan's builder */
+    const grove_options *options; /* cancel flag and progress */
+    grove_workspace *workspace;   /* NULL, or where the working memory is kept */
+    size_t n, d, lists;           /* points, dimensions, lists per buffer (d, + 1 in partition mode) */
+    const char *base;             /* dense rows of d doubles in grouped order: the input or a copy */
+    const size_t *order;          /* grouped position -> input row, NULL = identity */
+    int64_t *indices;             /* outputs */
     uint8_t *mask;
-    int bits;          /* packed builder (packed.c): bits per rank, 0 = not used */
-    bool pack_by_thread; /* each thread builds its batches in its own part of the blocks, or each batch in its own slice */
-    size_t pack_stride; /*   a list's length in a part (pack_by_thread), or n */
-    uint64_t *rec;     /*   ping-pong record lists of a part (bp_memory) */
-    double *val;       /*   d x n: each dimension's coordinates in sorted order */
-    uint32_t *perm;    /*   d x n: each dimension's rank -> batch-local id */
-    grove__bp_partition_fn *partition_fn;
-    bool small_bits;   /*   small full-mode subtrees by bit masks */
-    bool quantize;     /*   quantized records: small_bits and the AVX-512 presort loops */
-    bool select;       /* selecting builder (selecting.c) */
+    uint64_t *scratch;            /* per thread: 2 max_count sort entries */
+    size_t max_count;             /* points of the largest batch */
+    bool partition;               /* partition mode (no padding) */
+    bool spawn;                   /* running in a team: create tasks */
+    /* presorted: local coordinates, label <-> id maps, lists, flags */
+    void *x;
+    uint32_t *id, *map, *list[2];
+    uint8_t *flag[2];
+    /* packed: parts per thread or slices per batch; records, values, ranks */
+    bool pack_by_thread;
+    size_t pack_stride;
+    uint64_t *rec;
+    double *val;
+    uint32_t *perm;
+    grove__packed_partition_fn *partition_fn;
+    /* selecting: keys and ids (two buffers), per-thread leaf memory */
     grove__bs_kernels bs_kernels;
-    uint64_t *skey[2]; /*   ping-pong keys: dimension j of buffer b at skey[b] + j * n */
-    uint32_t *sid[2];  /*   ping-pong batch-local ids */
-    char *leaf_work;   /*   per thread, leaf_bytes each: the packed builder's memory for one node */
+    uint64_t *skey[2];
+    uint32_t *sid[2];
+    char *leaf_work;
     size_t leaf_bytes;
-    size_t leaf_max;   /*   nodes of at most this many points go to the packed builder */
-    int leaf_bits;     /*   bits per rank there */
-    grove__bp_partition_fn *partition_default; /* the list partition it leaves */
-    grove__bt_presort_kernels presort_avx512;
-    const grove__bt_presort_kernels *presort_kernels; /* &presort_avx512, or NULL: the scalar loops */
-    bool partition;    /* partition mode (no padding) */
-    bool spawn;        /* running in a team: create tasks */
-    /* Where the coordinates' finiteness is left to the first pass of the
-     * quantized presort or of the selecting builder (grove_balltree_build):
-     * set there when one is not; NULL when they were scanned before the
-     * build. */
-    bool *nonfinite;
-    /* With nonfinite: set there when a spread (max - min) of the batch
-     * overflows a double; grove_balltree_build then builds again on the
-     * points scaled down (bt_build_scaled). */
-    bool *overflow;
-    int *stopped;      /* set once the cancel flag is seen: every task stops (grove__bt_cancelled) */
+    /* Where the first pass checks the coordinates: set when one is not
+     * finite or a spread overflows; NULL when checked before. */
+    bool *nonfinite, *overflow;
+    int *stopped; /* set once the cancel flag is seen: every task stops */
 };
 
 struct grove__bt_batch {
-    size_t start;  /* first grouped position */
-    size_t count;  /* points */
-    size_t slot;   /* first output slot */
-    int levels;    /* L (full) or K (partition) */
+    size_t start; /* first grouped position */
+    size_t count; /* points */
+    size_t slot;  /* first output slot */
+    int levels;   /* L (full) or K (partition) */
 };
 
-/* What a label stands for: coordinates at base + r * stride with
- * r = rows ? rows[label] : label, batch-local id `id ? id[label] : label`,
- * split flag flag[label]. */
+/* A label's coordinates at base + label * stride, its id, its flag. */
 struct grove__bt_view {
     const char *base;
     size_t stride;
-    const size_t *rows;
     const uint32_t *id;
     uint8_t *flag;
 };
 
-/* Sort ids[0..g) (ids[i] == i on entry, all the batch's) by (coordinate
- * j, id), the coordinates of v (float when f32); a and b are scratch of g
- * entries each (presorted.c). */
-void grove__bt_sort(const grove__bt_ctx *c, const grove__bt_view *v, bool f32, size_t j, uint32_t *ids, size_t g,
-                    uint64_t *a, uint64_t *b);
+/* The row of label (or batch-local id) l, and its coordinate j. */
+static inline const double *grove__bt_row_of(const grove__bt_view *v, uint32_t l)
+{
+    return (const double *)(const void *)(v->base + l * v->stride);
+}
+static inline double grove__bt_at(const grove__bt_view *v, uint32_t l, size_t j) { return grove__bt_row_of(v, l)[j]; }
 
-/* The packed builder on a node of k <= c->leaf_max points of the
- * selecting builder, within the node's task, in the thread's leaf memory
- * `work` (c->leaf_bytes), where the caller has put the points'
- * coordinates as doubles, point i's at work[i * d + j]; ids[i] is its
- * batch-local id; the node is at `level`, its slots from `out`. */
+/* Sort ids[0..g) (ids[i] == i) by (coordinate j, id); a, b scratch of g. */
+void grove__bt_sort(const grove__bt_view *v, size_t j, uint32_t *ids, size_t g, uint64_t *a, uint64_t *b);
+
+/* The packed builder on a selecting node of k <= leaf_max points, in
+ * leaf memory `work` holding their coordinates; ids[i]: batch-local ids. */
 void grove__bt_packed_leaf(const grove__bt_ctx *c, const grove__bt_batch *b, const uint32_t *ids, size_t k, int level,
                            size_t out, double *work);
 
-/* Whether the build stops: the options' cancel flag, read before each
- * batch and at each node of at least BT_TASK_MIN points (one batch of
- * millions of points takes seconds), remembered in c->stopped for every
- * task. The nodes and batches it skips are left unwritten (build.c). */
+/* Whether the build stops (the cancel flag); what it skips is unwritten. */
 bool grove__bt_cancelled(const grove__bt_ctx *c);
 
 static inline int grove__bt_thread(void)
@@ -137,8 +98,7 @@ static inline int grove__bt_thread(void)
     return t;
 }
 
-/* The calling thread's sort scratch (sorting has no task scheduling point,
- * so no other task of this thread can interleave). */
+/* The thread's sort scratch (used between task scheduling points). */
 static inline uint64_t *grove__bt_scratch(const grove__bt_ctx *c)
 {
     return c->scratch + (size_t)grove__bt_thread() * 2 * c->max_count;
@@ -156,65 +116,48 @@ static inline void grove__bt_emit(const grove__bt_ctx *c, size_t slot, size_t ro
     if (c->mask) c->mask[slot] = real;
 }
 
-/* A full-mode leaf: rows first and second, the second real or a padding
- * copy. Both indices are stored before the mask bytes, whose stores could
- * alias anything and would make the compiler reload what the second row
- * needs. */
+/* A full-mode leaf; both indices before the mask bytes, which could alias. */
 static inline void grove__bt_emit_leaf(const grove__bt_ctx *c, size_t slot, size_t first, size_t second,
                                        uint8_t real)
 {
     c->indices[slot] = (int64_t)first;
     c->indices[slot + 1] = (int64_t)second;
-    if (c->mask) {
-        c->mask[slot] = 1;
-        c->mask[slot + 1] = real;
-    }
+    if (c->mask) c->mask[slot] = 1, c->mask[slot + 1] = real;
 }
 
-/* The split dimension so far: j replaces *s when its spread is strictly
- * larger, so ties go to the lowest dimension. */
+/* j replaces the split dimension when strictly wider (arithmetic: a coin flip). */
 static inline void grove__bt_widest(double spread, size_t j, size_t *s, double *best)
 {
-    size_t take = (size_t)0 - (size_t)(spread > *best); /* arithmetic, not a branch: a coin flip */
+    size_t take = (size_t)0 - (size_t)(spread > *best);
     *s = (j & take) | (*s & ~take);
     *best = spread > *best ? spread : *best;
 }
 
-/* The first output slot of the right child of a node at `level` whose
- * slots start at `out` and whose left child holds h points. */
+/* The first slot of the right child (left child of h points). */
 static inline size_t grove__bt_right_out(const grove__bt_ctx *c, const grove__bt_batch *b, size_t out, size_t h,
                                          int level)
 {
     return out + (c->partition ? h : (size_t)1 << (b->levels - level));
 }
 
-/* Order-preserving unsigned key of a coordinate: key(x) < key(y) iff
- * x < y. Adding +0 first turns -0.0 into +0.0, so the two share a key.
- * grove__bt_key_f32 and grove__bt_key_f64. */
-#define BT_KEY(T, K, name)                                                                                   \
-    static inline K name(T x)                                                                                \
-    {                                                                                                        \
-        x = x + (T)0;                                                                                        \
-        K bits;                                                                                              \
-        memcpy(&bits, &x, sizeof bits);                                                                      \
-        K sign = (K)1 << (sizeof(K) * 8 - 1);                                                                \
-        return bits & sign ? ~bits : bits | sign;                                                            \
-    }
-BT_KEY(float, uint32_t, grove__bt_key_f32)
-BT_KEY(double, uint64_t, grove__bt_key_f64)
-#undef BT_KEY
+/* Order-preserving key; -0.0 + 0 is +0.0, so the two share one. */
+static inline uint64_t grove__bt_key(double x)
+{
+    x = x + 0.0;
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    return bits >> 63 ? ~bits : bits | (uint64_t)1 << 63;
+}
 
-/* The LSD radix sorts' digits (bt_lsd in presorted.c, bq_sort_list in
- * packed.c): a field of `bits` bits at `shift`, in `passes` digits of
- * `digit` bits (at most 3 of at most BT_DIGIT_MAX), and their counts,
- * turned into offsets pass by pass. */
+/* LSD radix digits of a field of `bits` bits at `shift` (at most 3
+ * passes of at most BT_DIGIT_MAX bits), and their counts. */
 typedef struct grove__bt_digits {
     int shift, passes, digit;
     uint64_t field;
     uint32_t hist[3][1 << BT_DIGIT_MAX];
 } grove__bt_digits;
 
-/* Digits of at most `most` bits for the field, counted over x[0..g). */
+/* The counts over x[0..g), the passes unrolled (a loop measured slower). */
 static inline __attribute__((always_inline)) void grove__bt_digits_count(grove__bt_digits *r, const uint64_t *x,
                                                                         size_t g, int shift, int bits, int most)
 {
@@ -225,7 +168,7 @@ static inline __attribute__((always_inline)) void grove__bt_digits_count(grove__
     uint64_t bins = (uint64_t)1 << r->digit, field = r->field;
     int passes = r->passes, digit = r->digit;
     for (int p = 0; p < passes; p++) memset(r->hist[p], 0, bins * sizeof r->hist[p][0]);
-    for (size_t i = 0; i < g; i++) { /* unrolled: a loop over the passes measured slower */
+    for (size_t i = 0; i < g; i++) {
         uint64_t q = x[i] >> shift & field;
         r->hist[0][q & (bins - 1)]++;
         if (passes > 1) r->hist[1][(q >> digit) & (bins - 1)]++;
@@ -233,17 +176,11 @@ static inline __attribute__((always_inline)) void grove__bt_digits_count(grove__
     }
 }
 
-/* Digit p of record e. */
-static inline uint64_t grove__bt_digit(const grove__bt_digits *r, int p, uint64_t e)
-{
-    return (e >> (r->shift + p * r->digit)) & (r->field >> p * r->digit) & (((uint64_t)1 << r->digit) - 1);
-}
-
-/* Whether pass p moves anything, before it runs: its digit takes more
- * than one value among the g records (e is any of them). */
+/* Whether pass p moves anything (e is any of the g records). */
 static inline bool grove__bt_digits_move(const grove__bt_digits *r, int p, uint64_t e, size_t g)
 {
-    return r->hist[p][grove__bt_digit(r, p, e)] != g;
+    uint64_t digit = (e >> (r->shift + p * r->digit)) & (r->field >> p * r->digit) & (((uint64_t)1 << r->digit) - 1);
+    return r->hist[p][digit] != g;
 }
 
 /* Pass p: from[0..g) into `to`, stably by digit p. */
@@ -264,26 +201,5 @@ static inline __attribute__((always_inline)) void grove__bt_digits_scatter(grove
         to[h[(e >> at) & mask]++] = e;
     }
 }
-
-/* The builders' hottest scalar loops (radix passes, record fields: shifts
- * by a variable count, which BMI2's shrx makes one micro-op on Intel cores
- * where the baseline's shift by cl is two or three) are compiled twice
- * from one always_inline body NAME_body: NAME_portable for the baseline
- * x86-64 and NAME_v3 under GROVE__TARGET_V3; BT_CORE(c, NAME) is the one
- * the plan picks (core_v3). Neither may contract into FMA, so both give
- * the same bytes. Both copies stay out of line, so their callers do not
- * grow. The files that hold them are compiled with -funroll-loops
- * (Makefile). */
-#if GROVE__HAVE_TARGETS
-#define BT_TWICE(ret, name, params, args)                                                                   \
-    static __attribute__((noinline)) ret name##_portable params { return name##_body args; }               \
-    GROVE__TARGET_V3 static __attribute__((noinline)) ret name##_v3 params { return name##_body args; }
-#define BT_CORE(c, name) ((c)->plan.core_v3 ? name##_v3 : name##_portable)
-#else
-#define BT_TWICE(ret, name, params, args)                                                                   \
-    static __attribute__((noinline)) ret name##_portable params { return name##_body args; }
-#define BT_CORE(c, name) name##_portable
-#endif
-#define BT_INLINE static inline __attribute__((always_inline))
 
 #endif

@@ -1,6 +1,5 @@
-/* grove_balltree_check: an independent verifier of ball tree outputs. It
- * shares nothing with the builder but the layout, so it can judge grove's
- * trees and other tools' alike (see grove.h for what it checks). */
+/* grove_balltree_check: an independent verifier of ball tree outputs,
+ * sharing nothing with the builders but the layout (grove.h). */
 #include "balltree_internal.h"
 
 #include <string.h>
@@ -93,8 +92,7 @@ static grove_status check_split(checker *c, size_t lo, size_t mid, size_t hi, in
     return GROVE_OK;
 }
 
-/* Every real slot holds a row of this batch, each row once; padding copies
- * sit in second slots of leaf pairs. */
+/* Every real slot holds a row of the batch once; copies pad leaf pairs. */
 static grove_status check_membership(checker *c, const int64_t *batch_ids, bool full, uint8_t *seen)
 {
     const grove_balltree_batch *b = c->batch;
@@ -168,7 +166,7 @@ static double *rotate_points(grove_points p, const double *R)
     double *y = grove__calloc(count, sizeof *y, "rotated points");
     if (!y) return NULL;
     size_t stride = grove__points_stride(p);
-    for (size_t i = 0; i < p.n; i++) grove__bt_rotate_row(R, p, stride, i, y + i * p.d, 1);
+    for (size_t i = 0; i < p.n; i++) grove__bt_rotate_row(R, p, stride, i, y + i * p.d);
     return y;
 }
 

@@ -1,5 +1,6 @@
-/* Ball tree layout: batch grouping, slots per batch, ball counts. */
+/* Ball tree layout: batch grouping, slots per batch, ball counts, threads. */
 #include "balltree_internal.h"
+#include "parallel.h"
 
 #include <stdlib.h>
 
@@ -34,10 +35,7 @@ void grove__bt_groups_free(grove__bt_groups *groups)
     grove__free(groups->ids);
     grove__free(groups->start);
     grove__free(groups->order);
-    groups->ids = NULL;
-    groups->start = NULL;
-    groups->order = NULL;
-    groups->count = 0;
+    *groups = (grove__bt_groups){0, NULL, NULL, NULL};
 }
 
 static grove_status alloc_groups(grove__bt_groups *g, size_t count)
@@ -48,48 +46,40 @@ static grove_status alloc_groups(grove__bt_groups *g, size_t count)
     return g->ids && g->start ? GROVE_OK : GROVE_OUT_OF_MEMORY;
 }
 
-/* Non-decreasing ids in `count` runs: every run of equal ids is a batch,
- * in place. */
-static grove_status group_runs(size_t n, const int64_t *ids, size_t count, grove__bt_groups *g)
+static inline int64_t id_at(const int64_t *ids, const size_t *order, size_t i) { return ids[order ? order[i] : i]; }
+
+/* The end of the run of equal ids from a, by doubling steps and halving:
+ * a batch costs the log of its size. */
+static size_t run_end(const int64_t *ids, const size_t *order, size_t a, size_t n)
 {
-    if (alloc_groups(g, count) != GROVE_OK) return GROVE_OUT_OF_MEMORY;
-    g->ids[0] = ids[0];
-    size_t b = 1;
-    for (size_t i = 1; b < count; i++)
-        if (ids[i] != ids[i - 1]) {
-            g->ids[b] = ids[i];
-            g->start[b++] = i;
-        }
-    g->start[count] = n;
-    return GROVE_OK;
+    size_t lo = a, step = 1; /* the id at lo is a's */
+    while (step < n - lo && id_at(ids, order, lo + step) == id_at(ids, order, a)) {
+        lo += step;
+        step *= 2;
+    }
+    size_t hi = step < n - lo ? lo + step : n; /* the id at hi differs, or hi == n */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (id_at(ids, order, mid) == id_at(ids, order, a)) lo = mid;
+        else hi = mid;
+    }
+    return hi;
 }
 
-/* Small ids (max < 2n + 2): a counting sort indexed by id. */
-static grove_status group_by_counting(size_t n, const int64_t *ids, size_t max_id, grove__bt_groups *g)
+/* The batches of ids read in `order` (grouped position -> row, NULL: the
+ * identity), where equal ids sit side by side, ascending: every run is a
+ * batch. g takes order. */
+static grove_status group_runs(size_t n, const int64_t *ids, size_t *order, grove__bt_groups *g)
 {
-    size_t *next = grove__calloc(max_id + 1, sizeof *next, "batch id counts");
-    if (!next) return GROVE_OUT_OF_MEMORY;
-    for (size_t i = 0; i < n; i++) next[ids[i]]++;
-    size_t count = 0;
-    for (size_t v = 0; v <= max_id; v++) count += next[v] != 0;
-    grove_status s = alloc_groups(g, count);
-    g->order = s == GROVE_OK ? grove__calloc(n, sizeof *g->order, "batch order") : NULL;
-    if (!g->order) {
-        grove__free(next);
-        return GROVE_OUT_OF_MEMORY;
-    }
-    size_t b = 0, at = 0;
-    for (size_t v = 0; v <= max_id; v++) {
-        if (!next[v]) continue;
-        g->ids[b] = (int64_t)v;
-        g->start[b++] = at;
-        size_t m = next[v];
-        next[v] = at; /* becomes the next free grouped position of id v */
-        at += m;
+    size_t count = 0, b = 0;
+    g->order = order;
+    for (size_t a = 0; a < n; a = run_end(ids, order, a, n)) count++;
+    if (alloc_groups(g, count) != GROVE_OK) return GROVE_OUT_OF_MEMORY;
+    for (size_t a = 0; a < n; a = run_end(ids, order, a, n)) {
+        g->ids[b] = id_at(ids, order, a);
+        g->start[b++] = a;
     }
     g->start[count] = n;
-    for (size_t i = 0; i < n; i++) g->order[next[ids[i]]++] = i;
-    grove__free(next);
     return GROVE_OK;
 }
 
@@ -105,83 +95,31 @@ static int by_id_row(const void *a, const void *b)
     return (x->row > y->row) - (x->row < y->row);
 }
 
-/* Large sparse ids: sort (id, row) pairs. */
-static grove_status group_by_sorting(size_t n, const int64_t *ids, grove__bt_groups *g)
+/* Ids out of order: sorted by (id, row) by counting where they are small
+ * (max < 2n + 2), else by sorting (id, row) pairs. */
+static grove_status group_unsorted(size_t n, const int64_t *ids, size_t max_id, grove__bt_groups *g)
 {
-    id_row *pairs = grove__calloc(n, sizeof *pairs, "batch sort");
-    if (!pairs) return GROVE_OUT_OF_MEMORY;
-    for (size_t i = 0; i < n; i++) {
-        pairs[i].id = ids[i];
-        pairs[i].row = i;
-    }
-    qsort(pairs, n, sizeof *pairs, by_id_row);
-    size_t count = 1;
-    for (size_t i = 1; i < n; i++) count += pairs[i].id != pairs[i - 1].id;
-    grove_status s = alloc_groups(g, count);
-    g->order = s == GROVE_OK ? grove__calloc(n, sizeof *g->order, "batch order") : NULL;
-    if (!g->order) {
-        grove__free(pairs);
-        return GROVE_OUT_OF_MEMORY;
-    }
-    size_t b = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0 || pairs[i].id != pairs[i - 1].id) {
-            g->ids[b] = pairs[i].id;
-            g->start[b++] = i;
+    size_t *order = grove__calloc(n, sizeof *order, "batch order"), *next = NULL;
+    id_row *pairs = NULL;
+    bool counting = max_id / 2 <= n;
+    if (order && counting && (next = grove__calloc(max_id + 1, sizeof *next, "batch id counts"))) {
+        for (size_t i = 0; i < n; i++) next[ids[i]]++;
+        for (size_t v = 0, at = 0; v <= max_id; v++) { /* the next free position of id v */
+            size_t m = next[v];
+            next[v] = at;
+            at += m;
         }
-        g->order[i] = pairs[i].row;
+        for (size_t i = 0; i < n; i++) order[next[ids[i]]++] = i;
+    } else if (order && !counting && (pairs = grove__calloc(n, sizeof *pairs, "batch sort"))) {
+        for (size_t i = 0; i < n; i++) pairs[i] = (id_row){ids[i], i};
+        qsort(pairs, n, sizeof *pairs, by_id_row);
+        for (size_t i = 0; i < n; i++) order[i] = pairs[i].row;
     }
-    g->start[count] = n;
+    bool made = next || pairs;
+    grove__free(next);
     grove__free(pairs);
-    return GROVE_OK;
-}
-
-typedef struct id_scan {
-    uint64_t signs; /* every id or-ed: the sign bit says if one is negative */
-    size_t descents, changes;
-    int64_t max_id;
-} id_scan;
-
-/* One pass without branches over n >= 1 ids (an Erwin-style caller passes
- * them with every call, and layout and build each read them). Its 64-bit
- * compares vectorise with AVX2, not with the baseline's SSE2, and AVX-512
- * takes eight at a time: scan_ids compiles it for each and runs the best
- * one grove__cpu allows. */
-static inline __attribute__((always_inline)) id_scan scan_ids_body(size_t n, const int64_t *ids)
-{
-    uint64_t signs = (uint64_t)ids[0];
-    size_t descents = 0, changes = 0;
-    int64_t max_id = ids[0];
-    for (size_t i = 1; i < n; i++) {
-        signs |= (uint64_t)ids[i];
-        descents += ids[i] < ids[i - 1];
-        changes += ids[i] != ids[i - 1];
-        max_id = ids[i] > max_id ? ids[i] : max_id;
-    }
-    return (id_scan){signs, descents, changes, max_id};
-}
-
-static id_scan scan_ids_portable(size_t n, const int64_t *ids) { return scan_ids_body(n, ids); }
-
-#if GROVE__HAVE_TARGETS
-__attribute__((target("avx2"))) static id_scan scan_ids_avx2(size_t n, const int64_t *ids)
-{
-    return scan_ids_body(n, ids);
-}
-__attribute__((target("avx512f"))) static id_scan scan_ids_avx512(size_t n, const int64_t *ids)
-{
-    return scan_ids_body(n, ids);
-}
-#endif
-
-static id_scan scan_ids(size_t n, const int64_t *ids)
-{
-#if GROVE__HAVE_TARGETS
-    grove__cpu_features cpu = grove__cpu();
-    if (cpu.avx512f) return scan_ids_avx512(n, ids);
-    if (cpu.avx2) return scan_ids_avx2(n, ids);
-#endif
-    return scan_ids_portable(n, ids);
+    if (!made) grove__free(order);
+    return made ? group_runs(n, ids, order, g) : GROVE_OUT_OF_MEMORY;
 }
 
 grove_status grove__bt_groups_make(size_t n, const grove_balltree_params *params, grove__bt_groups *groups)
@@ -196,15 +134,21 @@ grove_status grove__bt_groups_make(size_t n, const grove_balltree_params *params
         s = alloc_groups(&g, 1);
         if (s == GROVE_OK) g.start[1] = n;
     } else {
-        id_scan scan = scan_ids(n, ids);
-        if (scan.signs >> 63)
+        /* Ors and subtractions, which vectorise: the sign bit of signs says an
+         * id is negative, that of falls an id is below the one before. */
+        uint64_t signs = (uint64_t)ids[0], falls = 0;
+        for (size_t i = 1; i < n; i++) {
+            signs |= (uint64_t)ids[i];
+            falls |= (uint64_t)ids[i] - (uint64_t)ids[i - 1];
+        }
+        int64_t max_id = ids[0];
+        if (signs >> 63)
             for (size_t i = 0; i < n; i++)
                 if (ids[i] < 0)
                     return grove__fail(GROVE_INVALID_ARGUMENT, "balltree: batch id %lld at index %zu is negative",
                                        (long long)ids[i], i);
-        if (!scan.descents) s = group_runs(n, ids, scan.changes + 1, &g);
-        else if ((uint64_t)scan.max_id / 2 <= n) s = group_by_counting(n, ids, (size_t)scan.max_id, &g);
-        else s = group_by_sorting(n, ids, &g);
+        for (size_t i = 1; falls >> 63 && i < n; i++) max_id = ids[i] > max_id ? ids[i] : max_id;
+        s = falls >> 63 ? group_unsorted(n, ids, (size_t)max_id, &g) : group_runs(n, ids, NULL, &g);
     }
     if (s != GROVE_OK) {
         grove__bt_groups_free(&g);
@@ -316,4 +260,29 @@ grove_status grove_balltree_ball_count(size_t n, const grove_balltree_params *pa
     grove__free(info);
     grove__bt_groups_free(&g);
     return s;
+}
+
+/* A one-off call (no workspace) below this builds on one thread: starting
+ * a team costs about as much as such a build. */
+#define BT_ONE_OFF_SERIAL ((size_t)1 << 17)
+
+int grove__bt_threads(size_t batches, size_t n, int threads, bool one_off)
+{
+    if (one_off && n < BT_ONE_OFF_SERIAL) return 1;
+    /* A batch each, or one per smallest task (half of BT_TASK_MIN). */
+    size_t tasks = n / (BT_TASK_MIN / 2);
+    return grove__threads_cap(threads, batches > tasks ? batches : tasks);
+}
+
+grove_status grove_balltree_threads(size_t n, const grove_balltree_params *params, const grove_options *options,
+                                    int *threads)
+{
+    grove__clear_error();
+    if (!threads) return grove__fail(GROVE_INVALID_ARGUMENT, "balltree_threads: threads is NULL");
+    size_t slots, batches;
+    grove_status s = grove_balltree_layout(n, params, &slots, &batches);
+    if (s != GROVE_OK) return s;
+    grove_options o = grove__options(options);
+    *threads = grove__bt_threads(batches, n, o.threads, !(params && params->workspace));
+    return GROVE_OK;
 }

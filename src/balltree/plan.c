@@ -1,25 +1,15 @@
 /* grove__bt_plan_make: the builder and vector paths for a build (plan.h). */
 #include "balltree_internal.h"
 
-/* The selecting builder hands nodes of at most BS_LEAF points to the
- * packed one (fewer where d * 14 > 64 bits). It is used where that is at
- * least BS_LEAF_MIN and the largest batch at least twice as many: below
- * either it measured no faster than the presorted builder. */
+/* The selecting builder's leaves: BS_LEAF points (fewer where d * 14 >
+ * 64), at least BS_LEAF_MIN, in a batch of twice as many. */
 #define BS_LEAF 16384
 #define BS_LEAF_MIN 1024
-/* Its AVX2 passes pay off up to 5 dimensions; at d = 6 only on large
- * batches, so there the presorted builder stays. */
+/* Its AVX2 passes pay off up to this many dimensions. */
 #define BS_AVX2_DIMS 5
 
-/* Quantized fields need at least BQ_SLACK bits more than the ids (at
- * least 4 values per point on average: d = 3 up to 16384 points, d = 2
- * up to 65536), or are narrow enough for one radix pass: down to
- * BQ_NARROW bits fewer than the ids (4 points a value on average), where
- * one pass of at most GROVE__BQ_DIGIT bits sorts them (d = 4 from 4097 to
- * 16384 points, 12-bit fields); narrower fields would cost more in runs
- * than the rank presort they replace. Fields of more than BQ_WIDE bits
- * beyond the ids make the radix sorts dearer (more bins or passes) for
- * few fewer runs. */
+/* Quantized fields: BQ_SLACK bits more than the ids, or down to BQ_NARROW
+ * fewer where one radix pass sorts them, at most BQ_WIDE more. */
 #define BQ_SLACK 2
 #define BQ_NARROW 2
 #define BQ_WIDE 6
@@ -37,30 +27,26 @@ int grove__bt_packed_bits(size_t m, size_t d, size_t lists)
     return m <= GROVE__BP_MAX_COUNT && lists < 64 && d * (size_t)bits <= 64 ? bits : 0;
 }
 
-int grove__bq_id_bits(size_t m) { return log2_ceil(m); }
+int grove__quantized_id_bits(size_t m) { return log2_ceil(m); }
 
-int grove__bq_field_bits(size_t m, size_t d)
+int grove__quantized_field_bits(size_t m, size_t d)
 {
-    int id_bits = grove__bq_id_bits(m), bits = (int)((size_t)(64 - id_bits) / d);
+    int id_bits = grove__quantized_id_bits(m), bits = (int)((size_t)(64 - id_bits) / d);
     bits = bits > id_bits + BQ_WIDE ? id_bits + BQ_WIDE : bits;
     if (bits >= id_bits + BQ_SLACK) return bits;
-    int one_pass = id_bits < GROVE__BQ_DIGIT ? id_bits : GROVE__BQ_DIGIT;
+    int one_pass = id_bits < GROVE__QUANTIZED_DIGIT ? id_bits : GROVE__QUANTIZED_DIGIT;
     return bits <= one_pass && bits >= id_bits - BQ_NARROW ? bits : 0;
 }
 
-/* The builder, then how the largest batch's packed records (the
- * selecting builder's: its leaves') are made: "+quantized" where their
- * fields fit, "+bits" for bit-mask subtrees. */
+/* The plan's name (plan.h). */
 static const char *plan_name(const grove__bt_plan *p, size_t m, size_t d)
 {
-    static const char *const names[2][2][2] = {
-        {{"packed", "packed+bits"}, {"packed", "packed+quantized+bits"}},
-        {{"selecting", "selecting+bits"}, {"selecting", "selecting+quantized+bits"}},
-    };
-    if (p->builder == GROVE__BT_PRESORTED) return "presorted";
     bool select = p->builder == GROVE__BT_SELECTING;
-    bool quantized = p->quantize && grove__bq_field_bits(select ? p->leaf_max : m, d);
-    return names[select][quantized][p->small_bits];
+    if (p->builder == GROVE__BT_PRESORTED) return "presorted";
+    if (!p->bitmask) return select ? "selecting" : "packed";
+    if (!p->quantize || !grove__quantized_field_bits(select ? p->leaf_max : m, d))
+        return select ? "selecting+bits" : "packed+bits";
+    return select ? "selecting+quantized+bits" : "packed+quantized+bits";
 }
 
 grove__bt_plan grove__bt_plan_make(const grove__bt_plan_input *in)
@@ -77,34 +63,27 @@ grove__bt_plan grove__bt_plan_make(const grove__bt_plan_input *in)
     p.select_isa = cpu.avx512f && cpu.avx512vl ? GROVE__BT_AVX512
                    : cpu.avx2 && cpu.popcnt    ? GROVE__BT_AVX2
                                                : GROVE__BT_PORTABLE;
-    p.presort_avx512 = cpu.avx512f && cpu.avx512dq && cpu.avx512vl;
-    p.small_bits = full && d >= 2 && d <= GROVE__BB_DIMS && cpu.avx512f && cpu.avx512bw && cpu.avx512cd &&
-                   cpu.avx512vbmi && cpu.avx512bitalg && grove__cpu_v3(cpu);
-    /* Quantized records are written for the bit-mask subtrees and the
-     * AVX-512 presort loops alone (every machine with BITALG has both). */
-    p.quantize = p.small_bits && p.presort_avx512 && d <= GROVE__BQ_MAX_DIMS;
+    p.bitmask = full && d >= 2 && d <= GROVE__BITMASK_DIMS && grove__cpu_v3(cpu);
+    p.bitmask_bitalg = p.bitmask && grove__cpu_bitalg(cpu);
+    /* Quantized records only where the bit-mask subtrees finish them. */
+    p.quantize = p.bitmask && d <= GROVE__QUANTIZED_MAX_DIMS;
     size_t select_dims = p.select_isa == GROVE__BT_AVX512 ? GROVE__BS_MAX_DIMS
                          : p.select_isa == GROVE__BT_AVX2 ? BS_AVX2_DIMS
                                                           : 0;
     bool select_fits = full && d <= select_dims && p.leaf_max >= BS_LEAF_MIN && m >= 2 * p.leaf_max;
-    /* Where the packed builder would rank the largest batch but the
-     * selecting builder's leaves quantize theirs, the selecting builder
-     * is faster. */
-    bool leaves_quantize = p.quantize && !grove__bq_field_bits(m, d) && grove__bq_field_bits(p.leaf_max, d);
+    /* Packed would rank the batch but selecting's leaves quantize: selecting. */
+    bool leaves_quantize =
+        p.quantize && !grove__quantized_field_bits(m, d) && grove__quantized_field_bits(p.leaf_max, d);
     if (select_fits && (!p.bits || leaves_quantize)) {
         p.builder = GROVE__BT_SELECTING;
         p.bits = 0;
     } else {
         p.builder = p.bits ? GROVE__BT_PACKED : GROVE__BT_PRESORTED;
     }
-    p.core_v3 = grove__cpu_v3(cpu);
-    /* Where one batch takes quantized records or the selecting builder,
-     * their first pass reads every coordinate anyway and checks it on the
-     * way, before any output, and a scan of its own would cost a pass
-     * more. */
+    /* A lone batch's quantized or selecting first pass checks the coordinates. */
     p.first_pass_checks = in->batches == 1 && !in->rotation &&
                           (p.builder == GROVE__BT_SELECTING ||
-                           (p.builder == GROVE__BT_PACKED && p.quantize && grove__bq_field_bits(m, d)));
+                           (p.builder == GROVE__BT_PACKED && p.quantize && grove__quantized_field_bits(m, d)));
     p.name = plan_name(&p, m, d);
     return p;
 }

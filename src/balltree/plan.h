@@ -1,6 +1,5 @@
-/* Which ball tree builder and which vector paths a build takes (plan.c):
- * a pure function of the batches' shape and the processor's features, so
- * the tests can ask it about any machine. */
+/* Which builder and vector paths a build takes (plan.c): a pure function
+ * of the batches and the processor's features, so tests can ask it. */
 #ifndef GROVE_BALLTREE_PLAN_H
 #define GROVE_BALLTREE_PLAN_H
 
@@ -9,14 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The three builders; each gives the same bytes:
- * - presorted (presorted.c): every dimension sorted once, lists
- *   partitioned node by node; the one that takes anything;
- * - packed (packed.c): batches of at most GROVE__BP_MAX_COUNT points
- *   whose d ranks fit a 64-bit record;
- * - selecting (selecting.c): larger full-mode batches in a few
- *   dimensions, split by selection, whose nodes of at most leaf_max
- *   points go to the packed builder. */
+/* The builders, same bytes each: presorted (any batch), packed (records
+ * fit 64 bits), selecting (large full-mode batches, leaves to packed). */
 typedef enum grove__bt_builder { GROVE__BT_PRESORTED, GROVE__BT_PACKED, GROVE__BT_SELECTING } grove__bt_builder;
 
 /* The instruction set of a kernel the plan picks. */
@@ -33,44 +26,32 @@ typedef struct grove__bt_plan_input {
 
 typedef struct grove__bt_plan {
     grove__bt_builder builder;
-    /* The builder and how the largest batch's packed records are made
-     * (the selecting builder's: its leaves'): "presorted", "packed",
-     * "packed+bits" (bit-mask subtrees), "packed+quantized+bits", and the
-     * same three for "selecting". What grove_balltree_builder says. */
+    /* "presorted", "packed[+quantized]+bits", "selecting[...]": grove_balltree_builder */
     const char *name;
     int bits;               /* packed: bits per rank of the largest batch */
     int leaf_bits;          /* selecting: bits per rank of its leaves, */
     size_t leaf_max;        /*   which have at most leaf_max points */
-    bool small_bits;        /* small full-mode subtrees as bit masks (packed.c, bb_*) */
-    bool quantize;          /* packed records quantized where their fields fit (packed.c, bq_*) */
-    bool presort_avx512;    /* the presort's streaming loops in AVX-512 (presort_avx512.c) */
+    bool bitmask;           /* small full-mode subtrees as bit masks (packed_bitmask.c), */
+    bool bitmask_bitalg;    /*   in their AVX-512 BITALG copy */
+    bool quantize;          /* packed records quantized where their fields fit (packed_quantized.c) */
     grove__bt_isa partition_isa; /* the packed builder's list partition (partition.c) */
     grove__bt_isa select_isa;    /* the selecting builder's passes (select_*.c); portable: none */
-    bool core_v3;           /* the builders' scalar core compiled for x86-64-v3 (cpu.h) */
-    /* The first pass of the largest batch (quantized records, selecting
-     * keys) checks every coordinate's finiteness, so the build skips its
-     * own scan: one batch, no rotation. */
+    /* the lone batch's first pass checks the coordinates */
     bool first_pass_checks;
 } grove__bt_plan;
 
 grove__bt_plan grove__bt_plan_make(const grove__bt_plan_input *in);
 
-/* The packed builder takes batches of at most GROVE__BP_MAX_COUNT points,
- * where it measured faster than the others: beyond, its lookups by rank
- * miss the cache. */
+/* Beyond this many points the lookups by rank miss the cache. */
 #define GROVE__BP_MAX_COUNT 65536
-/* Bits per rank for batches of up to m points in d dimensions, or 0 when
- * the packed builder is not used: d ranks do not fit in a 64-bit record,
- * there are too many lists for the buffer bits of its `where` masks, or
- * the batch is larger than GROVE__BP_MAX_COUNT. */
+/* Bits per rank for m points in d dimensions, 0 where packed is not used. */
 int grove__bt_packed_bits(size_t m, size_t d, size_t lists);
-/* Bits of a batch-local id of m points, and of the quantized fields of m
- * points in d dimensions, 0 where they would be too narrow. */
-int grove__bq_id_bits(size_t m);
-int grove__bq_field_bits(size_t m, size_t d);
+/* Bits of an id of m points, and of quantized fields (0 where too narrow). */
+int grove__quantized_id_bits(size_t m);
+int grove__quantized_field_bits(size_t m, size_t d);
 /* The widest digit of the quantized records' radix sort. */
-#define GROVE__BQ_DIGIT 12
-/* Dimensions the bit-mask subtrees take (2..GROVE__BB_DIMS). */
-#define GROVE__BB_DIMS 4
+#define GROVE__QUANTIZED_DIGIT 12
+/* Dimensions the bit-mask subtrees take (2..GROVE__BITMASK_DIMS). */
+#define GROVE__BITMASK_DIMS 4
 
 #endif

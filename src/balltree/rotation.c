@@ -1,14 +1,13 @@
-/* Rotations for the ball tree: Haar-random rotations from a seed, and y = R x.
- *
- * Both must give the same bits on every platform, so they use only + - * /
- * and sqrt (all correctly rounded by IEEE 754), and the Makefile compiles
- * this file with -ffp-contract=off so no a * b + c becomes an FMA. */
+/* The points as the builders and the checker see them: rotated (Haar-
+ * random rotations from a seed, y = R x, the same bits on every platform:
+ * + - * / sqrt only, -ffp-contract=off in the Makefile), or scaled where
+ * spreads overflow or rotations underflow (balltree_internal.h). */
 #include "balltree_internal.h"
 
+#include <float.h>
 #include <math.h>
 
-void grove__bt_rotate_row(const double *rotation, grove_points points, size_t stride, size_t row, double *y,
-                          size_t y_stride)
+void grove__bt_rotate_row(const double *rotation, grove_points points, size_t stride, size_t row, double *y)
 {
     size_t d = points.d;
     for (size_t j = 0; j < d; j++) {
@@ -18,7 +17,7 @@ void grove__bt_rotate_row(const double *rotation, grove_points points, size_t st
             double term = r[k] * grove__coord(points, stride, row, k);
             sum = sum + term;
         }
-        y[j * y_stride] = sum;
+        y[j] = sum;
     }
 }
 
@@ -33,11 +32,9 @@ static double column_dot(const double *q, size_t i, const double *v, size_t j, s
     return sum;
 }
 
-/* Orthonormalise the columns of a in place by modified Gram-Schmidt, each
- * projection done twice ("twice is enough") so Q is orthogonal to rounding
- * even for large d. Returns false for a (numerically) singular a. The R of
- * this QR has a positive diagonal (the column norms), which is the sign
- * convention that makes Q Haar-distributed for a Gaussian a. */
+/* Orthonormalise a's columns by modified Gram-Schmidt, each projection
+ * twice ("twice is enough"); false when singular. R's diagonal is
+ * positive, which makes Q Haar-distributed for a Gaussian a. */
 static bool gram_schmidt(double *a, size_t d)
 {
     for (size_t j = 0; j < d; j++) {
@@ -101,10 +98,41 @@ grove_status grove_rotation_random(size_t d, uint64_t seed, double *rotation)
     do /* a singular Gaussian matrix has probability zero; draw again if met */
         for (size_t i = 0; i < count; i++) rotation[i] = grove_rng_normal(&rng);
     while (!gram_schmidt(rotation, d));
-    /* Q is Haar on O(d); negating one row maps det -1 onto det +1 and keeps
-     * the measure (it is a left multiplication), so the result is Haar on SO(d). */
+    /* Negating a row maps det -1 onto +1 and keeps the Haar measure. */
     if (det_sign(rotation, lu, d) < 0)
         for (size_t t = 0; t < d; t++) rotation[t] = -rotation[t];
     grove__free(lu);
     return GROVE_OK;
+}
+
+static bool spread_overflows(double magnitude, size_t d, bool rotated)
+{
+    return !(4 * magnitude * (rotated ? sqrt((double)d) : 1) <= DBL_MAX);
+}
+
+/* Products r x of values below 2^-969 round to the subnormals' grid. */
+static bool rotation_underflows(double magnitude, bool rotated)
+{
+    return rotated && magnitude > 0 && magnitude < DBL_MIN / DBL_EPSILON;
+}
+
+bool grove__bt_needs_scaling(double magnitude, size_t d, bool rotated)
+{
+    return spread_overflows(magnitude, d, rotated) || rotation_underflows(magnitude, rotated);
+}
+
+double *grove__bt_scaled(grove_points points, double magnitude, bool rotated)
+{
+    size_t n = points.n, d = points.d, stride = grove__points_stride(points);
+    double *x = grove__malloc(n * d * sizeof *x, "balltree scaled coordinates");
+    if (!x) return NULL;
+    /* Down as little as will do (small values keep their bits), or up to
+     * a largest in [1/2, 1) (2^-e may be no double: ldexp on each). */
+    int e = 1;
+    if (rotation_underflows(magnitude, rotated)) (void)frexp(magnitude, &e);
+    else
+        while (spread_overflows(ldexp(magnitude, -e), d, rotated)) e++;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < d; j++) x[i * d + j] = ldexp(grove__coord(points, stride, i, j), -e);
+    return x;
 }

@@ -1,14 +1,10 @@
-/* The selecting builder's two passes over a node (selecting.c) in
- * AVX2; select_avx512.c has them in AVX-512 and says what they are. */
+/* The selecting builder's two passes (select_avx512.c says what) in AVX2,
+ * four points at a time: keys compared with the top bit flipped, lanes
+ * packed by a table permutation, extents kept flipped. */
 #include "balltree_internal.h"
 
 #if GROVE__HAVE_TARGETS
 #include <immintrin.h>
-/* The same two passes in AVX2, four points at a time. AVX2 has neither
- * unsigned 64-bit compares nor compress nor 64-bit min / max: keys are
- * compared with their top bit flipped (signed order = unsigned order),
- * lanes are packed by a permutation from a 16-entry table, and extents
- * are kept flipped, as compare-and-blend. */
 #define AVX2 __attribute__((target("avx2,popcnt")))
 #include "avx2_pack.h"
 
@@ -41,8 +37,7 @@ static inline AVX2 quad load_quad(const uint64_t *key, const uint32_t *id, size_
     return q;
 }
 
-/* Lanes (as bits) whose (a, a_id) is below (b, b_id): a and b flipped,
- * ids as they are. */
+/* Lanes whose (a, a_id) is below (b, b_id), keys flipped. */
 static inline AVX2 unsigned below4(__m256i a, __m128i a_id, __m256i b, __m128i b_id)
 {
     const __m128i sign = _mm_set1_epi32(INT32_MIN);
@@ -62,8 +57,7 @@ static inline AVX2 void put32(uint32_t *p, __m128i v, unsigned lanes, size_t roo
     }
 }
 
-/* Ids packed the same way as keys: the 32-bit lanes 0, 2, 4, 6 of the
- * table row, halved. */
+/* Ids packed as keys: lanes 0, 2, 4, 6 of the row, halved. */
 static inline AVX2 __m128i pack_ids(__m128i v, unsigned set)
 {
     __m256i row = _mm256_loadu_si256((const __m256i *)(const void *)grove__bt_pack64[set]);
@@ -174,9 +168,5 @@ bool grove__bs_kernels_avx2(grove__bs_kernels *k)
     return true;
 }
 #else
-bool grove__bs_kernels_avx2(grove__bs_kernels *k)
-{
-    (void)k;
-    return false;
-}
+bool grove__bs_kernels_avx2(grove__bs_kernels *k) { return (void)k, false; }
 #endif

@@ -1,15 +1,37 @@
-/* The selecting builder's two passes over a node (selecting.c) in
- * AVX-512 (select_avx2.c has them in AVX2): the
- * split that moves every array and gathers the children's extents, and
- * the window that collects the candidates for the median. AVX-512 and
- * AVX2 versions only: portable loops measured slower than the presorted
- * builder, so without either that builder is used instead. A test checks
- * every version of both passes against their definitions. */
+/* The selecting builder's two passes over a node in AVX-512 (AVX2 in
+ * select_avx2.c): the split that moves every array and gathers extents,
+ * and the window of the median's candidates. Portable loops measured
+ * slower than the presorted builder, which takes over without them. */
 #include "balltree_internal.h"
 
 #if GROVE__HAVE_TARGETS
 #include <immintrin.h>
-#include "avx512_stream.h"
+/* Masked loads and stores stream at half speed: plain where all eight lanes live. */
+#define STREAM __attribute__((target("avx512f,avx512vl"), always_inline))
+
+static inline STREAM __m512i load8_64(const void *p, __mmask8 live)
+{
+    return live == 0xff ? _mm512_loadu_si512(p) : _mm512_maskz_loadu_epi64(live, p);
+}
+
+static inline STREAM __m256i load8_32(const void *p, __mmask8 live)
+{
+    return live == 0xff ? _mm256_loadu_si256((const __m256i *)p) : _mm256_maskz_loadu_epi32(live, p);
+}
+
+/* The first n lanes of v at dst: the whole register where eight fit before `end`. */
+static inline STREAM void store_first_64(uint64_t *dst, const uint64_t *end, __m512i v, int n)
+{
+    if (end - dst >= 8) _mm512_storeu_si512(dst, v);
+    else _mm512_mask_storeu_epi64(dst, (__mmask8)((1u << n) - 1), v);
+}
+
+static inline STREAM void store_first_32(uint32_t *dst, const uint32_t *end, __m256i v, int n)
+{
+    if (end - dst >= 8) _mm256_storeu_si256((__m256i *)(void *)dst, v);
+    else _mm256_mask_storeu_epi32(dst, (__mmask8)((1u << n) - 1), v);
+}
+
 #define AVX512 __attribute__((target("avx512f,avx512vl")))
 
 /* Lanes of `live` whose (key, id) is below (pk, pid). */
@@ -30,30 +52,28 @@ static inline AVX512 __attribute__((always_inline)) void split_step(
     split8 *st, const uint64_t *src, const uint32_t *sid, uint64_t *dst, uint32_t *did, size_t stride, size_t d,
     grove__bs_sides to, size_t s, __m512i pk, __m256i pid, size_t i, __mmask8 live)
 {
-    __m512i key = grove__load8_64(src + s * stride + i, live);
-    __m256i id = grove__load8_32(sid + i, live);
+    __m512i key = load8_64(src + s * stride + i, live);
+    __m256i id = load8_32(sid + i, live);
     __mmask8 go_left = below8(key, id, pk, pid, live), go_right = live & (__mmask8)~go_left;
     int nl = __builtin_popcount(go_left), nr = __builtin_popcount(go_right);
     size_t l = st->l, r = st->r;
     for (size_t j = 0; j < d; j++) {
-        __m512i v = j == s ? key : grove__load8_64(src + j * stride + i, live);
+        __m512i v = j == s ? key : load8_64(src + j * stride + i, live);
         uint64_t *out = dst + j * stride;
-        grove__store_first_64(out + l, out + to.left_end, _mm512_maskz_compress_epi64(go_left, v), nl);
-        grove__store_first_64(out + r, out + to.right_end, _mm512_maskz_compress_epi64(go_right, v), nr);
+        store_first_64(out + l, out + to.left_end, _mm512_maskz_compress_epi64(go_left, v), nl);
+        store_first_64(out + r, out + to.right_end, _mm512_maskz_compress_epi64(go_right, v), nr);
         st->llo[j] = _mm512_mask_min_epu64(st->llo[j], go_left, st->llo[j], v);
         st->lhi[j] = _mm512_mask_max_epu64(st->lhi[j], go_left, st->lhi[j], v);
         st->rlo[j] = _mm512_mask_min_epu64(st->rlo[j], go_right, st->rlo[j], v);
         st->rhi[j] = _mm512_mask_max_epu64(st->rhi[j], go_right, st->rhi[j], v);
     }
-    grove__store_first_32(did + l, did + to.left_end, _mm256_maskz_compress_epi32(go_left, id), nl);
-    grove__store_first_32(did + r, did + to.right_end, _mm256_maskz_compress_epi32(go_right, id), nr);
+    store_first_32(did + l, did + to.left_end, _mm256_maskz_compress_epi32(go_left, id), nl);
+    store_first_32(did + r, did + to.right_end, _mm256_maskz_compress_epi32(go_right, id), nr);
     st->l = l + (size_t)nl;
     st->r = r + (size_t)nr;
 }
 
-/* Eight points at a time: each side compressed into a register and
- * stored, extents as masked min / max. `d` is a constant in the common
- * cases (split_avx512). */
+/* Eight points a step, sides compressed, extents by masked min / max. */
 static inline AVX512 __attribute__((always_inline)) void split_avx512_d(
     const uint64_t *src, const uint32_t *sid, uint64_t *dst, uint32_t *did, size_t stride, size_t d, size_t k,
     grove__bs_sides to, size_t s, grove__bs_pair pivot, grove__bs_extent *left, grove__bs_extent *right)
@@ -88,20 +108,19 @@ static AVX512 void split_avx512(const uint64_t *src, const uint32_t *sid, uint64
     }
 }
 
-/* Points i..i+7 (the lanes of `live`): those inside the window to
- * out_key / out_id from *c (room for k), and the count of those below. */
+/* Points i..i+7: those in the window to out_key / out_id, and the count below. */
 static inline AVX512 __attribute__((always_inline)) void window_step(
     const uint64_t *key, const uint32_t *id, size_t k, __m512i lk, __m256i lid, __m512i hk, __m256i hid,
     uint64_t *out_key, uint32_t *out_id, size_t *c, size_t *b, size_t i, __mmask8 live)
 {
-    __m512i v = grove__load8_64(key + i, live);
-    __m256i w = grove__load8_32(id + i, live);
+    __m512i v = load8_64(key + i, live);
+    __m256i w = load8_32(id + i, live);
     __mmask8 under = below8(v, w, lk, lid, live);
     __mmask8 over = below8(hk, hid, v, w, live); /* hi below the point */
     __mmask8 inside = live & (__mmask8) ~(under | over);
     int n = __builtin_popcount(inside);
-    grove__store_first_64(out_key + *c, out_key + k, _mm512_maskz_compress_epi64(inside, v), n);
-    grove__store_first_32(out_id + *c, out_id + k, _mm256_maskz_compress_epi32(inside, w), n);
+    store_first_64(out_key + *c, out_key + k, _mm512_maskz_compress_epi64(inside, v), n);
+    store_first_32(out_id + *c, out_id + k, _mm256_maskz_compress_epi32(inside, w), n);
     *c += (size_t)n;
     *b += (size_t)__builtin_popcount(under);
 }
@@ -127,9 +146,5 @@ bool grove__bs_kernels_avx512(grove__bs_kernels *k)
     return true;
 }
 #else
-bool grove__bs_kernels_avx512(grove__bs_kernels *k)
-{
-    (void)k;
-    return false;
-}
+bool grove__bs_kernels_avx512(grove__bs_kernels *k) { return (void)k, false; }
 #endif

@@ -1,22 +1,12 @@
-/* The selecting builder, for batches too large for the packed one.
- *
- * No presort: every point carries its d coordinates as order-preserving
- * keys (the presort's, grove__bt_key_f32/f64) and its batch-local id,
- * in d + 1 arrays, and a node is a segment [off, off + k) of them. A node's extent comes from its parent
- * (min and max key per dimension, gathered while the parent split); its
- * split is a selection, the (k/2)-th point in (key, id) order along the
- * split dimension, followed by one pass that moves every array into the
- * other buffer, left points first, and gathers both children's extents.
- * Everything streams: no lookups by id, so it stays fast where the
- * batches outgrow the caches. */
+/* The selecting builder, for batches too large for the packed one: every
+ * point's d order-preserving keys and id in d + 1 arrays, no presort. A
+ * node's extent comes from its parent's split; its split point is a
+ * selection along the widest dimension, then one pass moves every array
+ * into the other buffer, gathering both children's extents: it streams. */
 #include "builder.h"
 
 #include <math.h>
 #include <string.h>
-
-typedef grove__bs_pair bs_pair;
-typedef grove__bs_extent bs_extent;
-#define bs_less grove__bs_less
 
 /* One batch's slice of the selecting builder's memory. */
 typedef struct bs_tree {
@@ -24,14 +14,11 @@ typedef struct bs_tree {
     const grove__bt_batch *b;
     uint64_t *key[2]; /* c->skey[buf] + start: dimension j's keys at + j * n */
     uint32_t *id[2];  /* c->sid[buf] + start */
-    bool f32;         /* keys of float coordinates (else double) */
     const grove__bs_kernels *kernels;
 } bs_tree;
 
-/* The coordinate behind a key (grove__bt_key_f64, _f32), as double;
- * branch-free: a key with its top bit set came from x >= 0 (flip the
- * sign bit back), any other from x < 0 (flip every bit back). */
-static inline double bs_value_f64(uint64_t key)
+/* The coordinate behind a key (grove__bt_key), branch-free. */
+static inline double bs_value(uint64_t key)
 {
     uint64_t bits = key ^ (((key >> 63) - 1) | (uint64_t)1 << 63);
     double x;
@@ -39,44 +26,30 @@ static inline double bs_value_f64(uint64_t key)
     return x;
 }
 
-static inline double bs_value_f32(uint64_t key)
+static void bs_swap(grove__bs_pair *a, size_t i, size_t j)
 {
-    uint32_t k = (uint32_t)key, bits = k ^ (((k >> 31) - 1) | (uint32_t)1 << 31);
-    float x;
-    memcpy(&x, &bits, sizeof x);
-    return x;
-}
-
-static inline double bs_value(const bs_tree *t, uint64_t key)
-{
-    return t->f32 ? bs_value_f32(key) : bs_value_f64(key);
-}
-
-static void bs_swap(bs_pair *a, size_t i, size_t j)
-{
-    bs_pair t = a[i];
+    grove__bs_pair t = a[i];
     a[i] = a[j];
     a[j] = t;
 }
 
-/* The element of rank h (0-based) of a[0..k), all distinct; a is
- * reordered. Quickselect with a median-of-three pivot. */
-static bs_pair bs_nth(bs_pair *a, size_t k, size_t h)
+/* The element of rank h of distinct a[0..k): quickselect, median of three. */
+static grove__bs_pair bs_nth(grove__bs_pair *a, size_t k, size_t h)
 {
     size_t lo = 0, hi = k; /* the answer is in a[lo..hi) */
     while (hi - lo > 2) {
         size_t mid = lo + (hi - lo) / 2;
-        if (bs_less(a[mid], a[lo])) bs_swap(a, mid, lo);
-        if (bs_less(a[hi - 1], a[mid])) {
+        if (grove__bs_less(a[mid], a[lo])) bs_swap(a, mid, lo);
+        if (grove__bs_less(a[hi - 1], a[mid])) {
             bs_swap(a, hi - 1, mid);
-            if (bs_less(a[mid], a[lo])) bs_swap(a, mid, lo);
+            if (grove__bs_less(a[mid], a[lo])) bs_swap(a, mid, lo);
         }
-        bs_pair p = a[mid];
+        grove__bs_pair p = a[mid];
         bs_swap(a, mid, hi - 2); /* the pivot out of the way; a[lo] < p < a[hi - 1] */
         size_t i = lo, j = hi - 2;
         for (;;) {
-            while (bs_less(a[++i], p)) {}
-            while (bs_less(p, a[--j])) {}
+            while (grove__bs_less(a[++i], p)) {}
+            while (grove__bs_less(p, a[--j])) {}
             if (i >= j) break;
             bs_swap(a, i, j);
         }
@@ -85,58 +58,52 @@ static bs_pair bs_nth(bs_pair *a, size_t k, size_t h)
         if (h < i) hi = i;
         else lo = i + 1;
     }
-    if (hi - lo == 2 && bs_less(a[lo + 1], a[lo])) bs_swap(a, lo, lo + 1);
+    if (hi - lo == 2 && grove__bs_less(a[lo + 1], a[lo])) bs_swap(a, lo, lo + 1);
     return a[h];
 }
 
-/* Sample size and half-width (in sample ranks) of the window that
- * brackets the median: about 2.5 standard deviations of the sample rank
- * of the true median, so 1 selection in 80 misses it and takes another
- * pass. */
+/* The window around the median: about 2.5 standard deviations of the
+ * sample, so 1 selection in 80 misses it and takes another pass. */
 #define BS_SAMPLE 256
 #define BS_WINDOW 20
 /* Candidates are selected directly once at most this many are left. */
 #define BS_NTH_MAX 1024
 
-/* The point of rank h among k candidates (key[i], id[i]), which are not
- * written. Each round samples BS_SAMPLE of them, takes the window
- * [lo, hi] of sample ranks around h's and keeps the candidates inside it
- * (about a sixth), in the spare arrays (out_key[r], out_id[r]) that
- * round r % 2 writes, each with room for k. */
-static bs_pair bs_nth_of(const bs_tree *t, const uint64_t *key, const uint32_t *id, size_t k, size_t h,
+/* The point of rank h among k candidates: each round keeps those in the
+ * window around h's sample rank (a sixth) in out_key[r % 2], out_id[r % 2]. */
+static grove__bs_pair bs_nth_of(const bs_tree *t, const uint64_t *key, const uint32_t *id, size_t k, size_t h,
                          uint64_t *out_key[2], uint32_t *out_id[2])
 {
     for (int round = 0; k > BS_NTH_MAX; round ^= 1) {
-        bs_pair sample[BS_SAMPLE];
+        grove__bs_pair sample[BS_SAMPLE];
         for (size_t q = 0; q < BS_SAMPLE; q++) {
             size_t i = (2 * q + 1) * k / (2 * BS_SAMPLE);
-            sample[q] = (bs_pair){key[i], id[i]};
+            sample[q] = (grove__bs_pair){key[i], id[i]};
         }
         size_t at = (size_t)((double)h / (double)k * BS_SAMPLE);
         size_t a = at > BS_WINDOW ? at - BS_WINDOW : 0, z = at + BS_WINDOW < BS_SAMPLE ? at + BS_WINDOW : BS_SAMPLE - 1;
-        bs_pair lo = a ? bs_nth(sample, BS_SAMPLE, a) : (bs_pair){0, 0};
-        bs_pair hi = z < BS_SAMPLE - 1 ? bs_nth(sample, BS_SAMPLE, z) : (bs_pair){UINT64_MAX, UINT32_MAX};
+        grove__bs_pair lo = a ? bs_nth(sample, BS_SAMPLE, a) : (grove__bs_pair){0, 0};
+        grove__bs_pair hi = z < BS_SAMPLE - 1 ? bs_nth(sample, BS_SAMPLE, z) : (grove__bs_pair){UINT64_MAX, UINT32_MAX};
         uint64_t *ok = out_key[round];
         uint32_t *oi = out_id[round];
         size_t below, c = t->kernels->window(key, id, k, lo, hi, ok, oi, &below);
         if (h < below) /* missed low: keep everything up to lo */
-            c = t->kernels->window(key, id, k, (bs_pair){0, 0}, lo, ok, oi, &below);
+            c = t->kernels->window(key, id, k, (grove__bs_pair){0, 0}, lo, ok, oi, &below);
         else if (h >= below + c) /* missed high: keep everything from hi */
-            c = t->kernels->window(key, id, k, hi, (bs_pair){UINT64_MAX, UINT32_MAX}, ok, oi, &below);
+            c = t->kernels->window(key, id, k, hi, (grove__bs_pair){UINT64_MAX, UINT32_MAX}, ok, oi, &below);
         h -= below;
         k = c;
         key = ok;
         id = oi;
     }
-    bs_pair cand[BS_NTH_MAX];
-    for (size_t i = 0; i < k; i++) cand[i] = (bs_pair){key[i], id[i]};
+    grove__bs_pair cand[BS_NTH_MAX];
+    for (size_t i = 0; i < k; i++) cand[i] = (grove__bs_pair){key[i], id[i]};
     return bs_nth(cand, k, h);
 }
 
-/* The point of rank h in (key, id) order along dimension s of node
- * [off, off + k) of buffer buf. The candidates go to the node's (still
- * free) place in the other buffer and to the thread's scratch. */
-static bs_pair bs_select(const bs_tree *t, int buf, size_t off, size_t k, size_t h, size_t s)
+/* The point of rank h along s of node [off, off + k); candidates go to
+ * the node's place in the other buffer and the thread's scratch. */
+static grove__bs_pair bs_select(const bs_tree *t, int buf, size_t off, size_t k, size_t h, size_t s)
 {
     size_t n = t->c->n;
     uint64_t *scratch = grove__bt_scratch(t->c);
@@ -145,161 +112,68 @@ static bs_pair bs_select(const bs_tree *t, int buf, size_t off, size_t k, size_t
     return bs_nth_of(t, t->key[buf] + s * n + off, t->id[buf] + off, k, h, out_key, out_id);
 }
 
-/* A node of k <= c->leaf_max points and its subtree, by the packed builder
- * (grove__bt_packed_leaf) in the thread's own memory: its coordinates back
- * from the keys, presorted, and split by rank from there. */
+/* A node of at most leaf_max points, by the packed builder. */
 static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, size_t out)
 {
     const grove__bt_ctx *c = t->c;
     size_t n = c->n, d = c->d;
     double *x = (double *)(c->leaf_work + (size_t)grove__bt_thread() * c->leaf_bytes);
-    for (size_t j = 0; j < d; j++) { /* one loop per width, so each vectorises */
-        const uint64_t *key = t->key[buf] + j * n + off;
-        if (t->f32)
-            for (size_t i = 0; i < k; i++) x[i * d + j] = bs_value_f32(key[i]);
-        else
-            for (size_t i = 0; i < k; i++) x[i * d + j] = bs_value_f64(key[i]);
-    }
+    for (size_t j = 0; j < d; j++)
+        for (size_t i = 0; i < k; i++) x[i * d + j] = bs_value(t->key[buf][j * n + off + i]);
     grove__bt_packed_leaf(c, t->b, t->id[buf] + off, k, level, out, x);
 }
 
-/* Points [lo, hi): their keys into buffer 0, their ids, and their extent;
- * with the AVX-512 loop where the rows are in point order and d <= 3
- * (wider rows are gathered, which made it slower than the scalar loop). */
-static void bs_init_rows(const grove__bt_view *v, const bs_tree *t, size_t lo, size_t hi, bs_extent *e)
+/* Every point's keys and id, and the root's extent (in locals the key
+ * stores cannot alias). */
+static inline __attribute__((always_inline)) void bs_init_d(const grove__bt_view *v, const bs_tree *t,
+                                                            grove__bs_extent *e, size_t d)
 {
-    size_t n = t->c->n, d = t->c->d;
-    const grove__bt_presort_kernels *kern = t->c->presort_kernels;
-    if (kern && !v->rows && d <= 3) {
-        kern->keys_rows(v->base, v->stride, d, lo, hi, !t->f32, t->key[0], n, e->lo, e->hi);
-        for (size_t i = lo; i < hi; i++) t->id[0][i] = (uint32_t)i;
-        return;
-    }
-    grove__bs_extent_empty(e, d);
-    for (size_t i = lo; i < hi; i++) {
-        size_t r = v->rows ? v->rows[i] : i;
-        const char *row = v->base + r * v->stride;
+    size_t n = t->c->n;
+    uint64_t *key = t->key[0], lo[GROVE__BS_MAX_DIMS], hi[GROVE__BS_MAX_DIMS];
+    for (size_t j = 0; j < d; j++) lo[j] = UINT64_MAX, hi[j] = 0;
+    for (size_t i = 0; i < t->b->count; i++) {
+        const double *row = grove__bt_row_of(v, (uint32_t)i);
         for (size_t j = 0; j < d; j++) {
-            uint64_t k = t->f32 ? grove__bt_key_f32(((const float *)(const void *)row)[j])
-                                : grove__bt_key_f64(((const double *)(const void *)row)[j]);
-            t->key[0][j * n + i] = k;
-            e->lo[j] = k < e->lo[j] ? k : e->lo[j];
-            e->hi[j] = k > e->hi[j] ? k : e->hi[j];
+            uint64_t k = grove__bt_key(row[j]);
+            key[j * n + i] = k;
+            lo[j] = k < lo[j] ? k : lo[j];
+            hi[j] = k > hi[j] ? k : hi[j];
         }
         t->id[0][i] = (uint32_t)i;
     }
+    for (size_t j = 0; j < d; j++) e->lo[j] = lo[j], e->hi[j] = hi[j];
 }
 
-/* e grows to take in the extent of `more`. */
-static void bs_extent_join(bs_extent *e, const bs_extent *more, size_t d)
+static void bs_init(const grove__bt_view *v, const bs_tree *t, grove__bs_extent *e)
 {
-    for (size_t j = 0; j < d; j++) {
-        e->lo[j] = more->lo[j] < e->lo[j] ? more->lo[j] : e->lo[j];
-        e->hi[j] = more->hi[j] > e->hi[j] ? more->hi[j] : e->hi[j];
+    switch (t->c->d) {
+    case 2: bs_init_d(v, t, e, 2); break;
+    case 3: bs_init_d(v, t, e, 3); break;
+    default: bs_init_d(v, t, e, t->c->d);
     }
 }
 
-/* Every point's keys into buffer 0, its id, and the root's extent; in up
- * to BS_INIT_PARTS tasks of at least BT_GATHER_CHUNK points. */
-#define BS_INIT_PARTS 16
-static void bs_init(const grove__bt_view *v, const bs_tree *t, bs_extent *root)
+/* Whether the extent is finite: NaN and infinity keys have every exponent bit. */
+static bool bs_finite(const grove__bs_extent *e, size_t d)
 {
-    size_t m = t->b->count, parts = m / BT_GATHER_CHUNK;
-    parts = !t->c->spawn ? 1 : parts < 1 ? 1 : parts > BS_INIT_PARTS ? BS_INIT_PARTS : parts;
-    bs_extent part[BS_INIT_PARTS];
-#pragma omp taskloop grainsize(1) default(shared) if (parts > 1)
-    for (size_t q = 0; q < parts; q++) bs_init_rows(v, t, q * m / parts, (q + 1) * m / parts, &part[q]);
-    *root = part[0];
-    for (size_t q = 1; q < parts; q++) bs_extent_join(root, &part[q], t->c->d);
-}
-
-/* Whether the extent e (keys, grove__bt_key_f64, _f32) holds only finite coordinates:
- * NaN and the infinities have every exponent bit set, so their keys are
- * larger (sign clear) or smaller (sign set) than any finite one's, with
- * the exponent's bits all set or all clear next to the key's top bit. */
-static bool bs_finite(const bs_extent *e, size_t d, bool f32)
-{
-    int exponent = f32 ? 23 : 52; /* the exponent's lowest bit in a key */
-    uint64_t top = f32 ? 0x1ff : 0xfff;
     for (size_t j = 0; j < d; j++)
-        if (e->hi[j] >> exponent == top || e->lo[j] >> exponent == 0) return false;
+        if (e->hi[j] >> 52 == 0xfff || e->lo[j] >> 52 == 0) return false;
     return true;
 }
 
-/* Whether every spread (max - min) of the extent is a finite double (for
- * float keys, as doubles, always). */
-static bool bs_spreads_finite(const bs_tree *t, const bs_extent *e, size_t d)
+/* Whether every spread of the extent is a finite double. */
+static bool bs_spreads_finite(const grove__bs_extent *e, size_t d)
 {
     for (size_t j = 0; j < d; j++)
-        if (!t->f32 && !isfinite(bs_value_f64(e->hi[j]) - bs_value_f64(e->lo[j]))) return false;
+        if (!isfinite(bs_value(e->hi[j]) - bs_value(e->lo[j]))) return false;
     return true;
 }
 
-/* A split in parts, one a thread, where one node is all the team has to
- * do (the root of a batch that holds more than half of all points): the
- * split streams at the speed of one core's loads and stores, and the
- * team's cores move more together. */
-#define BS_SPLIT_PARTS_MAX 16
-
-/* The parts a team splits node [off, off + k) of a batch in: 1 but at a
- * root the team builds alone. */
-static size_t bs_split_parts(const bs_tree *t, size_t k)
-{
-    if (!t->c->spawn || k != t->b->count || 2 * k <= t->c->n) return 1;
-    int thread, threads;
-    grove__team_member(&thread, &threads);
-    return threads < 1 ? 1 : (size_t)threads > BS_SPLIT_PARTS_MAX ? BS_SPLIT_PARTS_MAX : (size_t)threads;
-}
-
-/* Split node [off, off + k) of buffer buf into the other buffer, the h
- * points below the pivot along s first (the split kernel's contract), in
- * `parts` parts as tasks: each counts its points below the pivot (the
- * window kernel, with an empty window at the pivot, writes at most that
- * point to the node's place in the other buffer, which the split
- * overwrites), which places its sides, then moves them. */
-static void bs_split(const bs_tree *t, int buf, size_t off, size_t k, size_t h, size_t s, bs_pair pivot,
-                     bs_extent *left, bs_extent *right, size_t parts)
+/* The node holding segment [off, off + k) of buffer buf, with extent e. */
+static void bs_node(const bs_tree *t, int buf, size_t off, size_t k, int level, size_t out, const grove__bs_extent *e)
 {
     const grove__bt_ctx *c = t->c;
-    size_t n = c->n;
-    uint64_t *dst = t->key[!buf] + off;
-    uint32_t *did = t->id[!buf] + off;
-    if (parts == 1) {
-        t->kernels->split(t->key[buf] + off, t->id[buf] + off, dst, did, n, c->d, k, (grove__bs_sides){0, h, h, k},
-                          s, pivot, left, right);
-        return;
-    }
-    size_t below[BS_SPLIT_PARTS_MAX];
-    bs_extent part_left[BS_SPLIT_PARTS_MAX], part_right[BS_SPLIT_PARTS_MAX];
-#pragma omp taskloop grainsize(1) default(shared)
-    for (size_t q = 0; q < parts; q++) {
-        size_t a = q * k / parts, b = (q + 1) * k / parts;
-        t->kernels->window(t->key[buf] + s * n + off + a, t->id[buf] + off + a, b - a, pivot, pivot, dst + a,
-                           did + a, &below[q]);
-    }
-#pragma omp taskloop grainsize(1) default(shared)
-    for (size_t q = 0; q < parts; q++) {
-        size_t a = q * k / parts, b = (q + 1) * k / parts, l = 0;
-        for (size_t p = 0; p < q; p++) l += below[p];
-        size_t r = h + a - l; /* the points of the parts before q that are not below */
-        grove__bs_sides to = {l, l + below[q], r, r + (b - a - below[q])};
-        t->kernels->split(t->key[buf] + off + a, t->id[buf] + off + a, dst, did, n, c->d, b - a, to, s, pivot,
-                          &part_left[q], &part_right[q]);
-    }
-    *left = part_left[0];
-    *right = part_right[0];
-    for (size_t q = 1; q < parts; q++) {
-        bs_extent_join(left, &part_left[q], c->d);
-        bs_extent_join(right, &part_right[q], c->d);
-    }
-}
-
-/* The node holding segment [off, off + k) of buffer buf, with extent e, at
- * `level`, its slots starting at `out`. */
-static void bs_node(const bs_tree *t, int buf, size_t off, size_t k, int level, size_t out, const bs_extent *e)
-{
-    const grove__bt_ctx *c = t->c;
-    if (k <= c->leaf_max) {
+    if (k <= c->plan.leaf_max) {
         bs_leaf(t, buf, off, k, level, out);
         return;
     }
@@ -307,10 +181,11 @@ static void bs_node(const bs_tree *t, int buf, size_t off, size_t k, int level, 
     size_t s = 0, h = k / 2;
     double best_spread = -1.0;
     for (size_t j = 0; j < c->d; j++)
-        grove__bt_widest(bs_value(t, e->hi[j]) - bs_value(t, e->lo[j]), j, &s, &best_spread);
-    bs_pair pivot = bs_select(t, buf, off, k, h, s);
-    bs_extent left, right;
-    bs_split(t, buf, off, k, h, s, pivot, &left, &right, bs_split_parts(t, k));
+        grove__bt_widest(bs_value(e->hi[j]) - bs_value(e->lo[j]), j, &s, &best_spread);
+    grove__bs_pair pivot = bs_select(t, buf, off, k, h, s);
+    grove__bs_extent left, right; /* the split: the points below the pivot first */
+    t->kernels->split(t->key[buf] + off, t->id[buf] + off, t->key[!buf] + off, t->id[!buf] + off, c->n, c->d, k,
+                      (grove__bs_sides){0, h, h, k}, s, pivot, &left, &right);
     size_t right_out = grove__bt_right_out(c, t->b, out, h, level);
     if (c->spawn && k >= BT_TASK_MIN) {
 #pragma omp task default(shared) firstprivate(t, buf, off, h, level, out, left)
@@ -321,18 +196,18 @@ static void bs_node(const bs_tree *t, int buf, size_t off, size_t k, int level, 
     bs_node(t, !buf, off + h, k - h, level + 1, right_out, &right);
 }
 
-void grove__bt_selecting_batch(const grove__bt_ctx *c, const grove__bt_batch *b, const grove__bt_view *ids, bool f32)
+void grove__bt_selecting_batch(const grove__bt_ctx *c, const grove__bt_batch *b, const grove__bt_view *ids)
 {
     size_t start = b->start;
-    bs_tree t = {c, b, {c->skey[0] + start, c->skey[1] + start}, {c->sid[0] + start, c->sid[1] + start}, f32,
+    bs_tree t = {c, b, {c->skey[0] + start, c->skey[1] + start}, {c->sid[0] + start, c->sid[1] + start},
                  &c->bs_kernels};
-    bs_extent root;
+    grove__bs_extent root;
     bs_init(ids, &t, &root);
-    if (c->nonfinite && !bs_finite(&root, c->d, f32)) {
+    if (c->nonfinite && !bs_finite(&root, c->d)) {
         *c->nonfinite = true;
         return;
     }
-    if (c->overflow && !bs_spreads_finite(&t, &root, c->d)) {
+    if (c->overflow && !bs_spreads_finite(&root, c->d)) {
         *c->overflow = true;
         return;
     }

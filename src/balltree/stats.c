@@ -13,9 +13,8 @@ typedef struct stats_job {
     bool partition;
 } stats_job;
 
-/* Slots [lo, hi) of node j at `level` of batch b. Full mode: aligned
- * power-of-two ranges; partition mode: the builder's floor(k/2) halving,
- * following the bits of j from the root. */
+/* Slots [lo, hi) of node j at `level` of batch b (partition mode: the
+ * builder's floor(k/2) halving, by the bits of j). */
 static void node_slots(const grove_balltree_batch *b, bool partition, int level, size_t j, size_t *lo, size_t *hi)
 {
     if (!partition) {
@@ -38,8 +37,7 @@ static void node_slots(const grove_balltree_batch *b, bool partition, int level,
     *hi = *lo + k;
 }
 
-/* A real point: mask 1, or without a mask (full mode) not the copy in the
- * second slot of a leaf of one point. */
+/* A real point: mask 1, or without a mask not a leaf's padding copy. */
 static bool real_slot(const stats_job *job, const grove_balltree_batch *b, size_t s)
 {
     if (job->mask) return job->mask[s] != 0;
@@ -47,10 +45,8 @@ static bool real_slot(const stats_job *job, const grove_balltree_batch *b, size_
     return (s - b->slot_offset) % 2 == 0 || job->indices[s] != job->indices[s - 1];
 }
 
-/* Centre (mean) and radius (largest distance to it) of slots [lo, hi);
- * NaN for a node without points. Summed in the scaled units, then scaled
- * back: the radius can be infinite only where the true one exceeds the
- * largest double. */
+/* Centre (mean) and radius of slots [lo, hi) (NaN when empty), summed
+ * in scaled units: infinite only where the true radius is. */
 static void ball(const stats_job *job, const grove_balltree_batch *b, size_t lo, size_t hi, double *centre,
                  double *radius)
 {

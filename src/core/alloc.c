@@ -26,12 +26,11 @@ static bool injected_failure(void)
  * transparent huge pages: a fresh block then faults in 2 MiB at a time
  * instead of 4 KiB. It is for working memory that is fresh on every call
  * and touched all over (the ball tree's), whose faults can cost more than
- * the work in it (the development VM: 56 MB touched in 25 ms with 4 KiB
- * pages, 4.3 ms with huge pages; a ball tree of 2^20 points, repeated
- * calls, 112 -> 87 ms). Opt-in, as in other libraries that offer it:
- * where free memory is fragmented, the kernel compacts it first, and one
- * call measured 1.8x slower (2^22 points, 918 against 510 ms). At most one
- * partly used huge page per block. */
+ * the work in it (one fault per 4 KiB page, against one per 2 MiB, each
+ * zeroing its page). Opt-in, as in other libraries that offer it: where
+ * free memory is fragmented, the kernel compacts it first, which can cost
+ * a call more than the faults it saves. At most one partly used huge page
+ * per block. */
 #define HUGE_PAGE ((size_t)2 << 20)
 
 static bool huge_pages_wanted(void)

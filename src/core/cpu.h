@@ -40,12 +40,24 @@ grove__cpu_features grove__cpu(void);
 
 /* The x86-64-v3 group grove compiles its scalar hot loops for (BMI2's
  * shifts by a variable count, LZCNT/TZCNT bit scans, AVX2 small loops;
- * no FMA, so nothing rounds differently from the portable code), and
- * whether this process may run it. */
+ * no FMA, so nothing rounds differently from the portable code), that
+ * group with AVX-512 BITALG's bit shuffles (Intel Ice Lake, AMD Zen 4 and
+ * later), and whether this process may run each. Without targets both are
+ * empty: code under them is the portable code there. */
+#if GROVE__HAVE_TARGETS
 #define GROVE__TARGET_V3 __attribute__((target("avx2,bmi,bmi2,lzcnt,popcnt")))
+#define GROVE__TARGET_BITALG __attribute__((target("avx2,bmi,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512bitalg")))
+#else
+#define GROVE__TARGET_V3
+#define GROVE__TARGET_BITALG
+#endif
 static inline bool grove__cpu_v3(grove__cpu_features c)
 {
     return c.avx2 && c.bmi1 && c.bmi2 && c.lzcnt && c.popcnt;
+}
+static inline bool grove__cpu_bitalg(grove__cpu_features c)
+{
+    return grove__cpu_v3(c) && c.avx512f && c.avx512bw && c.avx512bitalg;
 }
 
 #endif

@@ -95,10 +95,9 @@ static int32_t rows_top(grove_points points, size_t stride, size_t a, size_t b)
     return top;
 }
 
-/* Below this many values one thread checks them all (a team costs a
- * microsecond or two to start). A ball tree of 16384 points, d = 3, on two
- * threads, when it still scanned its input (it now checks it in its first
- * pass): 0.180 ms with one thread's scan, 0.177 with two. */
+/* Below this many values one thread checks them all: starting a team
+ * costs about as much as one thread's scan of that many, so a second
+ * thread gains nothing there. */
 #define PARALLEL_CHECK_MIN ((size_t)1 << 14)
 
 static int32_t all_top(grove_points points, size_t stride, int threads)

@@ -3,8 +3,8 @@
  * the points onto the m leading principal axes: an orthonormal projection
  * never lengthens a distance, so it gives exact lower bounds, and on real
  * high-dimensional data (images, embeddings) it prunes far more pairs than
- * the same number of original dimensions (Fashion-MNIST, 8 axes: 96% of
- * pairs beyond eps against none for 8 pixels). Refinement still sums the
+ * the same number of original dimensions: the leading axes carry most of
+ * a distance, any few pixels little of it. Refinement still sums the
  * original coordinates, so results stay exact.
  *
  * The axes come from a fixed sample of rows (at most SAMPLE, evenly spaced)

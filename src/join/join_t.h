@@ -10,6 +10,7 @@
  * group against the candidate block. */
 
 #include "dist_t.h"
+#include "../core/twice.h"
 #include "gather_t.h"
 
 /* The components pass's group shortcut for data group k (box kbox) and
@@ -198,10 +199,9 @@ static inline GROVE__ALWAYS_INLINE size_t FN(collect)(const T *acc, const uint32
  * many dimensions go in chunks, each met by every query of the group while
  * it is in cache (they would otherwise stream from memory once per query);
  * chunks in order keep every list ascending. */
-static inline __attribute__((always_inline)) grove_status FN(refine_body)(const grove_index *D, const grove_index *Q,
-                                                                          size_t qa, size_t qz, join_work *w,
-                                                                          size_t count, const join_pass *pass,
-                                                                          int32_t *colcnt, int64_t *rowcnt)
+GROVE__BODY() grove_status GROVE__PASTE(FN(refine), _body)(const grove_index *D, const grove_index *Q, size_t qa,
+                                                           size_t qz, join_work *w, size_t count,
+                                                           const join_pass *pass, int32_t *colcnt, int64_t *rowcnt)
 {
     size_t d = D->tree.d, nqa = qz - qa;
     T eps2 = (T)pass->eps2, acc[JOIN_CHUNK];
@@ -250,30 +250,13 @@ static inline __attribute__((always_inline)) grove_status FN(refine_body)(const 
     return GROVE_OK;
 }
 
-/* FN(refine_body) for the baseline and for x86-64-v3 (its distance loops
+/* The refinement for the baseline and for x86-64-v3 (its distance loops
  * vectorise with AVX2; no FMA, so both round alike), the best one
  * grove__cpu allows. */
-#define JOIN_REFINE_ARGS                                                                                     \
-    const grove_index *D, const grove_index *Q, size_t qa, size_t qz, join_work *w, size_t count,             \
-        const join_pass *pass, int32_t *colcnt, int64_t *rowcnt
-static grove_status FN(refine_portable)(JOIN_REFINE_ARGS)
-{
-    return FN(refine_body)(D, Q, qa, qz, w, count, pass, colcnt, rowcnt);
-}
-#if GROVE__HAVE_TARGETS
-GROVE__TARGET_V3 static grove_status FN(refine_v3)(JOIN_REFINE_ARGS)
-{
-    return FN(refine_body)(D, Q, qa, qz, w, count, pass, colcnt, rowcnt);
-}
-#endif
-static grove_status FN(refine)(JOIN_REFINE_ARGS)
-{
-#if GROVE__HAVE_TARGETS
-    if (grove__cpu_v3(grove__cpu())) return FN(refine_v3)(D, Q, qa, qz, w, count, pass, colcnt, rowcnt);
-#endif
-    return FN(refine_portable)(D, Q, qa, qz, w, count, pass, colcnt, rowcnt);
-}
-#undef JOIN_REFINE_ARGS
+GROVE__TWICE(grove_status, FN(refine),
+             (const grove_index *D, const grove_index *Q, size_t qa, size_t qz, join_work *w, size_t count,
+              const join_pass *pass, int32_t *colcnt, int64_t *rowcnt),
+             (D, Q, qa, qz, w, count, pass, colcnt, rowcnt))
 
 /* One query group: its queries with rows in [pass->row0, pass->row1). */
 static grove_status FN(join_group)(const grove_index *D, const grove_index *Q, size_t leaf, join_work *w,
@@ -296,7 +279,7 @@ static grove_status FN(join_group)(const grove_index *D, const grove_index *Q, s
     if (s != GROVE_OK) return s;
     if (pass->fill) join_sort_keys(w, count, D->tree.n);
     FN(gather_candidates)(D, w, count);
-    return FN(refine)(D, Q, qa, qz, w, count, pass, NULL, NULL);
+    return GROVE__PICK(grove__cpu_v3(grove__cpu()), FN(refine))(D, Q, qa, qz, w, count, pass, NULL, NULL);
 }
 
 /* Self-join count pass for group `leaf`, visiting each unordered pair of
@@ -314,7 +297,7 @@ static grove_status FN(count_self_group)(const grove_index *D, size_t leaf, join
     if (s != GROVE_OK) return s;
     FN(gather_candidates)(D, w, count);
     memset(w->colcnt, 0, count * sizeof *w->colcnt);
-    s = FN(refine)(D, D, nd->begin, nd->end, w, count, pass, w->colcnt, cpos);
+    s = GROVE__PICK(grove__cpu_v3(grove__cpu()), FN(refine))(D, D, nd->begin, nd->end, w, count, pass, w->colcnt, cpos);
     /* Pairs inside the group were counted from both ends already. */
     for (size_t c = 0; s == GROVE_OK && c < count; c++) {
         uint32_t p = (uint32_t)w->keys[c];
