@@ -21,7 +21,7 @@
 typedef struct query_state {
     double *q;         /* the query in float64 (d) */
     uint32_t *rows;    /* its nearest training rows (neighbours) */
-    double *dist2;     /* and their squared distances */
+    double *dist;      /* and their distances */
     double *a, *b;     /* clusters values each */
     void *search;      /* pd->scratch_bytes */
 } query_state;
@@ -37,8 +37,8 @@ static query_state state_at(const grove__prediction *pd, char *block)
 {
     query_state st;
     st.q = (double *)(void *)block;
-    st.dist2 = st.q + pd->tree.d;
-    st.a = st.dist2 + pd->neighbours;
+    st.dist = st.q + pd->tree.d;
+    st.a = st.dist + pd->neighbours;
     st.b = st.a + pd->clusters;
     st.rows = (uint32_t *)(void *)(st.b + pd->clusters);
     st.search = (char *)st.rows + (pd->neighbours * sizeof(uint32_t) + 7) / 8 * 8;
@@ -51,16 +51,16 @@ static query_state state_at(const grove__prediction *pd, char *block)
 static void nearest_neighbour(const grove__prediction *pd, query_state *st, size_t *nn, double *lambda,
                               double *nearest)
 {
-    grove__tree_knn_point(&pd->tree, st->q, pd->neighbours, st->search, st->rows, st->dist2);
-    double core = sqrt(st->dist2[pd->m]), best = (double)INFINITY;
+    grove__tree_knn_point(&pd->tree, st->q, pd->neighbours, st->search, st->rows, st->dist);
+    double core = st->dist[pd->m], best = (double)INFINITY;
     for (size_t r = 0; r < pd->neighbours; r++) {
-        double mr = sqrt(st->dist2[r]), c = pd->core[st->rows[r]];
+        double mr = st->dist[r], c = pd->core[st->rows[r]];
         if (c > mr) mr = c;
         if (core > mr) mr = core;
         if (mr < best) best = mr, *nn = st->rows[r];
     }
     *lambda = best > 0 ? 1.0 / best : DBL_MAX;
-    *nearest = sqrt(st->dist2[0]);
+    *nearest = st->dist[0];
 }
 
 typedef enum { PREDICT_LABELS, PREDICT_SCORES, PREDICT_MEMBERSHIP } predict_kind;
