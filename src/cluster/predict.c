@@ -111,7 +111,12 @@ static void predict_score(const predict_job *job, query_state *st, size_t i)
     /* A query on a training point takes that point's own lambda. */
     if (nearest == 0) lambda = t->lambda[row];
     double max_lambda = pd->subtree_max[t->parent[row] - t->n];
-    job->values[i] = max_lambda > 0 ? (max_lambda - lambda) / max_lambda : 0;
+    /* Beside exact duplicates (infinite lambdas) the library's quotient is
+     * NaN: its limit, as in the model's own scores (labels.c), is 0 for a
+     * query as dense (an infinite lambda, or the library's 1 / 0, the
+     * largest double), else 1. */
+    if (isinf(max_lambda)) job->values[i] = lambda >= DBL_MAX ? 0 : 1;
+    else job->values[i] = max_lambda > 0 ? (max_lambda - lambda) / max_lambda : 0;
 }
 
 /* The library's max_lambda / 1e-8 where the merge height reaches
@@ -142,6 +147,11 @@ static void predict_membership(const predict_job *job, query_state *st, size_t i
     size_t k = pd->clusters, nn;
     double lambda, nearest, *out = job->values + i * k, *outlier = st->a, *height = st->b;
     nearest_neighbour(pd, st, &nn, &lambda, &nearest);
+    /* The library's 1 / 0 is the largest double, which leaves
+     * prob_in_some_cluster 0 (and the rest NaN) beside a cluster of exact
+     * duplicates, whose lambdas are infinite: take 1 / 0 as infinite,
+     * that cluster's own (grove__lambda_ratio). */
+    if (lambda == DBL_MAX) lambda = (double)INFINITY;
     size_t row = job->m->point_row[nn], cluster = t->parent[row] - t->n;
     if (t->lambda[row] <= lambda) lambda = t->lambda[row];
     grove__distance_vector(pd, st->q, out, st->search);
@@ -150,10 +160,11 @@ static void predict_membership(const predict_job *job, query_state *st, size_t i
     double lambda32 = ldexp((double)(float)ldexp(lambda, pd->float_scale), -pd->float_scale);
     for (size_t c = 0; c < k; c++) {
         double denominator = max_lambda - grove__merge_height(pd, cluster, pd->prediction_cluster[c], lambda32);
-        outlier[c] = denominator > 0 ? max_lambda / denominator : guarded(pd, max_lambda);
+        outlier[c] = denominator > 0 ? grove__lambda_ratio(max_lambda, denominator) : guarded(pd, max_lambda);
     }
+    /* An infinite top (the query's own cluster of duplicates) weighs 1. */
     double top = nan_max(outlier, k);
-    for (size_t c = 0; c < k; c++) outlier[c] = exp(outlier[c] - top);
+    for (size_t c = 0; c < k; c++) outlier[c] = exp(outlier[c] == top ? 0 : outlier[c] - top);
     double sum = grove__pairwise_sum(outlier, k);
     for (size_t c = 0; c < k; c++) {
         outlier[c] /= sum;
@@ -168,7 +179,7 @@ static void predict_membership(const predict_job *job, query_state *st, size_t i
         if (height[c] > height[best]) best = c;
     }
     double nearest_max = pd->max_lambda[pd->prediction_cluster[best]];
-    double prob = height[best] / ((nearest_max > lambda ? nearest_max : lambda) + pd->small_lambda);
+    double prob = grove__lambda_ratio(height[best], (nearest_max > lambda ? nearest_max : lambda) + pd->small_lambda);
     for (size_t c = 0; c < k; c++) out[c] *= prob;
 }
 
