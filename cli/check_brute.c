@@ -109,6 +109,24 @@ void check_brute_join_batch(check_brute *v, const grove_join_batch *b)
     }
 }
 
+void check_brute_join_counts(check_brute *v, const int64_t *offsets)
+{
+    for (size_t i = 0; i < v->samples; i++) {
+        size_t q = sample(v, i), sure = 0, borderline = 0;
+        for (size_t p = 0; p < v->data.n; p++) {
+            if (v->exclude_self && p == q) continue;
+            double d = dist(v, q, p);
+            if (near(d, v->eps)) borderline++;
+            else sure += d <= v->eps;
+        }
+        int64_t count = offsets[q + 1] - offsets[q];
+        if (count < (int64_t)sure || count > (int64_t)(sure + borderline))
+            fail(v, "query %zu: counted %lld pairs, brute force %zu (and %zu within the slack of eps)", q,
+                 (long long)count, sure, borderline);
+        v->checked++;
+    }
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

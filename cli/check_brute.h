@@ -21,6 +21,9 @@ void check_brute_init(check_brute *v, grove_points data, const grove_points *que
                       bool exclude_self, size_t samples);
 /* Check the sampled queries that fall in this batch. */
 void check_brute_join_batch(check_brute *v, const grove_join_batch *b);
+/* A count-only join: check the sampled queries' counts, offsets[q + 1] -
+ * offsets[q] (nq + 1 running sums). */
+void check_brute_join_counts(check_brute *v, const int64_t *offsets);
 /* kNN: check the sampled queries of indices/distances (nq x k). */
 void check_brute_knn(check_brute *v, size_t k, const int64_t *indices, const double *distances);
 /* Print the outcome (the failure always; success unless quiet); true when

@@ -354,8 +354,9 @@ TEST(emst_arborx_golden)
     grove_array_free(&ref);
 }
 
-/* How many of the first rows' k neighbours (idx, d2 by input row) differ
- * from brute force, ties by row (stops counting at 3). */
+/* How many of the first rows' k neighbours (idx, and d2 the keys of their
+ * squared distances, by input row) differ from brute force, ties by row
+ * (stops counting at 3). */
 static int knn_brute_differences(const double *x, size_t n, size_t d, size_t k, const uint32_t *idx,
                                  const double *d2)
 {
@@ -365,7 +366,7 @@ static int knn_brute_differences(const double *x, size_t n, size_t d, size_t k, 
         for (size_t b = 0; b < n; b++) all[b] = (edge){dist2(x, false, d, a, b), (int64_t)b, 0};
         qsort(all, n, sizeof *all, cmp_edge);
         for (size_t r = 0; r < k; r++)
-            if (idx[a * k + r] != (uint32_t)all[r].u || d2[a * k + r] != all[r].w) bad++;
+            if (idx[a * k + r] != (uint32_t)all[r].u || grove__key_dist(d2[a * k + r]) != sqrt(all[r].w)) bad++;
     }
     free(all);
     return bad;

@@ -438,3 +438,47 @@ TEST(hdbscan_predict_invariants)
     free(member);
     free(member2);
 }
+
+/* A 1-D lattice with every point repeated: with K = 2 the duplicates' core
+ * distances are 0 and their clusters' lambdas infinite, where the
+ * library's membership vectors and GLOSH scores divide infinity by
+ * infinity (NaN). grove gives the limits (docs/python-compat.md): a query
+ * on such a cluster belongs to it fully and scores 0, one beside it
+ * (0.25 off) belongs nowhere and scores 1; nothing is NaN. */
+TEST(hdbscan_predict_clusters_of_duplicates_give_the_limits)
+{
+    const double base[] = {0, 1, 2, 3, 4, 5, 20, 21, 22, 23, 24, 25, 40, 41, 42};
+    const size_t reps = 3, n = 15 * reps, nq = 2 * n;
+    double x[45], q[90];
+    for (size_t i = 0; i < n; i++) x[i] = q[i] = base[i / reps], q[n + i] = x[i] + 0.25;
+    grove_hdbscan_params p;
+    grove_hdbscan_params_init(&p);
+    p.min_cluster_size = 2;
+    p.min_samples = 2;
+    p.prediction_data = 1;
+    grove_hdbscan_model *m = NULL;
+    REQUIRE_OK(grove_hdbscan_model_create(grove_points_f64(x, n, 1), &p, NULL, &m));
+    size_t k = grove_hdbscan_model_clusters(m);
+    REQUIRE(k > 1 && k <= 15);
+    int64_t own[45], labels[90];
+    double glosh[45], prob[90], scores[90], member[90 * 15], all[45 * 15];
+    REQUIRE_OK(grove_hdbscan_model_labels(m, own, NULL, glosh));
+    REQUIRE_OK(grove_hdbscan_approximate_predict(m, grove_points_f64(q, nq, 1), labels, prob, NULL));
+    REQUIRE_OK(grove_hdbscan_approximate_predict_scores(m, grove_points_f64(q, nq, 1), scores, NULL));
+    REQUIRE_OK(grove_hdbscan_membership_vector(m, grove_points_f64(q, nq, 1), member, NULL));
+    REQUIRE_OK(grove_hdbscan_all_points_membership_vectors(m, all, NULL));
+    size_t bad = 0;
+    for (size_t i = 0; i < nq; i++) {
+        int on = i < n;
+        int64_t label = own[i % n];
+        bad += label < 0 || (on && labels[i] != label) || !(prob[i] >= 0 && prob[i] <= 1);
+        bad += scores[i] != (on ? 0.0 : 1.0);
+        for (size_t c = 0; c < k; c++) {
+            double limit = on && (int64_t)c == label ? 1 : 0;
+            bad += member[i * k + c] != limit;
+            if (on) bad += !(fabs(all[i * k + c] - limit) <= 1e-300) || !(glosh[i] >= 0 && glosh[i] <= 1);
+        }
+    }
+    CHECK_MSG(bad == 0, "%zu values differ from the limits", bad);
+    grove_hdbscan_model_free(m);
+}

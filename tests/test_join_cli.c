@@ -93,6 +93,32 @@ TEST(cli_join_outputs_match_the_library)
     free(x);
 }
 
+/* --verify with --count-only checks the sampled queries' counts (it used
+ * to skip the check without a word), self-join and semi-join, under
+ * mpirun too where the build has MPI. */
+TEST(cli_join_count_only_verifies_the_counts)
+{
+    double *x = write_cloud("cdata.npy", 1500, 31), *q = write_cloud("cq.npy", 200, 32);
+    const char *runs[] = {"--exclude-self", "--queries", "--offsets"};
+    for (int r = 0; r < 3; r++) {
+        char args[2048], extra[1024], *out = NULL;
+        snprintf(extra, sizeof extra, "%s %s", runs[r], r == 0 ? "" : test_path(r == 1 ? "cq.npy" : "co.npy"));
+        snprintf(args, sizeof args, "join %s --eps 0.1 --count-only %s --verify 40", test_path("cdata.npy"), extra);
+        CHECK(test_grove(args, &out) == 0);
+        CHECK_MSG(strstr(out, "counted only") && strstr(out, "verified 40 sampled queries"), "%s: %s", args, out);
+        free(out);
+    }
+    if (test_mpi_ready()) {
+        char args[2048], *out = NULL;
+        snprintf(args, sizeof args, "join %s --eps 0.1 --count-only --verify 40", test_path("cdata.npy"));
+        CHECK(test_mpirun(2, "grove", args, &out) == 0);
+        CHECK_MSG(strstr(out, "verified 40 sampled queries"), "mpirun: %s", out);
+        free(out);
+    }
+    free(x);
+    free(q);
+}
+
 TEST(cli_join_semi_join_and_knn)
 {
     const size_t n = 2000, nq = 300, k = 7;

@@ -6,6 +6,7 @@
  * normal data with one huge outlier against long-double brute force; and
  * the answers that no double can hold, refused by name. */
 #include "test.h"
+#include "range_ref.h"
 
 #include "emst/emst_internal.h"
 
@@ -13,42 +14,7 @@
 #include <math.h>
 #include <stdbool.h>
 
-/* n x d points, float64 or float32 (x32 then holds them, x64 the same
- * values widened). */
-typedef struct cloud {
-    size_t n, d;
-    bool f32;
-    double *x64;
-    float *x32;
-} cloud;
-
 typedef enum { LATTICE, UNIFORM, GRID } cloud_kind;
-
-static double at(const cloud *c, size_t i, size_t j) { return c->x64[i * c->d + j]; }
-
-static grove_points view(const cloud *c)
-{
-    return c->f32 ? grove_points_f32(c->x32, c->n, c->d) : grove_points_f64(c->x64, c->n, c->d);
-}
-
-static cloud cloud_alloc(size_t n, size_t d, bool f32)
-{
-    cloud c = {n, d, f32, calloc(n * d + 1, sizeof(double)), calloc(n * d + 1, sizeof(float))};
-    return c;
-}
-
-static void cloud_set(cloud *c, size_t i, size_t j, double v)
-{
-    if (c->f32) v = (float)v;
-    c->x64[i * c->d + j] = v;
-    c->x32[i * c->d + j] = (float)v;
-}
-
-static void cloud_free(cloud *c)
-{
-    free(c->x64);
-    free(c->x32);
-}
 
 /* Integers in [-8, 8] (exact squared distances, many ties and
  * duplicates), uniform in [-1, 1), or multiples of 2^-10 in [-1, 1) (a
@@ -72,121 +38,8 @@ static cloud times(const cloud *c, int k)
 {
     cloud y = cloud_alloc(c->n, c->d, c->f32);
     for (size_t i = 0; i < c->n; i++)
-        for (size_t j = 0; j < c->d; j++) cloud_set(&y, i, j, ldexp(at(c, i, j), k));
+        for (size_t j = 0; j < c->d; j++) cloud_set(&y, i, j, ldexp(cloud_at(c, i, j), k));
     return y;
-}
-
-/* ---- brute force ----------------------------------------------------------- */
-
-/* Squared distance in long double, exact for the lattice kinds here. */
-static long double dist2(const cloud *c, size_t a, size_t b)
-{
-    long double s = 0;
-    for (size_t j = 0; j < c->d; j++) {
-        long double t = (long double)at(c, a, j) - (long double)at(c, b, j);
-        s += t * t;
-    }
-    return s;
-}
-
-typedef struct edge {
-    long double w;
-    int64_t u, v;
-} edge;
-
-static bool edge_less(edge a, edge b)
-{
-    return a.w < b.w || (a.w == b.w && (a.u < b.u || (a.u == b.u && a.v < b.v)));
-}
-
-static int cmp_edge(const void *a, const void *b)
-{
-    edge x = *(const edge *)a, y = *(const edge *)b;
-    return edge_less(x, y) ? -1 : edge_less(y, x) ? 1 : 0;
-}
-
-static int cmp_ld(const void *a, const void *b)
-{
-    long double x = *(const long double *)a, y = *(const long double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Squared core distances: the K-th smallest squared distance, itself
- * counted. */
-static long double *brute_core2(const cloud *c, size_t k)
-{
-    long double *core2 = calloc(c->n, sizeof *core2), *row = malloc(c->n * sizeof *row);
-    for (size_t a = 0; k > 1 && a < c->n; a++) {
-        for (size_t b = 0; b < c->n; b++) row[b] = dist2(c, a, b);
-        qsort(row, c->n, sizeof *row, cmp_ld);
-        core2[a] = row[k - 1];
-    }
-    free(row);
-    return core2;
-}
-
-/* Dense Prim under the order (squared weight, smaller row, larger row),
- * mutual reachability with K > 1; n - 1 edges sorted, weights squared. */
-static edge *prim(const cloud *c, size_t k)
-{
-    size_t n = c->n;
-    long double *core2 = brute_core2(c, k);
-    edge *best = malloc(n * sizeof *best), *out = malloc(n * sizeof *out);
-    bool *in = calloc(n, sizeof *in);
-    size_t last = 0;
-    in[0] = true;
-    for (size_t i = 0; i < n; i++) best[i].u = -1;
-    for (size_t step = 0; step + 1 < n; step++) {
-        size_t pick = 0;
-        edge pe = {0, -1, -1};
-        for (size_t v = 0; v < n; v++) {
-            if (in[v]) continue;
-            long double w = dist2(c, last, v);
-            if (w < core2[last]) w = core2[last];
-            if (w < core2[v]) w = core2[v];
-            edge e = {w, (int64_t)(last < v ? last : v), (int64_t)(last < v ? v : last)};
-            if (best[v].u < 0 || edge_less(e, best[v])) best[v] = e;
-            if (pe.u < 0 || edge_less(best[v], pe)) pe = best[v], pick = v;
-        }
-        in[pick] = true;
-        last = pick;
-        out[step] = pe;
-    }
-    qsort(out, n - 1, sizeof *out, cmp_edge);
-    free(core2);
-    free(best);
-    free(in);
-    return out;
-}
-
-/* Rows by (squared distance to query q, row), all n of them. */
-static const cloud *knn_cloud;
-static size_t knn_query;
-static int cmp_rank(const void *a, const void *b)
-{
-    size_t r = *(const size_t *)a, s = *(const size_t *)b;
-    long double x = dist2(knn_cloud, knn_query, r), y = dist2(knn_cloud, knn_query, s);
-    if (x != y) return x < y ? -1 : 1;
-    return (r > s) - (r < s);
-}
-
-static size_t *brute_ranks(const cloud *c, size_t q)
-{
-    size_t *rank = malloc(c->n * sizeof *rank);
-    for (size_t i = 0; i < c->n; i++) rank[i] = i;
-    knn_cloud = c;
-    knn_query = q;
-    qsort(rank, c->n, sizeof *rank, cmp_rank);
-    return rank;
-}
-
-/* Self-join pairs within eps (itself included). */
-static int64_t brute_pairs(const cloud *c, long double eps)
-{
-    int64_t pairs = 0;
-    for (size_t a = 0; a < c->n; a++)
-        for (size_t b = 0; b < c->n; b++) pairs += dist2(c, a, b) <= eps * eps;
-    return pairs;
 }
 
 static bool near(long double got, long double want, double rel)
@@ -236,7 +89,7 @@ static void results_free(results *r)
  * they return garbage where unfixed code crashes in the EMST. */
 static void run_all(const cloud *c, int k, const char *what, results *r)
 {
-    grove_points p = view(c);
+    grove_points p = cloud_view(c);
     size_t n = c->n, m = n - 1, d = c->d;
     memset(r, 0, sizeof *r);
     r->n = n;
@@ -301,7 +154,7 @@ static void run_all(const cloud *c, int k, const char *what, results *r)
 static void run_all_and_clusters(const cloud *c, int k, const char *what, results *r)
 {
     run_all(c, k, what, r);
-    grove_points p = view(c);
+    grove_points p = cloud_view(c);
     size_t n = c->n;
     grove_options o;
     grove_options_init(&o);
@@ -538,7 +391,7 @@ TEST(range_tiny_uniform_points_against_brute_force)
         grove_join_params_init(&jp);
         jp.eps = 0.1 * scale;
         grove_join_result jr;
-        CHECK_OK(grove_join(view(&c), NULL, NULL, &jp, &jr, NULL));
+        CHECK_OK(grove_join(cloud_view(&c), NULL, NULL, &jp, &jr, NULL));
         int64_t low = brute_pairs(&c, jp.eps * (1 - rel)), high = brute_pairs(&c, jp.eps * (1 + rel));
         CHECK_MSG(jr.pairs >= low && jr.pairs <= high && low > (int64_t)n, "%s: join found %lld pairs, brute force %lld",
                   what, (long long)jr.pairs, (long long)low);
@@ -570,20 +423,20 @@ TEST(range_ball_tree_near_the_largest_doubles)
             REQUIRE_OK(grove_balltree_layout(n, NULL, &slots, &batches));
             int64_t *ix = calloc(slots, sizeof *ix), *iy = calloc(slots, sizeof *iy);
             uint8_t *mx = calloc(slots, 1), *my = calloc(slots, 1);
-            CHECK_OK(grove_balltree_build(view(&x), NULL, ix, mx, NULL));
-            CHECK_OK(grove_balltree_build(view(&y), NULL, iy, my, NULL));
+            CHECK_OK(grove_balltree_build(cloud_view(&x), NULL, ix, mx, NULL));
+            CHECK_OK(grove_balltree_build(cloud_view(&y), NULL, iy, my, NULL));
             CHECK_MSG(memcmp(ix, iy, slots * sizeof *ix) == 0 && memcmp(mx, my, slots) == 0,
                       "n = %zu, d = %zu: the tree of 2^1020 x differs from the tree of x", n, d);
             /* The root splits along the last axis, the widest. */
             double left = -INFINITY, right = INFINITY;
             for (size_t s = 0; s < slots; s++) {
                 if (!my[s]) continue;
-                double v = at(&y, (size_t)iy[s], d - 1);
+                double v = cloud_at(&y, (size_t)iy[s], d - 1);
                 if (s < slots / 2) left = v > left ? v : left;
                 else right = v < right ? v : right;
             }
             CHECK_MSG(left <= right, "n = %zu, d = %zu: the root does not split along the widest axis", n, d);
-            CHECK_OK(grove_balltree_check(view(&y), NULL, iy, my, NULL));
+            CHECK_OK(grove_balltree_check(cloud_view(&y), NULL, iy, my, NULL));
             free(ix);
             free(iy);
             free(mx);
@@ -619,14 +472,14 @@ TEST(range_rotated_ball_tree_of_subnormal_points)
             REQUIRE_OK(grove_balltree_layout(n, &bp, &slots, &batches));
             int64_t *ix = calloc(slots, sizeof *ix), *iy = calloc(slots, sizeof *iy);
             uint8_t *mx = calloc(slots, 1), *my = calloc(slots, 1);
-            CHECK_OK(grove_balltree_build(view(&x), &bp, ix, mx, NULL));
-            CHECK_OK(grove_balltree_build(view(&y), &bp, iy, my, NULL));
+            CHECK_OK(grove_balltree_build(cloud_view(&x), &bp, ix, mx, NULL));
+            CHECK_OK(grove_balltree_build(cloud_view(&y), &bp, iy, my, NULL));
             size_t bad = 0;
             for (size_t i = 0; i < slots; i++) bad += ix[i] != iy[i] || mx[i] != my[i];
             CHECK_MSG(bad == 0, "%g, d = %zu: %zu of %zu slots differ from the tree of the points times 2^1000",
                       scales[si], d, bad, slots);
-            CHECK_OK(grove_balltree_check(view(&x), &bp, ix, mx, NULL));
-            CHECK_OK(grove_balltree_check(view(&x), &bp, iy, my, NULL));
+            CHECK_OK(grove_balltree_check(cloud_view(&x), &bp, ix, mx, NULL));
+            CHECK_OK(grove_balltree_check(cloud_view(&x), &bp, iy, my, NULL));
             free(ix);
             free(iy);
             free(mx);
@@ -697,12 +550,12 @@ TEST(range_normal_data_with_one_huge_outlier)
             grove_join_params_init(&jp);
             jp.eps = 0.3;
             grove_join_result jr;
-            CHECK_OK(grove_join(view(&c), NULL, NULL, &jp, &jr, NULL));
+            CHECK_OK(grove_join(cloud_view(&c), NULL, NULL, &jp, &jr, NULL));
             CHECK_MSG(jr.pairs == brute_pairs(&c, 0.3), "%s: join (eps 0.3) found %lld pairs, brute force %lld", what,
                       (long long)jr.pairs, (long long)brute_pairs(&c, 0.3));
             grove_join_result_free(&jr);
             jp.eps = far / 10;
-            CHECK_OK(grove_join(view(&c), NULL, NULL, &jp, &jr, NULL));
+            CHECK_OK(grove_join(cloud_view(&c), NULL, NULL, &jp, &jr, NULL));
             CHECK_MSG(jr.pairs == (int64_t)(m * m + 1), "%s: join (eps %g) found %lld pairs, want %zu", what, jp.eps,
                       (long long)jr.pairs, m * m + 1);
             grove_join_result_free(&jr);
@@ -765,9 +618,9 @@ TEST(range_queries_beyond_the_index)
 {
     cloud data = make(LATTICE, 50, 3, false, 2600);
     cloud far = times(&data, 700);
-    grove_points q = view(&far);
+    grove_points q = cloud_view(&far);
     grove_index *ix = NULL;
-    REQUIRE_OK(grove_index_create(view(&data), NULL, NULL, &ix));
+    REQUIRE_OK(grove_index_create(cloud_view(&data), NULL, NULL, &ix));
     grove_join_params jp;
     grove_join_params_init(&jp);
     jp.eps = ldexp(4.5, 700); /* the queries with |q| <= 4, where 2^700 q is the far one */
@@ -781,17 +634,17 @@ TEST(range_queries_beyond_the_index)
     cloud both = cloud_alloc(100, 3, false);
     for (size_t i = 0; i < 50; i++)
         for (size_t j = 0; j < 3; j++) {
-            cloud_set(&both, i, j, at(&far, i, j));
-            cloud_set(&both, 50 + i, j, at(&data, i, j));
+            cloud_set(&both, i, j, cloud_at(&far, i, j));
+            cloud_set(&both, 50 + i, j, cloud_at(&data, i, j));
         }
     grove_join_result jr;
-    CHECK_OK(grove_join(view(&data), &q, NULL, &jp, &jr, NULL));
+    CHECK_OK(grove_join(cloud_view(&data), &q, NULL, &jp, &jr, NULL));
     int64_t want = 0;
     for (size_t a = 0; a < 50; a++)
         for (size_t b = 50; b < 100; b++) want += dist2(&both, a, b) <= (long double)jp.eps * jp.eps;
     CHECK_MSG(jr.pairs == want, "semi-join found %lld pairs, brute force %lld", (long long)jr.pairs, (long long)want);
     grove_join_result_free(&jr);
-    CHECK_OK(grove_knn(view(&data), &q, NULL, &(grove_knn_params){3, 0}, idx, dist, NULL));
+    CHECK_OK(grove_knn(cloud_view(&data), &q, NULL, &(grove_knn_params){3, 0}, idx, dist, NULL));
     size_t bad = 0;
     for (size_t a = 0; a < 50; a++) {
         /* Rank rows 50.. of `both` (the data) from query a. */

@@ -8,6 +8,12 @@
 #include <float.h>
 #include <math.h>
 
+#define T double
+#define FN(name) name##_f64
+#include "../index/geom_t.h"
+#undef T
+#undef FN
+
 static size_t lift(const grove__prediction *pd, size_t c, uint32_t steps)
 {
     for (size_t j = 0; steps; j++, steps >>= 1)
@@ -32,25 +38,21 @@ double grove__merge_height(const grove__prediction *pd, size_t a, size_t b, doub
 }
 
 /* Distance from x to the nearest point of one exemplar set: the smallest
- * squared distance, by search or by scan (the same sums either way). */
+ * key of the squared distance, by search or by scan (the same sums either
+ * way). */
 static double nearest_exemplar(const grove__exemplar_set *set, const double *x, size_t d, void *scratch)
 {
     double best = (double)INFINITY;
     if (set->indexed) {
         uint32_t row;
         grove__tree_knn_point(&set->tree, x, 1, scratch, &row, &best);
-        return sqrt(best);
+        return best;
     }
     for (size_t e = 0; e < set->count; e++) {
-        const double *y = set->x + e * d;
-        double s = 0;
-        for (size_t j = 0; j < d; j++) {
-            double t = x[j] - y[j];
-            s += t * t;
-        }
+        double s = key2_f64(x, set->x + e * d, d);
         if (s < best) best = s;
     }
-    return sqrt(best);
+    return grove__key_dist(best);
 }
 
 void grove__distance_vector(const grove__prediction *pd, const double *x, double *dist, void *scratch)

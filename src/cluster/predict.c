@@ -21,7 +21,7 @@
 typedef struct query_state {
     double *q;         /* the query in float64 (d) */
     uint32_t *rows;    /* its nearest training rows (neighbours) */
-    double *dist2;     /* and their squared distances */
+    double *dist;      /* and their distances */
     double *a, *b;     /* clusters values each */
     void *search;      /* pd->scratch_bytes */
 } query_state;
@@ -37,8 +37,8 @@ static query_state state_at(const grove__prediction *pd, char *block)
 {
     query_state st;
     st.q = (double *)(void *)block;
-    st.dist2 = st.q + pd->tree.d;
-    st.a = st.dist2 + pd->neighbours;
+    st.dist = st.q + pd->tree.d;
+    st.a = st.dist + pd->neighbours;
     st.b = st.a + pd->clusters;
     st.rows = (uint32_t *)(void *)(st.b + pd->clusters);
     st.search = (char *)st.rows + (pd->neighbours * sizeof(uint32_t) + 7) / 8 * 8;
@@ -51,16 +51,16 @@ static query_state state_at(const grove__prediction *pd, char *block)
 static void nearest_neighbour(const grove__prediction *pd, query_state *st, size_t *nn, double *lambda,
                               double *nearest)
 {
-    grove__tree_knn_point(&pd->tree, st->q, pd->neighbours, st->search, st->rows, st->dist2);
-    double core = sqrt(st->dist2[pd->m]), best = (double)INFINITY;
+    grove__tree_knn_point(&pd->tree, st->q, pd->neighbours, st->search, st->rows, st->dist);
+    double core = st->dist[pd->m], best = (double)INFINITY;
     for (size_t r = 0; r < pd->neighbours; r++) {
-        double mr = sqrt(st->dist2[r]), c = pd->core[st->rows[r]];
+        double mr = st->dist[r], c = pd->core[st->rows[r]];
         if (c > mr) mr = c;
         if (core > mr) mr = core;
         if (mr < best) best = mr, *nn = st->rows[r];
     }
     *lambda = best > 0 ? 1.0 / best : DBL_MAX;
-    *nearest = sqrt(st->dist2[0]);
+    *nearest = st->dist[0];
 }
 
 typedef enum { PREDICT_LABELS, PREDICT_SCORES, PREDICT_MEMBERSHIP } predict_kind;
@@ -111,7 +111,12 @@ static void predict_score(const predict_job *job, query_state *st, size_t i)
     /* A query on a training point takes that point's own lambda. */
     if (nearest == 0) lambda = t->lambda[row];
     double max_lambda = pd->subtree_max[t->parent[row] - t->n];
-    job->values[i] = max_lambda > 0 ? (max_lambda - lambda) / max_lambda : 0;
+    /* Beside exact duplicates (infinite lambdas) the library's quotient is
+     * NaN: its limit, as in the model's own scores (labels.c), is 0 for a
+     * query as dense (an infinite lambda, or the library's 1 / 0, the
+     * largest double), else 1. */
+    if (isinf(max_lambda)) job->values[i] = lambda >= DBL_MAX ? 0 : 1;
+    else job->values[i] = max_lambda > 0 ? (max_lambda - lambda) / max_lambda : 0;
 }
 
 /* The library's max_lambda / 1e-8 where the merge height reaches
@@ -142,6 +147,11 @@ static void predict_membership(const predict_job *job, query_state *st, size_t i
     size_t k = pd->clusters, nn;
     double lambda, nearest, *out = job->values + i * k, *outlier = st->a, *height = st->b;
     nearest_neighbour(pd, st, &nn, &lambda, &nearest);
+    /* The library's 1 / 0 is the largest double, which leaves
+     * prob_in_some_cluster 0 (and the rest NaN) beside a cluster of exact
+     * duplicates, whose lambdas are infinite: take 1 / 0 as infinite,
+     * that cluster's own (grove__lambda_ratio). */
+    if (lambda == DBL_MAX) lambda = (double)INFINITY;
     size_t row = job->m->point_row[nn], cluster = t->parent[row] - t->n;
     if (t->lambda[row] <= lambda) lambda = t->lambda[row];
     grove__distance_vector(pd, st->q, out, st->search);
@@ -150,10 +160,11 @@ static void predict_membership(const predict_job *job, query_state *st, size_t i
     double lambda32 = ldexp((double)(float)ldexp(lambda, pd->float_scale), -pd->float_scale);
     for (size_t c = 0; c < k; c++) {
         double denominator = max_lambda - grove__merge_height(pd, cluster, pd->prediction_cluster[c], lambda32);
-        outlier[c] = denominator > 0 ? max_lambda / denominator : guarded(pd, max_lambda);
+        outlier[c] = denominator > 0 ? grove__lambda_ratio(max_lambda, denominator) : guarded(pd, max_lambda);
     }
+    /* An infinite top (the query's own cluster of duplicates) weighs 1. */
     double top = nan_max(outlier, k);
-    for (size_t c = 0; c < k; c++) outlier[c] = exp(outlier[c] - top);
+    for (size_t c = 0; c < k; c++) outlier[c] = exp(outlier[c] == top ? 0 : outlier[c] - top);
     double sum = grove__pairwise_sum(outlier, k);
     for (size_t c = 0; c < k; c++) {
         outlier[c] /= sum;
@@ -168,7 +179,7 @@ static void predict_membership(const predict_job *job, query_state *st, size_t i
         if (height[c] > height[best]) best = c;
     }
     double nearest_max = pd->max_lambda[pd->prediction_cluster[best]];
-    double prob = height[best] / ((nearest_max > lambda ? nearest_max : lambda) + pd->small_lambda);
+    double prob = grove__lambda_ratio(height[best], (nearest_max > lambda ? nearest_max : lambda) + pd->small_lambda);
     for (size_t c = 0; c < k; c++) out[c] *= prob;
 }
 

@@ -57,7 +57,7 @@ static grove_status index_and_cores(grove__prediction *pd, grove_points points, 
     if (pd->m < 1) return GROVE_OK;
     double *kth = grove__malloc(n * sizeof *kth, "HDBSCAN prediction core distances");
     s = kth ? grove__tree_knn(&pd->tree, pd->m, NULL, NULL, kth, options) : GROVE_OUT_OF_MEMORY;
-    for (size_t p = 0; s == GROVE_OK && p < n; p++) pd->core[pd->tree.perm[p]] = sqrt(kth[p]);
+    for (size_t p = 0; s == GROVE_OK && p < n; p++) pd->core[pd->tree.perm[p]] = grove__key_dist(kth[p]);
     grove__free(kth);
     return s;
 }

@@ -47,6 +47,16 @@ typedef struct grove__prediction {
  * of the two children of their lowest common ancestor. */
 double grove__merge_height(const grove__prediction *pd, size_t a, size_t b, double point_lambda);
 
+/* a / b for two lambdas, 1 where both are infinite. A cluster of exact
+ * duplicates has infinite lambdas (1 / 0), and where the library's soft
+ * clustering divides such a lambda by the same one (a point's by its
+ * cluster's largest) it gets NaN: the quotient's limit, both lambdas
+ * growing together, is 1. */
+static inline double grove__lambda_ratio(double a, double b)
+{
+    return isinf(a) && isinf(b) ? 1 : a / b;
+}
+
 /* dist[c] = distance from x (d doubles) to label c's nearest exemplar, then
  * turned in place into the library's dist_membership_vector (1 / distance,
  * DBL_MAX / clusters for 0, divided by their sum in order). scratch:

@@ -25,7 +25,8 @@ static double scores(const grove_hdbscan_model *m, const grove__prediction *pd, 
     point_place(m, row, &cluster, &lambda);
     double max_lambda = pd->max_lambda[cluster] + pd->small_lambda;
     for (size_t c = 0; c < k; c++) {
-        out[c] = exp(-(max_lambda / grove__merge_height(pd, cluster, pd->prediction_cluster[c], lambda)));
+        double height = grove__merge_height(pd, cluster, pd->prediction_cluster[c], lambda);
+        out[c] = exp(-grove__lambda_ratio(max_lambda, height));
         if (out[c] > top || (isnan(top) && !isnan(out[c]))) top = out[c];
     }
     return top;
@@ -51,7 +52,7 @@ static void finish_row(const grove_hdbscan_model *m, const grove__prediction *pd
         if (c == 0 || h > best_height) best = c, best_height = h;
     }
     double nearest_max = pd->max_lambda[pd->prediction_cluster[best]];
-    double prob = best_height / (lambda > nearest_max ? lambda : nearest_max);
+    double prob = grove__lambda_ratio(best_height, lambda > nearest_max ? lambda : nearest_max);
     for (size_t c = 0; c < k; c++) v[c] = v[c] / sum * prob;
 }
 

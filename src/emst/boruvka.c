@@ -58,7 +58,7 @@ static void state_init(grove__boruvka *b)
 #pragma omp parallel for num_threads(b->threads) schedule(static)
     for (size_t p = 0; p < n; p++) {
         b->label[p] = (uint32_t)p;
-        b->lower[p] = b->core2 ? b->core2[p] : 0;
+        b->lower[p] = b->core2 ? b->core2[p] : -INFINITY;
         b->flags[p] = 0;
         b->is_root[p] = 1;
         b->comps[p] = (uint32_t)p;

@@ -5,10 +5,11 @@
 
 #include "../index/geom_t.h"
 
-/* One point's search: p (coordinates q, component c, squared core
- * distance core_p) against the points of other components, the best edge
- * so far (best_w to best_q, rows best_lo < best_hi), and its bound:
- * min(best_w, the component's bound cb as last read). */
+/* One point's search: p (coordinates q, component c, key of the squared
+ * core distance core_p) against the points of other components, the best
+ * edge so far (best_w to best_q, rows best_lo < best_hi), and its prune
+ * bound: min(best_w, the component's bound cb as last read), floored for
+ * box bounds (FN(prune_bound)). */
 typedef struct FN(edge_search) {
     grove__boruvka *b;
     const T *q;
@@ -44,7 +45,7 @@ static inline GROVE__ALWAYS_INLINE void FN(edge_visit)(FN(edge_search) *s, const
     size_t d = s->d;
     for (uint32_t i = nd->begin; i < nd->end; i++) {
         if (label[i] == s->c) continue;
-        double w = (double)FN(dist2)(s->q, x + (size_t)i * d, d);
+        double w = FN(key_wide)(FN(key2)(s->q, x + (size_t)i * d, d));
         if (core2) {
             if (w < s->core_p) w = s->core_p;
             if (w < core2[i]) w = core2[i];
@@ -61,7 +62,7 @@ static inline GROVE__ALWAYS_INLINE void FN(edge_visit)(FN(edge_search) *s, const
     }
     /* Other points of the component may have found better edges. */
     s->cb = grove__bits_d(atomic_load_explicit(&b->bound[s->c], memory_order_relaxed));
-    s->bound = s->best_w < s->cb ? s->best_w : s->cb;
+    s->bound = FN(prune_bound)(s->best_w < s->cb ? s->best_w : s->cb);
 }
 
 #define WALK(name) FN(edge_##name)
@@ -76,9 +77,9 @@ static inline GROVE__ALWAYS_INLINE void FN(search_one)(grove__boruvka *b, uint32
     /* p's nearest outgoing edge weighs at least lower[p]: if that is already
      * above the component's best, p cannot win (strictly; ties must search). */
     if (b->lower[p] > cb) return;
-    double core_p = b->core2 ? b->core2[p] : 0;
-    FN(edge_search) s = {b, (const T *)t->x + (size_t)p * d, d, c, t->perm[p], core_p, cb, cb, (double)INFINITY,
-                         GROVE__NONE, 0, 0};
+    double core_p = b->core2 ? b->core2[p] : -INFINITY;
+    FN(edge_search) s = {b, (const T *)t->x + (size_t)p * d, d, c, t->perm[p], core_p, cb, FN(prune_bound)(cb),
+                         (double)INFINITY, GROVE__NONE, 0, 0};
     FN(edge_walk)(t->node, &s, core_p);
     /* Everything not examined weighs more than min(best_w, the last bound
      * read) (bounds only shrink), so that is a lower bound for later rounds;

@@ -57,7 +57,7 @@ grove_status grove_core_distances(grove_points points, const grove_knn_params *p
     if (s == GROVE_OK) s = grove__tree_knn(&t, min_samples, NULL, NULL, kth, options);
     if (s == GROVE_OK) {
 #pragma omp parallel for num_threads(threads) schedule(static)
-        for (size_t p = 0; p < points.n; p++) core[t.perm[p]] = sqrt(kth[p]);
+        for (size_t p = 0; p < points.n; p++) core[t.perm[p]] = grove__key_dist(kth[p]);
     }
     if (s == GROVE_OK && t.exponent && grove__range_unscale(core, points.n, t.exponent, threads)) {
         size_t row = 0;
@@ -88,7 +88,7 @@ static grove_status sort_edges(const uint32_t *eu, const uint32_t *ev, const dou
     }
     if (s == GROVE_OK) {
 #pragma omp parallel for num_threads(threads) schedule(static)
-        for (size_t i = 0; i < m; i++) key[i] = grove__dbits(sqrt(ew2[order[i]]));
+        for (size_t i = 0; i < m; i++) key[i] = grove__dbits(grove__key_dist(ew2[order[i]]));
         s = grove__radix_sort_u64(key, order, m, threads);
     }
     if (s == GROVE_OK) {
@@ -119,7 +119,8 @@ grove_status grove__emst_scaled(grove_points points, double magnitude, size_t mi
     if (min_samples > 1) {
         core2 = grove__malloc(n * sizeof *core2, "EMST core distances");
         s = core2 ? grove__tree_knn(&t, min_samples, NULL, NULL, core2, options) : GROVE_OUT_OF_MEMORY;
-        for (size_t p = 0; s == GROVE_OK && alpha != 1 && p < n; p++) core2[p] *= alpha * alpha;
+        for (size_t p = 0; s == GROVE_OK && alpha != 1 && p < n; p++)
+            core2[p] = grove__key_scale(core2[p], alpha * alpha);
     }
     if (s == GROVE_OK) {
         eu = grove__malloc(m * sizeof *eu, "EMST edges");

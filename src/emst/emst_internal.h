@@ -21,12 +21,12 @@ enum {
 };
 
 /* Everything indexed by a tree position p, a component id c (the tree
- * position of one of its points) or a node k. Weights are squared
- * (mutual-reachability) distances in double; edge order is (weight,
- * smaller row, larger row). */
+ * position of one of its points) or a node k. Weights are the double keys
+ * (../index/dist_key.h) of squared (mutual-reachability) distances; edge
+ * order is (weight, smaller row, larger row). */
 typedef struct grove__boruvka {
     const grove__tree *t;
-    const double *core2;      /* per p: squared core distance, NULL = Euclidean */
+    const double *core2;      /* per p: key of the squared core distance, NULL = Euclidean */
     uint32_t *label;          /* per p: component */
     uint32_t *node_label;     /* per k: the component of all its points, or NONE */
     double *cand_w;           /* per p: weight of its last candidate edge */
@@ -73,15 +73,19 @@ static inline int grove__cand_less(const grove__boruvka *b, uint32_t p1, uint32_
     return lo1 < lo2 || (lo1 == lo2 && hi1 < hi2);
 }
 
+/* A double as bits that order as the doubles do, negative keys included
+ * (the sign bit set for the non-negative, every bit flipped for the
+ * negative), and back. */
 static inline uint64_t grove__dbits(double w)
 {
     uint64_t u;
     memcpy(&u, &w, sizeof u);
-    return u;
+    return u ^ ((0 - (u >> 63)) | (uint64_t)1 << 63);
 }
 
 static inline double grove__bits_d(uint64_t u)
 {
+    u ^= (0 - (~u >> 63)) | (uint64_t)1 << 63;
     double w;
     memcpy(&w, &u, sizeof w);
     return w;
@@ -94,7 +98,6 @@ static inline double grove__bits_d(uint64_t u)
 static inline void grove__boruvka_submit(grove__boruvka *b, uint32_t p)
 {
     uint32_t c = b->label[p];
-    /* Non-negative doubles order like their bit patterns. */
     uint64_t bits = grove__dbits(b->cand_w[p]);
     uint64_t cur = atomic_load_explicit(&b->bound[c], memory_order_relaxed);
     while (bits < cur &&

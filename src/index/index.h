@@ -17,6 +17,7 @@
 #define GROVE_INDEX_H
 
 #include "internal.h"
+#include "dist_key.h"
 
 /* Points per leaf: small enough that leaf boxes prune well, large enough
  * that a leaf's points fill a few cache lines and the tree stays shallow. */
@@ -89,18 +90,20 @@ void grove__morton_codes(grove_points points, double scale, const double *lo, co
  * the indexed points, itself included (it comes first at distance 0 unless
  * a duplicate with a smaller row ties it). Ties are broken by the smaller
  * input row. Outputs are per input row: idx[row * k + r] (input rows) and
- * dist2[row * k + r], squared distances computed in the input dtype; and
- * kth2[pos], the k-th squared distance per tree position (what core
- * distances need, without n * k storage). Any output may be NULL. */
+ * dist2[row * k + r], the double keys (dist_key.h) of the squared
+ * distances computed in the input dtype; and kth2[pos], the k-th key per
+ * tree position (what core distances need, without n * k storage;
+ * grove__key_dist gives the distance). Any output may be NULL. */
 grove_status grove__tree_knn(const grove__tree *tree, size_t k, uint32_t *idx, double *dist2, double *kth2,
                              const grove_options *options);
 
 /* The k nearest indexed points (1 <= k <= n) to one point q of a float64
  * tree (d coordinates), in the order and arithmetic of grove__tree_knn:
- * rows[r] (input rows) and dist2[r], nearest first. scratch holds
- * grove__tree_knn_scratch(k) bytes (8-byte aligned), one per thread. */
+ * rows[r] (input rows) and dist[r], their distances, nearest first.
+ * scratch holds grove__tree_knn_scratch(k) bytes (8-byte aligned), one per
+ * thread. */
 size_t grove__tree_knn_scratch(size_t k);
 void grove__tree_knn_point(const grove__tree *tree, const double *q, size_t k, void *scratch, uint32_t *rows,
-                           double *dist2);
+                           double *dist);
 
 #endif

@@ -32,7 +32,7 @@ size_t grove__tree_knn_scratch(size_t k)
 }
 
 void grove__tree_knn_point(const grove__tree *tree, const double *q, size_t k, void *scratch, uint32_t *rows,
-                           double *dist2)
+                           double *dist)
 {
     double *hd = scratch;
     uint32_t *hr = (uint32_t *)(void *)(hd + k);
@@ -41,6 +41,6 @@ void grove__tree_knn_point(const grove__tree *tree, const double *q, size_t k, v
 #undef GROVE__KNN_POINT
     for (size_t r = 0; r < k; r++) {
         rows[r] = hr[r];
-        dist2[r] = hd[r];
+        dist[r] = key_dist_f64(hd[r]);
     }
 }

@@ -1,18 +1,21 @@
 /* Exact k-nearest-neighbour search on a grove__tree, instantiated per
- * coordinate type: include with T and FN(name) defined. */
+ * coordinate type: include with T and FN(name) defined. The heap orders
+ * keys of squared distances (dist_key.h), exact where the sums underflow. */
 
 #include "geom_t.h"
 
 #include "heap_t.h"
 
 /* One query's search: the point q (d coordinates; a tree position's own,
- * or a query's) and its heap of m <= k entries. */
+ * or a query's), its heap of m <= k entries and the prune bound of its
+ * k-th key (FN(prune_bound); INFINITY until the heap is full). */
 typedef struct FN(knn_search) {
     const grove__tree *t;
     const T *q;
     size_t k, d, m;
     T *hd;
     uint32_t *hr;
+    T bound;
 } FN(knn_search);
 
 /* A node is skipped when its box is strictly farther than the current
@@ -20,7 +23,7 @@ typedef struct FN(knn_search) {
 static inline GROVE__ALWAYS_INLINE int FN(knn_keep)(const FN(knn_search) *s, uint32_t k, T lb)
 {
     (void)k;
-    return lb <= (s->m == s->k ? s->hd[0] : (T)INFINITY);
+    return lb <= s->bound;
 }
 
 static inline GROVE__ALWAYS_INLINE T FN(knn_lower)(const FN(knn_search) *s, uint32_t k)
@@ -32,9 +35,10 @@ static inline GROVE__ALWAYS_INLINE void FN(knn_visit)(FN(knn_search) *s, const g
 {
     const T *x = s->t->x;
     for (size_t i = nd->begin; i < nd->end; i++) {
-        T d2 = FN(dist2)(s->q, x + i * s->d, s->d);
+        T d2 = FN(key2)(s->q, x + i * s->d, s->d);
         FN(knn_offer)(s->hd, s->hr, &s->m, s->k, d2, s->t->perm[i]);
     }
+    if (s->m == s->k) s->bound = (T)FN(prune_bound)(s->hd[0]);
 }
 
 #define WALK(name) FN(knn_##name)
@@ -46,7 +50,7 @@ static inline GROVE__ALWAYS_INLINE void FN(knn_visit)(FN(knn_search) *s, const g
 static inline GROVE__ALWAYS_INLINE void FN(knn_one)(const grove__tree *t, const T *q, size_t k, size_t d, T *hd,
                                                     uint32_t *hr)
 {
-    FN(knn_search) s = {t, q, k, d, 0, hd, hr};
+    FN(knn_search) s = {t, q, k, d, 0, hd, hr, (T)INFINITY};
     FN(knn_walk)(t->node, &s, 0);
     FN(knn_sort)(hd, hr, s.m);
 }
@@ -59,11 +63,11 @@ static inline GROVE__ALWAYS_INLINE void FN(knn_range)(const grove__tree *t, size
 {
     for (size_t p = lo; p < hi; p++) {
         FN(knn_one)(t, (const T *)t->x + p * d, k, d, hd, hr);
-        if (kth2) kth2[p] = (double)hd[k - 1];
+        if (kth2) kth2[p] = FN(key_wide)(hd[k - 1]);
         size_t row = t->perm[p];
         for (size_t r = 0; r < k && (idx || dist2); r++) {
             if (idx) idx[row * k + r] = hr[r];
-            if (dist2) dist2[row * k + r] = (double)hd[r];
+            if (dist2) dist2[row * k + r] = FN(key_wide)(hd[r]);
         }
     }
 }

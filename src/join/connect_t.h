@@ -57,9 +57,11 @@ static void FN(connect_point)(const grove_index *D, const join_pass *pass, size_
         if (r == *root || r == (*root = grove__uf_find(cn->uf, *root))) return;
     }
     T eps2 = (T)pass->eps2, acc[JOIN_CHUNK];
+    int exact = eps2 < GROVE__KEY_MIN(T);
     for (size_t b = a0; b < a1; b += JOIN_CHUNK) {
         size_t len = a1 - b < JOIN_CHUNK ? a1 - b : JOIN_CHUNK;
         FN(column_d2)(D, p, b, len, pass->prune2, eps2, acc);
+        if (exact) FN(settle)(D, NULL, b, len, (const T *)D->tree.x + p * D->tree.d, acc);
         for (size_t c = 0; c < len; c++) {
             uint32_t r = D->tree.perm[b + c];
             if (!(acc[c] <= eps2) || !join_member(cn, r)) continue;
@@ -79,12 +81,14 @@ static void FN(connect_inside)(const grove_index *D, const join_pass *pass, join
     const uint32_t *rows = D->tree.perm;
     uint32_t *up = w->forest;
     T eps2 = (T)pass->eps2, acc[JOIN_CHUNK];
+    int exact = eps2 < GROVE__KEY_MIN(T);
     for (size_t i = 0; i < a1 - a0; i++) up[i] = (uint32_t)i;
     for (size_t p = a0 + 1; p < a1; p++) {
         if (!join_member(cn, rows[p])) continue;
         for (size_t b = a0; b < p; b += JOIN_CHUNK) {
             size_t len = p - b < JOIN_CHUNK ? p - b : JOIN_CHUNK;
             FN(column_d2)(D, p, b, len, pass->prune2, eps2, acc);
+            if (exact) FN(settle)(D, NULL, b, len, (const T *)D->tree.x + p * D->tree.d, acc);
             for (size_t c = 0; c < len; c++)
                 if (acc[c] <= eps2 && join_member(cn, rows[b + c]))
                     join_forest_union(up, (uint32_t)(b + c - a0), (uint32_t)(p - a0));

@@ -3,7 +3,8 @@
  * Squared distances are summed in T: over the dimensions in order up to
  * GROVE__JOIN_SOA_MAX dimensions (FN(dist2) of geom_t.h, as the
  * by-dimension join kernel sums them), in eight fixed lanes above (the
- * same bits on every machine either way).
+ * same bits on every machine either way). A sum below the smallest normal
+ * is redone scaled, as a key (FN(join_tiny2); ../index/dist_key.h).
  *
  * Every kernel takes `per`, the index's periodic box by stored dimension
  * (lengths L[0 .. d), then halves H[0 .. d); see grove_index.period). The
@@ -34,19 +35,20 @@ static inline GROVE__ALWAYS_INLINE T FN(wrap_gap)(T below, T above, T alo, T ahi
 }
 #endif
 
-/* Squared distance between two points, summed in order. */
-static inline GROVE__ALWAYS_INLINE T FN(point2)(const T *a, const T *b, size_t d, const T *per)
+/* Squared distance between two points, summed in order, each difference
+ * times scale first (1, or the power of two of FN(join_tiny2)). */
+static inline GROVE__ALWAYS_INLINE T FN(point2_by)(const T *a, const T *b, size_t d, const T *per, T scale)
 {
 #if JOIN_PERIODIC
     T s = 0;
     for (size_t j = 0; j < d; j++) {
-        T t = FN(wrap)(a[j] - b[j], per, d, j);
+        T t = FN(wrap)(a[j] - b[j], per, d, j) * scale;
         s += t * t;
     }
     return s;
 #else
     (void)per;
-    return FN(dist2)(a, b, d);
+    return FN(dist2_by)(a, b, d, scale);
 #endif
 }
 
@@ -132,15 +134,17 @@ static inline T FN(box_span2)(const T *a, const T *b, size_t m, const T *per, si
 /* Squared distance between two rows of d > SOA_MAX coordinates, summed in
  * eight fixed lanes (so it vectorises and rounds the same everywhere); stops
  * after any 32-dimension block once the partial sum exceeds eps2, which
- * cannot change the outcome since later terms only add. */
-static inline GROVE__ALWAYS_INLINE T FN(dist2_lanes)(const T *a, const T *b, size_t d, T eps2, const T *per)
+ * cannot change the outcome since later terms only add. Differences times
+ * scale as in FN(point2_by). */
+static inline GROVE__ALWAYS_INLINE T FN(dist2_lanes_by)(const T *a, const T *b, size_t d, T eps2, const T *per,
+                                                        T scale)
 {
     T acc[8] = {0, 0, 0, 0, 0, 0, 0, 0}, s = 0;
     size_t j = 0;
 #if JOIN_PERIODIC
-#define JOIN_DIFF(j) FN(wrap)(a[j] - b[j], per, d, j)
+#define JOIN_DIFF(j) (FN(wrap)(a[j] - b[j], per, d, j) * scale)
 #else
-#define JOIN_DIFF(j) (a[j] - b[j])
+#define JOIN_DIFF(j) ((a[j] - b[j]) * scale)
 #endif
     (void)per;
     for (; j + 32 <= d; j += 32) {
@@ -160,9 +164,45 @@ static inline GROVE__ALWAYS_INLINE T FN(dist2_lanes)(const T *a, const T *b, siz
     return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
 
+static inline GROVE__ALWAYS_INLINE T FN(dist2_lanes)(const T *a, const T *b, size_t d, T eps2, const T *per)
+{
+    return FN(dist2_lanes_by)(a, b, d, eps2, per, 1);
+}
+
 /* The squared distance as the join computes it for d dimensions; above
  * SOA_MAX it may stop early with any value > bound. */
 static inline GROVE__ALWAYS_INLINE T FN(dist2_join)(const T *a, const T *b, size_t d, T bound, const T *per)
 {
-    return d <= GROVE__JOIN_SOA_MAX ? FN(point2)(a, b, d, per) : FN(dist2_lanes)(a, b, d, bound, per);
+    return d <= GROVE__JOIN_SOA_MAX ? FN(point2_by)(a, b, d, per, 1) : FN(dist2_lanes)(a, b, d, bound, per);
+}
+
+/* The key (dist_key.h) of a pair whose squared distance as the join sums
+ * it (FN(dist2_join), the by-dimension kernels alike) came out below the
+ * smallest normal: the same sum of the differences (minimum images)
+ * scaled by 2^k. */
+static __attribute__((unused, noinline)) T FN(join_tiny2)(const T *a, const T *b, size_t d, const T *per)
+{
+    T m = 0;
+    for (size_t j = 0; j < d; j++) {
+#if JOIN_PERIODIC
+        T t = FN(wrap)(a[j] - b[j], per, d, j);
+#else
+        T t = fabs(a[j] - b[j]);
+#endif
+        m = t > m ? t : m;
+    }
+    if (m == 0) return -(T)INFINITY;
+    int k = FN(tiny_shift)(m);
+    T scale = (T)ldexp(1, k);
+    T s = d <= GROVE__JOIN_SOA_MAX ? FN(point2_by)(a, b, d, per, scale)
+                                   : FN(dist2_lanes_by)(a, b, d, (T)INFINITY, per, scale);
+    return FN(key_of)(s, k);
+}
+
+/* The key of the squared distance as the join computes it (a value > bound
+ * when FN(dist2_join) stops early). */
+static inline GROVE__ALWAYS_INLINE T FN(key_join)(const T *a, const T *b, size_t d, T bound, const T *per)
+{
+    T s = FN(dist2_join)(a, b, d, bound, per);
+    return s < GROVE__KEY_MIN(T) ? FN(join_tiny2)(a, b, d, per) : s;
 }

@@ -35,7 +35,7 @@ static join_pass pass_init(const grove_index *index, const grove_join_params *pa
 {
     join_pass p;
     memset(&p, 0, sizeof p);
-    p.eps2 = grove__join_eps2(index, params->eps);
+    p.eps2 = grove__join_eps2_key(index, params->eps);
     p.prune2 = grove__join_prune2(index, Q, params->eps);
     p.exclude_self = params->exclude_self != 0;
     p.row0 = 0;

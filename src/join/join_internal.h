@@ -19,6 +19,10 @@ static inline size_t grove__join_work(const grove_index *D, const grove_index *Q
  * kernels (and projected keys carry rounding of their own), so a box or
  * point is dropped only when it is beyond eps by more than any rounding. */
 double grove__join_eps2(const grove_index *index, double eps);
+/* eps^2 as the refinement compares it: the key (../index/dist_key.h) of
+ * grove__join_eps2's value in an arithmetic without underflow, a number of
+ * the index's dtype (the same value wherever that is normal). */
+double grove__join_eps2_key(const grove_index *index, double eps);
 double grove__join_prune2(const grove_index *D, const grove_index *Q, double eps);
 /* The same for a squared radius r2 in the dtype (kNN bounds). */
 double grove__join_prune2_sq(const grove_index *D, const grove_index *Q, double r2);

@@ -263,7 +263,9 @@ static void join_sink_open(const join_pass *pass, uint32_t row, join_sink *s)
     s->dist = pass->distances ? pass->distances + o[0] : NULL;
 }
 
-/* Append k neighbours; refuses to pass the end of the query's slice. */
+/* Append k neighbours; refuses to pass the end of the query's slice. The
+ * distances of sums that underflowed are mended after the query
+ * (FN(exact_distances)). */
 static grove_status join_sink_put(join_sink *s, const uint32_t *rows, const double *d2, size_t k)
 {
     if ((int64_t)k > s->room - s->count) return GROVE_INVALID_ARGUMENT;
@@ -355,7 +357,7 @@ static grove_status join_replay(const grove_index *D, const join_pass *pass, con
         int64_t slot = cursor[e->pos]++;
         if (slot >= o[1] - o[0]) return GROVE_INVALID_ARGUMENT;
         pass->indices[o[0] + slot] = e->row;
-        if (pass->distances) pass->distances[o[0] + slot] = sqrt(e->d2);
+        if (pass->distances) pass->distances[o[0] + slot] = grove__key_dist(e->d2);
     }
     return GROVE_OK;
 }

@@ -9,7 +9,8 @@
  * hit costs hundreds of operations to find and 16 bytes to keep: the fill
  * that follows in the same call (grove_join_search, grove_join_stream) then only
  * writes them out. Each hit is one entry of a slice: the query's tree
- * position, the neighbour's row, their squared distance. */
+ * position, the neighbour's row, the double key of their squared distance
+ * (../index/dist_key.h). */
 typedef struct join_hit {
     uint32_t pos, row;
     double d2;
@@ -32,7 +33,7 @@ typedef struct join_connect {
 } join_connect;
 
 typedef struct join_pass {
-    double eps2, prune2;     /* see grove__join_eps2 / grove__join_prune2 */
+    double eps2, prune2;     /* see grove__join_eps2_key / grove__join_prune2 */
     int exclude_self;
     int fill;                /* 0: count into counts; 1: write the CSR slices */
     size_t row0, row1;       /* the query rows this pass handles */

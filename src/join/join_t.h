@@ -144,6 +144,35 @@ static inline GROVE__ALWAYS_INLINE void FN(chunk_d2)(const grove_index *D, const
 #endif
 }
 
+/* Squared sums below the smallest normal have lost their accuracy to
+ * underflow (../index/dist_key.h). The key of sum s from q to the point at
+ * tree position p: s, or where it underflowed (and is no key yet: keys
+ * below the smallest normal are negative) the pair's exact key. */
+static inline GROVE__ALWAYS_INLINE T FN(exact_key)(const grove_index *D, T s, const T *q, size_t p)
+{
+    if (!(s >= 0 && s < GROVE__KEY_MIN(T))) return s;
+    return FN(join_tiny2)(q, (const T *)D->tree.x + p * D->tree.d, D->tree.d, D->period);
+}
+
+/* Where eps^2 itself is below the smallest normal, a sum that underflowed
+ * does not tell whether its pair is within eps: the candidates [c0, c0 +
+ * len) (at tree positions keys[c] or, keys NULL, c) whose sum from q came
+ * out that small get their exact keys instead. One test per chunk when
+ * there are none. */
+static __attribute__((noinline)) void FN(settle_low)(const grove_index *D, const uint64_t *keys, size_t c0,
+                                                     size_t len, const T *q, T *acc)
+{
+    for (size_t c = 0; c < len; c++) acc[c] = FN(exact_key)(D, acc[c], q, keys ? (uint32_t)keys[c0 + c] : c0 + c);
+}
+
+static inline GROVE__ALWAYS_INLINE void FN(settle)(const grove_index *D, const uint64_t *keys, size_t c0, size_t len,
+                                                   const T *q, T *acc)
+{
+    int low = 0;
+    for (size_t c = 0; c < len; c++) low |= acc[c] < GROVE__KEY_MIN(T);
+    if (low) FN(settle_low)(D, keys, c0, len, q, acc);
+}
+
 /* Hits among len squared distances; adds each to col[c] when col is set. */
 static inline GROVE__ALWAYS_INLINE int FN(tally)(const T *acc, size_t len, T eps2, int32_t *col)
 {
@@ -191,6 +220,40 @@ static inline GROVE__ALWAYS_INLINE size_t FN(collect)(const T *acc, const uint32
     return k;
 }
 
+/* After a fill with distances: a distance at or below the root of the
+ * smallest normal (or NaN: the root of a negative key, FN(settle)) came
+ * from a sum that may have underflowed, so each such one of the slice of
+ * query q becomes the exact distance of its pair, whose candidate is
+ * found by row (a fill sorts the count candidates by row). Rare beyond
+ * the self pair (`self`: 1 when the slice holds it at a 0 that FN(settle)
+ * left alone, which is exact): duplicates, very close pairs; one pass over
+ * the slice otherwise. */
+static __attribute__((noinline)) void FN(exact_slice)(const grove_index *D, const join_work *w, size_t count,
+                                                      const T *q, const join_sink *s)
+{
+    double root_min = sqrt((double)GROVE__KEY_MIN(T));
+    for (int64_t h = 0; h < s->count; h++) {
+        if (s->dist[h] > root_min) continue;
+        size_t lo = 0, hi = count;
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if ((w->keys[mid] >> 32) <= (uint64_t)s->idx[h]) lo = mid;
+            else hi = mid;
+        }
+        size_t p = (uint32_t)w->keys[lo];
+        s->dist[h] = FN(key_dist)(FN(join_tiny2)(q, (const T *)D->tree.x + p * D->tree.d, D->tree.d, D->period));
+    }
+}
+
+static inline GROVE__ALWAYS_INLINE void FN(exact_distances)(const grove_index *D, const join_work *w, size_t count,
+                                                            const T *q, const join_sink *s, int self)
+{
+    double root_min = sqrt((double)GROVE__KEY_MIN(T));
+    int64_t low = 0;
+    for (int64_t h = 0; h < s->count; h++) low += !(s->dist[h] > root_min);
+    if (low > self) FN(exact_slice)(D, w, count, q, s);
+}
+
 /* Refine queries [qa, qz) of Q against the candidates in w, by pass mode:
  * count into pass->counts (by row), count symmetrically (colcnt non-NULL:
  * also tally each candidate's hits, see FN(count_self_group)), append
@@ -205,6 +268,7 @@ GROVE__BODY() grove_status GROVE__PASTE(FN(refine), _body)(const grove_index *D,
 {
     size_t d = D->tree.d, nqa = qz - qa;
     T eps2 = (T)pass->eps2, acc[JOIN_CHUNK];
+    int exact = eps2 < GROVE__KEY_MIN(T);
     join_sink *sinks = w->sinks;
     int64_t *hits = w->hits;
     for (size_t i = 0; i < nqa; i++) {
@@ -222,6 +286,7 @@ GROVE__BODY() grove_status GROVE__PASTE(FN(refine), _body)(const grove_index *D,
             for (size_t c0 = b0; c0 < count && c0 < b0 + block; c0 += JOIN_CHUNK) {
                 size_t len = count - c0 < JOIN_CHUNK ? count - c0 : JOIN_CHUNK;
                 FN(chunk_d2)(D, w, c0, count, q, qk, eps2, pass->prune2, acc);
+                if (exact) FN(settle)(D, w->keys, c0, len, q, acc);
                 if (visit) {
                     size_t k = FN(collect)(acc, w->crow + c0, len, eps2, skip, w->hit_row, NULL);
                     if (k && visit->fn(visit->user, qrow, w->hit_row, k)) return GROVE_CANCELLED;
@@ -239,6 +304,9 @@ GROVE__BODY() grove_status GROVE__PASTE(FN(refine), _body)(const grove_index *D,
     for (size_t i = 0; i < nqa && !visit; i++) {
         if (pass->fill) {
             if (sinks[i].count != sinks[i].room) return GROVE_INVALID_ARGUMENT;
+            if (sinks[i].dist)
+                FN(exact_distances)(D, w, count, (const T *)Q->tree.x + (qa + i) * d, &sinks[i],
+                                    Q == D && !pass->exclude_self && !exact);
         } else if (rowcnt) {
 #pragma omp atomic update
             rowcnt[qa + i] += hits[i];
@@ -308,10 +376,10 @@ static grove_status FN(count_self_group)(const grove_index *D, size_t leaf, join
     return s;
 }
 
-/* Put row `row` at squared distance d2 into the slice of the query at tree
- * position p (a claimed slot of its cursor); 0 when the slice is full,
- * which means the offsets disagree with the counts. A count pass only
- * advances the cursor (the count) and keeps the hit if asked. */
+/* Put row `row` at squared distance key d2 into the slice of the query at
+ * tree position p (a claimed slot of its cursor); 0 when the slice is
+ * full, which means the offsets disagree with the counts. A count pass
+ * only advances the cursor (the count) and keeps the hit if asked. */
 static inline int FN(mirror_put)(const join_pass *pass, const grove_index *D, join_work *w, int64_t *cursor,
                                  size_t p, uint32_t row, T d2)
 {
@@ -319,13 +387,13 @@ static inline int FN(mirror_put)(const join_pass *pass, const grove_index *D, jo
 #pragma omp atomic capture
     slot = cursor[p]++;
     if (!pass->fill) {
-        if (w->keep) join_keep(w, (uint32_t)p, row, (double)d2);
+        if (w->keep) join_keep(w, (uint32_t)p, row, FN(key_wide)(d2));
         return 1;
     }
     const int64_t *o = pass->offsets + D->tree.perm[p];
     if (slot >= o[1] - o[0]) return 0;
     pass->indices[o[0] + slot] = row;
-    if (pass->distances) pass->distances[o[0] + slot] = sqrt((double)d2);
+    if (pass->distances) pass->distances[o[0] + slot] = FN(key_dist)(d2);
     return 1;
 }
 
@@ -346,20 +414,22 @@ static grove_status FN(mirror_self_group)(const grove_index *D, size_t leaf, joi
     if (s != GROVE_OK) return s;
     FN(gather_candidates)(D, w, count);
     T eps2 = (T)pass->eps2, acc[JOIN_CHUNK];
-    int ok = 1;
+    int ok = 1, exact = eps2 < GROVE__KEY_MIN(T);
     for (size_t c0 = 0; c0 < count; c0 += JOIN_CHUNK)
         for (size_t a = nd->begin; a < nd->end; a++) {
             const T *q = (const T *)D->tree.x + a * d, *qk = (const T *)D->keys + a * D->kstride;
             uint32_t qrow = D->tree.perm[a];
             FN(chunk_d2)(D, w, c0, count, q, qk, eps2, pass->prune2, acc);
             size_t len = count - c0 < JOIN_CHUNK ? count - c0 : JOIN_CHUNK;
+            if (exact) FN(settle)(D, w->keys, c0, len, q, acc);
             for (size_t c = 0; c < len; c++) {
                 if (!(acc[c] <= eps2)) continue;
                 uint32_t p = (uint32_t)w->keys[c0 + c], row = w->crow[c0 + c];
                 if (pass->exclude_self && row == qrow) continue;
-                ok &= FN(mirror_put)(pass, D, w, cursor, a, row, acc[c]);
+                T key = FN(exact_key)(D, acc[c], q, p);
+                ok &= FN(mirror_put)(pass, D, w, cursor, a, row, key);
                 /* Pairs inside the group are met from both ends already. */
-                if (p < nd->begin || p >= nd->end) ok &= FN(mirror_put)(pass, D, w, cursor, p, qrow, acc[c]);
+                if (p < nd->begin || p >= nd->end) ok &= FN(mirror_put)(pass, D, w, cursor, p, qrow, key);
             }
         }
     return ok ? GROVE_OK : GROVE_INVALID_ARGUMENT;

@@ -3,7 +3,8 @@
  * (walk_t.h) through the kd-tree with box lower bounds on the keys; a box
  * is skipped only when it is farther than the current k-th distance by
  * more than any rounding difference (equal distances can still win on the
- * row). */
+ * row). The heap orders keys of squared distances (dist_key.h), exact
+ * where the sums underflow. */
 
 #include "dist_t.h"
 #include "../index/heap_t.h"
@@ -44,11 +45,14 @@ static inline GROVE__ALWAYS_INLINE void FN(knn_visit)(FN(knn_search) *s, const g
         if (row == s->skip) continue;
         /* Projected keys rule most points out cheaply. */
         if (D->axes && (double)FN(dist2)(s->qk, kx + p * m, m) > s->reach) continue;
-        T d2 = FN(dist2_join)(s->q, x + p * d, d, s->found == k ? hd[0] : (T)INFINITY, per);
+        T d2 = FN(key_join)(s->q, x + p * d, d, s->found == k ? hd[0] : (T)INFINITY, per);
         size_t before = s->found;
         T worst = s->found ? hd[0] : 0;
         FN(knn_offer)(hd, s->hr, &s->found, k, d2, row);
-        if (s->found == k && (before < k || hd[0] != worst)) s->reach = grove__join_prune2_sq(D, s->Q, (double)hd[0]);
+        /* A k-th key below the smallest normal (dist_key.h) reaches as far
+         * as 0 does: every box holding such a point bounds below that. */
+        if (s->found == k && (before < k || hd[0] != worst))
+            s->reach = grove__join_prune2_sq(D, s->Q, hd[0] > 0 ? (double)hd[0] : 0);
     }
 }
 
@@ -82,7 +86,7 @@ static void FN(knn_group)(const grove_index *D, const grove_index *Q, size_t g, 
                                      exclude_self ? qrow : UINT32_MAX, hd, hr);
         for (size_t r = 0; r < found; r++) {
             if (indices) indices[(size_t)qrow * k + r] = hr[r];
-            if (distances) distances[(size_t)qrow * k + r] = sqrt((double)hd[r]);
+            if (distances) distances[(size_t)qrow * k + r] = FN(key_dist)(hd[r]);
         }
     }
 }

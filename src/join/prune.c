@@ -3,6 +3,7 @@
  * group shortcut's radius inside it. */
 #include "join_internal.h"
 
+#include <float.h>
 #include <math.h>
 
 double grove__join_eps2(const grove_index *index, double eps)
@@ -10,6 +11,18 @@ double grove__join_eps2(const grove_index *index, double eps)
     eps = ldexp(eps, -index->tree.exponent);
     double e2 = eps * eps;
     return index->tree.dtype == GROVE_FLOAT32 ? (double)(float)e2 : e2;
+}
+
+double grove__join_eps2_key(const grove_index *index, double eps)
+{
+    eps = ldexp(eps, -index->tree.exponent);
+    if (!(eps > 0)) return -INFINITY;
+    /* eps scaled to [1, 2) squares without underflow, rounded as above. */
+    int j = -ilogb(eps);
+    double e2 = ldexp(eps, j);
+    e2 *= e2;
+    if (index->tree.dtype == GROVE_FLOAT32) return grove__key_pack((float)e2, -2L * j, FLT_MIN_EXP, FLT_MAX_EXP);
+    return grove__key_pack(e2, -2L * j, DBL_MIN_EXP, DBL_MAX_EXP);
 }
 
 double grove__join_prune2_sq(const grove_index *D, const grove_index *Q, double r2)
@@ -24,7 +37,10 @@ double grove__join_prune2_sq(const grove_index *D, const grove_index *Q, double 
     if (D->boxsize) r += 8 * u * D->period_max * sqrt((double)D->tree.dims);
     if (D->axes)
         r += 2 * sqrt((double)D->tree.dims) * (u + (double)D->tree.d * 0x1p-50) * (D->radius + Q->radius) + 1e-12 * r;
-    return r * r * (1 + 4 * (double)D->tree.dims * u) + 0x1p-1000;
+    /* Above every key sum that underflowed (for such a pair the refinement
+     * decides, exactly: ../index/dist_key.h). */
+    double floor = D->tree.dtype == GROVE_FLOAT32 ? 0x1p-120 : 0x1p-1000;
+    return r * r * (1 + 4 * (double)D->tree.dims * u) + floor;
 }
 
 double grove__join_prune2(const grove_index *D, const grove_index *Q, double eps)
@@ -41,5 +57,7 @@ double grove__join_link2(const grove_index *index, double eps)
     double u = index->tree.dtype == GROVE_FLOAT32 ? 0x1p-24 : 0x1p-53;
     double r = sqrt(grove__join_eps2(index, eps));
     if (index->boxsize) r -= 8 * u * index->period_max * sqrt((double)index->tree.d);
-    return r > 0 ? r * r * (1 - 4 * (double)(index->tree.d + 2) * u) : -1;
+    /* Below the smallest normal a span's sum may have underflowed. */
+    double link2 = r > 0 ? r * r * (1 - 4 * (double)(index->tree.d + 2) * u) : -1;
+    return link2 >= (index->tree.dtype == GROVE_FLOAT32 ? FLT_MIN : DBL_MIN) ? link2 : -1;
 }

@@ -17,7 +17,7 @@ static join_pass self_pass(const grove_index *index, double eps)
 {
     join_pass p;
     memset(&p, 0, sizeof p);
-    p.eps2 = grove__join_eps2(index, eps);
+    p.eps2 = grove__join_eps2_key(index, eps);
     p.prune2 = grove__join_prune2(index, index, eps);
     p.link2 = -1;
     p.row0 = 0;

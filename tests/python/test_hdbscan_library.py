@@ -207,3 +207,39 @@ def test_prediction_equals_the_library(kw):
     if m.k:
         np.testing.assert_allclose(got_member, hpred.membership_vector(c, q), rtol=1e-9, atol=1e-15)
         np.testing.assert_allclose(m.all_points(), hpred.all_points_membership_vectors(c), rtol=1e-9, atol=1e-15)
+
+
+@pytest.mark.parametrize("reps,min_samples", [(2, 2), (3, 2), (3, 3), (2, 3)])
+def test_prediction_on_a_lattice_with_duplicates(reps, min_samples):
+    """1-D lattice points, each repeated: clusters of exact duplicates have
+    infinite lambdas, where the library's membership vectors and GLOSH
+    scores divide infinity by infinity (NaN). grove's are the limits
+    (docs/python-compat.md): a query on such a cluster belongs to it fully
+    and scores 0, one beside it belongs nowhere and scores 1; everything
+    the library computes finitely, grove computes alike."""
+    base = np.concatenate([np.arange(6), 20 + np.arange(6), 40 + np.arange(3)]).astype(float)
+    x = np.repeat(base, reps)[:, None]
+    kw = dict(min_cluster_size=2, min_samples=min_samples)
+    m = Model(x, prediction_data=1, **kw)
+    assert m.k > 1
+    labels, _, _, tree = library_fit(m, kw)
+    c = library_clusterer(m, kw, labels, tree)
+    q = np.vstack([x, x + 0.25, [[-3.0], [10.0], [47.5]]])
+    on = np.arange(len(q)) < len(x)
+    got_labels, got_prob, got_scores, got_member = m.predict(q)
+    want_labels, want_prob = hpred.approximate_predict(c, q)
+    np.testing.assert_array_equal(got_labels, want_labels)
+    np.testing.assert_array_equal(got_prob, want_prob)
+    want_scores = hpred.approximate_predict_scores(c, q)
+    nan = np.isnan(want_scores)
+    np.testing.assert_allclose(got_scores[~nan], want_scores[~nan], rtol=1e-12)
+    np.testing.assert_array_equal(got_scores[nan], np.where(on[nan], 0.0, 1.0))
+    one_hot = np.eye(m.k)[m.labels]
+    for got, want, on_rows in [(got_member, hpred.membership_vector(c, q), on),
+                               (m.all_points(), hpred.all_points_membership_vectors(c), np.ones(len(x), bool))]:
+        assert np.isfinite(got).all()
+        finite = np.isfinite(want).all(axis=1)
+        np.testing.assert_allclose(got[finite], want[finite], rtol=1e-9, atol=1e-15)
+        for row in np.flatnonzero(~finite):
+            limit = one_hot[row] if on_rows[row] else np.zeros(m.k)
+            np.testing.assert_allclose(got[row], limit, atol=1e-300, err_msg=f"row {row}")
