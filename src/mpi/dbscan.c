@@ -82,7 +82,7 @@ grove_status grove__mpi_dbscan(grove_points data, const grove_index_params *inde
 {
     const grove_mpi *mpi = options->mpi;
     int P = mpi->size;
-    grove_status s = grove__dbscan_begin(data, params, labels, counts);
+    grove_status s = grove__dbscan_begin(data, params, labels, counts, 0);
     if (s == GROVE_OK && params->sample_weight)
         s = grove__fail(GROVE_UNSUPPORTED, "dbscan: sample_weight runs on one process only (docs/mpi.md)");
     s = grove__mpi_agree(mpi, s, "dbscan");
