@@ -10,7 +10,6 @@
  * the rows go back to their queries' ranks. */
 #include "slabs.h"
 
-#include "../index/search_index.h"
 #include "../join/join.h"
 
 #include <limits.h>
@@ -19,22 +18,18 @@
 /* The slab's join: its queries on its data, in the agreed scale and
  * order, rows mapped to global data rows (the pair (i, i) left out for
  * exclude_self). */
-static grove_status slab_join(const grove__slabs *pl, const grove__slab_set *D, const grove__slab_set *Q, const grove_index_params *ip,
-                              const grove_join_params *params, const grove_options *local, grove_join_result *res)
+static grove_status slab_join(const grove__slabs *pl, const grove__slab_set *D, const grove__slab_set *Q,
+                              const grove_index_params *ip, const grove_join_params *params,
+                              const grove_options *local, grove_join_result *res)
 {
     memset(res, 0, sizeof *res);
     grove_join_params jp = *params;
     jp.exclude_self = 0;
     grove_status s = GROVE_OK;
     if (D->n > 0 && Q->n > 0) {
-        grove_points dp = grove__slab_points(pl, D), qp = grove__slab_points(pl, Q);
-        double magnitude;
+        grove_points qp = grove__slab_points(pl, Q);
         grove_index *ix = NULL;
-        grove_index_params shape;
-        grove_index_params_init(&shape);
-        if (ip) shape = *ip;
-        s = grove__points_validate_range(dp, pl->threads, &magnitude);
-        if (s == GROVE_OK) s = grove__index_build_ordered(dp, magnitude, pl->exponent, pl->order, &shape, local, &ix);
+        s = grove__slab_index(pl, D, ip, local, &ix);
         if (s == GROVE_OK) s = grove__join_search_local(ix, &qp, &jp, res, local);
         grove_index_free(ix);
     } else {

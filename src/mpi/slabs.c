@@ -230,6 +230,19 @@ grove_points grove__slab_points(const grove__slabs *pl, const grove__slab_set *s
     return p;
 }
 
+grove_status grove__slab_index(const grove__slabs *pl, const grove__slab_set *s, const grove_index_params *ip,
+                               const grove_options *local, grove_index **ix)
+{
+    grove_points p = grove__slab_points(pl, s);
+    grove_index_params shape;
+    grove_index_params_init(&shape);
+    if (ip) shape = *ip;
+    double magnitude;
+    grove_status st = grove__points_validate_range(p, pl->threads, &magnitude);
+    if (st == GROVE_OK) st = grove__index_build_ordered(p, magnitude, pl->exponent, pl->order, &shape, local, ix);
+    return st;
+}
+
 void grove__slab_set_free(grove__slab_set *s)
 {
     grove__free(s->rows);

@@ -55,6 +55,11 @@ void grove__slab_set_free(grove__slab_set *s);
 /* The set's points as a grove_points view. */
 grove_points grove__slab_points(const grove__slabs *pl, const grove__slab_set *s);
 
+/* The local index of a slab's set (not empty), in the agreed scale and
+ * order; ip: leaf size and key dimensions (NULL: the defaults). */
+grove_status grove__slab_index(const grove__slabs *pl, const grove__slab_set *s, const grove_index_params *ip,
+                               const grove_options *local, grove_index **ix);
+
 /* The slabs a point i of p reaches as data: [*lo, *hi], its own *own. */
 void grove__slabs_reach(const grove__slabs *pl, grove_points p, size_t i, int *own, int *lo, int *hi);
 
