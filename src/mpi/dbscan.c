@@ -43,7 +43,14 @@ typedef struct slab_dbscan {
     grove__uf uf;         /* the components of S's core points */
 } slab_dbscan;
 
+/* A third role bit, set by share_ghost_flags: another slab's set holds
+ * the point too (it is a ghost here, or an own point within reach of
+ * another slab). */
+enum { SHARED = 4 };
+
 static bool owned(const slab_dbscan *sd, size_t i) { return sd->S.roles[i] & GROVE__SLAB_QUERY; }
+
+static bool shared(const slab_dbscan *sd, size_t i) { return sd->S.roles[i] & SHARED; }
 
 static int compare_row(const void *a, const void *b)
 {
@@ -81,7 +88,7 @@ static grove_status find_core(slab_dbscan *sd, const grove_index_params *ip)
 
 /* The ghosts' core flags from their slabs: each own point's flag, as
  * row << 1 | flag, to every other slab it reaches (the reach that made it
- * a ghost there). */
+ * a ghost there); the points other slabs hold marked SHARED. */
 static grove_status share_ghost_flags(slab_dbscan *sd)
 {
     const grove__slabs *pl = &sd->pl;
@@ -91,11 +98,14 @@ static grove_status share_ghost_flags(slab_dbscan *sd)
     size_t *cursor = grove__calloc((size_t)P + 1, sizeof *cursor, "dbscan ghost flags");
     int64_t *buf = NULL, *flags = NULL;
     grove_status s = counts && cursor ? GROVE_OK : GROVE_OUT_OF_MEMORY;
+    for (size_t i = 0; i < p.n; i++)
+        if (!owned(sd, i)) sd->S.roles[i] |= SHARED;
     for (int pass = 0; s == GROVE_OK && pass < 2; pass++) {
         for (size_t i = 0; i < p.n; i++) {
             int own, lo, hi;
-            if (!owned(sd, i)) continue;
+            if (!owned(sd, i) || (pass == 1 && !shared(sd, i))) continue;
             grove__slabs_reach(pl, p, i, &own, &lo, &hi);
+            if (lo < hi) sd->S.roles[i] |= SHARED;
             for (int k = lo; k <= hi; k++) {
                 if (k == own) continue;
                 if (pass == 0) counts[k]++;
@@ -128,16 +138,6 @@ static grove_status share_ghost_flags(slab_dbscan *sd)
     return grove__mpi_agree(pl->mpi, s, "dbscan");
 }
 
-/* Whether another slab holds point i of S too: it is a ghost here, or an
- * own point within reach of another slab. */
-static bool shared(const slab_dbscan *sd, grove_points p, size_t i)
-{
-    int own, lo, hi;
-    if (!owned(sd, i)) return true;
-    grove__slabs_reach(&sd->pl, p, i, &own, &lo, &hi);
-    return lo < hi;
-}
-
 /* Step 3: label[r] of each local component's root r = its cluster's
  * smallest row. A shared core point links to its component's smallest
  * row (to itself when it is that row, so a component glued only there
@@ -145,14 +145,13 @@ static bool shared(const slab_dbscan *sd, grove_points p, size_t i)
 static grove_status merge_components(slab_dbscan *sd)
 {
     size_t n = sd->S.n, count = 0;
-    grove_points p = grove__slab_points(&sd->pl, &sd->S);
     const uint32_t *parent = sd->uf.parent;
-    for (size_t i = 0; i < n; i++) count += sd->core[i] && shared(sd, p, i);
+    for (size_t i = 0; i < n; i++) count += sd->core[i] && shared(sd, i);
     int64_t *links = grove__malloc((count ? 2 * count : 1) * sizeof *links, "dbscan links");
     int64_t *roots = grove__malloc((count ? count : 1) * sizeof *roots, "dbscan links");
     grove_status s = grove__mpi_agree(sd->pl.mpi, links && roots ? GROVE_OK : GROVE_OUT_OF_MEMORY, "dbscan");
     for (size_t i = 0, k = 0; s == GROVE_OK && i < n; i++)
-        if (sd->core[i] && shared(sd, p, i)) {
+        if (sd->core[i] && shared(sd, i)) {
             links[k++] = sd->S.rows[i];
             links[k++] = sd->S.rows[parent[i]];
         }
@@ -160,7 +159,7 @@ static grove_status merge_components(slab_dbscan *sd)
     for (size_t i = 0; s == GROVE_OK && i < n; i++)
         if (sd->core[i] && parent[i] == i) sd->label[i] = sd->S.rows[i];
     for (size_t i = 0, k = 0; s == GROVE_OK && i < n; i++)
-        if (sd->core[i] && shared(sd, p, i)) sd->label[parent[i]] = roots[k++];
+        if (sd->core[i] && shared(sd, i)) sd->label[parent[i]] = roots[k++];
     grove__free(links);
     grove__free(roots);
     return s;
