@@ -137,3 +137,89 @@ TEST(cli_dbscan_errors_leave_no_output)
         CHECK(access(l, F_OK) != 0 && access(c, F_OK) != 0);
     }
 }
+
+/* --sample-weight: the library's labels and core rows with the same
+ * weights (zero, negative and fractional ones among them; float32 and
+ * int32 files read as their values), and a weights file that is not one
+ * finite weight per row, or all zero, refused in one line naming it, with
+ * no output. */
+TEST(cli_dbscan_sample_weight_matches_the_library)
+{
+    const size_t n = 3000;
+    double *x = test_points(TEST_CLUSTERED, n, 2, 23);
+    grove_array a = {x, GROVE_FLOAT64, 2, {n, 2}};
+    REQUIRE_OK(grove_npy_write(test_path("dbw_data.npy"), &a));
+    grove_array w = {0}, w32 = {0}, wi = {0};
+    REQUIRE_OK(grove_array_create(&w, GROVE_FLOAT64, n, 0));
+    REQUIRE_OK(grove_array_create(&w32, GROVE_FLOAT32, n, 0));
+    REQUIRE_OK(grove_array_create(&wi, GROVE_INT32, n, 0));
+    double *weight = w.data;
+    for (size_t i = 0; i < n; i++) {
+        weight[i] = (double)((i * 7) % 9) / 4 - 0.5;
+        ((float *)w32.data)[i] = (float)weight[i];
+        ((int32_t *)wi.data)[i] = (int32_t)((i * 5) % 4) - 1;
+    }
+    REQUIRE_OK(grove_npy_write(test_path("dbw_w.npy"), &w));
+    REQUIRE_OK(grove_npy_write(test_path("dbw_w32.npy"), &w32));
+    REQUIRE_OK(grove_npy_write(test_path("dbw_wi.npy"), &wi));
+    const char *files[] = {"dbw_w.npy", "dbw_w32.npy", "dbw_wi.npy"};
+    int64_t *want = malloc(n * sizeof *want);
+    uint8_t *core = malloc(n);
+    for (int f = 0; f < 3; f++) {
+        for (size_t i = 0; f == 2 && i < n; i++) weight[i] = ((const int32_t *)wi.data)[i];
+        grove_dbscan_params p;
+        grove_dbscan_params_init(&p);
+        p.eps = 0.004;
+        p.min_samples = 8;
+        p.sample_weight = weight;
+        grove_dbscan_counts counts;
+        REQUIRE_OK(grove_dbscan(grove_points_f64(x, n, 2), NULL, &p, want, core, &counts, NULL));
+        CHECK(counts.clusters > 1 && counts.noise > 0 && counts.core > 0);
+        char args[2048], *out = NULL, labels[512], cores[512];
+        snprintf(labels, sizeof labels, "%s", test_path("dbw_l.npy"));
+        snprintf(cores, sizeof cores, "%s", test_path("dbw_c.npy"));
+        snprintf(args, sizeof args, "dbscan %s --eps 0.004 --min-samples 8 --sample-weight %s --labels %s --core %s "
+                 "--json", test_path("dbw_data.npy"), test_path(files[f]), labels, cores);
+        CHECK(test_grove(args, &out) == 0);
+        CHECK_MSG(out && strstr(out, "\"weighted\": true"), "%s", out);
+        free(out);
+        grove_array l = load(labels), c = load(cores);
+        CHECK_MSG(l.shape[0] == n && memcmp(l.data, want, n * 8) == 0, "%s: labels differ", files[f]);
+        CHECK(c.shape[0] == counts.core);
+        grove_array_free(&l);
+        grove_array_free(&c);
+    }
+    /* Bad weights: wrong length, a NaN (named by its row), 2-D, all zero. */
+    grove_array shortw = {weight, GROVE_FLOAT64, 1, {n - 1, 1}}, flat = {weight, GROVE_FLOAT64, 2, {n, 1}};
+    REQUIRE_OK(grove_npy_write(test_path("dbw_short.npy"), &shortw));
+    REQUIRE_OK(grove_npy_write(test_path("dbw_2d.npy"), &flat));
+    weight[1234] = NAN;
+    REQUIRE_OK(grove_npy_write(test_path("dbw_nan.npy"), &w));
+    memset(weight, 0, n * sizeof *weight);
+    REQUIRE_OK(grove_npy_write(test_path("dbw_zero.npy"), &w));
+    const struct {
+        const char *file, *words;
+    } bad[] = {{"dbw_short.npy", "must be (3000,) float64, float32, int64 or int32, one per row of the data; got "
+                                 "float64 of shape (2999,)"},
+               {"dbw_nan.npy", "sample_weight[1234] = nan; weights must be finite"},
+               {"dbw_2d.npy", "shape (3000, 1)"},
+               {"dbw_zero.npy", "must contain at least one non-zero number"}};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        char args[2048], *out = NULL, never[512];
+        snprintf(never, sizeof never, "%s", test_path("dbw_never.npy"));
+        snprintf(args, sizeof args, "dbscan %s --eps 0.004 --min-samples 8 --sample-weight %s --labels %s",
+                 test_path("dbw_data.npy"), test_path(bad[k].file), never);
+        CHECK(test_grove(args, &out) == 1);
+        CHECK_MSG(out && strstr(out, bad[k].words) && strstr(out, bad[k].file) && strstr(out, "grove dbscan: ") &&
+                      strchr(out, '\n') == strrchr(out, '\n'),
+                  "%s: %s", bad[k].file, out);
+        free(out);
+        CHECK(access(never, F_OK) != 0);
+    }
+    free(want);
+    free(core);
+    free(x);
+    grove_array_free(&w);
+    grove_array_free(&w32);
+    grove_array_free(&wi);
+}
