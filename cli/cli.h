@@ -289,6 +289,12 @@ grove_status cli_ranks_gather(cli_ranks *r, const grove_mpi *mpi, size_t points)
 void cli_ranks_json(const cli_ranks *r, const grove_mpi *mpi, cli_json *j);
 void cli_ranks_free(cli_ranks *r);
 
+/* An input of one weight per point of data_path (n of them), read as
+ * points are (.npy of float or integer values, or a text column; every
+ * value finite): w->array becomes (n,) float64. A failure is noted in one
+ * line naming w's file and, for a bad value, its row or line. */
+grove_status cli_weights_load(cli_file *w, size_t n, const char *data_path);
+
 /* Commands. */
 int cmd_gen(int argc, char **argv);
 int cmd_info(int argc, char **argv);

@@ -13,7 +13,7 @@ static const char usage[] =
     "A point is core when at least K points (itself included) lie within Euclidean distance E\n"
     "(inclusive). L is (n,) int64: the cluster of each point, clusters numbered in the order of their\n"
     "lowest-index core point, -1 for noise. C is (c,) int64: the core points' rows, ascending.\n"
-    "  --sample-weight W   (n,) .npy of float64, float32, int64 or int32: one weight per row of DATA, as\n"
+    "  --sample-weight W   one weight per row of DATA (.npy of n numbers, or a text column), as\n"
     "                      scikit-learn's fit(X, sample_weight=W) takes it: a point is core when its\n"
     "                      neighbourhood's weights sum to at least K (summed exactly, rounded once);\n"
     "                      finite, zero and negative allowed, not all zero\n"
@@ -55,37 +55,15 @@ static grove_status core_rows(const uint8_t *flags, size_t n, size_t count, grov
     return s;
 }
 
-/* One weight per row from W.npy (float or integer, (n,)), as doubles in
- * w->array; not all zero, as scikit-learn requires (the library checks
- * that each is finite). */
-static grove_status load_weights(cli_file *w, size_t n)
+/* One finite weight per row of DATA in w->array, not all zero, as
+ * scikit-learn requires. */
+static grove_status load_weights(cli_file *w, const cli_file *data)
 {
-    grove_array in = {0};
-    grove_status s = grove_npy_read(w->path, &in);
-    if (s != GROVE_OK) return s;
-    grove_dtype t = in.dtype;
-    bool number = t == GROVE_FLOAT64 || t == GROVE_FLOAT32 || t == GROVE_INT64 || t == GROVE_INT32;
-    if (!number || in.ndim != 1 || in.shape[0] != n) {
-        char shape[64];
-        if (in.ndim == 1) snprintf(shape, sizeof shape, "(%zu,)", in.shape[0]);
-        else snprintf(shape, sizeof shape, "(%zu, %zu)", in.shape[0], in.shape[1]);
-        cli_note_error("%s: sample weights must be (%zu,) float64, float32, int64 or int32, one per row of the data; "
-                       "got %s of shape %s",
-                       w->path, n, grove_dtype_name(t), shape);
-        grove_array_free(&in);
-        return GROVE_INVALID_ARGUMENT;
-    }
-    s = grove_array_create(&w->array, GROVE_FLOAT64, n, 0);
-    double *out = w->array.data;
+    size_t n = data->points.n;
+    grove_status s = cli_weights_load(w, n, data->path);
+    const double *weight = w->array.data;
     bool nonzero = false;
-    for (size_t i = 0; s == GROVE_OK && i < n; i++) {
-        out[i] = t == GROVE_FLOAT64   ? ((const double *)in.data)[i]
-                 : t == GROVE_FLOAT32 ? (double)((const float *)in.data)[i]
-                 : t == GROVE_INT64   ? (double)((const int64_t *)in.data)[i]
-                                      : (double)((const int32_t *)in.data)[i];
-        nonzero |= out[i] != 0;
-    }
-    grove_array_free(&in);
+    for (size_t i = 0; s == GROVE_OK && i < n && !nonzero; i++) nonzero = weight[i] != 0;
     if (s == GROVE_OK && n && !nonzero) {
         cli_note_error("%s: sample weights must contain at least one non-zero number (as scikit-learn requires)",
                        w->path);
@@ -101,12 +79,9 @@ static grove_status run(void *state, cli_run *run)
     run->options.memory_budget = a->have_budget ? a->budget : 0;
     if (a->weights.path) {
         double t0 = cli_now();
-        grove_status s = load_weights(&a->weights, pts.n);
+        grove_status s = load_weights(&a->weights, &a->data);
         run->io_seconds += cli_now() - t0;
-        if (s != GROVE_OK) {
-            run->fail_path = NULL; /* the message names W */
-            return s;
-        }
+        if (s != GROVE_OK) return s;
     }
     if (!cli_box_apply("dbscan", &a->box, pts.d, &a->index)) return cli_run_usage(run);
     grove_array flags = {0};
@@ -126,8 +101,6 @@ static grove_status run(void *state, cli_run *run)
         s = grove_dbscan(mine, &a->index, &a->params, labels ? labels + first : NULL, core ? core + first : NULL,
                          &a->counts, &run->options);
         run->seconds = cli_now() - start;
-        /* The library names a weight that is not finite: the line names W. */
-        if (s != GROVE_OK && weights && strstr(grove_last_error(), "sample_weight")) run->fail_path = a->weights.path;
     }
     if (s == GROVE_OK) s = grove_mpi_gather_blocks(mpi, labels, pts.n, sizeof *labels);
     if (s == GROVE_OK) s = grove_mpi_gather_blocks(mpi, core, pts.n, 1);

@@ -1,11 +1,9 @@
 /* grove_dbscan against a brute-force DBSCAN that follows scikit-learn's
- * own expansion (sklearn/cluster/_dbscan_inner.pyx: clusters grown one
- * after another from the lowest-index unlabelled core point with a stack,
- * a point labelled when first popped), on neighbourhoods from the join's
- * brute-force reference (join_ref.h), so labels must agree exactly. */
+ * own expansion (dbscan_ref.h), so labels must agree exactly. */
 #include "test.h"
 
 #include "internal.h"
+#include "dbscan_ref.h"
 #include "join_ref.h"
 
 #include <math.h>
@@ -13,56 +11,6 @@
 /* Border points within eps of core points of two clusters or more, over
  * every reference run: the tests must meet the border rule often. */
 static size_t contested_borders;
-
-/* Neighbourhoods as an n x n bit matrix (within eps2 in the reference's
- * arithmetic), the core flags from the counts or the weights summed
- * exactly and rounded once (math.fsum's sum, which NumPy's sum approaches),
- * then scikit-learn's labelling loop. */
-static void ref_dbscan(const ref_set *s, double eps2, size_t min_samples, const double *weight, int64_t *labels,
-                       uint8_t *core)
-{
-    size_t n = s->n;
-    uint8_t *near = malloc(n * n + 1);
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j <= i; j++) near[i * n + j] = near[j * n + i] = join_ref_dist2(s, i, s, j) <= eps2;
-    double *terms = malloc((n + 1) * sizeof *terms);
-    for (size_t i = 0; i < n; i++) {
-        size_t m = 0;
-        for (size_t j = 0; j < n; j++)
-            if (near[i * n + j]) terms[m++] = weight ? weight[j] : 1;
-        core[i] = (weight ? test_fsum(terms, m) : (double)m) >= (double)min_samples;
-        labels[i] = -1;
-    }
-    free(terms);
-    size_t cap = n + 1, top = 0, *stack = malloc(cap * sizeof *stack);
-    int64_t label = 0;
-    for (size_t i0 = 0; i0 < n; i0++) {
-        if (labels[i0] != -1 || !core[i0]) continue;
-        size_t i = i0;
-        for (;;) {
-            if (labels[i] == -1) {
-                labels[i] = label;
-                if (core[i])
-                    for (size_t v = 0; v < n; v++)
-                        if (near[i * n + v] && labels[v] == -1) {
-                            if (top == cap) stack = realloc(stack, (cap *= 2) * sizeof *stack);
-                            stack[top++] = v;
-                        }
-            }
-            if (top == 0) break;
-            i = stack[--top];
-        }
-        label++;
-    }
-    for (size_t i = 0; i < n; i++) {
-        int64_t other = -1;
-        for (size_t v = 0; !core[i] && v < n && other < 0; v++)
-            if (near[i * n + v] && core[v] && labels[v] != labels[i]) other = labels[v];
-        contested_borders += other >= 0;
-    }
-    free(stack);
-    free(near);
-}
 
 /* Run grove_dbscan and the reference; labels and core flags must be equal. */
 static void check_dbscan(const ref_set *s, double eps, size_t min_samples, const double *weight, int threads,
@@ -72,7 +20,7 @@ static void check_dbscan(const ref_set *s, double eps, size_t min_samples, const
     double eps2 = s->f32 ? (double)(float)(eps * eps) : eps * eps;
     int64_t *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
     uint8_t *want_core = malloc(n), *got_core = malloc(n);
-    ref_dbscan(s, eps2, min_samples, weight, want, want_core);
+    contested_borders += dbscan_ref(s, eps2, min_samples, weight, want, want_core);
     grove_dbscan_params p;
     grove_dbscan_params_init(&p);
     p.eps = eps;

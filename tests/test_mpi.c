@@ -3,6 +3,8 @@
  * Without the MPI part in the build there is nothing distributed to test. */
 #include "test.h"
 
+#include "dbscan_ref.h"
+
 #include <math.h>
 
 TEST(mpi_context_on_1_to_4_ranks)
@@ -179,8 +181,9 @@ TEST_LONG(mpi_cli_join_outputs_identical_to_a_plain_run)
 
 /* `grove dbscan` under mpirun on 1..4 ranks writes the plain run's labels
  * and core rows, byte for byte, and with --sample-weight (tenths, zero and
- * negative among them) on 2 and 3; a weight that is not finite is named by
- * its row of the file, in one line. */
+ * negative among them) on 2 and 3, where the plain run's labels are those
+ * of a brute-force DBSCAN; a weight that is not finite is named by its row
+ * of the file, in one line. */
 TEST(mpi_cli_dbscan_outputs_identical_to_a_plain_run)
 {
     if (!test_mpi_ready()) return;
@@ -214,12 +217,28 @@ TEST(mpi_cli_dbscan_outputs_identical_to_a_plain_run)
             CHECK_MSG(test_same_file(out_path(l0, sizeof l0, stem[0], 0), l), "np %d: labels differ", p);
             CHECK_MSG(test_same_file(out_path(c0, sizeof c0, stem[1], 0), c), "np %d: core rows differ", p);
         }
+    /* The plain weighted run's labels are scikit-learn's, by brute force. */
+    grove_array x = {0}, got = {0};
+    REQUIRE_OK(grove_npy_read(data, &x));
+    REQUIRE_OK(grove_npy_read(out_path(l0, sizeof l0, "labels1_", 0), &got));
+    ref_set *ref = calloc(1, sizeof *ref);
+    *ref = (ref_set){.data = x.data, .n = x.shape[0], .d = x.shape[1]};
+    join_ref_take_order(ref, NULL);
+    int64_t *want = malloc(4000 * sizeof *want);
+    uint8_t *core = malloc(4000);
+    CHECK(x.dtype == GROVE_FLOAT64 && x.shape[0] == 4000 && dbscan_ref(ref, 0.25, 2, w, want, core) > 0);
+    CHECK_MSG(got.shape[0] == 4000 && memcmp(got.data, want, sizeof *want * 4000) == 0, "labels differ from brute force");
+    free(want);
+    free(core);
+    free(ref);
+    grove_array_free(&x);
+    grove_array_free(&got);
     w[100] = NAN;
     REQUIRE_OK(grove_npy_write(weights, &wa));
     snprintf(cmd, sizeof cmd, "dbscan %s --eps 0.5 --min-samples 2 --sample-weight %s --labels %s", data, weights,
              out_path(l, sizeof l, "never_", 3));
     CHECK(test_mpirun(3, "grove", cmd, &out) == 1);
-    CHECK_MSG(out && strstr(out, "sample_weight[100] = nan") && strstr(out, weights) && lines_of(out, "dbscan") == 1,
+    CHECK_MSG(out && strstr(out, "row 100, column 0 is NaN") && strstr(out, weights) && lines_of(out, "dbscan") == 1,
               "%s", out);
     free(out);
 }
