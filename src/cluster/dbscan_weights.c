@@ -11,11 +11,11 @@
  *     so a t further than twice that from min_samples decides the point.
  *  2. The rest (a neighbourhood whose weight is within rounding of
  *     min_samples, or whose partial sums overflowed) are summed again
- *     exactly in long accumulators (src/core/long_sum.h), in batches of at
- *     most n / 16 points, so the working memory stays under step 1's. */
+ *     exactly (src/core/exact_sum.h), in batches of at most n / 32
+ *     points, so the working memory stays under step 1's. */
 #include "dbscan_internal.h"
 #include "../join/visit.h"
-#include "long_sum.h"
+#include "exact_sum.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -64,7 +64,7 @@ typedef struct exact {
     const double *weight;
     const uint32_t *rows; /* this batch's undecided rows, ascending */
     size_t count;
-    grove__long_sum *acc; /* one per row of the batch */
+    grove__xsum *acc; /* one per row of the batch */
 } exact;
 
 static int add_exactly(void *user, uint32_t row, const uint32_t *nb, size_t count)
@@ -76,8 +76,13 @@ static int add_exactly(void *user, uint32_t row, const uint32_t *nb, size_t coun
         if (st->rows[mid] <= row) lo = mid;
         else hi = mid;
     }
-    grove__long_sum *acc = &st->acc[lo];
-    for (size_t t = 0; t < count; t++) grove__long_sum_add(acc, st->weight[nb[t]]);
+    grove__xsum *acc = &st->acc[lo];
+    for (size_t t = 0; t < count; t++) {
+        grove__xsum_add(acc, st->weight[nb[t]]);
+        if ((t + 1) % GROVE__XSUM_SAFE_ADDS == 0) grove__xsum_normalize(acc);
+    }
+    /* Normalised after every call, so the adds between two stay safe. */
+    grove__xsum_normalize(acc);
     return 0;
 }
 
@@ -85,7 +90,7 @@ static int add_exactly(void *user, uint32_t row, const uint32_t *nb, size_t coun
 static grove_status decide_exactly(const grove_index *ix, double eps, double m, const double *weight, uint8_t *core,
                                    size_t undecided, const grove_options *options)
 {
-    size_t n = ix->tree.n, batch = n / 16 > 256 ? n / 16 : 256;
+    size_t n = ix->tree.n, batch = n / 32 > 256 ? n / 32 : 256;
     batch = batch < undecided ? batch : undecided;
     exact st = {weight, NULL, 0, NULL};
     uint32_t *rows = grove__malloc(batch * sizeof *rows, "dbscan exact weights");
@@ -99,12 +104,12 @@ static grove_status decide_exactly(const grove_index *ix, double eps, double m, 
         for (; next < n && st.count < batch; next++)
             if (core[next] == UNDECIDED) {
                 asked[next] = 1;
-                grove__long_sum_clear(&st.acc[st.count]);
+                grove__xsum_clear(&st.acc[st.count]);
                 rows[st.count++] = (uint32_t)next;
             }
         if (st.count) s = grove__join_visit(ix, &v, options);
         for (size_t k = 0; s == GROVE_OK && k < st.count; k++) {
-            core[rows[k]] = grove__long_sum_rounds_to_at_least(&st.acc[k], m);
+            core[rows[k]] = grove__xsum_rounds_to_at_least(&st.acc[k], m);
             asked[rows[k]] = 0;
         }
     }

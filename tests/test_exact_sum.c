@@ -1,9 +1,9 @@
-/* The exact sum of doubles (src/core/long_sum.c) against Python's
+/* The exact sum's threshold test (src/core/exact_sum.c) against Python's
  * math.fsum algorithm (test_fsum): whether the sum, rounded once, reaches
  * a threshold, for terms across the whole exponent range, big
  * cancellations, half-way cases and every order of the terms. */
 #include "test.h"
-#include "long_sum.h"
+#include "exact_sum.h"
 
 #include <math.h>
 
@@ -24,13 +24,13 @@ static double term(grove_rng *rng)
 
 static bool reaches(const double *x, size_t n, double m)
 {
-    grove__long_sum acc;
-    grove__long_sum_clear(&acc);
-    for (size_t i = 0; i < n; i++) grove__long_sum_add(&acc, x[i]);
-    return grove__long_sum_rounds_to_at_least(&acc, m);
+    grove__xsum acc;
+    grove__xsum_clear(&acc);
+    for (size_t i = 0; i < n; i++) grove__xsum_add(&acc, x[i]);
+    return grove__xsum_rounds_to_at_least(&acc, m);
 }
 
-TEST(long_sum_rounds_once_as_fsum_does)
+TEST(exact_sum_rounds_once_as_fsum_does)
 {
     grove_rng rng;
     grove_rng_seed(&rng, 11);
@@ -67,7 +67,7 @@ TEST(long_sum_rounds_once_as_fsum_does)
     CHECK(checked == 20000 && close > 3000);
 }
 
-TEST(long_sum_half_way_and_below_the_threshold)
+TEST(exact_sum_half_way_and_below_the_threshold)
 {
     /* 1 - 2^-54 is half-way between 1 - 2^-53 and 1: it rounds to the
      * even 1; anything below rounds down. */
