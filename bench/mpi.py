@@ -53,7 +53,10 @@ Sections (functions below):
           coordinate, the one of largest variance: each rank's block of rows
           is then about its slab: what is sent is the halo alone, the
           quantity docs/mpi.md's scaling model extrapolates)
-  dbscan  `grove dbscan --eps eps --min-samples 20` at N, strong scaling
+  dbscan  `grove dbscan --eps eps --min-samples 20` at N, without and with
+          --sample-weight (uniform in [0, 2)), on each rank count and on one
+          process without mpirun: seconds, bytes sent and each rank's peak
+          resident memory (--json rank_peak_rss_bytes)
   fof     `grove fof --b 0.2` at N, strong scaling
 Ratios: speedup = seconds on the first rank count / seconds on P;
 efficiency = speedup / (P / first P) for strong scaling, seconds on the
@@ -335,13 +338,53 @@ def join_section(opts):
     return rows
 
 
+def weights(n, cache):
+    """N sample weights uniform in [0, 2) (NumPy's generator, seed 1), cached."""
+    path = os.path.join(cache, "weights_n%d_s1.npy" % n)
+    if not os.path.exists(path):
+        np.save(path + ".part.npy", np.random.default_rng(1).uniform(0, 2, n))
+        os.replace(path + ".part.npy", path)
+    return path
+
+
 def dbscan_section(opts):
+    """Seconds, bytes sent and peak resident memory per rank, without and
+    with sample weights, against one process without mpirun."""
     N, k = opts.n, opts.neighbours
-    rows = scaling("strong", opts.ranks, lambda p: N, lambda n: [
-        "dbscan", uniform(opts.grove, n, opts.cache), "--eps", "%.6g" % eps_for(n, k), "--min-samples", "20",
-        "--labels", os.path.join(opts.cache, "mpi_bench_labels.npy")], opts)
-    print_table("dbscan: uniform [0,1)^3, n = %d, eps %.5g, min_samples 20" % (N, eps_for(N, k)), rows)
-    return rows
+    labels = os.path.join(opts.cache, "mpi_bench_labels.npy")
+
+    def args(weighted):
+        return ["dbscan", uniform(opts.grove, N, opts.cache), "--eps", "%.6g" % eps_for(N, k), "--min-samples", "20",
+                "--labels", labels] + (["--sample-weight", weights(N, opts.cache)] if weighted else [])
+
+    print("\n### dbscan: uniform [0,1)^3, n = %d, eps %.5g, min_samples 20; weights uniform in [0, 2)"
+          % (N, eps_for(N, k)))
+    print("| weights | run | ranks | seconds | vs one process | clusters | sent/rank (MB) | peak RSS per rank (MB) |")
+    print("|---|---|---:|---:|---:|---:|---:|---|")
+    for weighted in (False, True):
+        alone = plain(opts.grove, args(weighted), opts.timeout)
+        name = "yes" if weighted else "no"
+        if "error" in alone:
+            print("| %s | one process | 1 | %s | | | | |" % (name, alone["error"]))
+        else:
+            print("| %s | one process | 1 | %.3f | 1.00x | %d | 0 | %.0f |" % (
+                name, alone["seconds"], alone["clusters"], alone["peak_rss_bytes"] / 1e6))
+        for p in opts.ranks:
+            r = mpirun(opts.grove, p, args(weighted), opts.timeout)
+            if "error" in r:
+                print("| %s | mpirun | %d | %s | | | | |" % (name, p, r["error"]))
+                continue
+            sent = r.get("rank_bytes_sent") or [0]
+            rss = r.get("rank_peak_rss_bytes") or [r["peak_rss_bytes"]]
+            print("| %s | mpirun | %d | %.3f | %s | %d | %.1f | %s |" % (
+                name, p, r["seconds"], "%.2fx" % (alone["seconds"] / r["seconds"]) if "seconds" in alone else "-",
+                r["clusters"], sum(sent) / len(sent) / 1e6, ", ".join("%.0f" % (b / 1e6) for b in rss)))
+            sys.stdout.flush()
+    print("\nEvery rank of `mpirun grove dbscan` reads the whole input (%.0f MB) and holds n labels and core flags "
+          "(%.0f MB) and, weighted, n weights (%.0f MB): the CLI's part of each rank's peak."
+          % (24 * N / 1e6, 9 * N / 1e6, 8 * N / 1e6))
+    if os.path.exists(labels):
+        os.remove(labels)
 
 
 def fof_section(opts):

@@ -278,15 +278,22 @@ grove_points cli_block(grove_points p, const grove_mpi *mpi, size_t *first);
 /* The names of the grove_mpi_phase values in --json keys (rank_seconds_NAME). */
 extern const char *const cli_mpi_phases[GROVE_MPI_PHASES];
 /* Per-rank counts of a distributed run, on rank 0 after cli_ranks_gather
- * (collective: every rank's rows and bytes sent). cli_ranks_json writes
- * `ranks` and, when gathered, `rank_points` and `rank_bytes_sent`. */
+ * (collective: every rank's rows, bytes sent and peak resident memory so
+ * far). cli_ranks_json writes `ranks` and, when gathered, `rank_points`,
+ * `rank_bytes_sent` and `rank_peak_rss_bytes`. */
 typedef struct cli_ranks {
     int ranks;
-    int64_t *points, *bytes;
+    int64_t *points, *bytes, *rss; /* one allocation at points */
 } cli_ranks;
 grove_status cli_ranks_gather(cli_ranks *r, const grove_mpi *mpi, size_t points);
 void cli_ranks_json(const cli_ranks *r, const grove_mpi *mpi, cli_json *j);
 void cli_ranks_free(cli_ranks *r);
+
+/* An input of one weight per point of data_path (n of them), read as
+ * points are (.npy of float or integer values, or a text column; every
+ * value finite): w->array becomes (n,) float64. A failure is noted in one
+ * line naming w's file and, for a bad value, its row or line. */
+grove_status cli_weights_load(cli_file *w, size_t n, const char *data_path);
 
 /* Commands. */
 int cmd_gen(int argc, char **argv);

@@ -1,29 +1,33 @@
-/* grove dbscan DATA --eps E --min-samples K --labels L.npy [--core C.npy] [--box L[,L...]]
- *              [--memory-budget SIZE] [--leaf-size L] [--index-dims M] [--json] */
+/* grove dbscan DATA --eps E --min-samples K --labels L.npy [--core C.npy] [--sample-weight W.npy]
+ *              [--box L[,L...]] [--memory-budget SIZE] [--leaf-size L] [--index-dims M] [--json] */
 #include "command.h"
 
 #include <stdio.h>
 #include <string.h>
 
 static const char usage[] =
-    "usage: grove dbscan DATA --eps E --min-samples K --labels L.npy [--core C.npy] [--box L[,L...]]\n"
-    "                    [--memory-budget SIZE] [--leaf-size L] [--index-dims M]\n"
+    "usage: grove dbscan DATA --eps E --min-samples K --labels L.npy [--core C.npy] [--sample-weight W.npy]\n"
+    "                    [--box L[,L...]] [--memory-budget SIZE] [--leaf-size L] [--index-dims M]\n"
     "                    [--threads N] [--json] [--quiet]\n"
     "Exact DBSCAN, labelled as scikit-learn's sklearn.cluster.DBSCAN labels it (border points included).\n"
     "A point is core when at least K points (itself included) lie within Euclidean distance E\n"
     "(inclusive). L is (n,) int64: the cluster of each point, clusters numbered in the order of their\n"
     "lowest-index core point, -1 for noise. C is (c,) int64: the core points' rows, ascending.\n"
+    "  --sample-weight W   one weight per row of DATA (.npy of n numbers, or a text column), as\n"
+    "                      scikit-learn's fit(X, sample_weight=W) takes it: a point is core when its\n"
+    "                      neighbourhood's weights sum to at least K (summed exactly, rounded once);\n"
+    "                      finite, zero and negative allowed, not all zero\n"
     "  --box L | Lx,Ly,..  periodic box [0, L) in every dimension, or one length per dimension (0 =\n"
     "                      not periodic): minimum-image distances, as SciPy's cKDTree boxsize;\n"
     "                      points outside the box are refused\n"
-    "  --memory-budget S   refuse to run when DBSCAN's working memory (8-9 bytes a point, the same for\n"
-    "                      every E: neighbourhoods are never held) exceeds S (K/M/G suffixes; the\n"
-    "                      data and index come on top); default no limit\n"
+    "  --memory-budget S   refuse to run when DBSCAN's working memory (8-9 bytes a point, 24-25 with\n"
+    "                      weights, the same for every E: neighbourhoods are never held) exceeds S\n"
+    "                      (K/M/G suffixes; the data and index come on top); default no limit\n"
     "  --leaf-size L       points per leaf group of the index (default 32 for d <= 16, else 64)\n"
     "  --index-dims M      key dimensions in the index's group boxes (default min(d, 16))\n";
 
 typedef struct dbscan_args {
-    cli_file data, labels, core;
+    cli_file data, labels, core, weights;
     cli_box box;
     grove_dbscan_params params;
     grove_index_params index;
@@ -51,11 +55,34 @@ static grove_status core_rows(const uint8_t *flags, size_t n, size_t count, grov
     return s;
 }
 
+/* One finite weight per row of DATA in w->array, not all zero, as
+ * scikit-learn requires. */
+static grove_status load_weights(cli_file *w, const cli_file *data)
+{
+    size_t n = data->points.n;
+    grove_status s = cli_weights_load(w, n, data->path);
+    const double *weight = w->array.data;
+    bool nonzero = false;
+    for (size_t i = 0; s == GROVE_OK && i < n && !nonzero; i++) nonzero = weight[i] != 0;
+    if (s == GROVE_OK && n && !nonzero) {
+        cli_note_error("%s: sample weights must contain at least one non-zero number (as scikit-learn requires)",
+                       w->path);
+        s = GROVE_INVALID_ARGUMENT;
+    }
+    return s;
+}
+
 static grove_status run(void *state, cli_run *run)
 {
     dbscan_args *a = state;
     const grove_points pts = a->data.points;
     run->options.memory_budget = a->have_budget ? a->budget : 0;
+    if (a->weights.path) {
+        double t0 = cli_now();
+        grove_status s = load_weights(&a->weights, &a->data);
+        run->io_seconds += cli_now() - t0;
+        if (s != GROVE_OK) return s;
+    }
     if (!cli_box_apply("dbscan", &a->box, pts.d, &a->index)) return cli_run_usage(run);
     grove_array flags = {0};
     grove_status s = grove_array_create(&a->labels.array, GROVE_INT64, pts.n, 0);
@@ -67,6 +94,8 @@ static grove_status run(void *state, cli_run *run)
     grove_points mine = cli_block(pts, mpi, &first);
     int64_t *labels = a->labels.array.data;
     uint8_t *core = flags.data;
+    const double *weights = a->weights.array.data;
+    a->params.sample_weight = weights && mine.n ? weights + first : NULL;
     if (s == GROVE_OK) {
         double start = cli_now();
         s = grove_dbscan(mine, &a->index, &a->params, labels ? labels + first : NULL, core ? core + first : NULL,
@@ -99,6 +128,7 @@ static void json(void *state, const cli_run *run, cli_json *j)
     cli_json_header_line(j, "header_line", &a->data.info);
     cli_json_num(j, "eps", a->params.eps);
     cli_json_int(j, "min_samples", (long long)a->params.min_samples);
+    cli_json_bool(j, "weighted", a->weights.path != NULL);
     cli_json_bool(j, "periodic", a->box.count > 0);
     cli_json_int(j, "clusters", (long long)a->counts.clusters);
     cli_json_int(j, "core", (long long)a->counts.core);
@@ -122,6 +152,7 @@ int cmd_dbscan(int argc, char **argv)
         {"--min-samples", OPT_SIZE, &a.params.min_samples, &a.have_min_samples, CLI_AT_LEAST(1)},
         {"--labels", OPT_NPY, &a.labels, NULL, CLI_ANY},
         {"--core", OPT_NPY, &a.core, NULL, CLI_ANY},
+        {"--sample-weight", OPT_INPUT, &a.weights, NULL, CLI_ANY},
         {"--box", OPT_BOX, &a.box, NULL, CLI_ANY},
         {"--memory-budget", OPT_BYTES, &a.budget, &a.have_budget, CLI_AT_LEAST(1)},
         {"--leaf-size", OPT_SIZE, &a.index.leaf_size, NULL, CLI_BETWEEN(0, GROVE_INDEX_LEAF_SIZE_MAX)},

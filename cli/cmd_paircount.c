@@ -37,7 +37,8 @@ typedef struct paircount_args {
     double pimax;
     bool have_pimax;
     grove_paircount_params params;
-    double *edges, *weights;
+    double *edges;
+    const double *weights; /* weights_file's values */
     size_t nedges, nbins, nrp, npi;
     /* DD, DR, RR: counts and weighted sums (NULL where not counted). */
     int64_t *npairs[3];
@@ -176,28 +177,12 @@ static grove_status read_edges(paircount_args *a, cli_run *run)
 /* --weights: one finite value per point of DATA. */
 static grove_status read_weights(paircount_args *a, cli_run *run)
 {
-    const char *path = a->weights_file.path;
-    if (!path) return GROVE_OK;
+    if (!a->weights_file.path) return GROVE_OK;
     double t0 = cli_now();
-    grove_array *w = &a->weights_file.array;
-    grove_status s = grove_points_load(path, 0, GROVE_FLOAT64, w);
+    grove_status s = cli_weights_load(&a->weights_file, a->data_points.n, a->data.path);
     run->io_seconds += cli_now() - t0;
-    if (s != GROVE_OK) {
-        run->fail_path = path;
-        return s;
-    }
-    size_t n = w->shape[0], cols = w->ndim == 2 ? w->shape[1] : 1;
-    if (cols != 1 || n != a->data_points.n) {
-        cli_note_error("%s: expected one weight per point of %s (%zu), got %zu x %zu values", path, a->data.path,
-                       a->data_points.n, n, cols);
-        return GROVE_INVALID_ARGUMENT;
-    }
-    a->weights = malloc((n ? n : 1) * sizeof *a->weights);
-    if (!a->weights) return GROVE_OUT_OF_MEMORY;
-    for (size_t i = 0; i < n; i++)
-        a->weights[i] = w->dtype == GROVE_FLOAT32 ? ((const float *)w->data)[i] : ((const double *)w->data)[i];
-    a->params.weights1 = a->weights;
-    return GROVE_OK;
+    if (s == GROVE_OK) a->params.weights1 = a->weights = a->weights_file.array.data;
+    return s;
 }
 
 /* DATA and R counted in one dtype: float64 when either is (the other
@@ -401,7 +386,6 @@ static void release(void *state)
 {
     paircount_args *a = state;
     free(a->edges);
-    free(a->weights);
     for (int k = 0; k < 3; k++) {
         free(a->npairs[k]);
         free(a->weighted[k]);

@@ -120,6 +120,11 @@ bool test_same_file(const char *a, const char *b);
  * them (NULL when unreadable). */
 double *test_npy_doubles(const char *path, size_t *n);
 
+/* The sum of x[0..n) exactly, rounded once to the nearest double (ties to
+ * even): Python's math.fsum (Shewchuk's partials), the tests' reference for
+ * exact sums. No term or partial sum may overflow. */
+double test_fsum(const double *x, size_t n);
+
 /* Seeded test data: n x d points of one kind in double (malloc'd; exactly
  * representable in float for the lattice and duplicate kinds, whose
  * squared distances are then exact in either dtype). */

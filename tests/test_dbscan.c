@@ -1,11 +1,9 @@
 /* grove_dbscan against a brute-force DBSCAN that follows scikit-learn's
- * own expansion (sklearn/cluster/_dbscan_inner.pyx: clusters grown one
- * after another from the lowest-index unlabelled core point with a stack,
- * a point labelled when first popped), on neighbourhoods from the join's
- * brute-force reference (join_ref.h), so labels must agree exactly. */
+ * own expansion (dbscan_ref.h), so labels must agree exactly. */
 #include "test.h"
 
 #include "internal.h"
+#include "dbscan_ref.h"
 #include "join_ref.h"
 
 #include <math.h>
@@ -13,53 +11,6 @@
 /* Border points within eps of core points of two clusters or more, over
  * every reference run: the tests must meet the border rule often. */
 static size_t contested_borders;
-
-/* Neighbourhoods as an n x n bit matrix (within eps2 in the reference's
- * arithmetic), the core flags from the (weighted) counts, then
- * scikit-learn's labelling loop. */
-static void ref_dbscan(const ref_set *s, double eps2, size_t min_samples, const double *weight, int64_t *labels,
-                       uint8_t *core)
-{
-    size_t n = s->n;
-    uint8_t *near = malloc(n * n + 1);
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j <= i; j++) near[i * n + j] = near[j * n + i] = join_ref_dist2(s, i, s, j) <= eps2;
-    for (size_t i = 0; i < n; i++) {
-        double sum = 0;
-        for (size_t j = 0; j < n; j++)
-            if (near[i * n + j]) sum += weight ? weight[j] : 1;
-        core[i] = sum >= (double)min_samples;
-        labels[i] = -1;
-    }
-    size_t cap = n + 1, top = 0, *stack = malloc(cap * sizeof *stack);
-    int64_t label = 0;
-    for (size_t i0 = 0; i0 < n; i0++) {
-        if (labels[i0] != -1 || !core[i0]) continue;
-        size_t i = i0;
-        for (;;) {
-            if (labels[i] == -1) {
-                labels[i] = label;
-                if (core[i])
-                    for (size_t v = 0; v < n; v++)
-                        if (near[i * n + v] && labels[v] == -1) {
-                            if (top == cap) stack = realloc(stack, (cap *= 2) * sizeof *stack);
-                            stack[top++] = v;
-                        }
-            }
-            if (top == 0) break;
-            i = stack[--top];
-        }
-        label++;
-    }
-    for (size_t i = 0; i < n; i++) {
-        int64_t other = -1;
-        for (size_t v = 0; !core[i] && v < n && other < 0; v++)
-            if (near[i * n + v] && core[v] && labels[v] != labels[i]) other = labels[v];
-        contested_borders += other >= 0;
-    }
-    free(stack);
-    free(near);
-}
 
 /* Run grove_dbscan and the reference; labels and core flags must be equal. */
 static void check_dbscan(const ref_set *s, double eps, size_t min_samples, const double *weight, int threads,
@@ -69,7 +20,7 @@ static void check_dbscan(const ref_set *s, double eps, size_t min_samples, const
     double eps2 = s->f32 ? (double)(float)(eps * eps) : eps * eps;
     int64_t *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
     uint8_t *want_core = malloc(n), *got_core = malloc(n);
-    ref_dbscan(s, eps2, min_samples, weight, want, want_core);
+    contested_borders += dbscan_ref(s, eps2, min_samples, weight, want, want_core);
     grove_dbscan_params p;
     grove_dbscan_params_init(&p);
     p.eps = eps;
@@ -136,15 +87,35 @@ static double pair_radius(const ref_set *s, double fraction)
     return r;
 }
 
-/* Weights: none, small integers (zero and negative among them), quarters. */
+/* Weights by kind: none; small integers (zero and negative among them);
+ * quarters; tenths (not exact in binary: neighbourhoods sum to within
+ * rounding of min_samples); large ones, +-2^1000 among them, whose
+ * cancelling pairs leave the small ones to decide; values that put a sum a
+ * few units in the last place from a whole number (half-way cases too);
+ * all ones. */
+enum { WEIGHT_KINDS = 7, WEIGHT_ONES = 6 };
+
+static double make_weight(int kind, grove_rng *rng)
+{
+    static const double close[] = {1, 1, 0.5, -0x1p-54, 0x1p-53, -0x1p-110, 0x1p-110, 1 - 0x1p-53, 0.1, 0.2, 0.3};
+    double k = (double)grove_rng_below(rng, 11);
+    switch (kind) {
+    case 1: return (double)grove_rng_below(rng, 5) - 1;
+    case 2: return (k - 2) / 4;
+    case 3: return (k - 3) / 10;
+    case 4: return k < 2 ? (k == 0 ? 0x1p1000 : -0x1p1000) : (k - 4) * 1e6 + 0.1;
+    case 5: return close[grove_rng_below(rng, sizeof close / sizeof *close)];
+    default: return 1;
+    }
+}
+
 static double *make_weights(int kind, size_t n, uint64_t seed)
 {
     if (kind == 0) return NULL;
     grove_rng rng;
     grove_rng_seed(&rng, seed);
     double *w = malloc(n * sizeof *w);
-    for (size_t i = 0; i < n; i++)
-        w[i] = kind == 1 ? (double)grove_rng_below(&rng, 5) - 1 : ((double)grove_rng_below(&rng, 11) - 2) / 4;
+    for (size_t i = 0; i < n; i++) w[i] = make_weight(kind, &rng);
     return w;
 }
 
@@ -165,7 +136,7 @@ TEST(dbscan_against_reference)
                 static const double per_m[] = {0.5, 2, 6};
                 for (size_t r = 0; r < 3; r++) {
                     double eps = pair_radius(s, per_m[r] * (double)m / (double)n);
-                    int wkind = (int)((mi + r) % 3);
+                    int wkind = (int)((mi + r + di + (size_t)kind) % WEIGHT_KINDS);
                     double *w = make_weights(wkind, n, seed * 7 + r);
                     char what[200];
                     snprintf(what, sizeof what, "%s d=%zu %s min_samples=%zu eps=%.17g weights=%d",
@@ -198,7 +169,9 @@ TEST_LONG(dbscan_two_threads_against_reference)
         ref_set *s = join_ref_make(cases[c].kind, cases[c].n, cases[c].d, c % 2 == 1, 40 + c);
         join_ref_take_order(s, NULL);
         double eps = pair_radius(s, cases[c].fraction);
-        for (int wkind = 0; wkind < 2; wkind++) {
+        static const int wkinds[] = {0, 1, 5};
+        for (size_t k = 0; k < sizeof wkinds / sizeof *wkinds; k++) {
+            int wkind = wkinds[k];
             double *w = make_weights(wkind, s->n, c);
             char what[160];
             snprintf(what, sizeof what, "%s n=%zu d=%zu min_samples=%zu weights=%d (2 threads)",
@@ -240,6 +213,19 @@ TEST(dbscan_small_inputs_and_errors)
     p.sample_weight = w;
     CHECK_OK(grove_dbscan(grove_points_f64(x, 4, 2), NULL, &p, labels, core, &counts, NULL));
     CHECK(labels[0] == -1 && labels[1] == -1 && labels[2] == 0 && labels[3] == -1 && counts.clusters == 1);
+    /* Three copies of a point whose weights sum to 1 - 2^-54 - 2^-110:
+     * rounded once that is 1 - 2^-53, under min_samples 1, though a sum
+     * rounded step by step (or compensated, then rounded) gives 1. */
+    double same[6] = {2, 2, 2, 2, 2, 2}, tiny[3] = {-0x1p-54, 1, -0x1p-110};
+    p.sample_weight = tiny;
+    p.min_samples = 1;
+    CHECK_OK(grove_dbscan(grove_points_f64(same, 3, 2), NULL, &p, labels, core, &counts, NULL));
+    CHECK(!core[0] && !core[1] && !core[2] && labels[0] == -1 && counts.noise == 3);
+    tiny[2] = 0x1p-110;
+    CHECK_OK(grove_dbscan(grove_points_f64(same, 3, 2), NULL, &p, labels, core, &counts, NULL));
+    CHECK(core[0] && core[1] && core[2] && labels[2] == 0 && counts.clusters == 1);
+    p.min_samples = 3;
+    p.sample_weight = w;
     w[1] = NAN;
     CHECK_FAILS(grove_dbscan(grove_points_f64(x, 4, 2), NULL, &p, labels, core, NULL, NULL), GROVE_INVALID_ARGUMENT,
                 "sample_weight[1]");
@@ -275,6 +261,32 @@ TEST(dbscan_small_inputs_and_errors)
     p.eps = 0;
     CHECK_OK(grove_dbscan(grove_points_f64(dup, 3, 2), NULL, &p, labels, core, &counts, NULL));
     CHECK(labels[0] == 0 && labels[1] == -1 && labels[2] == 0 && counts.noise == 1);
+}
+
+/* Weights of one are the unweighted counts, with the same labels. */
+TEST(dbscan_weights_of_one_equal_no_weights)
+{
+    ref_set *s = join_ref_make(TEST_CLUSTERED, 900, 3, false, 12);
+    double *ones = make_weights(WEIGHT_ONES, s->n, 1);
+    int64_t *plain = malloc(s->n * sizeof *plain), *weighed = malloc(s->n * sizeof *weighed);
+    uint8_t *core_plain = malloc(s->n), *core_weighed = malloc(s->n);
+    grove_dbscan_params p;
+    grove_dbscan_params_init(&p);
+    p.eps = pair_radius(s, 30.0 / 900);
+    p.min_samples = 6;
+    grove_dbscan_counts k1, k2;
+    REQUIRE_OK(grove_dbscan(join_ref_view(s), NULL, &p, plain, core_plain, &k1, NULL));
+    p.sample_weight = ones;
+    REQUIRE_OK(grove_dbscan(join_ref_view(s), NULL, &p, weighed, core_weighed, &k2, NULL));
+    CHECK(memcmp(plain, weighed, s->n * sizeof *plain) == 0 && memcmp(core_plain, core_weighed, s->n) == 0);
+    CHECK(k1.clusters == k2.clusters && k1.core == k2.core && k1.noise == k2.noise);
+    CHECK_MSG(k1.clusters > 1 && k1.noise > 0, "%zu clusters, %zu noise", k1.clusters, k1.noise);
+    free(ones);
+    free(plain);
+    free(weighed);
+    free(core_plain);
+    free(core_weighed);
+    join_ref_free(s);
 }
 
 /* Every allocation failing in turn: out of memory or the right labels. */

@@ -3,6 +3,8 @@
  * Without the MPI part in the build there is nothing distributed to test. */
 #include "test.h"
 
+#include "dbscan_ref.h"
+
 #include <math.h>
 
 TEST(mpi_context_on_1_to_4_ranks)
@@ -178,28 +180,67 @@ TEST_LONG(mpi_cli_join_outputs_identical_to_a_plain_run)
 }
 
 /* `grove dbscan` under mpirun on 1..4 ranks writes the plain run's labels
- * and core rows, byte for byte. */
+ * and core rows, byte for byte, and with --sample-weight (tenths, zero and
+ * negative among them) on 2 and 3, where the plain run's labels are those
+ * of a brute-force DBSCAN; a weight that is not finite is named by its row
+ * of the file, in one line. */
 TEST(mpi_cli_dbscan_outputs_identical_to_a_plain_run)
 {
     if (!test_mpi_ready()) return;
-    char cmd[4096], data[512], l0[512], c0[512], l[512], c[512], *out = NULL;
+    char cmd[4096], data[512], weights[512], l0[512], c0[512], l[512], c[512], *out = NULL;
     out_path(data, sizeof data, "blobs_", 0);
+    out_path(weights, sizeof weights, "weights_", 0);
     snprintf(cmd, sizeof cmd, "gen blobs --n 4000 --dims 3 --centers 5 --seed 2 -o %s --quiet", data);
     REQUIRE(test_grove(cmd, NULL) == 0);
-    for (int p = 0; p <= 4; p++) {
-        snprintf(cmd, sizeof cmd, "dbscan %s --eps 0.5 --min-samples 8 --labels %s --core %s --json", data,
-                 out_path(l, sizeof l, "labels", p), out_path(c, sizeof c, "core", p));
-        int rc = p == 0 ? test_grove(cmd, &out) : test_mpirun(p, "grove", cmd, &out);
-        CHECK_MSG(rc == 0, "np %d: %s", p, out);
-        /* Several clusters and some noise: labels worth comparing. */
-        CHECK_MSG(p > 0 || (strstr(out, "\"noise\": 0,") == NULL && strstr(out, "\"clusters\": 1,") == NULL &&
-                            strstr(out, "\"clusters\": 0,") == NULL),
-                  "%s", out);
-        free(out);
-        if (p == 0) continue;
-        CHECK_MSG(test_same_file(out_path(l0, sizeof l0, "labels", 0), l), "np %d: labels differ", p);
-        CHECK_MSG(test_same_file(out_path(c0, sizeof c0, "core", 0), c), "np %d: core rows differ", p);
-    }
+    double w[4000];
+    for (size_t i = 0; i < 4000; i++) w[i] = (double)((int)((i * 7) % 13) - 3) / 10;
+    grove_array wa = {w, GROVE_FLOAT64, 1, {4000, 1}};
+    REQUIRE_OK(grove_npy_write(weights, &wa));
+    /* Weighted on 2 and 3 ranks (the library's test covers 1..4 ranks). */
+    for (int weighted = 0; weighted < 2; weighted++)
+        for (int p = 0; p <= 4; p++) {
+            if (weighted && (p == 1 || p == 4)) continue;
+            char stem[2][16];
+            snprintf(stem[0], sizeof stem[0], "labels%d_", weighted);
+            snprintf(stem[1], sizeof stem[1], "core%d_", weighted);
+            snprintf(cmd, sizeof cmd, "dbscan %s --eps 0.5 --min-samples %d --labels %s --core %s%s%s --json", data,
+                     weighted ? 2 : 8, out_path(l, sizeof l, stem[0], p), out_path(c, sizeof c, stem[1], p),
+                     weighted ? " --sample-weight " : "", weighted ? weights : "");
+            int rc = p == 0 ? test_grove(cmd, &out) : test_mpirun(p, "grove", cmd, &out);
+            CHECK_MSG(rc == 0, "np %d: %s", p, out);
+            /* Several clusters and some noise: labels worth comparing. */
+            CHECK_MSG(p > 0 || (strstr(out, "\"noise\": 0,") == NULL && strstr(out, "\"clusters\": 1,") == NULL &&
+                                strstr(out, "\"clusters\": 0,") == NULL),
+                      "%s", out);
+            free(out);
+            if (p == 0) continue;
+            CHECK_MSG(test_same_file(out_path(l0, sizeof l0, stem[0], 0), l), "np %d: labels differ", p);
+            CHECK_MSG(test_same_file(out_path(c0, sizeof c0, stem[1], 0), c), "np %d: core rows differ", p);
+        }
+    /* The plain weighted run's labels are scikit-learn's, by brute force. */
+    grove_array x = {0}, got = {0};
+    REQUIRE_OK(grove_npy_read(data, &x));
+    REQUIRE_OK(grove_npy_read(out_path(l0, sizeof l0, "labels1_", 0), &got));
+    ref_set *ref = calloc(1, sizeof *ref);
+    *ref = (ref_set){.data = x.data, .n = x.shape[0], .d = x.shape[1]};
+    join_ref_take_order(ref, NULL);
+    int64_t *want = malloc(4000 * sizeof *want);
+    uint8_t *core = malloc(4000);
+    CHECK(x.dtype == GROVE_FLOAT64 && x.shape[0] == 4000 && dbscan_ref(ref, 0.25, 2, w, want, core) > 0);
+    CHECK_MSG(got.shape[0] == 4000 && memcmp(got.data, want, sizeof *want * 4000) == 0, "labels differ from brute force");
+    free(want);
+    free(core);
+    free(ref);
+    grove_array_free(&x);
+    grove_array_free(&got);
+    w[100] = NAN;
+    REQUIRE_OK(grove_npy_write(weights, &wa));
+    snprintf(cmd, sizeof cmd, "dbscan %s --eps 0.5 --min-samples 2 --sample-weight %s --labels %s", data, weights,
+             out_path(l, sizeof l, "never_", 3));
+    CHECK(test_mpirun(3, "grove", cmd, &out) == 1);
+    CHECK_MSG(out && strstr(out, "row 100, column 0 is NaN") && strstr(out, weights) && lines_of(out, "dbscan") == 1,
+              "%s", out);
+    free(out);
 }
 
 /* `grove fof` under mpirun on 1..4 ranks writes the plain run's groups and

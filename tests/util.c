@@ -1,6 +1,8 @@
 /* Shared test helpers: a temporary folder, files, running commands. */
 #include "test.h"
 
+#include <math.h>
+
 #include <stdint.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -224,4 +226,48 @@ test_particles test_ic(grove_ic_kind kind, size_t n, uint64_t seed, double bh_ma
     grove_status st = grove_ic_generate(&ic, s.x, s.v, s.m);
     CHECK_MSG(st == GROVE_OK, "%s", grove_last_error());
     return s;
+}
+
+double test_fsum(const double *x, size_t n)
+{
+    /* Shewchuk's nonoverlapping partials, smallest first, whose exact sum
+     * is that of the terms (CPython's math_fsum). */
+    double *partials = malloc((n + 1) * sizeof *partials);
+    size_t count = 0;
+    for (size_t k = 0; k < n; k++) {
+        double v = x[k];
+        size_t i = 0;
+        for (size_t j = 0; j < count; j++) {
+            double y = partials[j];
+            if (fabs(v) < fabs(y)) {
+                double t = v;
+                v = y;
+                y = t;
+            }
+            double hi = v + y, lo = y - (hi - v);
+            if (lo != 0) partials[i++] = lo;
+            v = hi;
+        }
+        partials[i] = v;
+        count = i + 1;
+    }
+    /* Round once: add from the top until a partial is lost, then correct a
+     * half-way case by the sign of what lies below. */
+    double hi = 0, lo = 0;
+    size_t m = count;
+    if (m > 0) {
+        hi = partials[--m];
+        while (m > 0) {
+            double v = hi, y = partials[--m];
+            hi = v + y;
+            lo = y - (hi - v);
+            if (lo != 0) break;
+        }
+        if (m > 0 && ((lo < 0 && partials[m - 1] < 0) || (lo > 0 && partials[m - 1] > 0))) {
+            double y = lo * 2, v = hi + y;
+            if (y == v - hi) hi = v;
+        }
+    }
+    free(partials);
+    return hi;
 }

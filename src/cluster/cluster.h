@@ -11,9 +11,10 @@ __typeof__(grove_dbscan) grove__dbscan_local;
 __typeof__(grove_fof) grove__fof_local;
 
 /* grove_dbscan's start: the error cleared, counts zeroed, the arguments
- * checked (params, labels, finite weights). */
+ * checked (params, labels, finite weights), a bad weight named by its row
+ * in the whole input (this part's row 0 is row `first`). */
 grove_status grove__dbscan_begin(grove_points data, const grove_dbscan_params *params, const int64_t *labels,
-                                 grove_dbscan_counts *counts);
+                                 grove_dbscan_counts *counts, size_t first);
 /* grove_fof's start: the error cleared, groups and catalogue zeroed, the
  * arguments checked, a bad value named by its row in the whole input
  * (this part's row 0 is row `first`). */

@@ -48,3 +48,20 @@ double grove__xsum_value(grove__xsum *s)
     double v = ldexp((double)head, 32 * (top - 1) - 1074) + ldexp(next, 32 * (top - 2) - 1074);
     return negative ? -v : v;
 }
+
+bool grove__xsum_rounds_to_at_least(const grove__xsum *s, double m)
+{
+    /* The sum rounds to m or above when it lies above the midpoint between
+     * m and the double below it, or on it when m's last bit is even (a tie
+     * goes to the even neighbour). Halving m >= 1 is exact. */
+    grove__xsum r = *s;
+    grove__xsum_add(&r, -m / 2);
+    grove__xsum_add(&r, -nextafter(m, 0) / 2);
+    grove__xsum_normalize(&r);
+    if (r.digit[GROVE__XSUM_DIGITS - 1] < 0) return false;
+    for (int i = 0; i < GROVE__XSUM_DIGITS; i++)
+        if (r.digit[i]) return true;
+    uint64_t bits;
+    memcpy(&bits, &m, sizeof bits);
+    return (bits & 1) == 0;
+}

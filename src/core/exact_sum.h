@@ -2,7 +2,8 @@
  * double added to it with no rounding at all, so sums taken in any order,
  * or split over threads or ranks and merged, are the same number, which
  * is rounded once at the end. The pair counts' weighted sums use it to be
- * the same for any thread count.
+ * the same for any thread count, and DBSCAN's weighted core test to decide
+ * the points it cannot tell otherwise.
  *
  * Representation: signed 64-bit digits of 32 bits each, digit i worth
  * 2^(32 i - 1074) (the smallest subnormal is 2^-1074), so a double's 53-bit
@@ -12,6 +13,7 @@
 #ifndef GROVE_EXACT_SUM_H
 #define GROVE_EXACT_SUM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -66,5 +68,10 @@ void grove__xsum_double(grove__xsum *into);
  * same double for the same sum, however it was added up); +-infinity when
  * beyond the range of a double, NaN after a non-finite add. */
 double grove__xsum_value(grove__xsum *s);
+/* Whether the sum rounded to the nearest double, ties to even (as one
+ * IEEE addition rounds: math.fsum's result), is >= m, for a finite m >= 1:
+ * exact, unlike grove__xsum_value. DBSCAN's weighted core test uses it
+ * where a compensated sum is too close to min_samples to tell. */
+bool grove__xsum_rounds_to_at_least(const grove__xsum *s, double m);
 
 #endif

@@ -78,6 +78,13 @@ static inline void grove__mpi_sent(const grove_mpi *mpi, size_t bytes)
  * one per row and rank). `what` names the call in messages. */
 grove_status grove__mpi_components(const grove_mpi *mpi, const grove_join_result *res, int64_t first, size_t n,
                                    const uint8_t *keep, uint32_t **root, const char *what);
+/* Collective (src/mpi/components.c): `count` links (a, b), two global rows
+ * each, from every rank are the edges of a graph over the rows they name;
+ * roots[k] = the smallest row of link k's component. Rank 0 holds every
+ * rank's links (16 bytes each) and 32 bytes per link more while it merges
+ * them; every other rank only its own links and roots. */
+grove_status grove__mpi_link_roots(const grove_mpi *mpi, const int64_t *links, size_t count, int64_t *roots,
+                                   const char *what);
 /* Collective (src/mpi/fof_catalogue.c): the whole catalogue of a
  * distributed grove_fof on every rank, from each rank's validated points,
  * masses and velocities (has_mass / has_velocity agreed across ranks: a

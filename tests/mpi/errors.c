@@ -2,7 +2,8 @@
  * every rank with the same message, naming the value's row in the whole
  * input (not in the part) and, on several ranks, the rank that holds it:
  * points, masses and velocities of fof, gravity and the N-body creation,
- * data and queries of the join (and so DBSCAN), on uneven parts. */
+ * data and queries of the join (and so DBSCAN), DBSCAN's sample weights,
+ * on uneven parts. */
 #include "mpi_test.h"
 
 #include <math.h>
@@ -78,6 +79,20 @@ void mpi_case_errors(int argc, char **argv)
     grove_points mine_q = grove_points_f64(q + 3 * qfirst, qcount, 3);
     check_failure("join queries", grove_join(mine, &mine_q, NULL, &jp, &res, &o),
                   "queries: points: row 30, column 2 is infinite", NQ, BAD_QUERY, ranks);
+
+    /* A weight that is not finite; weights missing on a rank with rows. */
+    mass[BAD] = NAN;
+    dp.sample_weight = mass + first;
+    check_failure("dbscan weights", grove_dbscan(mine, NULL, &dp, labels, NULL, NULL, &o),
+                  "dbscan: sample_weight[100] = nan; weights must be finite", N, BAD, ranks);
+    mass[BAD] = 1.0 / N;
+    size_t last_first, last_count;
+    mpi_part(N, ranks, ranks - 1, 1, &last_first, &last_count);
+    dp.sample_weight = rank == ranks - 1 ? NULL : mass + first;
+    if (ranks > 1)
+        check_failure("dbscan weights", grove_dbscan(mine, NULL, &dp, labels, NULL, NULL, &o),
+                      "sample_weight is NULL here but given on another rank", N, last_first, ranks);
+    dp.sample_weight = NULL;
 
     mass[BAD] = -1;
     check_failure("fof masses", grove_fof(mine, mass + first, NULL, &fp, group, NULL, NULL, &o), "mass[100] = -1", N,

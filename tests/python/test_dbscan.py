@@ -99,6 +99,25 @@ def test_sample_weights_equal_scikit_learn(kind):
             compare(x, radius(x, kind, 3 * min_samples), min_samples, weights)
 
 
+def test_cli_sample_weight_equals_scikit_learn(tmp_path, cli):
+    """`grove dbscan --sample-weight` (a .npy and a text column) writes
+    scikit-learn's labels and core samples for the same weights."""
+    x = points("blobs", 2000, 3, seed=5)
+    weights = np.random.default_rng(6).integers(-2, 9, len(x)) / 4.0
+    eps = radius(x, "blobs", 12)
+    theirs = sk_cluster.DBSCAN(eps=eps, min_samples=5).fit(x, sample_weight=weights)
+    assert len(set(theirs.labels_.tolist())) > 2 and (theirs.labels_ < 0).any()
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "w.npy", weights)
+    np.savetxt(tmp_path / "w.txt", weights, fmt="%.17g")
+    for w in ("w.npy", "w.txt"):
+        out = cli("dbscan", "x.npy", "--eps", repr(eps), "--min-samples", 5, "--sample-weight", w, "--labels", "l.npy",
+                  "--core", "c.npy")
+        assert out["weighted"] and out["core"] == len(theirs.core_sample_indices_)
+        assert np.array_equal(np.load(tmp_path / "l.npy"), theirs.labels_)
+        assert np.array_equal(np.load(tmp_path / "c.npy"), theirs.core_sample_indices_)
+
+
 def test_two_threads_and_border_ties():
     """Enough points for the join to use both threads; many border points
     between two clusters."""
