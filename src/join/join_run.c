@@ -471,3 +471,12 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
     if (grove__cancelled(options)) return grove__fail(GROVE_CANCELLED, "join: cancelled");
     return GROVE_OK;
 }
+
+static grove_status cpu_run(void *ctx, const grove_index *D, const grove_index *Q, join_pass *pass,
+                            const grove_options *options, const char *stage)
+{
+    (void)ctx;
+    return grove__join_run(D, Q, pass, options, stage);
+}
+
+const join_engine grove__join_cpu = {cpu_run, NULL};
