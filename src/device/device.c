@@ -132,15 +132,14 @@ static grove_status build(device_slot *s)
     return GROVE_OK;
 }
 
-grove_status grove__device_acquire(grove_device kind, const grove_options *options, const char *what,
-                                   grove__device **out)
+grove_status grove__device_acquire(grove_device kind, const char *what, grove__device **out)
 {
     *out = NULL;
     if (kind != GROVE_DEVICE_CUDA && kind != GROVE_DEVICE_OPENCL)
         return grove__fail(GROVE_INVALID_ARGUMENT, "%s: device %d is not a device grove knows", what, (int)kind);
     device_slot *s = slot_open(kind);
     if (s->code)
-        return grove__fail(GROVE_UNSUPPORTED, "%s: --device %s cannot run here: %s", what, kind_name(kind), s->why);
+        return grove__fail(GROVE_UNSUPPORTED, "%s: device %s cannot run here: %s", what, kind_name(kind), s->why);
     pthread_mutex_lock(&s->lock);
     grove_status st = s->built ? GROVE_OK : build(s);
     if (st != GROVE_OK) {
@@ -150,7 +149,6 @@ grove_status grove__device_acquire(grove_device kind, const grove_options *optio
     grove__device *d = &s->device;
     d->in_use = 0;
     d->budget = d->info.memory / 4 * 3;
-    if (options && options->memory_budget && options->memory_budget < d->budget) d->budget = options->memory_budget;
     *out = d;
     return GROVE_OK;
 }

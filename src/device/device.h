@@ -25,9 +25,9 @@ typedef struct grove__device {
 /* Open (once per process) and take the device of `kind` (CUDA or OpenCL)
  * for one call of `what`; refused with GROVE_UNSUPPORTED and the reason
  * where it cannot run. The call's device memory budget: 3/4 of the
- * device's memory, at most options->memory_budget when that is set. */
-grove_status grove__device_acquire(grove_device kind, const grove_options *options, const char *what,
-                                   grove__device **out);
+ * device's memory (a call's own budget for its batches may be smaller:
+ * the join's pairs take at most options->memory_budget). */
+grove_status grove__device_acquire(grove_device kind, const char *what, grove__device **out);
 void grove__device_release(grove__device *d);
 
 /* The device a call with these options runs on: options->device, with

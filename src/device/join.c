@@ -22,7 +22,8 @@
  * queries' too for a semi-join), 4 bytes per point and 16 + 2 m values
  * per tree node (m key dimensions), 12 bytes per query group, 4 per
  * candidate group, 4 per query for the counts, and the fill's sub-batch:
- * 8 bytes per query and 4 plus one value per pair, all within the
+ * 8 bytes per query and 4 plus one value per pair (at most
+ * options->memory_budget for the pairs when it is set), all within the
  * device's budget (grove__device_acquire). */
 #include "device.h"
 #include "entry.h"
@@ -58,7 +59,7 @@ typedef struct dev_join {
 
 static grove_status unsupported(const dev_join *j, const char *why)
 {
-    return grove__fail(GROVE_UNSUPPORTED, "join: --device %s (%s) %s", j->kind == GROVE_DEVICE_CUDA ? "cuda" : "opencl",
+    return grove__fail(GROVE_UNSUPPORTED, "join: device %s (%s) %s", j->kind == GROVE_DEVICE_CUDA ? "cuda" : "opencl",
                        j->dev->info.name, why);
 }
 
@@ -104,10 +105,10 @@ static grove_status upload_tree(dev_join *j, const grove_index *ix, grove__dmem 
 }
 
 /* Take the device and upload D and Q (the first pass of a call). */
-static grove_status open_join(dev_join *j, const grove_index *D, const grove_index *Q, const grove_options *options)
+static grove_status open_join(dev_join *j, const grove_index *D, const grove_index *Q)
 {
     _Static_assert(sizeof(grove__node) == 4 * sizeof(uint32_t), "the kernels read nodes as four 32-bit words");
-    grove_status s = grove__device_acquire(j->kind, options, "join", &j->dev);
+    grove_status s = grove__device_acquire(j->kind, "join", &j->dev);
     if (s != GROVE_OK) return s;
     j->D = D;
     j->Q = Q;
@@ -378,6 +379,8 @@ static grove_status fill_pass(dev_join *j, join_pass *pass, const grove_options 
      * rest (and never more than the pass has). */
     if (s == GROVE_OK && j->Q->nleaves) s = list_candidates(j, 0, chunk_end(j, 0, 0.5), pass->prune2);
     uint64_t cap = s == GROVE_OK ? (d->budget - d->in_use) / 2 / per_pair : 0;
+    if (options && options->memory_budget && options->memory_budget / per_pair < cap)
+        cap = options->memory_budget / per_pair;
     cap = cap > total ? total : cap;
     if (s == GROVE_OK) s = grove__dalloc(d, (cap ? cap : 1) * sizeof(uint32_t), "join batch rows", &rows);
     if (s == GROVE_OK)
@@ -407,7 +410,7 @@ static grove_status device_run(void *ctx, const grove_index *D, const grove_inde
 {
     dev_join *j = ctx;
     if (j->dev && (j->D != D || j->Q != Q)) release_all(j);
-    grove_status s = j->dev ? GROVE_OK : open_join(j, D, Q, options);
+    grove_status s = j->dev ? GROVE_OK : open_join(j, D, Q);
     if (s == GROVE_OK && !j->cand_off_host && Q->nleaves) s = count_candidates(j, pass->prune2);
     if (s == GROVE_OK && Q->nleaves) s = pass->fill ? fill_pass(j, pass, options) : count_pass(j, pass, options);
     if (s == GROVE_OK) grove__progress(options, stage, 1.0);

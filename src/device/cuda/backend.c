@@ -57,11 +57,17 @@ struct grove__dbuf {
     CUdeviceptr ptr;
 };
 
+/* The driver's words for r, or the few that matter before it works. */
 static const char *cu_text(const grove__dev *dev, CUresult r)
 {
     const char *text = NULL;
     if (dev->api.cuGetErrorString && dev->api.cuGetErrorString(r, &text) == CUDA_SUCCESS && text) return text;
-    return "unknown error";
+    switch (r) {
+    case CUDA_ERROR_STUB_LIBRARY: return "libcuda.so.1 is the toolkit's stub, not a driver";
+    case CUDA_ERROR_NO_DEVICE: return "no CUDA-capable device is detected";
+    case CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER: return "the driver is older than the CUDA grove was built with";
+    default: return "an error the driver does not name";
+    }
 }
 
 static int fail(grove__dev *dev, CUresult r, const char *fmt, ...)
@@ -157,7 +163,8 @@ static int cu_open(grove__dev **out, grove__dev_info *info, char *why, size_t ca
     int count = 0;
     if (r == CUDA_SUCCESS) r = dev->api.cuDeviceGetCount(&count);
     if (r != CUDA_SUCCESS || count == 0) {
-        snprintf(why, cap, "no device: %s", r != CUDA_SUCCESS ? cu_text(dev, r) : "the driver sees no CUDA device");
+        if (r != CUDA_SUCCESS) snprintf(why, cap, "no device: cuInit: %s (%d)", cu_text(dev, r), (int)r);
+        else snprintf(why, cap, "no device: the driver sees no CUDA device");
         cu_close(dev);
         return GROVE__DEV_NO_DEVICE;
     }
