@@ -22,9 +22,9 @@
  * queries' too for a semi-join), 4 bytes per point and 16 + 2 m values
  * per tree node (m key dimensions), 12 bytes per query group, 4 per
  * candidate group, 4 per query for the counts, and the fill's sub-batch:
- * 8 bytes per query and 4 plus one value per pair (at most
- * options->memory_budget for the pairs when it is set), all within the
- * device's budget (grove__device_acquire). */
+ * 8 bytes per query and 4 plus one value per pair, all within the
+ * device's budget (grove__device_acquire); when options->memory_budget is
+ * set, the candidate lists and the pairs take at most that each. */
 #include "device.h"
 #include "entry.h"
 #include "../join/join_run.h"
@@ -55,6 +55,8 @@ typedef struct dev_join {
     uint64_t *cand_off_host;
     size_t cg0, cg1;
     uint32_t tile, group;        /* refine: points per tile, work-items per group */
+    uint64_t limit;              /* options->memory_budget: the most bytes of candidate
+                                    lists, and of pairs, on the device (0 = none) */
 } dev_join;
 
 static grove_status unsupported(const dev_join *j, const char *why)
@@ -202,7 +204,9 @@ static grove_status list_candidates(dev_join *j, size_t g0, size_t g1, double pr
 static size_t chunk_end(const dev_join *j, size_t g0, double share)
 {
     const grove__device *d = j->dev;
-    double room = (double)(d->budget - d->in_use + j->cand.bytes) * share / sizeof(uint32_t);
+    double room = (double)(d->budget - d->in_use + j->cand.bytes) * share;
+    if (j->limit && (double)j->limit < room) room = (double)j->limit;
+    room /= sizeof(uint32_t);
     size_t g1 = g0 + 1, groups = j->Q->nleaves;
     while (g1 < groups && (double)(j->cand_off_host[g1 + 1] - j->cand_off_host[g0]) <= room) g1++;
     return g1;
@@ -379,8 +383,7 @@ static grove_status fill_pass(dev_join *j, join_pass *pass, const grove_options 
      * rest (and never more than the pass has). */
     if (s == GROVE_OK && j->Q->nleaves) s = list_candidates(j, 0, chunk_end(j, 0, 0.5), pass->prune2);
     uint64_t cap = s == GROVE_OK ? (d->budget - d->in_use) / 2 / per_pair : 0;
-    if (options && options->memory_budget && options->memory_budget / per_pair < cap)
-        cap = options->memory_budget / per_pair;
+    if (j->limit && j->limit / per_pair < cap) cap = j->limit / per_pair;
     cap = cap > total ? total : cap;
     if (s == GROVE_OK) s = grove__dalloc(d, (cap ? cap : 1) * sizeof(uint32_t), "join batch rows", &rows);
     if (s == GROVE_OK)

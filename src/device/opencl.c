@@ -32,7 +32,7 @@ typedef struct cl_api {
 
 /* Kernels made so far, by name. */
 typedef struct cl_named_kernel {
-    const char *name;
+    char *name;
     cl_kernel kernel;
 } cl_named_kernel;
 
@@ -138,7 +138,10 @@ static void describe(const cl_api *cl, cl_device_id d, grove__dev_info *info)
 static void cl_close(grove__dev *dev)
 {
     if (!dev) return;
-    for (size_t k = 0; k < dev->nkernels; k++) dev->api.clReleaseKernel(dev->kernels[k].kernel);
+    for (size_t k = 0; k < dev->nkernels; k++) {
+        dev->api.clReleaseKernel(dev->kernels[k].kernel);
+        free(dev->kernels[k].name);
+    }
     free(dev->kernels);
     if (dev->program) dev->api.clReleaseProgram(dev->program);
     if (dev->queue) dev->api.clReleaseCommandQueue(dev->queue);
@@ -259,7 +262,12 @@ static cl_kernel kernel_named(grove__dev *dev, const char *name)
     cl_int e;
     cl_kernel k = dev->api.clCreateKernel(dev->program, name, &e);
     if (!k) return NULL;
-    dev->kernels[dev->nkernels++] = (cl_named_kernel){name, k};
+    char *copy = strdup(name); /* callers' names may be in their stack frames */
+    if (!copy) {
+        dev->api.clReleaseKernel(k);
+        return NULL;
+    }
+    dev->kernels[dev->nkernels++] = (cl_named_kernel){copy, k};
     return k;
 }
 

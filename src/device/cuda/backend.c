@@ -38,7 +38,7 @@ typedef struct cu_api {
 } cu_api;
 
 typedef struct cu_named_kernel {
-    const char *name;
+    char *name;
     CUfunction fn;
 } cu_named_kernel;
 
@@ -131,6 +131,7 @@ static void cu_close(grove__dev *dev)
         if (dev->module) dev->api.cuModuleUnload(dev->module);
         dev->api.cuDevicePrimaryCtxRelease_v2(dev->device);
     }
+    for (size_t k = 0; k < dev->nkernels; k++) free(dev->kernels[k].name);
     free(dev->kernels);
     if (dev->lib) dlclose(dev->lib);
     free(dev);
@@ -248,7 +249,9 @@ static CUfunction kernel_named(grove__dev *dev, const char *name)
     }
     CUfunction fn;
     if (dev->api.cuModuleGetFunction(&fn, dev->module, name) != CUDA_SUCCESS) return NULL;
-    dev->kernels[dev->nkernels++] = (cu_named_kernel){name, fn};
+    char *copy = strdup(name); /* callers' names may be in their stack frames */
+    if (!copy) return NULL;
+    dev->kernels[dev->nkernels++] = (cu_named_kernel){copy, fn};
     return fn;
 }
 
