@@ -332,3 +332,38 @@ TEST(device_cli_join_and_info)
     CHECK(test_grove(cmd, &out) == 2 && strstr(out, "--device: expected cpu, cuda, opencl or auto, got 'gpu'"));
     free(out);
 }
+
+/* Every kernel path on tiny inputs, for make check-oclgrind (oclgrind
+ * simulates each work-item, looking for data races, out-of-bounds and
+ * uninitialised reads): both types, periodic, a semi-join, excluded
+ * pairs, small device batches, and more query groups than one scan block
+ * (leaf size 1), so the prefix sum scans its block totals too. */
+TEST(device_join_tiny)
+{
+    if (!opencl_ready()) return;
+    grove_index_params ip;
+    grove_index_params_init(&ip);
+    ref_set *s = join_ref_make(TEST_CLUSTERED, 60, 3, false, 21);
+    ref_set *q = join_ref_make(TEST_CLUSTERED, 40, 3, false, 22);
+    join_ref_take_order(s, q);
+    check_device_join(s, s, 0.5, true, &ip, "tiny self f64");
+    check_device_join(s, q, 0.5, false, &ip, "tiny semi f64");
+    join_ref_free(s);
+    join_ref_free(q);
+    s = join_ref_make(TEST_UNIFORM, 50, 20, true, 23);
+    join_ref_take_order(s, NULL);
+    check_device_join(s, s, 1.0, false, &ip, "tiny self f32 d=20");
+    join_ref_free(s);
+    double box = 1;
+    ip.boxsize = &box;
+    ip.boxsize_count = 1;
+    s = join_ref_make(TEST_UNIFORM, 50, 2, true, 24);
+    check_device_join(s, s, 0.3, false, &ip, "tiny periodic f32");
+    join_ref_free(s);
+    grove_index_params_init(&ip);
+    ip.leaf_size = 1;
+    s = join_ref_make(TEST_UNIFORM, 1100, 1, false, 25);
+    join_ref_take_order(s, NULL);
+    check_device_join(s, s, 0.0005, false, &ip, "tiny two scan blocks");
+    join_ref_free(s);
+}

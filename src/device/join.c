@@ -348,7 +348,7 @@ static grove_status fill_rows(dev_join *j, join_pass *pass, size_t r0, size_t r1
     refine_job r = {(uint32_t)r0, (uint32_t)r1, 1, want, pass->eps2, pass->exclude_self, unused, off, rows, d2, bad};
     if (s == GROVE_OK) s = refine_all(j, &r, pass->prune2, options);
     if (s == GROVE_OK) s = grove__dread(d, bad, 0, &flag, sizeof flag);
-    if (s == GROVE_OK && flag) s = GROVE_INVALID_ARGUMENT; /* offsets that disagree with the counts */
+    if (s == GROVE_OK && flag) s = grove__fail(GROVE_INVALID_ARGUMENT, "join fill: offsets disagree with the counts");
     char name[32];
     snprintf(name, sizeof name, "join_sort_%s", j->type);
     grove__karg args[] = {grove__kbuf(off), grove__kbuf(rows), grove__kbuf(d2), GROVE__KVAL(want)};

@@ -21,6 +21,19 @@
  * decides which pairs are computed and keeps every pair the CPU's
  * pruning keeps. */
 #ifndef JOIN_SOA_MAX
+/* join_dist2's lanes: the term of dimension jj into lane a, eight
+ * dimensions from jj into lanes 0 .. 7, and the lanes' pairwise sum. */
+#define JOIN_TERM(a, jj)                                                                                     \
+    {                                                                                                        \
+        T t_ = FN(diff)(q[jj], p[(jj) * stride], per, d, (jj));                                              \
+        a = XADD(a, XMUL(t_, t_));                                                                           \
+    }
+#define JOIN_LANES8(jj)                                                                                      \
+    {                                                                                                        \
+        JOIN_TERM(a0, jj) JOIN_TERM(a1, (jj) + 1) JOIN_TERM(a2, (jj) + 2) JOIN_TERM(a3, (jj) + 3)            \
+        JOIN_TERM(a4, (jj) + 4) JOIN_TERM(a5, (jj) + 5) JOIN_TERM(a6, (jj) + 6) JOIN_TERM(a7, (jj) + 7)      \
+    }
+#define JOIN_COMBINE() XADD(XADD(XADD(a0, a1), XADD(a2, a3)), XADD(XADD(a4, a5), XADD(a6, a7)))
 /* GROVE__JOIN_SOA_MAX (src/index/search_index.h): up to this many
  * dimensions the terms are summed in order, above in eight lanes. */
 #define JOIN_SOA_MAX 16
@@ -86,21 +99,24 @@ DEVFN T FN(join_dist2)(GLOBAL const T *q, LOCAL const T *p, u32 stride, u32 d, T
         }
         return s;
     }
-    T acc[8] = {0, 0, 0, 0, 0, 0, 0, 0}, s;
+    /* Eight scalar lanes, not an array: their indices are then known
+     * when compiling and they stay in registers. */
+    T a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0, s;
     u32 j = 0;
     for (; j + 32 <= d; j += 32) {
-        for (u32 k = 0; k < 32; k++) {
-            T t = FN(diff)(q[j + k], p[(j + k) * stride], per, d, j + k);
-            acc[k & 7] = XADD(acc[k & 7], XMUL(t, t));
-        }
-        s = XADD(XADD(XADD(acc[0], acc[1]), XADD(acc[2], acc[3])), XADD(XADD(acc[4], acc[5]), XADD(acc[6], acc[7])));
+        for (u32 k = j; k < j + 32; k += 8) JOIN_LANES8(k)
+        s = JOIN_COMBINE();
         if (s > eps2) return s;
     }
-    for (; j < d; j++) {
-        T t = FN(diff)(q[j], p[j * stride], per, d, j);
-        acc[j & 7] = XADD(acc[j & 7], XMUL(t, t));
-    }
-    return XADD(XADD(XADD(acc[0], acc[1]), XADD(acc[2], acc[3])), XADD(XADD(acc[4], acc[5]), XADD(acc[6], acc[7])));
+    for (; j + 8 <= d; j += 8) JOIN_LANES8(j)
+    if (j < d) JOIN_TERM(a0, j)
+    if (j + 1 < d) JOIN_TERM(a1, j + 1)
+    if (j + 2 < d) JOIN_TERM(a2, j + 2)
+    if (j + 3 < d) JOIN_TERM(a3, j + 3)
+    if (j + 4 < d) JOIN_TERM(a4, j + 4)
+    if (j + 5 < d) JOIN_TERM(a5, j + 5)
+    if (j + 6 < d) JOIN_TERM(a6, j + 6)
+    return JOIN_COMBINE();
 }
 
 /* Query groups g0 + [0, groups): qleaves[g] is the group's node in the
