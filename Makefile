@@ -141,9 +141,9 @@ all: $(BUILD)/libgrove.a $(BUILD)/libgrove.so $(BUILD)/grove $(BUILD)/grove.pc $
 
 # The OpenCL program: kernels/all.h with its includes inlined, as bytes.
 KERNEL_SRC := $(sort $(wildcard src/device/kernels/*.h))
-$(BUILD)/gen/device_kernels.inc: $(KERNEL_SRC) scripts/embed_kernels.sh
+$(BUILD)/gen/device_kernels.inc: $(KERNEL_SRC) src/device/embed_kernels.sh
 	@mkdir -p $(dir $@)
-	$(Q)sh scripts/embed_kernels.sh src/device/kernels/all.h > $@.tmp && mv $@.tmp $@
+	$(Q)sh src/device/embed_kernels.sh src/device/kernels/all.h > $@.tmp && mv $@.tmp $@
 $(BUILD)/obj/src/device/opencl_source.o: $(BUILD)/gen/device_kernels.inc
 $(BUILD)/obj/src/device/opencl_source.o: LIB_CFLAGS += -I$(BUILD)/gen
 
