@@ -1,4 +1,4 @@
-/* grove gravity IN.npy --theta T --softening E --acc A.npy [--pot P.npy] [--json] */
+/* grove gravity IN.npy --theta T --softening E --acc A.npy [--pot P.npy] [--device D] [--json] */
 #include "command.h"
 
 #include <stdio.h>
@@ -7,13 +7,14 @@
 
 static const char usage[] =
     "usage: grove gravity IN.npy [--theta T] [--softening E] [--G G] [--leaf-size L] [--group-size G]\n"
-    "                     --acc A.npy [--pot P.npy] [--threads N] [--json] [--quiet]\n"
+    "                     --acc A.npy [--pot P.npy] [--device D] [--threads N] [--json] [--quiet]\n"
     "Barnes-Hut gravity on a sparse octree (Bonsai): IN is (n, 4) float64 (or float32) rows x, y, z, m,\n"
     "or a Gadget snapshot (HDF5 or Gadget-2 binary: the positions and masses of the --types particle types);\n"
     "A is (n, 3) float64 accelerations, P is (n,) float64 potentials (G = 1 unless --G).\n"
     "  --theta T       opening angle in [0, 1] (default 0.75; 0 = direct summation)\n"
     "  --softening E   Plummer softening length (default 0)\n"
-    "  --leaf-size L   most particles per leaf (default 16); --group-size G: per group (default 64)\n";
+    "  --leaf-size L   most particles per leaf (default 16); --group-size G: per group (default 64)\n"
+    CLI_DEVICE_HELP;
 
 /* Positions (n x 3) and masses from an (n, 4) array of x, y, z, m. */
 static grove_status split_input(const grove_array *in, grove_array *pos, grove_array *mass)
@@ -68,6 +69,7 @@ typedef struct gravity_args {
     cli_file in, acc, pot;
     grove_gravity_params params;
     grove_gravity_stats stats;
+    grove_device device;
     size_t n;
     double per, rate, gflops; /* interactions per particle, particles/s, Gflop/s */
     /* Per rank, on rank 0 of a run under mpirun: domain particles, bytes
@@ -126,7 +128,8 @@ static grove_status run(void *state, cli_run *run)
     }
     run->fail_path = path;
     a->n = pos.shape[0];
-    s = grove_array_create(&a->acc.array, GROVE_FLOAT64, a->n, 3);
+    s = cli_device_take(&run->options, a->device);
+    if (s == GROVE_OK) s = grove_array_create(&a->acc.array, GROVE_FLOAT64, a->n, 3);
     if (s == GROVE_OK && a->pot.path) s = grove_array_create(&a->pot.array, GROVE_FLOAT64, a->n, 0);
     /* Under mpirun each rank computes its block of rows and rank 0
      * gathers the results (docs/mpi.md); alone the block is all. */
@@ -172,6 +175,7 @@ static void json(void *state, const cli_run *run, cli_json *j)
     cli_json_int(j, "n", (long long)a->n);
     cli_json_num(j, "theta", a->params.theta);
     cli_json_num(j, "softening", a->params.softening);
+    cli_json_str(j, "device", cli_device_name(run->options.device));
     cli_json_num(j, "interactions_per_particle", a->per);
     cli_json_num(j, "particle_interactions", st->particle_interactions);
     cli_json_num(j, "cell_interactions", st->cell_interactions);
@@ -231,6 +235,7 @@ int cmd_gravity(int argc, char **argv)
         {"--group-size", OPT_SIZE, &a.params.group_size, NULL, CLI_BETWEEN(1, 256)},
         {"--acc", OPT_NPY, &a.acc, NULL, CLI_ANY},
         {"--pot", OPT_NPY, &a.pot, NULL, CLI_ANY},
+        CLI_DEVICE_OPT(&a.device),
     };
     return cli_command_main(&command, &a, opts, sizeof opts / sizeof opts[0], argc, argv);
 }

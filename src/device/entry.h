@@ -14,4 +14,7 @@ __typeof__(grove_join_stream) grove__device_join_stream;
 __typeof__(grove_join_search) grove__device_join_search;
 __typeof__(grove_join) grove__device_join;
 
+/* src/device/gravity.c */
+__typeof__(grove_gravity) grove__device_gravity;
+
 #endif

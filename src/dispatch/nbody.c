@@ -2,14 +2,15 @@
  * on the ranks of any MPI context in the options. */
 #include "dispatch.h"
 
+#include "../device/entry.h"
 #include "../mpi/distributed.h"
 #include "../nbody/nbody.h"
 
 grove_status grove_gravity(grove_points positions, const double *mass, const grove_gravity_params *params,
                            double *acc, double *pot, grove_gravity_stats *stats, const grove_options *options)
 {
-    static __typeof__(grove_gravity) *const run[GROVE__COLUMNS] = {grove__gravity_local,
-                                                                   GROVE__MPI_PART(grove__mpi_gravity)};
+    static __typeof__(grove_gravity) *const run[GROVE__COLUMNS] = {
+        grove__gravity_local, GROVE__MPI_PART(grove__mpi_gravity), grove__device_gravity};
     GROVE__DISPATCH(run, options, GROVE__ANY_CONTEXT, "gravity", positions, mass, params, acc, pot, stats, options);
 }
 

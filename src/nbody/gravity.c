@@ -316,15 +316,32 @@ void grove__gravity_stats(const grove__gravity *g, double npp, double npc, grove
     stats->flops = GROVE__NB_FLOPS_PP * npp + GROVE__NB_FLOPS_PC * npc;
 }
 
+static grove_status cpu_forces(void *ctx, grove__gravity *g, double theta, double eps2, int threads, double *pp,
+                               double *pc)
+{
+    (void)ctx;
+    return grove__gravity_forces(g, theta, eps2, NULL, 0, threads, pp, pc);
+}
+
+const grove__nb_engine grove__nb_cpu = {cpu_forces, NULL};
+
 grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const double *mass, size_t n,
                                  const uint8_t *active, const grove_gravity_params *p, double *acc, double *pot,
                                  grove_gravity_stats *stats, int threads)
+{
+    return grove__gravity_eval_on(&grove__nb_cpu, g, pos, mass, n, active, p, acc, pot, stats, threads);
+}
+
+grove_status grove__gravity_eval_on(const grove__nb_engine *e, grove__gravity *g, const double *pos,
+                                    const double *mass, size_t n, const uint8_t *active,
+                                    const grove_gravity_params *p, double *acc, double *pot,
+                                    grove_gravity_stats *stats, int threads)
 {
     grove__nb_units u;
     double npp, npc;
     grove_status s = grove__nb_choose_units(pos, mass, n, p, pot != NULL, threads, &u);
     if (s == GROVE_OK) s = grove__gravity_prepare(g, pos, mass, n, active, p, &u, threads);
-    if (s == GROVE_OK) s = grove__gravity_forces(g, p->theta, u.softening * u.softening, NULL, 0, threads, &npp, &npc);
+    if (s == GROVE_OK) s = e->forces(e->ctx, g, p->theta, u.softening * u.softening, threads, &npp, &npc);
     if (s != GROVE_OK) return s;
     /* The sinks' results back to the caller's units; the lowest row of a
      * result that is not finite is the error. */
@@ -368,6 +385,13 @@ grove_status grove__gravity_begin(grove_points positions, const double *mass, co
 grove_status grove__gravity_local(grove_points positions, const double *mass, const grove_gravity_params *params,
                                   double *acc, double *pot, grove_gravity_stats *stats, const grove_options *options)
 {
+    return grove__gravity_on(&grove__nb_cpu, positions, mass, params, acc, pot, stats, options);
+}
+
+grove_status grove__gravity_on(const grove__nb_engine *e, grove_points positions, const double *mass,
+                               const grove_gravity_params *params, double *acc, double *pot,
+                               grove_gravity_stats *stats, const grove_options *options)
+{
     grove_gravity_params p;
     const double *pos = NULL;
     double *copy = NULL;
@@ -380,7 +404,7 @@ grove_status grove__gravity_local(grove_points positions, const double *mass, co
         grove__gravity g;
         memset(&g, 0, sizeof g);
         g.options = options;
-        s = grove__gravity_eval(&g, pos, mass, n, NULL, &p, acc, pot, stats, grove__options(options).threads);
+        s = grove__gravity_eval_on(e, &g, pos, mass, n, NULL, &p, acc, pot, stats, grove__options(options).threads);
         grove__gravity_free(&g);
     }
     grove__free(copy);

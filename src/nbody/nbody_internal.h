@@ -143,6 +143,28 @@ grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const dou
                                  grove_gravity_stats *stats, int threads);
 void grove__gravity_free(grove__gravity *g);
 
+/* What computes the forces of a prepared evaluation (tree, moments and
+ * groups built; results into g->out as grove__gravity_forces leaves
+ * them, with the interaction counts): the CPU (grove__nb_cpu:
+ * grove__gravity_forces on the local tree), or a device
+ * (src/device/gravity.c). */
+typedef struct grove__nb_engine {
+    grove_status (*forces)(void *ctx, grove__gravity *g, double theta, double eps2, int threads, double *pp,
+                           double *pc);
+    void *ctx;
+} grove__nb_engine;
+extern const grove__nb_engine grove__nb_cpu;
+/* grove__gravity_eval with the forces from engine e. */
+grove_status grove__gravity_eval_on(const grove__nb_engine *e, grove__gravity *g, const double *pos,
+                                    const double *mass, size_t n, const uint8_t *active,
+                                    const grove_gravity_params *p, double *acc, double *pot,
+                                    grove_gravity_stats *stats, int threads);
+/* grove_gravity on one process with the forces from engine e (its
+ * checks, units and results). */
+grove_status grove__gravity_on(const grove__nb_engine *e, grove_points positions, const double *mass,
+                               const grove_gravity_params *params, double *acc, double *pot,
+                               grove_gravity_stats *stats, const grove_options *options);
+
 /* The steps of grove__gravity_eval, for the distributed call too
  * (src/mpi/gravity.c), which chooses units over every rank and adds the
  * remote ranks' trees. prepare: positions scaled by u, the tree of n >= 1

@@ -1,8 +1,8 @@
 /* Every device kernel, in one program: the OpenCL source embedded in
  * libgrove is this file with its includes inlined (the Makefile's rule
  * for device_kernels.inc), and nvcc compiles it for libgrove_cuda.so
- * (cuda/kernels.cu). Double precision instances are built where the
- * device has it (GROVE_FP64). */
+ * (cuda/kernels.cu). The double precision join instances and the gravity
+ * kernels are built where the device has double precision (GROVE_FP64). */
 #include "device.h"
 #include "scan.h"
 
@@ -34,4 +34,6 @@
 #undef JOIN_PERIODIC
 #undef FN
 #undef T
+
+#include "gravity.h"
 #endif
