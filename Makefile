@@ -282,7 +282,7 @@ check-valgrind: all $(BUILD)/test_grove
 
 # The device kernels under oclgrind (an OpenCL device simulator that
 # checks every work-item): data races and out-of-bounds accesses (and
-# misuse of the API), on the tiny inputs of the device_join_tiny test;
+# misuse of the API), on the tiny inputs of the device_*_tiny tests;
 # fails on any report. Needs oclgrind (Debian: oclgrind) and the OpenCL
 # part. Its experimental --uninitialized check is left out: it takes nine
 # minutes here and reports values that kernels wrote to global memory for
@@ -293,7 +293,7 @@ check-oclgrind: all $(BUILD)/test_grove
 	@command -v $(OCLGRIND) >/dev/null || { echo "check-oclgrind: $(OCLGRIND) not found (Debian: apt-get install oclgrind)"; exit 1; }
 	@test -n "$(HAVE_OPENCL)" || { echo "check-oclgrind: this build has no OpenCL part (no CL/cl.h)"; exit 1; }
 	@rm -f $(BUILD)/oclgrind.log
-	$(TEST_ENV) $(OCLGRIND) --data-races --check-api --log $(BUILD)/oclgrind.log $(BUILD)/test_grove device_join_tiny
+	$(TEST_ENV) $(OCLGRIND) --data-races --check-api --log $(BUILD)/oclgrind.log $(BUILD)/test_grove device_join_tiny device_gravity_tiny
 	@if [ -s $(BUILD)/oclgrind.log ]; then head -n 60 $(BUILD)/oclgrind.log; echo "check-oclgrind: oclgrind reported the above ($(BUILD)/oclgrind.log)"; exit 1; fi
 	@echo "check-oclgrind: no data races or out-of-bounds accesses"
 

@@ -264,3 +264,23 @@ TEST(device_gravity_cli)
     CHECK_MSG(worst < 1e-4, "grove gravity --device opencl differs from the cpu by %.3g", worst);
     free(a0), free(a1), free(rows), free(file), free(c.x);
 }
+
+/* The gravity kernels on tiny inputs, for make check-oclgrind: the walk
+ * (groups of one and of many, a scratch small enough that groups spill)
+ * and the direct sum. */
+TEST(device_gravity_tiny)
+{
+    if (!opencl_ready()) return;
+    test_particles c = test_ic(GROVE_IC_PLUMMER, 150, 12, 0);
+    grove_gravity_params p;
+    grove_gravity_params_init(&p);
+    p.softening = 0.01;
+    compare_with_cpu(&c, &p, 0, 2e-5, "tiny walk");
+    compare_with_cpu(&c, &p, 1024, 2e-5, "tiny walk, small scratch");
+    p.group_size = 1;
+    p.leaf_size = 4;
+    compare_with_cpu(&c, &p, 0, 2e-5, "tiny walk, groups of one");
+    p.theta = 0;
+    compare_with_cpu(&c, &p, 0, 1e-12, "tiny direct sum");
+    free(c.x);
+}
