@@ -160,7 +160,7 @@ $(BUILD)/cuda/kernels.fatbin: src/device/cuda/kernels.cu $(KERNEL_SRC) Makefile
 $(BUILD)/gen/cuda_fatbin.inc: $(BUILD)/cuda/kernels.fatbin
 	@mkdir -p $(dir $@)
 	$(Q)$(dir $(NVCC))bin2c --name grove_cuda_fatbin --type char --const $< > $@
-$(BUILD)/cuda/backend.o: src/device/cuda/backend.c src/device/backend.h $(BUILD)/gen/cuda_fatbin.inc Makefile
+$(BUILD)/cuda/backend.o: src/device/cuda/backend.c src/device/backend.h src/device/kernel_names.h $(BUILD)/gen/cuda_fatbin.inc Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -I$(CUDA_HOME)/include -I$(BUILD)/gen -c $< -o $@

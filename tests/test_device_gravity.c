@@ -10,41 +10,6 @@
 
 #include <math.h>
 
-static bool opencl_ready(void)
-{
-    char why[512];
-    if (grove_device_info(GROVE_DEVICE_OPENCL, why, sizeof why)) return true;
-    test_skip("no OpenCL device: %s", why);
-    return false;
-}
-
-static grove_options device_options(size_t budget)
-{
-    grove_options o;
-    grove_options_init(&o);
-    o.device = GROVE_DEVICE_OPENCL;
-    o.memory_budget = budget;
-    return o;
-}
-
-/* Direct sum at particle i, excluding itself (G = 1), as test_gravity.c's. */
-static void direct(const test_particles *c, size_t i, double eps, double a[3], double *phi)
-{
-    a[0] = a[1] = a[2] = *phi = 0;
-    for (size_t j = 0; j < c->n; j++) {
-        if (j == i) continue;
-        double d[3], r2 = eps * eps;
-        for (int k = 0; k < 3; k++) {
-            d[k] = c->x[3 * j + k] - c->x[3 * i + k];
-            r2 += d[k] * d[k];
-        }
-        if (r2 == 0) continue;
-        double r = sqrt(r2);
-        for (int k = 0; k < 3; k++) a[k] += c->m[j] * d[k] / (r2 * r);
-        *phi -= c->m[j] / r;
-    }
-}
-
 static int by_value(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
@@ -63,7 +28,7 @@ static size_t compare_with_cpu(const test_particles *c, const grove_gravity_para
     double *a0 = malloc(3 * n * sizeof *a0), *a1 = malloc(3 * n * sizeof *a1);
     double *p0 = malloc(n * sizeof *p0), *p1 = malloc(n * sizeof *p1), *mag = malloc(n * sizeof *mag);
     grove_gravity_stats s0, s1;
-    grove_options dev = device_options(budget);
+    grove_options dev = test_opencl_options(budget);
     CHECK_OK(grove_gravity(grove_points_f64(c->x, n, 3), c->m, p, a0, p0, &s0, NULL));
     grove_status st = grove_gravity(grove_points_f64(c->x, n, 3), c->m, p, a1, p1, &s1, &dev);
     CHECK_MSG(st == GROVE_OK, "%s: device: %s", what, grove_last_error());
@@ -96,7 +61,7 @@ static size_t compare_with_cpu(const test_particles *c, const grove_gravity_para
 
 TEST(device_gravity_matches_cpu)
 {
-    if (!opencl_ready()) return;
+    if (!test_opencl_ready()) return;
     test_particles plummer = test_ic(GROVE_IC_PLUMMER, 3000, 3, 0), cold = test_ic(GROVE_IC_COLD, 2000, 4, 0);
     /* Parameters across the kernel's cases: tiles that fill (theta 0.5,
      * group 256), groups of one, leaves of one, no softening. */
@@ -125,7 +90,7 @@ TEST(device_gravity_matches_cpu)
 
 TEST(device_gravity_host_walks_groups_that_outgrow_the_scratch)
 {
-    if (!opencl_ready()) return;
+    if (!test_opencl_ready()) return;
     /* A budget of 32 KiB leaves each group's level lists about a hundred
      * cells: most groups outgrow them, and the host walks those as the
      * CPU does (the same bits); the others stay on the device. */
@@ -143,11 +108,11 @@ TEST(device_gravity_host_walks_groups_that_outgrow_the_scratch)
 
 TEST(device_gravity_against_direct_sum)
 {
-    if (!opencl_ready()) return;
+    if (!test_opencl_ready()) return;
     size_t n = 4000;
     test_particles c = test_ic(GROVE_IC_PLUMMER, n, 5, 0);
     double *acc = malloc(3 * n * sizeof *acc), *pot = malloc(n * sizeof *pot), *err = malloc(n * sizeof *err);
-    grove_options dev = device_options(0);
+    grove_options dev = test_opencl_options(0);
     /* theta 0: the direct sum in double; 0.75 and 0.5: the documented
      * bounds (docs/nbody.md, test_gravity.c's check_bounds). */
     static const double thetas[] = {0, 0.75, 0.5}, median_bound[] = {1e-12, 1.1e-3, 2.5e-4},
@@ -161,7 +126,7 @@ TEST(device_gravity_against_direct_sum)
         double worst_pot = 0;
         for (size_t i = 0; i < n; i++) {
             double a[3], phi, d2 = 0, a2 = 0;
-            direct(&c, i, 0.01, a, &phi);
+            test_direct_gravity(c.x, c.m, n, i, 0.01, a, &phi);
             for (int k = 0; k < 3; k++) {
                 d2 += (acc[3 * i + k] - a[k]) * (acc[3 * i + k] - a[k]);
                 a2 += a[k] * a[k];
@@ -180,8 +145,8 @@ TEST(device_gravity_against_direct_sum)
 
 TEST(device_gravity_degenerate_inputs)
 {
-    if (!opencl_ready()) return;
-    grove_options dev = device_options(0);
+    if (!test_opencl_ready()) return;
+    grove_options dev = test_opencl_options(0);
     grove_gravity_params p;
     grove_gravity_params_init(&p);
     /* One particle: nothing; two: Newton (G = 2) to double rounding at
@@ -225,7 +190,7 @@ TEST(device_gravity_degenerate_inputs)
 
 TEST(device_gravity_cli)
 {
-    if (!opencl_ready()) return;
+    if (!test_opencl_ready()) return;
     test_particles c = test_ic(GROVE_IC_PLUMMER, 2000, 6, 0);
     /* IN: (n, 4) rows x, y, z, m. */
     size_t n = c.n;
@@ -270,7 +235,7 @@ TEST(device_gravity_cli)
  * and the direct sum. */
 TEST(device_gravity_tiny)
 {
-    if (!opencl_ready()) return;
+    if (!test_opencl_ready()) return;
     test_particles c = test_ic(GROVE_IC_PLUMMER, 150, 12, 0);
     grove_gravity_params p;
     grove_gravity_params_init(&p);

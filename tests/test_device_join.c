@@ -11,24 +11,6 @@
 #include <unistd.h>
 
 /* The OpenCL device, or a skip saying why there is none. */
-static bool opencl_ready(void)
-{
-    char why[512];
-    if (grove_device_info(GROVE_DEVICE_OPENCL, why, sizeof why)) return true;
-    test_skip("no OpenCL device: %s", why);
-    return false;
-}
-
-static grove_options device_options(size_t budget)
-{
-    grove_options o;
-    grove_options_init(&o);
-    o.threads = 2;
-    o.device = GROVE_DEVICE_OPENCL;
-    o.memory_budget = budget;
-    return o;
-}
-
 static bool same_result(const grove_join_result *a, const grove_join_result *b)
 {
     return a->nq == b->nq && a->pairs == b->pairs &&
@@ -82,7 +64,7 @@ static void check_device_join(const ref_set *ds, const ref_set *qs, double eps, 
     grove_join_result want, got;
     st = grove_join_search(ix, q, &jp, &want, &cpu);
     CHECK_MSG(st == GROVE_OK, "%s: cpu: %s", what, grove_last_error());
-    grove_options dev = device_options(0);
+    grove_options dev = test_opencl_options(0);
     if (st == GROVE_OK) {
         st = grove_join_search(ix, q, &jp, &got, &dev);
         CHECK_MSG(st == GROVE_OK, "%s: device search: %s", what, grove_last_error());
@@ -113,7 +95,7 @@ static void check_device_join(const ref_set *ds, const ref_set *qs, double eps, 
     /* A budget of a few queries' pairs: several device batches. */
     int64_t largest = 0;
     for (size_t i = 0; i < nq; i++) largest = counts[i] > largest ? counts[i] : largest;
-    grove_options small = device_options(nq * 8 + 16 + (size_t)(largest * 3 + 3) * 16);
+    grove_options small = test_opencl_options(nq * 8 + 16 + (size_t)(largest * 3 + 3) * 16);
     int64_t *idx = malloc((m + 1) * sizeof *idx);
     double *dist = malloc((m + 1) * sizeof *dist);
     CHECK_OK(grove_join_fill(ix, q, &jp, want.offsets, idx, dist, &small));
@@ -146,7 +128,7 @@ static double radius(size_t r, size_t d, double scale, int kind)
 
 TEST(device_join_self_matches_cpu)
 {
-    if (!opencl_ready()) return;
+    if (!test_opencl_ready()) return;
     static const size_t dims[] = {1, 3, 16, 20, 784};
     grove_index_params ip;
     grove_index_params_init(&ip);
@@ -172,7 +154,7 @@ TEST(device_join_self_matches_cpu)
 
 TEST(device_join_semi_matches_cpu)
 {
-    if (!opencl_ready()) return;
+    if (!test_opencl_ready()) return;
     static const size_t dims[] = {2, 18}, nqs[] = {0, 1, 200};
     grove_index_params ip;
     grove_index_params_init(&ip);
@@ -196,7 +178,7 @@ TEST(device_join_semi_matches_cpu)
 
 TEST(device_join_periodic_matches_cpu)
 {
-    if (!opencl_ready()) return;
+    if (!test_opencl_ready()) return;
     /* Uniform points in [0, 1): a box of 1 in every dimension, and one
      * with every other dimension unbounded. */
     static const size_t dims[] = {3, 20};
@@ -222,7 +204,7 @@ TEST(device_join_periodic_matches_cpu)
 
 TEST(device_join_long_slices)
 {
-    if (!opencl_ready()) return;
+    if (!test_opencl_ready()) return;
     /* Every query has more neighbours than the device sorts in local
      * memory: the host sorts those slices. */
     ref_set *s = join_ref_make(TEST_UNIFORM, 1500, 2, false, 5);
@@ -235,14 +217,14 @@ TEST(device_join_long_slices)
 
 TEST(device_join_refusals)
 {
-    if (!opencl_ready()) return;
+    if (!test_opencl_ready()) return;
     ref_set *s = join_ref_make(TEST_UNIFORM, 200, 3, false, 8);
     grove_index *ix = NULL;
     REQUIRE_OK(grove_index_create(join_ref_view(s), NULL, NULL, &ix));
     grove_join_params jp;
     grove_join_params_init(&jp);
     jp.eps = 0.2;
-    grove_options dev = device_options(0);
+    grove_options dev = test_opencl_options(0);
     /* Offsets that disagree with the counts: refused naming the query, as
      * on the CPU. */
     int64_t *offsets = calloc(201, sizeof *offsets), idx[4];
@@ -300,7 +282,7 @@ TEST(device_cli_join_and_info)
     char *out = NULL;
     CHECK(test_grove("info", &out) == 0 && strstr(out, "\ncuda: ") && strstr(out, "\nopencl: "));
     free(out);
-    if (!opencl_ready()) return;
+    if (!test_opencl_ready()) return;
     const char *data = test_path("device_cli.npy");
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "gen blobs --n 3000 --dims 3 --seed 4 -o %s", data);
@@ -340,7 +322,7 @@ TEST(device_cli_join_and_info)
  * (leaf size 1), so the prefix sum scans its block totals too. */
 TEST(device_join_tiny)
 {
-    if (!opencl_ready()) return;
+    if (!test_opencl_ready()) return;
     grove_index_params ip;
     grove_index_params_init(&ip);
     ref_set *s = join_ref_make(TEST_CLUSTERED, 60, 3, false, 21);

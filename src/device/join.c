@@ -286,26 +286,13 @@ static grove_status count_pass(dev_join *j, join_pass *pass, const grove_options
     return s;
 }
 
-static int row_d2_cmp(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Sort a slice of m > JOIN_SORT_MAX (row, distance) entries by row. */
+/* Sort a slice of m > JOIN_SORT_MAX (row, distance) entries by row, as
+ * the CPU sorts its mirrored slices. */
 static grove_status sort_long_slice(int64_t *idx, double *dist, size_t m)
 {
     int64_t *pairs = grove__malloc(2 * m * sizeof *pairs, "join slice sort");
     if (!pairs) return GROVE_OUT_OF_MEMORY;
-    for (size_t i = 0; i < m; i++) {
-        pairs[2 * i] = idx[i];
-        if (dist) memcpy(&pairs[2 * i + 1], &dist[i], sizeof *dist);
-    }
-    qsort(pairs, m, 2 * sizeof *pairs, row_d2_cmp);
-    for (size_t i = 0; i < m; i++) {
-        idx[i] = pairs[2 * i];
-        if (dist) memcpy(&dist[i], &pairs[2 * i + 1], sizeof *dist);
-    }
+    grove__join_sort_slice(idx, dist, m, pairs);
     grove__free(pairs);
     return GROVE_OK;
 }

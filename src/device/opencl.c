@@ -9,6 +9,7 @@
 #include <CL/cl.h>
 
 #include "backend.h"
+#include "kernel_names.h"
 
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -30,12 +31,6 @@ typedef struct cl_api {
 #undef CL_FIELD
 } cl_api;
 
-/* Kernels made so far, by name. */
-typedef struct cl_named_kernel {
-    char *name;
-    cl_kernel kernel;
-} cl_named_kernel;
-
 struct grove__dev {
     void *lib; /* dlopen handle, or NULL when the process's own functions are used */
     cl_api api;
@@ -43,8 +38,7 @@ struct grove__dev {
     cl_context context;
     cl_command_queue queue;
     cl_program program;
-    cl_named_kernel *kernels;
-    size_t nkernels, cap_kernels;
+    grove__names kernels;
     char err[512];
 };
 
@@ -138,11 +132,8 @@ static void describe(const cl_api *cl, cl_device_id d, grove__dev_info *info)
 static void cl_close(grove__dev *dev)
 {
     if (!dev) return;
-    for (size_t k = 0; k < dev->nkernels; k++) {
-        dev->api.clReleaseKernel(dev->kernels[k].kernel);
-        free(dev->kernels[k].name);
-    }
-    free(dev->kernels);
+    for (size_t k = 0; k < dev->kernels.count; k++) dev->api.clReleaseKernel(dev->kernels.item[k].kernel);
+    grove__names_free(&dev->kernels);
     if (dev->program) dev->api.clReleaseProgram(dev->program);
     if (dev->queue) dev->api.clReleaseCommandQueue(dev->queue);
     if (dev->context) dev->api.clReleaseContext(dev->context);
@@ -250,24 +241,14 @@ static int cl_read(grove__dev *dev, grove__dbuf *buf, size_t offset, void *dst, 
 /* The kernel called name, made at its first use. */
 static cl_kernel kernel_named(grove__dev *dev, const char *name)
 {
-    for (size_t k = 0; k < dev->nkernels; k++)
-        if (strcmp(dev->kernels[k].name, name) == 0) return dev->kernels[k].kernel;
-    if (dev->nkernels == dev->cap_kernels) {
-        size_t cap = dev->cap_kernels ? 2 * dev->cap_kernels : 32;
-        cl_named_kernel *grown = realloc(dev->kernels, cap * sizeof *grown);
-        if (!grown) return NULL;
-        dev->kernels = grown;
-        dev->cap_kernels = cap;
-    }
+    cl_kernel k = grove__names_find(&dev->kernels, name);
+    if (k) return k;
     cl_int e;
-    cl_kernel k = dev->api.clCreateKernel(dev->program, name, &e);
-    if (!k) return NULL;
-    char *copy = strdup(name); /* callers' names may be in their stack frames */
-    if (!copy) {
+    k = dev->api.clCreateKernel(dev->program, name, &e);
+    if (k && !grove__names_add(&dev->kernels, name, k)) {
         dev->api.clReleaseKernel(k);
-        return NULL;
+        k = NULL;
     }
-    dev->kernels[dev->nkernels++] = (cl_named_kernel){copy, k};
     return k;
 }
 

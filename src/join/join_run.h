@@ -58,6 +58,10 @@ typedef struct join_pass {
 grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pass *pass,
                              const grove_options *options, const char *stage);
 
+/* Sort a filled slice of m neighbours by row, their distances alongside
+ * (dist may be NULL); pairs is scratch of 2 m values. */
+void grove__join_sort_slice(int64_t *idx, double *dist, size_t m, int64_t *pairs);
+
 /* What runs the count and fill passes of the public join calls: the CPU
  * (grove__join_run), or a device (src/device/join.c), which takes the
  * passes without visit or connect and may ignore the kept hits. */

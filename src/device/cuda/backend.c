@@ -8,6 +8,7 @@
 #include <cuda.h>
 
 #include "../backend.h"
+#include "../kernel_names.h"
 
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -37,19 +38,13 @@ typedef struct cu_api {
 #undef CU_FIELD
 } cu_api;
 
-typedef struct cu_named_kernel {
-    char *name;
-    CUfunction fn;
-} cu_named_kernel;
-
 struct grove__dev {
     void *lib;
     cu_api api;
     CUdevice device;
     CUcontext ctx;
     CUmodule module;
-    cu_named_kernel *kernels;
-    size_t nkernels, cap_kernels;
+    grove__names kernels; /* functions of the module: nothing to release */
     char err[512];
 };
 
@@ -131,8 +126,7 @@ static void cu_close(grove__dev *dev)
         if (dev->module) dev->api.cuModuleUnload(dev->module);
         dev->api.cuDevicePrimaryCtxRelease_v2(dev->device);
     }
-    for (size_t k = 0; k < dev->nkernels; k++) free(dev->kernels[k].name);
-    free(dev->kernels);
+    grove__names_free(&dev->kernels);
     if (dev->lib) dlclose(dev->lib);
     free(dev);
 }
@@ -238,21 +232,10 @@ static int cu_read(grove__dev *dev, grove__dbuf *buf, size_t offset, void *dst, 
 
 static CUfunction kernel_named(grove__dev *dev, const char *name)
 {
-    for (size_t k = 0; k < dev->nkernels; k++)
-        if (strcmp(dev->kernels[k].name, name) == 0) return dev->kernels[k].fn;
-    if (dev->nkernels == dev->cap_kernels) {
-        size_t cap = dev->cap_kernels ? 2 * dev->cap_kernels : 32;
-        cu_named_kernel *grown = realloc(dev->kernels, cap * sizeof *grown);
-        if (!grown) return NULL;
-        dev->kernels = grown;
-        dev->cap_kernels = cap;
-    }
-    CUfunction fn;
+    CUfunction fn = grove__names_find(&dev->kernels, name);
+    if (fn) return fn;
     if (dev->api.cuModuleGetFunction(&fn, dev->module, name) != CUDA_SUCCESS) return NULL;
-    char *copy = strdup(name); /* callers' names may be in their stack frames */
-    if (!copy) return NULL;
-    dev->kernels[dev->nkernels++] = (cu_named_kernel){copy, fn};
-    return fn;
+    return grove__names_add(&dev->kernels, name, fn) ? fn : NULL;
 }
 
 /* Enough for every kernel's parameters. */

@@ -33,6 +33,23 @@
 #define RSQRTF(v) rsqrtf(v)
 #endif
 
+/* One particle-particle term in type T (p2p_t.h's arithmetic): the
+ * source at (dx, dy, dz) from the sink, mass m, added to ax, ay, az, ph;
+ * a source at the sink's own position is left out and its mass added to
+ * at (rs: 1 / sqrt in T). */
+#define GRAV_RSQRT_D(v) (1 / sqrt(v))
+#define GRAV_P2P(T, rs, dx, dy, dz, m, eps2)                                                                 \
+    {                                                                                                        \
+        T d2_ = dx * dx + dy * dy + dz * dz;                                                                 \
+        T rinv_ = d2_ > 0 ? rs(d2_ + eps2) : 0;                                                              \
+        T mr_ = m * rinv_, mr3_ = mr_ * rinv_ * rinv_;                                                       \
+        ax += mr3_ * dx;                                                                                     \
+        ay += mr3_ * dy;                                                                                     \
+        az += mr3_ * dz;                                                                                     \
+        ph -= mr_;                                                                                           \
+        at += d2_ > 0 ? 0 : m;                                                                               \
+    }
+
 /* The squared distance from point p to the box centre +- half (zero
  * inside), as grove__nb_box_dist2. */
 DEVFN double grav_box_dist2(LOCAL const double *box, GLOBAL const double *p)
@@ -44,25 +61,6 @@ DEVFN double grav_box_dist2(LOCAL const double *box, GLOBAL const double *p)
         d2 += d * d;
     }
     return d2;
-}
-
-/* Exclusive prefix sum of one value per work-item over the work-group
- * (Hillis-Steele in buf), the total into *total. Called by every
- * work-item together. */
-DEVFN u32 grav_scan(LOCAL u32 *buf, LOCAL u32 *total, u32 v, u32 lid, u32 wg)
-{
-    buf[lid] = v;
-    BARRIER();
-    for (u32 off = 1; off < wg; off <<= 1) {
-        u32 add = lid >= off ? buf[lid - off] : 0;
-        BARRIER();
-        buf[lid] += add;
-        BARRIER();
-    }
-    if (lid == wg - 1) *total = buf[lid];
-    u32 before = buf[lid] - v;
-    BARRIER();
-    return before;
 }
 
 /* A work-item's sums over one pair of tiles (grav_tiles), in single
@@ -84,14 +82,7 @@ DEVFN void grav_tiles(LOCAL const float *crec, u32 nc, LOCAL const u32 *leaves, 
         for (u32 p = cells[5 * (u64)k]; p < pe; p++) {
             float dx = (float)(x[p] - box[0]) - sx, dy = (float)(x[cap + p] - box[1]) - sy;
             float dz = (float)(x[2 * cap + p] - box[2]) - sz, m = (float)x[3 * cap + p];
-            float d2 = dx * dx + dy * dy + dz * dz;
-            float rinv = d2 > 0 ? RSQRTF(d2 + eps2) : 0;
-            float mr = m * rinv, mr3 = mr * rinv * rinv;
-            ax += mr3 * dx;
-            ay += mr3 * dy;
-            az += mr3 * dz;
-            ph -= mr;
-            at += d2 > 0 ? 0 : m;
+            GRAV_P2P(float, RSQRTF, dx, dy, dz, m, eps2)
         }
     }
     sums[0] = ax;
@@ -147,11 +138,10 @@ KERNEL void gravity_walk(u32 g0, GLOBAL const u32 *cells, GLOBAL const double *c
     LOCAL_ARRAY double box[6];
     LOCAL_ARRAY float crec[GRAV_TILE * GRAV_CREC];
     LOCAL_ARRAY u32 leaves[GRAV_TILE];
-    LOCAL_ARRAY u32 buf[GRAV_GROUP_MAX];
+    LOCAL_ARRAY u64 buf[GRAV_GROUP_MAX];
     LOCAL_ARRAY float sums[GRAV_SUMS * GRAV_GROUP_MAX];
-    /* Cells and leaves in the tiles, cells in the next level, the last
-     * scan's total. */
-    LOCAL_ARRAY u32 state[4];
+    /* Cells and leaves in the tiles, cells in the next level. */
+    LOCAL_ARRAY u32 state[3];
     u32 lid = LOCAL_ID(), wg = GROUP_SIZE(), slot = GROUP_ID(), g = g0 + slot;
     u32 b = group[g], nsinks = group[g + 1] - b;
     GLOBAL u32 *cur = scratch + (u64)slot * 2 * level_cap, *next = cur + level_cap;
@@ -190,7 +180,7 @@ KERNEL void gravity_walk(u32 g0, GLOBAL const u32 *cells, GLOBAL const double *c
                 else what = nchild << 20;
             }
             /* Accepted cells in bits 0-9, leaves 10-19, children 20-31. */
-            u32 before = grav_scan(buf, &state[3], what, lid, wg);
+            u32 upto = (u32)scan_local(buf, what, lid, wg), before = upto - what, total = (u32)buf[wg - 1];
             u32 cbase = state[0], lbase = state[1], nbase = state[2];
             if (what & 0x3ff) {
                 LOCAL float *r = crec + (cbase + (before & 0x3ff)) * GRAV_CREC;
@@ -204,7 +194,6 @@ KERNEL void gravity_walk(u32 g0, GLOBAL const u32 *cells, GLOBAL const double *c
             }
             BARRIER();
             if (lid == 0) {
-                u32 total = state[3];
                 state[0] += total & 0x3ff;
                 state[1] += (total >> 10) & 0x3ff;
                 state[2] += total >> 20;
@@ -278,14 +267,7 @@ KERNEL void gravity_direct(u32 g0, GLOBAL const double *x, u64 cap, u32 n, GLOBA
         for (u32 j = 0; j < count; j++) {
             double dx = tile[j] - xi, dy = tile[GRAV_GROUP_MAX + j] - yi, dz = tile[2 * GRAV_GROUP_MAX + j] - zi;
             double m = tile[3 * GRAV_GROUP_MAX + j];
-            double d2 = dx * dx + dy * dy + dz * dz;
-            double rinv = d2 > 0 ? 1 / sqrt(d2 + eps2) : 0;
-            double mr = m * rinv, mr3 = mr * rinv * rinv;
-            ax += mr3 * dx;
-            ay += mr3 * dy;
-            az += mr3 * dz;
-            ph -= mr;
-            at += d2 > 0 ? 0 : m;
+            GRAV_P2P(double, GRAV_RSQRT_D, dx, dy, dz, m, eps2)
         }
     }
     if (lid < nsinks) {

@@ -8,6 +8,23 @@
 #define SCAN_ITEMS 4
 #define SCAN_BLOCK (SCAN_GROUP * SCAN_ITEMS)
 
+/* The inclusive prefix sum of one value per work-item over the
+ * work-group (Hillis-Steele in buf, a barrier per step; buf[wg - 1] is
+ * then the total). Every work-item calls it together; buf may be reused
+ * after the next barrier. */
+DEVFN u64 scan_local(LOCAL u64 *buf, u64 v, u32 lid, u32 wg)
+{
+    buf[lid] = v;
+    BARRIER();
+    for (u32 off = 1; off < wg; off <<= 1) {
+        u64 add = lid >= off ? buf[lid - off] : 0;
+        BARRIER();
+        buf[lid] += add;
+        BARRIER();
+    }
+    return buf[lid];
+}
+
 #define SCAN_IN u32
 #define SCAN_FN(name) name##_u32
 #include "scan_t.h"

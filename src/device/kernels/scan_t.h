@@ -1,8 +1,8 @@
 /* One block's scan (scan.h), instantiated per input type: SCAN_IN and
  * SCAN_FN(name). Positions 0 .. n: in[i] below n, 0 at n, so out[n] is the
  * total. Each work-item sums SCAN_ITEMS consecutive values, the
- * work-group scans those sums in local memory (Hillis-Steele, a barrier
- * per step), and each work-item writes its values' exclusive sums. */
+ * work-group scans those sums in local memory (scan_local), and each
+ * work-item writes its values' exclusive sums. */
 KERNEL void SCAN_FN(scan_blocks)(GLOBAL const SCAN_IN *in, GLOBAL u64 *out, GLOBAL u64 *sums, u64 n DYN_LOCAL_PARAM)
 {
     LOCAL_ARRAY u64 part[SCAN_GROUP];
@@ -13,18 +13,10 @@ KERNEL void SCAN_FN(scan_blocks)(GLOBAL const SCAN_IN *in, GLOBAL u64 *out, GLOB
         v[k] = first + k < n ? (u64)in[first + k] : 0;
         s += v[k];
     }
-    part[lid] = s;
-    BARRIER();
-    for (u32 off = 1; off < SCAN_GROUP; off <<= 1) {
-        u64 add = lid >= off ? part[lid - off] : 0;
-        BARRIER();
-        part[lid] += add;
-        BARRIER();
-    }
-    u64 run = part[lid] - s;
+    u64 upto = scan_local(part, s, lid, SCAN_GROUP), run = upto - s;
     for (u32 k = 0; k < SCAN_ITEMS; k++) {
         if (first + k <= n) out[first + k] = run;
         run += v[k];
     }
-    if (lid == SCAN_GROUP - 1) sums[GROUP_ID()] = part[lid];
+    if (lid == SCAN_GROUP - 1) sums[GROUP_ID()] = upto;
 }
