@@ -107,11 +107,15 @@ int test_grove(const char *args, char **output);
  * is on PATH (when not, it marks the test skipped with the reason and the
  * caller returns). */
 bool test_mpi_ready(void);
-/* Whether the OpenCL device path can run here (when not, it marks the
- * test skipped with the reason and the caller returns), and options that
- * run on it on 2 threads with this memory budget (0 = none). */
-bool test_opencl_ready(void);
-grove_options test_opencl_options(size_t budget);
+/* The device the device tests run on: OpenCL, or CUDA with
+ * GROVE_TEST_DEVICE=cuda (tests/device/check.sh on a GPU). Whether it
+ * can run here (when not, it marks the test skipped with the reason and
+ * the caller returns), and options that run on it on 2 threads with this
+ * memory budget (0 = none). */
+bool test_device_ready(void);
+grove_options test_device_options(size_t budget);
+/* Its --device spelling: "opencl" or "cuda". */
+const char *test_device_name(void);
 /* The gravity at particle i of n by direct summation (G = 1, Plummer
  * softening eps, itself and pairs at r = 0 left out), in the plainest
  * form: the independent reference of the gravity tests. */

@@ -4,8 +4,8 @@
  * of the CPU's, the documented accuracy, theta = 0 to double rounding,
  * the host's walk for groups whose level lists outgrow the device's
  * scratch, degenerate inputs, the CLI. Runs on any OpenCL device with
- * double precision (PoCL on a CPU-only machine); skipped, saying why,
- * where there is none. */
+ * double precision (PoCL on a CPU-only machine), or on CUDA with
+ * GROVE_TEST_DEVICE=cuda; skipped, saying why, where there is none. */
 #include "test.h"
 
 #include <math.h>
@@ -28,7 +28,7 @@ static size_t compare_with_cpu(const test_particles *c, const grove_gravity_para
     double *a0 = malloc(3 * n * sizeof *a0), *a1 = malloc(3 * n * sizeof *a1);
     double *p0 = malloc(n * sizeof *p0), *p1 = malloc(n * sizeof *p1), *mag = malloc(n * sizeof *mag);
     grove_gravity_stats s0, s1;
-    grove_options dev = test_opencl_options(budget);
+    grove_options dev = test_device_options(budget);
     CHECK_OK(grove_gravity(grove_points_f64(c->x, n, 3), c->m, p, a0, p0, &s0, NULL));
     grove_status st = grove_gravity(grove_points_f64(c->x, n, 3), c->m, p, a1, p1, &s1, &dev);
     CHECK_MSG(st == GROVE_OK, "%s: device: %s", what, grove_last_error());
@@ -61,7 +61,7 @@ static size_t compare_with_cpu(const test_particles *c, const grove_gravity_para
 
 TEST(device_gravity_matches_cpu)
 {
-    if (!test_opencl_ready()) return;
+    if (!test_device_ready()) return;
     test_particles plummer = test_ic(GROVE_IC_PLUMMER, 3000, 3, 0), cold = test_ic(GROVE_IC_COLD, 2000, 4, 0);
     /* Parameters across the kernel's cases: tiles that fill (theta 0.5,
      * group 256), groups of one, leaves of one, no softening. */
@@ -90,7 +90,7 @@ TEST(device_gravity_matches_cpu)
 
 TEST(device_gravity_host_walks_groups_that_outgrow_the_scratch)
 {
-    if (!test_opencl_ready()) return;
+    if (!test_device_ready()) return;
     /* A budget of 32 KiB leaves each group's level lists about a hundred
      * cells: most groups outgrow them, and the host walks those as the
      * CPU does (the same bits); the others stay on the device. */
@@ -108,11 +108,11 @@ TEST(device_gravity_host_walks_groups_that_outgrow_the_scratch)
 
 TEST(device_gravity_against_direct_sum)
 {
-    if (!test_opencl_ready()) return;
+    if (!test_device_ready()) return;
     size_t n = 4000;
     test_particles c = test_ic(GROVE_IC_PLUMMER, n, 5, 0);
     double *acc = malloc(3 * n * sizeof *acc), *pot = malloc(n * sizeof *pot), *err = malloc(n * sizeof *err);
-    grove_options dev = test_opencl_options(0);
+    grove_options dev = test_device_options(0);
     /* theta 0: the direct sum in double; 0.75 and 0.5: the documented
      * bounds (docs/nbody.md, test_gravity.c's check_bounds). */
     static const double thetas[] = {0, 0.75, 0.5}, median_bound[] = {1e-12, 1.1e-3, 2.5e-4},
@@ -145,8 +145,8 @@ TEST(device_gravity_against_direct_sum)
 
 TEST(device_gravity_degenerate_inputs)
 {
-    if (!test_opencl_ready()) return;
-    grove_options dev = test_opencl_options(0);
+    if (!test_device_ready()) return;
+    grove_options dev = test_device_options(0);
     grove_gravity_params p;
     grove_gravity_params_init(&p);
     /* One particle: nothing; two: Newton (G = 2) to double rounding at
@@ -190,7 +190,7 @@ TEST(device_gravity_degenerate_inputs)
 
 TEST(device_gravity_cli)
 {
-    if (!test_opencl_ready()) return;
+    if (!test_device_ready()) return;
     test_particles c = test_ic(GROVE_IC_PLUMMER, 2000, 6, 0);
     /* IN: (n, 4) rows x, y, z, m. */
     size_t n = c.n;
@@ -206,7 +206,7 @@ TEST(device_gravity_cli)
     memcpy(file + hl, rows, 4 * n * sizeof *rows);
     const char *in = test_write_file("device_gravity.npy", file, hl + 4 * n * sizeof *rows);
     char cmd[2048];
-    const char *dev[] = {"cpu", "opencl"};
+    const char *dev[] = {"cpu", test_device_name()};
     for (int k = 0; k < 2; k++) {
         snprintf(cmd, sizeof cmd, "gravity %s --softening 0.01 --acc %s --device %s --quiet", in,
                  test_path(k ? "acc_dev.npy" : "acc_cpu.npy"), dev[k]);
@@ -226,7 +226,7 @@ TEST(device_gravity_cli)
         }
         worst = sqrt(d2 / s2) > worst ? sqrt(d2 / s2) : worst;
     }
-    CHECK_MSG(worst < 1e-4, "grove gravity --device opencl differs from the cpu by %.3g", worst);
+    CHECK_MSG(worst < 1e-4, "grove gravity --device %s differs from the cpu by %.3g", test_device_name(), worst);
     free(a0), free(a1), free(rows), free(file), free(c.x);
 }
 
@@ -235,7 +235,7 @@ TEST(device_gravity_cli)
  * and the direct sum. */
 TEST(device_gravity_tiny)
 {
-    if (!test_opencl_ready()) return;
+    if (!test_device_ready()) return;
     test_particles c = test_ic(GROVE_IC_PLUMMER, 150, 12, 0);
     grove_gravity_params p;
     grove_gravity_params_init(&p);

@@ -1,8 +1,9 @@
 /* The epsilon join on a device (src/device/join.c) against the CPU join
  * and brute force: counts, CSR lists and distances byte for byte, through
  * every public join call, with the device's batches and candidate chunks
- * forced small. Runs on any OpenCL device (PoCL on a CPU-only machine);
- * skipped, saying why, where there is none. */
+ * forced small. Runs on any OpenCL device (PoCL on a CPU-only machine),
+ * or on CUDA with GROVE_TEST_DEVICE=cuda; skipped, saying why, where
+ * there is none. */
 #include "test.h"
 
 #include "join_ref.h"
@@ -10,7 +11,6 @@
 #include <math.h>
 #include <unistd.h>
 
-/* The OpenCL device, or a skip saying why there is none. */
 static bool same_result(const grove_join_result *a, const grove_join_result *b)
 {
     return a->nq == b->nq && a->pairs == b->pairs &&
@@ -64,7 +64,7 @@ static void check_device_join(const ref_set *ds, const ref_set *qs, double eps, 
     grove_join_result want, got;
     st = grove_join_search(ix, q, &jp, &want, &cpu);
     CHECK_MSG(st == GROVE_OK, "%s: cpu: %s", what, grove_last_error());
-    grove_options dev = test_opencl_options(0);
+    grove_options dev = test_device_options(0);
     if (st == GROVE_OK) {
         st = grove_join_search(ix, q, &jp, &got, &dev);
         CHECK_MSG(st == GROVE_OK, "%s: device search: %s", what, grove_last_error());
@@ -95,7 +95,7 @@ static void check_device_join(const ref_set *ds, const ref_set *qs, double eps, 
     /* A budget of a few queries' pairs: several device batches. */
     int64_t largest = 0;
     for (size_t i = 0; i < nq; i++) largest = counts[i] > largest ? counts[i] : largest;
-    grove_options small = test_opencl_options(nq * 8 + 16 + (size_t)(largest * 3 + 3) * 16);
+    grove_options small = test_device_options(nq * 8 + 16 + (size_t)(largest * 3 + 3) * 16);
     int64_t *idx = malloc((m + 1) * sizeof *idx);
     double *dist = malloc((m + 1) * sizeof *dist);
     CHECK_OK(grove_join_fill(ix, q, &jp, want.offsets, idx, dist, &small));
@@ -128,7 +128,7 @@ static double radius(size_t r, size_t d, double scale, int kind)
 
 TEST(device_join_self_matches_cpu)
 {
-    if (!test_opencl_ready()) return;
+    if (!test_device_ready()) return;
     static const size_t dims[] = {1, 3, 16, 20, 784};
     grove_index_params ip;
     grove_index_params_init(&ip);
@@ -154,7 +154,7 @@ TEST(device_join_self_matches_cpu)
 
 TEST(device_join_semi_matches_cpu)
 {
-    if (!test_opencl_ready()) return;
+    if (!test_device_ready()) return;
     static const size_t dims[] = {2, 18}, nqs[] = {0, 1, 200};
     grove_index_params ip;
     grove_index_params_init(&ip);
@@ -178,7 +178,7 @@ TEST(device_join_semi_matches_cpu)
 
 TEST(device_join_periodic_matches_cpu)
 {
-    if (!test_opencl_ready()) return;
+    if (!test_device_ready()) return;
     /* Uniform points in [0, 1): a box of 1 in every dimension, and one
      * with every other dimension unbounded. */
     static const size_t dims[] = {3, 20};
@@ -204,7 +204,7 @@ TEST(device_join_periodic_matches_cpu)
 
 TEST(device_join_long_slices)
 {
-    if (!test_opencl_ready()) return;
+    if (!test_device_ready()) return;
     /* Every query has more neighbours than the device sorts in local
      * memory: the host sorts those slices. */
     ref_set *s = join_ref_make(TEST_UNIFORM, 1500, 2, false, 5);
@@ -217,14 +217,14 @@ TEST(device_join_long_slices)
 
 TEST(device_join_refusals)
 {
-    if (!test_opencl_ready()) return;
+    if (!test_device_ready()) return;
     ref_set *s = join_ref_make(TEST_UNIFORM, 200, 3, false, 8);
     grove_index *ix = NULL;
     REQUIRE_OK(grove_index_create(join_ref_view(s), NULL, NULL, &ix));
     grove_join_params jp;
     grove_join_params_init(&jp);
     jp.eps = 0.2;
-    grove_options dev = test_opencl_options(0);
+    grove_options dev = test_device_options(0);
     /* Offsets that disagree with the counts: refused naming the query, as
      * on the CPU. */
     int64_t *offsets = calloc(201, sizeof *offsets), idx[4];
@@ -282,12 +282,12 @@ TEST(device_cli_join_and_info)
     char *out = NULL;
     CHECK(test_grove("info", &out) == 0 && strstr(out, "\ncuda: ") && strstr(out, "\nopencl: "));
     free(out);
-    if (!test_opencl_ready()) return;
+    if (!test_device_ready()) return;
     const char *data = test_path("device_cli.npy");
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "gen blobs --n 3000 --dims 3 --seed 4 -o %s", data);
     REQUIRE(test_grove(cmd, NULL) == 0);
-    const char *dev[] = {"cpu", "opencl"};
+    const char *dev[] = {"cpu", test_device_name()};
     for (int k = 0; k < 2; k++) {
         snprintf(cmd, sizeof cmd, "join %s --eps 0.05 --offsets %s --indices %s --distances %s --device %s --quiet",
                  data, test_path(k ? "o_dev.npy" : "o_cpu.npy"), test_path(k ? "i_dev.npy" : "i_cpu.npy"),
@@ -322,7 +322,7 @@ TEST(device_cli_join_and_info)
  * (leaf size 1), so the prefix sum scans its block totals too. */
 TEST(device_join_tiny)
 {
-    if (!test_opencl_ready()) return;
+    if (!test_device_ready()) return;
     grove_index_params ip;
     grove_index_params_init(&ip);
     ref_set *s = join_ref_make(TEST_CLUSTERED, 60, 3, false, 21);

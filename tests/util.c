@@ -271,20 +271,28 @@ double test_fsum(const double *x, size_t n)
     return hi;
 }
 
-bool test_opencl_ready(void)
+static grove_device test_device(void)
+{
+    const char *name = getenv("GROVE_TEST_DEVICE");
+    return name && strcmp(name, "cuda") == 0 ? GROVE_DEVICE_CUDA : GROVE_DEVICE_OPENCL;
+}
+
+bool test_device_ready(void)
 {
     char why[512];
-    if (grove_device_info(GROVE_DEVICE_OPENCL, why, sizeof why)) return true;
-    test_skip("no OpenCL device: %s", why);
+    if (grove_device_info(test_device(), why, sizeof why)) return true;
+    test_skip("no %s device: %s", test_device() == GROVE_DEVICE_CUDA ? "CUDA" : "OpenCL", why);
     return false;
 }
 
-grove_options test_opencl_options(size_t budget)
+const char *test_device_name(void) { return test_device() == GROVE_DEVICE_CUDA ? "cuda" : "opencl"; }
+
+grove_options test_device_options(size_t budget)
 {
     grove_options o;
     grove_options_init(&o);
     o.threads = 2;
-    o.device = GROVE_DEVICE_OPENCL;
+    o.device = test_device();
     o.memory_budget = budget;
     return o;
 }
