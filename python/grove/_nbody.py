@@ -84,7 +84,7 @@ def _gravity_params(theta: float | None, softening: float | None, G: float | Non
 
 def gravity(positions: Any, masses: Any, theta: float | None = None, softening: float | None = None, *,
             G: float | None = None, leaf_size: int | None = None, group_size: int | None = None,
-            potentials: bool = False, stats: bool = False, threads: int | None = None) -> Any:
+            potentials: bool = False, stats: bool = False, threads: int | None = None, device: str = "cpu") -> Any:
     """Barnes-Hut accelerations of n particles on each other (Bonsai's
     sparse octree and group walk; quadrupole moments).
 
@@ -96,7 +96,9 @@ def gravity(positions: Any, masses: Any, theta: float | None = None, softening: 
 
     Returns accelerations (n, 3); with ``potentials=True`` also the
     potentials (n,), with ``stats=True`` also a GravityStats, in that
-    order. Bit-identical for any thread count."""
+    order. Bit-identical for any thread count. device: "cpu", "cuda",
+    "opencl" or "auto" (docs/gpu.md): the same tree and interactions,
+    accelerations within single-precision rounding of the CPU's."""
     pos = fixed(positions, np.float64, (None, 3), "positions")
     n = pos.shape[0]
     mass = fixed(masses, np.float64, (n,), "masses")
@@ -104,7 +106,7 @@ def gravity(positions: Any, masses: Any, theta: float | None = None, softening: 
     acc = np.empty((n, 3))
     pot = np.empty(n) if potentials else None
     st = _CStats()
-    opts = options(threads)
+    opts = options(threads, device=device)
     _clib.call(_clib.lib.grove_gravity, points_view(pos), address(mass), C.byref(params), address(acc), address(pot),
                C.byref(st), opts)
     extra = ([pot] if potentials else []) + ([GravityStats._from_c(st)] if stats else [])
