@@ -131,18 +131,20 @@ GROVE_API grove_status grove_points_validate(grove_points points);
 typedef void (*grove_progress_fn)(void *user, const char *stage, double fraction);
 
 /* Where a call computes (docs/gpu.md). GROVE_DEVICE_CPU is the default
- * and every call's path. The others are taken by the calls that have a
- * device path (the epsilon join's count, fill, stream and search, and the
- * calls built on them: grove_join) and are refused by the rest
- * (GROVE_UNSUPPORTED): CUDA runs on an NVIDIA GPU through
- * libgrove_cuda.so (built when nvcc is found, loaded at run time);
- * OpenCL runs the same kernels on the first OpenCL GPU, else accelerator,
- * else CPU device found (PoCL on a CPU-only machine); either is refused
- * in one line naming why where it cannot run (not built, no driver, no
- * device). GROVE_DEVICE_AUTO takes a GPU (CUDA first, then an OpenCL
- * GPU) when one is present and the problem is large enough, else the CPU.
- * Device results equal the CPU's: the join's pairs, rows and distances
- * byte for byte. */
+ * and every call's path. The calls with a device path take the others:
+ * the epsilon join's count, fill, stream and search and the calls built
+ * on them (grove_join; grove_dbscan's neighbour count), and
+ * grove_gravity; the rest run on the CPU whatever it says. CUDA runs on
+ * an NVIDIA GPU through libgrove_cuda.so (built when nvcc is found,
+ * loaded at run time); OpenCL runs the same kernels on the first OpenCL
+ * GPU, else accelerator, else device of any kind (PoCL on a CPU-only
+ * machine); either is refused (GROVE_UNSUPPORTED) in one line naming why
+ * where it cannot run (not built, no driver, no device).
+ * GROVE_DEVICE_AUTO takes a GPU (CUDA first, then an OpenCL GPU) when one
+ * is present and the problem is large enough, else the CPU. Results are
+ * the CPU's: the join's pairs, rows and distances byte for byte; gravity's
+ * tree and interactions the same, accelerations within single-precision
+ * rounding. */
 typedef enum grove_device {
     GROVE_DEVICE_CPU = 0,
     GROVE_DEVICE_CUDA = 1,
@@ -156,8 +158,9 @@ typedef enum grove_device {
  * not found when grove was built", "no driver: ...", "no device: ...").
  * GROVE_DEVICE_AUTO describes the GPU it would take (0: none, the CPU).
  * At most cap bytes with the terminating NUL (text may be NULL when cap
- * is 0). The first call per process opens the backends (OpenCL compiles
- * its kernels then: up to seconds). */
+ * is 0). The first call per process opens the backend (its driver and
+ * device; the kernels are built at the first computation, OpenCL's
+ * compiled then, up to seconds). */
 GROVE_API int grove_device_info(grove_device device, char *text, size_t cap);
 
 typedef struct grove_options {

@@ -349,3 +349,27 @@ TEST(device_join_tiny)
     check_device_join(s, s, 0.0005, false, &ip, "tiny two scan blocks");
     join_ref_free(s);
 }
+
+/* grove_dbscan's neighbour count is grove_join_count: on the device, the
+ * same core points and labels as on the CPU. */
+TEST(device_dbscan_counts_neighbours_on_the_device)
+{
+    if (!test_device_ready()) return;
+    ref_set *s = join_ref_make(TEST_CLUSTERED, 800, 3, false, 31);
+    grove_dbscan_params dp;
+    grove_dbscan_params_init(&dp);
+    dp.eps = 0.02;
+    dp.min_samples = 5;
+    int64_t labels[2][800];
+    uint8_t core[2][800];
+    grove_dbscan_counts counts[2];
+    grove_options cpu;
+    grove_options_init(&cpu);
+    grove_options dev = test_device_options(0);
+    CHECK_OK(grove_dbscan(join_ref_view(s), NULL, &dp, labels[0], core[0], &counts[0], &cpu));
+    CHECK_OK(grove_dbscan(join_ref_view(s), NULL, &dp, labels[1], core[1], &counts[1], &dev));
+    CHECK(memcmp(labels[0], labels[1], sizeof labels[0]) == 0 && memcmp(core[0], core[1], sizeof core[0]) == 0);
+    CHECK(counts[0].clusters > 1 && counts[0].clusters == counts[1].clusters && counts[0].core == counts[1].core &&
+          counts[0].core < 800);
+    join_ref_free(s);
+}
