@@ -249,3 +249,42 @@ TEST(device_gravity_tiny)
     compare_with_cpu(&c, &p, 0, 1e-12, "tiny direct sum");
     free(c.x);
 }
+
+/* grove_nbody_step on the device: each step's forces there, the rest the
+ * CPU's. Shared steps stay within single-precision rounding of the CPU's
+ * run; block steps too, with the same force evaluations. */
+TEST(device_nbody_steps_match_cpu)
+{
+    if (!test_device_ready()) return;
+    test_particles c = test_ic(GROVE_IC_PLUMMER, 2000, 13, 0);
+    for (int block = 0; block < 2; block++) {
+        grove_nbody_params p;
+        grove_nbody_params_init(&p);
+        p.gravity.softening = 0.01;
+        p.timestep = block ? GROVE_TIMESTEP_BLOCK : GROVE_TIMESTEP_SHARED;
+        p.max_level = 3;
+        grove_nbody *sim[2] = {NULL, NULL};
+        grove_options cpu, dev = test_device_options(0);
+        grove_options_init(&cpu);
+        for (int k = 0; k < 2; k++)
+            REQUIRE_OK(grove_nbody_create(grove_points_f64(c.x, c.n, 3), c.v, c.m, &p, &cpu, &sim[k]));
+        CHECK_OK(grove_nbody_step(sim[0], 4, &cpu));
+        CHECK_OK(grove_nbody_step(sim[1], 4, &dev));
+        const double *x0 = grove_nbody_positions(sim[0]), *x1 = grove_nbody_positions(sim[1]);
+        double worst = 0;
+        for (size_t i = 0; i < 3 * c.n; i++) worst = fabs(x1[i] - x0[i]) > worst ? fabs(x1[i] - x0[i]) : worst;
+        grove_nbody_diag d0, d1;
+        CHECK_OK(grove_nbody_diagnostics(sim[0], &d0));
+        CHECK_OK(grove_nbody_diagnostics(sim[1], &d1));
+        CHECK_MSG(worst < 1e-7 && fabs(d1.energy - d0.energy) < 1e-7 * fabs(d0.energy),
+                  "%s steps: positions %.3g apart, energies %.17g and %.17g", block ? "block" : "shared", worst,
+                  d1.energy, d0.energy);
+        CHECK_MSG(grove_nbody_force_evaluations(sim[0]) == grove_nbody_force_evaluations(sim[1]),
+                  "%s steps: %llu force evaluations on the device, %llu on the cpu", block ? "block" : "shared",
+                  (unsigned long long)grove_nbody_force_evaluations(sim[1]),
+                  (unsigned long long)grove_nbody_force_evaluations(sim[0]));
+        grove_nbody_free(sim[0]);
+        grove_nbody_free(sim[1]);
+    }
+    free(c.x);
+}

@@ -230,11 +230,12 @@ class NBody(Handle):
         _clib.call(_clib.lib.grove_nbody_checkpoint_read, os.fsencode(path), opts, C.byref(self._handle))
         return self
 
-    def step(self, steps: int = 1, *, threads: int | None = None) -> None:
+    def step(self, steps: int = 1, *, threads: int | None = None, device: str = "cpu") -> None:
         """Advance `steps` steps (threads overrides the simulation's). An
         interrupted call (Ctrl-C) undoes the step it cut short: the state is
-        the one after the last whole step."""
-        opts = options(self.threads if threads is None else threads)
+        the one after the last whole step. device: where the steps' force
+        evaluations run (docs/gpu.md)."""
+        opts = options(self.threads if threads is None else threads, device=device)
         with self._use() as h:
             _clib.call(_clib.lib.grove_nbody_step, h, count(steps, "steps"), opts)
 

@@ -16,5 +16,6 @@ __typeof__(grove_join) grove__device_join;
 
 /* src/device/gravity.c */
 __typeof__(grove_gravity) grove__device_gravity;
+__typeof__(grove_nbody_step) grove__device_nbody_step;
 
 #endif

@@ -1,7 +1,8 @@
-/* grove_gravity's device path (Bonsai's group walk; kernels in
- * kernels/gravity.h): the call's checks, units, tree, moments and groups
- * are the CPU's (src/nbody/gravity.c), with the forces computed by this
- * engine: the tree (cells, centres of mass, opening radii, single-precision
+/* grove_gravity's device path, and grove_nbody_step's (Bonsai's group
+ * walk; kernels in kernels/gravity.h): the calls' checks, units, tree,
+ * moments, groups and integration are the CPU's (src/nbody/gravity.c,
+ * sim.c; a step's force evaluations, each one round trip to the device),
+ * with the forces computed by this engine: the tree (cells, centres of mass, opening radii, single-precision
  * moments), the particles and the groups are uploaded, gravity_walk runs
  * in launches of as many groups as there is walk scratch for (the cancel
  * flag is read between launches), and the results and interaction counts
@@ -191,6 +192,18 @@ static grove_status device_forces(void *ctx, grove__gravity *g, double theta, do
         grove__free(overflow);
     }
     grav_free(d, &b);
+    return s;
+}
+
+grove_status grove__device_nbody_step(grove_nbody *sim, uint64_t steps, const grove_options *options)
+{
+    grove_options cpu = *options;
+    cpu.device = GROVE_DEVICE_CPU;
+    dev_gravity dg = {grove__device_choose(options, grove_nbody_count(sim) >= ((size_t)1 << 17)), NULL};
+    if (dg.kind == GROVE_DEVICE_CPU) return grove_nbody_step(sim, steps, &cpu);
+    grove__nb_engine e = {device_forces, &dg};
+    grove_status s = grove__nbody_step_on(&e, sim, steps, options);
+    grove__device_release(dg.dev);
     return s;
 }
 

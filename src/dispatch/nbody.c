@@ -38,5 +38,9 @@ grove_status grove_nbody_step(grove_nbody *sim, uint64_t steps, const grove_opti
     grove__column c = grove__column_of(options, GROVE__SEVERAL_RANKS);
     if (sim && c == GROVE__DISTRIBUTED && !grove__nbody_distributed(sim))
         return grove__column_missing(c, options, "nbody");
+    /* One process's simulation steps with its forces on a device when the
+     * options ask for one. */
+    if (sim && c == GROVE__LOCAL && grove__device_asked(options) && !grove__nbody_distributed(sim))
+        return grove__device_nbody_step(sim, steps, options);
     return grove__nbody_step(sim, steps, options);
 }

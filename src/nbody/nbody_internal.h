@@ -159,6 +159,9 @@ grove_status grove__gravity_eval_on(const grove__nb_engine *e, grove__gravity *g
                                     const double *mass, size_t n, const uint8_t *active,
                                     const grove_gravity_params *p, double *acc, double *pot,
                                     grove_gravity_stats *stats, int threads);
+/* grove_nbody_step with the forces of its steps from engine e. */
+grove_status grove__nbody_step_on(const grove__nb_engine *e, grove_nbody *sim, uint64_t steps,
+                                  const grove_options *options);
 /* grove_gravity on one process with the forces from engine e (its
  * checks, units and results). */
 grove_status grove__gravity_on(const grove__nb_engine *e, grove_points positions, const double *mass,

@@ -60,3 +60,14 @@ def test_a_device_that_cannot_run_is_refused_in_one_line():
         grove.gravity(x, np.ones(50), device="cuda")
     with pytest.raises(grove.InvalidArgumentError, match="device: expected"):
         grove.join(x, 0.1, device="GPU")
+
+
+@needs_opencl
+def test_nbody_steps_on_the_device_follow_the_cpus():
+    runs = []
+    for device in ("cpu", "opencl"):
+        sim = grove.NBody.from_ic("plummer", 1500, seed=3)
+        sim.step(3, device=device)
+        runs.append(sim.positions.copy())
+        sim.close()
+    assert 0 < np.max(np.abs(runs[1] - runs[0])) < 1e-7
