@@ -288,3 +288,46 @@ TEST(device_nbody_steps_match_cpu)
     }
     free(c.x);
 }
+
+/* Where the CPU walks a group again in double (a clump below single
+ * precision's resolution: its float positions coincide) or sums pairs
+ * from scaled differences (theta 0, squared distances that underflow),
+ * the device leaves the group to the host: those particles get the CPU's
+ * bits. */
+TEST(device_gravity_leaves_the_cpus_double_groups_to_the_host)
+{
+    if (!test_device_ready()) return;
+    grove_options dev = test_device_options(0);
+    /* A clump of 8 particles 1e-12 apart inside a Plummer sphere. */
+    size_t n = 2000, clump = 8;
+    test_particles s = test_ic(GROVE_IC_PLUMMER, n, 3200, 0);
+    grove_rng rng;
+    grove_rng_seed(&rng, 3201);
+    for (size_t i = 0; i < clump; i++)
+        for (int k = 0; k < 3; k++) s.x[3 * i + k] = (k == 0 ? 0.1 : 0) + 1e-12 * grove_rng_normal(&rng);
+    double *a0 = malloc(3 * n * sizeof *a0), *a1 = malloc(3 * n * sizeof *a1);
+    grove_gravity_params p;
+    grove_gravity_params_init(&p);
+    p.theta = 0.5;
+    CHECK_OK(grove_gravity(grove_points_f64(s.x, n, 3), s.m, &p, a0, NULL, NULL, NULL));
+    CHECK_OK(grove_gravity(grove_points_f64(s.x, n, 3), s.m, &p, a1, NULL, NULL, &dev));
+    CHECK_MSG(memcmp(a0, a1, 3 * clump * sizeof *a0) == 0, "the clump's accelerations differ from the cpu's: %.17g "
+              "vs %.17g", a1[0], a0[0]);
+    /* Light particles 1e-180 of the system's size apart beside a far one,
+     * theta 0. */
+    size_t m = 201;
+    double *pos = malloc(3 * m * sizeof *pos), *mass = malloc(m * sizeof *mass);
+    for (size_t i = 0; i + 1 < m; i++) {
+        for (int k = 0; k < 3; k++) pos[3 * i + k] = 1e-90 * grove_rng_normal(&rng);
+        mass[i] = 1e-100;
+    }
+    pos[3 * (m - 1)] = 1e90;
+    pos[3 * (m - 1) + 1] = pos[3 * (m - 1) + 2] = 0;
+    mass[m - 1] = 1;
+    p.theta = 0;
+    CHECK_OK(grove_gravity(grove_points_f64(pos, m, 3), mass, &p, a0, NULL, NULL, NULL));
+    CHECK_OK(grove_gravity(grove_points_f64(pos, m, 3), mass, &p, a1, NULL, NULL, &dev));
+    CHECK_MSG(memcmp(a0, a1, 3 * (m - 1) * sizeof *a0) == 0, "the cluster's direct sums differ from the cpu's: "
+              "%.17g vs %.17g", a1[0], a0[0]);
+    free(a0), free(a1), free(pos), free(mass), free(s.x);
+}

@@ -29,23 +29,16 @@ typedef struct dev_gravity {
     grove__device *dev; /* NULL until the first evaluation */
 } dev_gravity;
 
-/* The groups that outgrew their scratch, walked on the host. */
-static grove_status host_groups(grove__gravity *g, const uint32_t *overflow, double eps2, double *pp, double *pc)
+/* The groups the device left to the host (flagged in overflow), as the
+ * CPU computes them. */
+static grove_status host_groups(grove__gravity *g, const uint32_t *overflow, double theta, double eps2, double *pp,
+                                double *pc)
 {
     grove__nb_kernels kernels;
     grove__nb_kernels_pick(&kernels);
-    const grove__nb_source local = grove__nb_local(g);
-    grove__nb_lists *L = &g->lists[0];
-    for (size_t k = 0; k < g->ngroups; k++) {
-        if (!overflow[k]) continue;
-        uint32_t b = g->group[k], e = g->group[k + 1];
-        if (!grove__nb_walk_begin(g, b, e, L) || !grove__nb_walk_source(&local, L))
+    for (size_t k = 0; k < g->ngroups; k++)
+        if (overflow[k] && !grove__gravity_group(g, k, theta, eps2, NULL, 0, &kernels, &g->lists[0], pp, pc))
             return grove__fail(GROVE_OUT_OF_MEMORY, "gravity: out of memory for the interaction lists");
-        grove__nb_walk_end(L);
-        grove__nb_evaluate(g, b, e, L, &kernels, eps2);
-        *pp += (double)(e - b) * (double)L->np;
-        *pc += (double)(e - b) * (double)L->nc;
-    }
     return GROVE_OK;
 }
 
@@ -88,8 +81,9 @@ static grove_status direct(grove__device *d, grove__gravity *g, grav_bufs *b, ui
     for (size_t g0 = 0; s == GROVE_OK && g0 < g->ngroups; g0 += 4096) {
         if (grove__cancelled(options)) return grove__fail(GROVE_CANCELLED, "gravity: cancelled");
         uint32_t first = (uint32_t)g0;
-        grove__karg args[] = {GROVE__KVAL(first),  grove__kbuf(&b->x),     GROVE__KVAL(cap),  GROVE__KVAL(n),
-                              grove__kbuf(&b->sink), grove__kbuf(&b->group), GROVE__KVAL(eps2), grove__kbuf(&b->out)};
+        grove__karg args[] = {GROVE__KVAL(first),     grove__kbuf(&b->x),     GROVE__KVAL(cap),
+                              GROVE__KVAL(n),         grove__kbuf(&b->sink),  grove__kbuf(&b->group),
+                              GROVE__KVAL(eps2),      grove__kbuf(&b->out),   grove__kbuf(&b->overflow)};
         size_t count = g->ngroups - g0 < 4096 ? g->ngroups - g0 : 4096;
         s = grove__dlaunch(d, "gravity_direct", count, wg, 0, args, sizeof args / sizeof *args);
         if (s == GROVE_OK) s = grove__dfinish(d);
@@ -104,6 +98,7 @@ static grove_status walk(grove__device *d, grove__gravity *g, grav_bufs *b, uint
 {
     uint64_t cap = g->cap_n;
     float eps2f = (float)eps2;
+    double wide_rc2 = GROVE__NB_WIDE_RC2;
     grove_status s = GROVE_OK;
     for (size_t g0 = 0; s == GROVE_OK && g0 < g->ngroups; g0 += slots) {
         if (grove__cancelled(options)) return grove__fail(GROVE_CANCELLED, "gravity: cancelled");
@@ -111,7 +106,8 @@ static grove_status walk(grove__device *d, grove__gravity *g, grav_bufs *b, uint
         grove__karg args[] = {GROVE__KVAL(first),     grove__kbuf(&b->cells), grove__kbuf(&b->cm),
                               grove__kbuf(&b->rc2),   grove__kbuf(&b->fmom),  grove__kbuf(&b->x),
                               GROVE__KVAL(cap),       grove__kbuf(&b->sink),  grove__kbuf(&b->group),
-                              GROVE__KVAL(eps2f),     GROVE__KVAL(eps2),      grove__kbuf(&b->scratch),
+                              GROVE__KVAL(eps2f),     GROVE__KVAL(eps2),      GROVE__KVAL(wide_rc2),
+                              grove__kbuf(&b->scratch),
                               GROVE__KVAL(level_cap), grove__kbuf(&b->out),   grove__kbuf(&b->tally),
                               grove__kbuf(&b->overflow)};
         size_t count = g->ngroups - g0 < slots ? g->ngroups - g0 : slots;
@@ -164,33 +160,31 @@ static grove_status device_forces(void *ctx, grove__gravity *g, double theta, do
     }
     uint32_t level_cap = fit < LEVEL_CAP ? (uint32_t)fit : LEVEL_CAP;
     size_t per_slot = 2 * (size_t)level_cap * sizeof(uint32_t);
+    if (s == GROVE_OK) s = grove__dalloc(d, groups * sizeof(uint32_t), "gravity host flags", &b.overflow);
     if (s == GROVE_OK && theta > 0) {
         s = grove__dalloc(d, 2 * groups * sizeof(double), "gravity counts", &b.tally);
-        if (s == GROVE_OK) s = grove__dalloc(d, groups * sizeof(uint32_t), "gravity overflow flags", &b.overflow);
         if (s == GROVE_OK) s = grove__dalloc(d, slots * per_slot, "gravity walk scratch", &b.scratch);
         if (s == GROVE_OK) s = walk(d, g, &b, wg, slots, level_cap, eps2, options);
     } else if (s == GROVE_OK) {
         s = direct(d, g, &b, wg, eps2, options);
     }
     if (s == GROVE_OK) s = grove__dread(d, &b.out, 0, g->out, 4 * g->cap_n * sizeof *g->out);
+    /* The interaction counts of the groups the device computed, then the
+     * host's groups as the CPU computes them. */
+    double *tally = theta > 0 ? grove__malloc(2 * groups * sizeof *tally, "gravity counts") : NULL;
+    uint32_t *host = grove__malloc(groups * sizeof *host, "gravity host flags");
+    if (s == GROVE_OK && (!host || (theta > 0 && !tally))) s = GROVE_OUT_OF_MEMORY;
+    if (s == GROVE_OK) s = grove__dread(d, &b.overflow, 0, host, groups * sizeof *host);
+    if (s == GROVE_OK && theta > 0) s = grove__dread(d, &b.tally, 0, tally, 2 * groups * sizeof *tally);
     *pp = *pc = 0;
-    if (s == GROVE_OK && theta == 0) {
-        *pp = (double)g->nsinks * (double)g->tree.n;
-    } else if (s == GROVE_OK) {
-        double *tally = grove__malloc(2 * groups * sizeof *tally, "gravity counts");
-        uint32_t *overflow = grove__malloc(groups * sizeof *overflow, "gravity overflow flags");
-        if (!tally || !overflow) s = GROVE_OUT_OF_MEMORY;
-        if (s == GROVE_OK) s = grove__dread(d, &b.tally, 0, tally, 2 * groups * sizeof *tally);
-        if (s == GROVE_OK) s = grove__dread(d, &b.overflow, 0, overflow, groups * sizeof *overflow);
-        for (size_t k = 0; s == GROVE_OK && k < groups; k++)
-            if (!overflow[k]) {
-                *pp += tally[2 * k];
-                *pc += tally[2 * k + 1];
-            }
-        if (s == GROVE_OK) s = host_groups(g, overflow, eps2, pp, pc);
-        grove__free(tally);
-        grove__free(overflow);
+    for (size_t k = 0; s == GROVE_OK && k < groups; k++) {
+        if (host[k]) continue;
+        *pp += theta > 0 ? tally[2 * k] : (double)(g->group[k + 1] - g->group[k]) * (double)g->tree.n;
+        *pc += theta > 0 ? tally[2 * k + 1] : 0;
     }
+    if (s == GROVE_OK) s = host_groups(g, host, theta, eps2, pp, pc);
+    grove__free(tally);
+    grove__free(host);
     grav_free(d, &b);
     return s;
 }

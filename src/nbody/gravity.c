@@ -154,6 +154,31 @@ static bool walk(const grove__gravity *g, uint32_t b, uint32_t e, bool wide, con
     return walked;
 }
 
+bool grove__gravity_group(const grove__gravity *g, size_t k, double theta, double eps2,
+                          const grove__nb_source *remote, size_t nremote, const grove__nb_kernels *kernels,
+                          grove__nb_lists *L, double *pp, double *pc)
+{
+    uint32_t b = g->group[k], e = g->group[k + 1];
+    if (theta == 0) {
+        double sources = (double)g->tree.n;
+        for (size_t r = 0; r < nremote; r++) sources += (double)remote[r].n;
+        grove__nb_direct(g, b, e, eps2, remote, nremote);
+        *pp += (double)(e - b) * sources;
+        return true;
+    }
+    /* In single precision, or again in double where the float lists cannot
+     * hold the group's interactions (nbody_internal.h, GROVE__NB_WIDE_RC2). */
+    const grove__nb_source local = grove__nb_local(g);
+    bool walked = walk(g, b, e, false, &local, remote, nremote, L);
+    bool wide = walked && (L->min_rc2 < GROVE__NB_WIDE_RC2 || !grove__nb_evaluate(g, b, e, L, kernels, eps2));
+    if (wide) walked = walk(g, b, e, true, &local, remote, nremote, L);
+    if (!walked) return false;
+    if (wide) grove__nb_evaluate_wide(g, b, e, L, eps2);
+    *pp += (double)(e - b) * (double)L->np;
+    *pc += (double)(e - b) * (double)L->nc;
+    return true;
+}
+
 /* The parallel group loop: GROVE_OUT_OF_MEMORY if a thread ran out of
  * memory, GROVE_CANCELLED if the cancel flag (read once per group) stopped
  * it. theta = 0 skips the walk (it would open every leaf) for the direct
@@ -162,11 +187,9 @@ grove_status grove__gravity_forces(grove__gravity *g, double theta, double eps2,
                                    size_t nremote, int threads, double *pp, double *pc)
 {
     bool ok = true, stopped = false;
-    double npp = 0, npc = 0, sources = (double)g->tree.n;
-    for (size_t r = 0; r < nremote; r++) sources += (double)remote[r].n;
+    double npp = 0, npc = 0;
     grove__nb_kernels kernels;
     grove__nb_kernels_pick(&kernels);
-    const grove__nb_source local = grove__nb_local(g);
 #pragma omp parallel num_threads(threads) reduction(+ : npp, npc) reduction(&& : ok) reduction(|| : stopped)
     {
 #ifdef _OPENMP
@@ -178,25 +201,7 @@ grove_status grove__gravity_forces(grove__gravity *g, double theta, double eps2,
         for (size_t k = 0; k < g->ngroups; k++) {
             /* One read of the cancel flag per group: a walk can take seconds. */
             if (stopped || (stopped = grove__cancelled(g->options))) continue;
-            uint32_t b = g->group[k], e = g->group[k + 1];
-            if (theta == 0) {
-                grove__nb_direct(g, b, e, eps2, remote, nremote);
-                npp += (double)(e - b) * sources;
-                continue;
-            }
-            /* In single precision, or again in double where the float
-             * lists cannot hold the group's interactions (nbody_internal.h,
-             * GROVE__NB_WIDE_RC2). */
-            bool walked = ok && walk(g, b, e, false, &local, remote, nremote, L);
-            bool wide = walked && (L->min_rc2 < GROVE__NB_WIDE_RC2 || !grove__nb_evaluate(g, b, e, L, &kernels, eps2));
-            if (wide) walked = walk(g, b, e, true, &local, remote, nremote, L);
-            if (!walked) {
-                ok = false;
-                continue;
-            }
-            if (wide) grove__nb_evaluate_wide(g, b, e, L, eps2);
-            npp += (double)(e - b) * (double)L->np;
-            npc += (double)(e - b) * (double)L->nc;
+            if (ok) ok = grove__gravity_group(g, k, theta, eps2, remote, nremote, &kernels, L, &npp, &npc);
         }
     }
     *pp = npp;

@@ -235,6 +235,14 @@ bool grove__nb_kernels_avx2(grove__nb_kernels *k);
 /* The set for this machine: AVX2 where it runs, else portable. */
 void grove__nb_kernels_pick(grove__nb_kernels *k);
 
+/* Group k's forces as grove__gravity_forces computes them (the walk in
+ * single precision, or in double where the float lists cannot hold its
+ * interactions; theta = 0: the direct sum), with the thread's lists L;
+ * its interaction counts added to *pp, *pc; false when out of memory. */
+bool grove__gravity_group(const grove__gravity *g, size_t k, double theta, double eps2,
+                          const grove__nb_source *remote, size_t nremote, const grove__nb_kernels *kernels,
+                          grove__nb_lists *L, double *pp, double *pc);
+
 /* Evaluate the float lists for sinks g->sink[b..e) with kernel set k into
  * g->out (unscaled by G); false (g->out partly written) when a sink's float
  * position coincides with a listed particle's other than its own, or its

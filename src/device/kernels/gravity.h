@@ -13,11 +13,18 @@
  *   depend on scheduling; when a tile is nearly full every work-item
  *   evaluates its sink against it (p2c, p2p in single precision relative
  *   to the group's centre, each tile's sums added into double), then it
- *   is emptied. A level list longer than the scratch flags the group, and
- *   the host walks it instead.
+ *   is emptied. A group is flagged for the host, which computes it as the
+ *   CPU does, when a level list is longer than the scratch, and where the
+ *   CPU would walk it again in double: a cell it accepted or opened has
+ *   an opening radius below wide_rc2 (GROVE__NB_WIDE_RC2), or a sink's
+ *   float sums found another particle on its float position or are not
+ *   finite.
  *
- * gravity_direct is theta = 0: the direct sum in double. Both need the
- * device's double precision (the walk's criterion is in double). */
+ * gravity_direct is theta = 0: the direct sum in double, a group flagged
+ * for the host where two of its pairs are at distinct positions whose
+ * squared distance underflows (the CPU sums those from scaled
+ * differences). Both need the device's double precision (the walk's
+ * criterion is in double). */
 
 /* Most sinks per group (grove_gravity_params.group_size) and the tiles. */
 #define GRAV_GROUP_MAX 256
@@ -128,20 +135,22 @@ DEVFN void grav_tiles(LOCAL const float *crec, u32 nc, LOCAL const u32 *leaves, 
  * fmom 8 floats per cell; x 4 columns cap apart (x, y, z, m). Results
  * into out (4 columns: a, potential, unscaled by G), the group's
  * particle and cell interaction counts into tally[2 g], tally[2 g + 1];
- * overflow[g] = 1 when a level did not fit the level_cap entries of the
- * work-group's scratch (its results are then not written). */
+ * overflow[g] = 1 when the group is the host's (a level did not fit the
+ * level_cap entries of the work-group's scratch, or the CPU would walk it
+ * in double; its results are then not written). */
 KERNEL void gravity_walk(u32 g0, GLOBAL const u32 *cells, GLOBAL const double *cm, GLOBAL const double *rc2,
                          GLOBAL const float *fmom, GLOBAL const double *x, u64 cap, GLOBAL const u32 *sink,
-                         GLOBAL const u32 *group, float eps2f, double eps2, GLOBAL u32 *scratch, u32 level_cap,
-                         GLOBAL double *out, GLOBAL double *tally, GLOBAL u32 *overflow DYN_LOCAL_PARAM)
+                         GLOBAL const u32 *group, float eps2f, double eps2, double wide_rc2, GLOBAL u32 *scratch,
+                         u32 level_cap, GLOBAL double *out, GLOBAL double *tally, GLOBAL u32 *overflow DYN_LOCAL_PARAM)
 {
     LOCAL_ARRAY double box[6];
     LOCAL_ARRAY float crec[GRAV_TILE * GRAV_CREC];
     LOCAL_ARRAY u32 leaves[GRAV_TILE];
     LOCAL_ARRAY u64 buf[GRAV_GROUP_MAX];
     LOCAL_ARRAY float sums[GRAV_SUMS * GRAV_GROUP_MAX];
-    /* Cells and leaves in the tiles, cells in the next level. */
-    LOCAL_ARRAY u32 state[3];
+    /* Cells and leaves in the tiles, cells in the next level, and whether
+     * the group is the host's (wide). */
+    LOCAL_ARRAY u32 state[4];
     u32 lid = LOCAL_ID(), wg = GROUP_SIZE(), slot = GROUP_ID(), g = g0 + slot;
     u32 b = group[g], nsinks = group[g + 1] - b;
     GLOBAL u32 *cur = scratch + (u64)slot * 2 * level_cap, *next = cur + level_cap;
@@ -160,7 +169,7 @@ KERNEL void gravity_walk(u32 g0, GLOBAL const u32 *cells, GLOBAL const double *c
             box[3 + a] = 0.5 * (hi[a] - lo[a]);
         }
         cur[0] = 0;
-        state[0] = state[1] = state[2] = 0;
+        state[0] = state[1] = state[2] = state[3] = 0;
     }
     BARRIER();
     u32 me = sink[b + (lid < nsinks ? lid : 0)];
@@ -178,6 +187,7 @@ KERNEL void gravity_walk(u32 g0, GLOBAL const u32 *cells, GLOBAL const double *c
                 if (grav_box_dist2(box, cm + 4 * (u64)k) > rc2[k]) what = 1;
                 else if (nchild == 0) what = 1u << 10;
                 else what = nchild << 20;
+                if (what && what < (1u << 20) && rc2[k] < wide_rc2) ATOMIC_OR(&state[3], 1u);
             }
             /* Accepted cells in bits 0-9, leaves 10-19, children 20-31. */
             u32 upto = (u32)scan_local(buf, what, lid, wg), before = upto - what, total = (u32)buf[wg - 1];
@@ -228,10 +238,16 @@ KERNEL void gravity_walk(u32 g0, GLOBAL const u32 *cells, GLOBAL const double *c
         if (lid == 0) state[2] = 0;
         BARRIER();
     }
-    if (!spilled && lid < nsinks) {
+    /* Another particle on a sink's float position (more than its own
+     * float mass at zero distance), or sums that are not finite: the CPU
+     * computes the group in double. */
+    float self_m = (float)x[3 * cap + me];
+    if (lid < nsinks && (at > (double)self_m || !isfinite(ax + ay + az + phi))) ATOMIC_OR(&state[3], 1u);
+    BARRIER();
+    int wide = state[3] != 0;
+    if (!spilled && !wide && lid < nsinks) {
         /* The potential of the sink's coincident partners, which p2p
          * leaves out: -(at - m) / eps with the list's float mass. */
-        float self_m = (float)x[3 * cap + me];
         double coincident = eps2 > 0 ? -(at - (double)self_m) / sqrt(eps2) : 0;
         out[me] = ax;
         out[cap + me] = ay;
@@ -241,7 +257,7 @@ KERNEL void gravity_walk(u32 g0, GLOBAL const u32 *cells, GLOBAL const double *c
     if (lid == 0) {
         tally[2 * (u64)g] = np * nsinks;
         tally[2 * (u64)g + 1] = nc * nsinks;
-        overflow[g] = spilled;
+        overflow[g] = spilled || wide;
     }
 }
 
@@ -250,14 +266,17 @@ KERNEL void gravity_walk(u32 g0, GLOBAL const u32 *cells, GLOBAL const double *c
  * grove__nb_direct: pairs at r = 0 left out, their mass kept for the
  * coincident potential. */
 KERNEL void gravity_direct(u32 g0, GLOBAL const double *x, u64 cap, u32 n, GLOBAL const u32 *sink,
-                           GLOBAL const u32 *group, double eps2, GLOBAL double *out DYN_LOCAL_PARAM)
+                           GLOBAL const u32 *group, double eps2, GLOBAL double *out, GLOBAL u32 *overflow DYN_LOCAL_PARAM)
 {
     LOCAL_ARRAY double tile[4 * GRAV_GROUP_MAX];
+    LOCAL_ARRAY u32 close[1];
     u32 lid = LOCAL_ID(), wg = GROUP_SIZE(), g = g0 + GROUP_ID();
     u32 b = group[g], nsinks = group[g + 1] - b;
     u32 me = sink[b + (lid < nsinks ? lid : 0)];
     double xi = x[me], yi = x[cap + me], zi = x[2 * cap + me];
     double ax = 0, ay = 0, az = 0, ph = 0, at = 0;
+    u32 apart = 0; /* a pair at distinct positions whose squared distance underflows */
+    if (lid == 0) close[0] = 0;
     for (u32 p0 = 0; p0 < n; p0 += wg) {
         u32 count = n - p0 < wg ? n - p0 : wg;
         BARRIER();
@@ -267,10 +286,14 @@ KERNEL void gravity_direct(u32 g0, GLOBAL const double *x, u64 cap, u32 n, GLOBA
         for (u32 j = 0; j < count; j++) {
             double dx = tile[j] - xi, dy = tile[GRAV_GROUP_MAX + j] - yi, dz = tile[2 * GRAV_GROUP_MAX + j] - zi;
             double m = tile[3 * GRAV_GROUP_MAX + j];
+            apart |= dx * dx + dy * dy + dz * dz == 0 && (dx != 0 || dy != 0 || dz != 0);
             GRAV_P2P(double, GRAV_RSQRT_D, dx, dy, dz, m, eps2)
         }
     }
-    if (lid < nsinks) {
+    if (apart && lid < nsinks) ATOMIC_OR(&close[0], 1u);
+    BARRIER();
+    if (lid == 0) overflow[g] = close[0];
+    if (lid < nsinks && !close[0]) {
         out[me] = ax;
         out[cap + me] = ay;
         out[2 * cap + me] = az;
