@@ -155,8 +155,8 @@ typedef enum grove_device {
 
 /* Whether `device` can run here: 1, with a description of it in text
  * ("NVIDIA H100 80GB HBM3, 79.2 GiB, driver 580.65.06"; for OpenCL the
- * platform and the device), else 0 with why not ("not built: nvcc was
- * not found when grove was built", "no driver: ...", "no device: ...").
+ * platform and the device), else 0 with why not ("not built: grove was
+ * built without its CUDA part ...", "no driver: ...", "no device: ...").
  * GROVE_DEVICE_AUTO describes the GPU it would take (0: none, the CPU).
  * At most cap bytes with the terminating NUL (text may be NULL when cap
  * is 0). The first call per process opens the backend (its driver and

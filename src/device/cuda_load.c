@@ -39,7 +39,7 @@ const grove__backend *grove__cuda_backend(char *why, size_t cap)
         snprintf(why, cap, "not built: %s is not beside libgrove nor on the library path (%s)", CUDA_LIB,
                  beside[0] ? beside : dlerror());
 #else
-        snprintf(why, cap, "not built: nvcc was not found when grove was built");
+        snprintf(why, cap, "not built: grove was built without its CUDA part (nvcc not found, or make CUDA=0)");
 #endif
         return NULL;
     }

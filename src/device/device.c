@@ -36,8 +36,8 @@ static const grove__backend *find_backend(grove_device kind, char *why, size_t c
     (void)why, (void)cap;
     return &grove__opencl_backend;
 #else
-    snprintf(why, cap, "not built: the OpenCL headers (CL/cl.h, Debian's ocl-icd-opencl-dev) were not found "
-                       "when grove was built");
+    snprintf(why, cap, "not built: grove was built without its OpenCL part (no CL/cl.h, Debian's "
+                       "ocl-icd-opencl-dev, or make OPENCL=0)");
     return NULL;
 #endif
 }
