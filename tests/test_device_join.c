@@ -202,6 +202,56 @@ TEST(device_join_periodic_matches_cpu)
         }
 }
 
+/* Uniform points in the unit cube beside a clump of 12 points on a
+ * lattice of spacing `unit` near the origin (two of them duplicates), so
+ * squared distances inside the clump underflow the dtype. */
+static ref_set *tiny_clump_set(bool f32, double unit)
+{
+    enum { N = 60, CLUMP = 12, D = 3 };
+    ref_set *s = join_ref_make(TEST_UNIFORM, N + CLUMP, D, false, 41);
+    double *x = (double *)(uintptr_t)s->data;
+    for (size_t k = 0; k < CLUMP; k++) {
+        size_t c = k < CLUMP - 1 ? k : 0;
+        x[(N + k) * D] = (double)(c % 4) * unit;
+        x[(N + k) * D + 1] = (double)(c / 4) * unit;
+        x[(N + k) * D + 2] = 0;
+    }
+    if (f32) {
+        float *f = malloc((N + CLUMP) * D * sizeof *f);
+        for (size_t i = 0; i < (N + CLUMP) * D; i++) f[i] = (float)x[i];
+        free(x);
+        s->data = f;
+        s->f32 = true;
+    }
+    join_ref_take_order(s, NULL);
+    return s;
+}
+
+/* Pairs far closer than the data's scale (their squared sums underflow):
+ * at an ordinary eps their distances are the CPU's exact ones (mended on
+ * the host), in self- and semi-joins; at an eps of their own size the
+ * pairs are decided by exact keys as on the CPU; both dtypes, every call. */
+TEST(device_join_tiny_separations_match_cpu)
+{
+    if (!test_device_ready()) return;
+    grove_index_params ip;
+    grove_index_params_init(&ip);
+    for (int f32 = 0; f32 < 2; f32++) {
+        double unit = f32 ? 1e-21 : 1e-160;
+        ref_set *s = tiny_clump_set(f32, unit);
+        char what[64];
+        snprintf(what, sizeof what, "clump %s at eps 0.3", f32 ? "f32" : "f64");
+        check_device_join(s, s, 0.3, false, &ip, what);
+        snprintf(what, sizeof what, "clump %s at eps 1.2 units", f32 ? "f32" : "f64");
+        check_device_join(s, s, 1.2 * unit, true, &ip, what);
+        ref_set *q = tiny_clump_set(f32, unit);
+        snprintf(what, sizeof what, "clump %s semi at eps 0.3", f32 ? "f32" : "f64");
+        check_device_join(s, q, 0.3, false, &ip, what);
+        join_ref_free(q);
+        join_ref_free(s);
+    }
+}
+
 TEST(device_join_long_slices)
 {
     if (!test_device_ready()) return;

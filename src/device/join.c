@@ -29,6 +29,8 @@
 #include "entry.h"
 #include "../join/join_run.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +59,8 @@ typedef struct dev_join {
     uint32_t tile, group;        /* refine: points per tile, work-items per group */
     uint64_t limit;              /* options->memory_budget: the most bytes of candidate
                                     lists, and of pairs, on the device (0 = none) */
+    uint32_t *dpos, *qpos;       /* tree position by row of D and Q (host; made on the
+                                    first distance that needs mending, mend_small) */
 } dev_join;
 
 static grove_status unsupported(const dev_join *j, const char *why)
@@ -89,6 +93,9 @@ static void release_all(dev_join *j)
     for (size_t k = 0; k < sizeof own / sizeof *own; k++) grove__dfree(d, own[k]);
     grove__free(j->cand_off_host);
     j->cand_off_host = NULL;
+    if (j->qpos != j->dpos) grove__free(j->qpos);
+    grove__free(j->dpos);
+    j->dpos = j->qpos = NULL;
     grove__device_release(d);
     j->dev = NULL;
 }
@@ -318,6 +325,36 @@ static grove_status fetch_pairs(dev_join *j, const grove__dmem *rows, const grov
     return s;
 }
 
+/* Row -> tree position of an index, on the host. */
+static uint32_t *positions_of(const grove_index *ix)
+{
+    uint32_t *pos = grove__malloc((ix->tree.n ? ix->tree.n : 1) * sizeof *pos, "join tree positions");
+    for (size_t p = 0; pos && p < ix->tree.n; p++) pos[ix->tree.perm[p]] = (uint32_t)p;
+    return pos;
+}
+
+/* A distance at or below the root of the smallest normal came from a sum
+ * that may have underflowed: each such one of rows [r0, r0 + nr) (slices
+ * rel) becomes its pair's exact distance, as the CPU's fill mends it
+ * (grove__join_exact_dist; ../index/dist_key.h). Rare beyond self pairs
+ * and duplicates; one pass over the pairs otherwise. */
+static grove_status mend_small(dev_join *j, size_t r0, size_t nr, const uint64_t *rel, const int64_t *idx,
+                               double *dist)
+{
+    double root_min = sqrt(j->elem == sizeof(float) ? (double)FLT_MIN : DBL_MIN);
+    for (size_t i = 0; i < nr; i++)
+        for (uint64_t h = rel[i]; h < rel[i + 1]; h++) {
+            if (dist[h] > root_min) continue;
+            if (!j->dpos) {
+                j->dpos = positions_of(j->D);
+                j->qpos = j->Q == j->D ? j->dpos : positions_of(j->Q);
+                if (!j->dpos || !j->qpos) return GROVE_OUT_OF_MEMORY;
+            }
+            dist[h] = grove__join_exact_dist(j->D, j->Q, j->qpos[r0 + i], j->dpos[idx[h]]);
+        }
+    return GROVE_OK;
+}
+
 /* Rows [r0, r1) of a fill pass, whose pairs fit the device buffers. */
 static grove_status fill_rows(dev_join *j, join_pass *pass, size_t r0, size_t r1, const grove__dmem *off,
                               const grove__dmem *rows, const grove__dmem *d2, const grove__dmem *bad,
@@ -346,6 +383,7 @@ static grove_status fill_rows(dev_join *j, join_pass *pass, size_t r0, size_t r1
     for (size_t i = 0; s == GROVE_OK && i < nr; i++)
         if (rel[i + 1] - rel[i] > JOIN_SORT_MAX)
             s = sort_long_slice(idx + rel[i], dist ? dist + rel[i] : NULL, (size_t)(rel[i + 1] - rel[i]));
+    if (s == GROVE_OK && dist) s = mend_small(j, r0, nr, rel, idx, dist);
     grove__free(rel);
     return s;
 }
@@ -401,6 +439,11 @@ static grove_status device_run(void *ctx, const grove_index *D, const grove_inde
     dev_join *j = ctx;
     if (j->dev && (j->D != D || j->Q != Q)) release_all(j);
     grove_status s = j->dev ? GROVE_OK : open_join(j, D, Q);
+    /* At an eps whose square is below the smallest normal (eps 0 too) the
+     * pairs are decided by exact keys (../index/dist_key.h, eps2 one of
+     * them): the pass runs on the host, as on the CPU. */
+    double key_min = D->tree.dtype == GROVE_FLOAT32 ? (double)FLT_MIN : DBL_MIN;
+    if (s == GROVE_OK && pass->eps2 < key_min) return grove__join_run(D, Q, pass, options, stage);
     if (s == GROVE_OK && !j->cand_off_host && Q->nleaves) s = count_candidates(j, pass->prune2);
     if (s == GROVE_OK && Q->nleaves) s = pass->fill ? fill_pass(j, pass, options) : count_pass(j, pass, options);
     if (s == GROVE_OK) grove__progress(options, stage, 1.0);

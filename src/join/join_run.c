@@ -477,6 +477,13 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
     return GROVE_OK;
 }
 
+double grove__join_exact_dist(const grove_index *D, const grove_index *Q, size_t qpos, size_t p)
+{
+    const void *q = (const char *)Q->tree.x + qpos * Q->tree.d * grove_dtype_size(D->tree.dtype);
+    if (D->tree.dtype == GROVE_FLOAT32) return D->period ? exact_dist_f32p(D, q, p) : exact_dist_f32(D, q, p);
+    return D->period ? exact_dist_f64p(D, q, p) : exact_dist_f64(D, q, p);
+}
+
 static grove_status cpu_run(void *ctx, const grove_index *D, const grove_index *Q, join_pass *pass,
                             const grove_options *options, const char *stage)
 {

@@ -62,6 +62,12 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
  * (dist may be NULL); pairs is scratch of 2 m values. */
 void grove__join_sort_slice(int64_t *idx, double *dist, size_t m, int64_t *pairs);
 
+/* The distance a fill gives the pair of Q's query at tree position qpos
+ * and D's point at tree position p when their squared sum came out at or
+ * below the smallest normal (it may have underflowed): the exact one
+ * (../index/dist_key.h), as the CPU's fill mends it. */
+double grove__join_exact_dist(const grove_index *D, const grove_index *Q, size_t qpos, size_t p);
+
 /* What runs the count and fill passes of the public join calls: the CPU
  * (grove__join_run), or a device (src/device/join.c), which takes the
  * passes without visit or connect and may ignore the kept hits. */
