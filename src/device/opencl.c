@@ -46,6 +46,7 @@ struct grove__dbuf {
     cl_mem mem;
 };
 
+static int fail(grove__dev *dev, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(grove__dev *dev, const char *fmt, ...)
 {
     va_list ap;

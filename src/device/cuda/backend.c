@@ -65,6 +65,7 @@ static const char *cu_text(const grove__dev *dev, CUresult r)
     }
 }
 
+static int fail(grove__dev *dev, CUresult r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(grove__dev *dev, CUresult r, const char *fmt, ...)
 {
     char what[256];
