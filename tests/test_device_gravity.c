@@ -59,6 +59,15 @@ static size_t compare_with_cpu(const test_particles *c, const grove_gravity_para
     return same;
 }
 
+/* The default parameters with this softening. */
+static grove_gravity_params softened(double softening)
+{
+    grove_gravity_params p;
+    grove_gravity_params_init(&p);
+    p.softening = softening;
+    return p;
+}
+
 TEST(device_gravity_matches_cpu)
 {
     if (!test_device_ready()) return;
@@ -95,9 +104,7 @@ TEST(device_gravity_host_walks_groups_that_outgrow_the_scratch)
      * cells: most groups outgrow them, and the host walks those as the
      * CPU does (the same bits); the others stay on the device. */
     test_particles c = test_ic(GROVE_IC_PLUMMER, 3000, 9, 0);
-    grove_gravity_params p;
-    grove_gravity_params_init(&p);
-    p.softening = 0.01;
+    grove_gravity_params p = softened(0.01);
     size_t same = compare_with_cpu(&c, &p, 32768, 2e-5, "small scratch");
     CHECK_MSG(same > c.n / 2 && same < c.n, "%zu of %zu particles have the cpu's bits", same, c.n);
     /* With the whole budget no group spills: none has to be bitwise. */
@@ -118,10 +125,8 @@ TEST(device_gravity_against_direct_sum)
     static const double thetas[] = {0, 0.75, 0.5}, median_bound[] = {1e-12, 1.1e-3, 2.5e-4},
                         p99_bound[] = {1e-12, 5.3e-3, 1.0e-3};
     for (int t = 0; t < 3; t++) {
-        grove_gravity_params p;
-        grove_gravity_params_init(&p);
+        grove_gravity_params p = softened(0.01);
         p.theta = thetas[t];
-        p.softening = 0.01;
         REQUIRE_OK(grove_gravity(grove_points_f64(c.x, n, 3), c.m, &p, acc, pot, NULL, &dev));
         double worst_pot = 0;
         for (size_t i = 0; i < n; i++) {
@@ -237,9 +242,7 @@ TEST(device_gravity_tiny)
 {
     if (!test_device_ready()) return;
     test_particles c = test_ic(GROVE_IC_PLUMMER, 150, 12, 0);
-    grove_gravity_params p;
-    grove_gravity_params_init(&p);
-    p.softening = 0.01;
+    grove_gravity_params p = softened(0.01);
     compare_with_cpu(&c, &p, 0, 2e-5, "tiny walk");
     compare_with_cpu(&c, &p, 1024, 2e-5, "tiny walk, small scratch");
     p.group_size = 1;

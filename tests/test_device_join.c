@@ -46,23 +46,15 @@ static int on_batch(void *user, const grove_join_batch *b)
 static void check_device_join(const ref_set *ds, const ref_set *qs, double eps, bool exclude,
                               const grove_index_params *ip, const char *what)
 {
-    bool self = qs == ds;
-    grove_points data = join_ref_view(ds), qv = join_ref_view(qs);
-    const grove_points *q = self ? NULL : &qv;
+    grove_points qv = join_ref_view(qs);
+    const grove_points *q = qs == ds ? NULL : &qv;
     grove_options cpu;
-    grove_options_init(&cpu);
-    cpu.threads = 2;
-    grove_index *ix = NULL;
-    grove_status st = grove_index_create(data, ip, &cpu, &ix);
-    CHECK_MSG(st == GROVE_OK, "%s: build: %s", what, grove_last_error());
-    if (st != GROVE_OK) return;
     grove_join_params jp;
-    grove_join_params_init(&jp);
-    jp.eps = eps;
-    jp.exclude_self = exclude;
+    grove_index *ix = join_ref_index(ds, ip, eps, exclude, what, &cpu, &jp);
+    if (!ix) return;
     jp.distances = 1;
     grove_join_result want, got;
-    st = grove_join_search(ix, q, &jp, &want, &cpu);
+    grove_status st = grove_join_search(ix, q, &jp, &want, &cpu);
     CHECK_MSG(st == GROVE_OK, "%s: cpu: %s", what, grove_last_error());
     grove_options dev = test_device_options(0);
     if (st == GROVE_OK) {
