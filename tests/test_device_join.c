@@ -415,3 +415,29 @@ TEST(device_dbscan_counts_neighbours_on_the_device)
           counts[0].core < 800);
     join_ref_free(s);
 }
+
+/* A call without a device entry (the pair counts) runs on the CPU
+ * whatever device the options ask for, available here or not: the CPU's
+ * counts, no refusal. */
+TEST(device_option_leaves_paircount_on_the_cpu)
+{
+    ref_set *s = join_ref_make(TEST_CLUSTERED, 500, 3, false, 51);
+    static const double edges[] = {0, 0.005, 0.01, 0.02, 0.04};
+    grove_paircount_params pp;
+    grove_paircount_params_init(&pp);
+    pp.edges = edges;
+    pp.nedges = sizeof edges / sizeof *edges;
+    int64_t want[4], got[4];
+    REQUIRE_OK(grove_paircount(join_ref_view(s), NULL, &pp, want, NULL, NULL));
+    CHECK(want[0] > 0 && want[1] > 0 && want[2] > 0 && want[3] > 0);
+    static const grove_device devices[] = {GROVE_DEVICE_CUDA, GROVE_DEVICE_OPENCL, GROVE_DEVICE_AUTO};
+    for (size_t k = 0; k < sizeof devices / sizeof *devices; k++) {
+        grove_options o;
+        grove_options_init(&o);
+        o.device = devices[k];
+        memset(got, 0xff, sizeof got);
+        CHECK_OK(grove_paircount(join_ref_view(s), NULL, &pp, got, NULL, &o));
+        CHECK_MSG(memcmp(got, want, sizeof got) == 0, "device %d: counts differ from the cpu's", (int)devices[k]);
+    }
+    join_ref_free(s);
+}
