@@ -132,10 +132,11 @@ typedef void (*grove_progress_fn)(void *user, const char *stage, double fraction
 
 /* Where a call computes (docs/gpu.md). GROVE_DEVICE_CPU is the default
  * and every call's path. The calls with a device path take the others:
- * the epsilon join's count, fill, stream and search and the calls built
- * on them (grove_join; grove_dbscan's neighbour count), grove_gravity,
- * and grove_nbody_step (each step's force evaluations; the rest of the
- * step stays on the CPU); the rest run on the CPU whatever it says. CUDA runs on
+ * the epsilon join's count, fill, stream and search and grove_join on
+ * one process, grove_gravity, and grove_nbody_step (each step's force
+ * evaluations; the rest of the step stays on the CPU); the rest (DBSCAN,
+ * FoF, kNN, ..., and every distributed call) run on the CPU whatever it
+ * says. CUDA runs on
  * an NVIDIA GPU through libgrove_cuda.so (built when nvcc is found,
  * loaded at run time); OpenCL runs the same kernels on the first OpenCL
  * GPU, else accelerator, else device of any kind (PoCL on a CPU-only

@@ -47,7 +47,7 @@ grove_status grove__column_missing(grove__column c, const grove_options *options
  * a device (options->device, docs/gpu.md) takes its device entry where it
  * has one (which resolves GROVE_DEVICE_AUTO and refuses a device that
  * cannot run); a call without one, or a distributed one, runs as it would
- * on the CPU (a distributed join's local searches take the device). */
+ * on the CPU (a distributed join's local searches too). */
 #define GROVE__DISPATCH(table, options, reach, what, ...)                                \
     do {                                                                                 \
         grove__column column_ = grove__column_of((options), (reach));                    \
