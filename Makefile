@@ -6,6 +6,8 @@
 #   make demo            run each module on generated data
 #   make check-asan      the tests under AddressSanitizer + UBSan (build-asan/)
 #   make check-valgrind  the tests under valgrind memcheck (TESTS=... selects)
+#   make check-oclgrind  the device kernels under oclgrind on tiny inputs (races, bounds)
+#   make check-cuda      the CUDA kernels for every architecture: no spills, registers in budget
 #   make fuzz            each parser's libFuzzer target for FUZZ_SECONDS (clang)
 #   make install PREFIX=/usr/local DESTDIR=
 #   make dist            the C source tarball, the Python sdist and the wheel into dist/
@@ -77,27 +79,56 @@ OPTIONAL_CFLAGS += -DGROVE_HAVE_MPI $(MPI_CFLAGS)
 OPTIONAL_LIBS += $(MPI_LIBS)
 endif
 
+# The device backends (docs/gpu.md). OpenCL when its headers are found
+# (Debian: ocl-icd-opencl-dev): src/device/opencl*.c, the kernels embedded
+# as OpenCL C, libOpenCL.so.1 opened at run time (no link dependency).
+# CUDA when nvcc is found: build/libgrove_cuda.so (src/device/cuda, the
+# same kernels compiled for CUDA_ARCHS plus PTX of the last), which
+# libgrove loads at run time. OPENCL=0 / CUDA=0 leave them out.
+OPENCL ?= 1
+ifeq ($(OPENCL),1)
+HAVE_OPENCL := $(shell printf '\043define CL_TARGET_OPENCL_VERSION 120\n\043include <CL/cl.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
+endif
+ifeq ($(HAVE_OPENCL),1)
+OPTIONAL_CFLAGS += -DGROVE_HAVE_OPENCL
+endif
+CUDA ?= 1
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc; })
+CUDA_ARCHS ?= 80 90 100
+ifeq ($(CUDA),1)
+HAVE_CUDA := $(if $(NVCC),$(shell test -f $(CUDA_HOME)/include/cuda.h && echo 1))
+endif
+ifeq ($(HAVE_CUDA),1)
+OPTIONAL_CFLAGS += -DGROVE_HAVE_CUDA
+endif
+
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) -g $(ARCH) -fopenmp $(WARN)
 CFLAGS ?=
 ALL_CFLAGS = $(BASE_CFLAGS) $(SANITIZE) $(CFLAGS) -Iinclude
 LIB_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -DGROVE_BUILDING -Isrc/core $(OPTIONAL_CFLAGS) \
              -DGROVE_BUILD_CC='"$(shell $(CC) --version | head -n 1)"' \
              -DGROVE_BUILD_FLAGS='"$(strip $(BASE_CFLAGS) $(SANITIZE) $(CFLAGS))"'
-LDLIBS := -lm $(OPTIONAL_LIBS)
+LDLIBS := -lm -ldl $(OPTIONAL_LIBS)
 
 # The distributed part, src/mpi, is built only with MPI; without it,
 # src/dispatch/without_mpi.c answers the MPI calls for a process alone (and
 # the dispatch layer's distributed column is empty: src/dispatch/dispatch.h).
 # The HDF5 part, src/io/hdf5_*.c, is built only with libhdf5; without it,
 # src/io/without_hdf5.c refuses HDF5 files saying why.
-ALL_SRC := $(sort $(shell find src -name '*.c'))
+# The OpenCL part, src/device/opencl*.c, is built only with the OpenCL
+# headers; src/device/cuda is the CUDA library's (libgrove_cuda.so), not
+# libgrove's.
+ALL_SRC := $(sort $(filter-out src/device/cuda/%,$(shell find src -name '*.c')))
 MPI_PART := $(filter src/mpi/%,$(ALL_SRC))
 HDF5_PART := $(filter src/io/hdf5_%,$(ALL_SRC))
+OPENCL_PART := $(filter src/device/opencl%,$(ALL_SRC))
 LEFT_OUT := $(if $(HAVE_MPI),src/dispatch/without_mpi.c,$(MPI_PART)) \
-            $(if $(HAVE_HDF5),src/io/without_hdf5.c,$(HDF5_PART))
+            $(if $(HAVE_HDF5),src/io/without_hdf5.c,$(HDF5_PART)) \
+            $(if $(HAVE_OPENCL),,$(OPENCL_PART))
 LIB_SRC := $(filter-out $(LEFT_OUT),$(ALL_SRC))
-# The fuzz targets' library: neither optional part.
-FUZZ_SRC := $(filter-out $(MPI_PART) $(HDF5_PART),$(ALL_SRC))
+# The fuzz targets' library: none of the optional parts.
+FUZZ_SRC := $(filter-out $(MPI_PART) $(HDF5_PART) $(OPENCL_PART),$(ALL_SRC))
 CLI_SRC := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/*.c))
 MPI_TEST_SRC := $(sort $(wildcard tests/mpi/*.c))
@@ -106,7 +137,35 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 MPI_TEST_OBJ := $(MPI_TEST_SRC:%.c=$(BUILD)/obj/%.o)
 
-all: $(BUILD)/libgrove.a $(BUILD)/libgrove.so $(BUILD)/grove $(BUILD)/grove.pc
+all: $(BUILD)/libgrove.a $(BUILD)/libgrove.so $(BUILD)/grove $(BUILD)/grove.pc $(if $(HAVE_CUDA),$(BUILD)/libgrove_cuda.so)
+
+# The OpenCL program: kernels/all.h with its includes inlined, as bytes.
+KERNEL_SRC := $(sort $(wildcard src/device/kernels/*.h))
+$(BUILD)/gen/device_kernels.inc: $(KERNEL_SRC) src/device/embed_kernels.sh
+	@mkdir -p $(dir $@)
+	$(Q)sh src/device/embed_kernels.sh src/device/kernels/all.h > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/src/device/opencl_source.o: $(BUILD)/gen/device_kernels.inc
+$(BUILD)/obj/src/device/opencl_source.o: LIB_CFLAGS += -I$(BUILD)/gen
+
+# The CUDA library: the kernels as a fatbin (machine code per CUDA_ARCHS,
+# PTX of the last for later GPUs), embedded by bin2c into the driver-API
+# backend; flags that keep the join's arithmetic the CPU's (no fast math).
+CUDA_GENCODE = $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+               -gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS))
+NVCC_FLAGS = -O3 -std=c++17 -Xcompiler -fPIC
+$(BUILD)/cuda/kernels.fatbin: src/device/cuda/kernels.cu $(KERNEL_SRC) Makefile
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  NVCC    $<")
+	$(Q)$(NVCC) $(NVCC_FLAGS) $(CUDA_GENCODE) -fatbin -o $@ $<
+$(BUILD)/gen/cuda_fatbin.inc: $(BUILD)/cuda/kernels.fatbin
+	@mkdir -p $(dir $@)
+	$(Q)$(dir $(NVCC))bin2c --name grove_cuda_fatbin --type char --const $< > $@
+$(BUILD)/cuda/backend.o: src/device/cuda/backend.c src/device/backend.h src/device/kernel_names.h $(BUILD)/gen/cuda_fatbin.inc Makefile
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -I$(CUDA_HOME)/include -I$(BUILD)/gen -c $< -o $@
+$(BUILD)/libgrove_cuda.so: $(BUILD)/cuda/backend.o src/device/cuda/cuda.map
+	$(CC) -shared $(SANITIZE) -Wl,--version-script=src/device/cuda/cuda.map -o $@ $< -ldl
 
 # Files whose results must round the same on every machine (random numbers,
 # rotations): no FMA contraction, whatever -march allows.
@@ -221,6 +280,29 @@ check-valgrind: all $(BUILD)/test_grove
 	$(TEST_ENV) valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite --show-possibly-lost=no \
 	    $(BUILD)/test_grove $(TESTS)
 
+# The device kernels under oclgrind (an OpenCL device simulator that
+# checks every work-item): data races and out-of-bounds accesses (and
+# misuse of the API), on the tiny inputs of the device_*_tiny tests;
+# fails on any report. Needs oclgrind (Debian: oclgrind) and the OpenCL
+# part. Its experimental --uninitialized check is left out: it takes nine
+# minutes here and reports values that kernels wrote to global memory for
+# later kernels (the join's candidate lists) as uninitialised, which
+# buffers filled with junk at allocation show they are not.
+OCLGRIND ?= oclgrind
+check-oclgrind: all $(BUILD)/test_grove
+	@command -v $(OCLGRIND) >/dev/null || { echo "check-oclgrind: $(OCLGRIND) not found (Debian: apt-get install oclgrind)"; exit 1; }
+	@test -n "$(HAVE_OPENCL)" || { echo "check-oclgrind: this build has no OpenCL part (no CL/cl.h)"; exit 1; }
+	@rm -f $(BUILD)/oclgrind.log
+	$(TEST_ENV) $(OCLGRIND) --data-races --check-api --log $(BUILD)/oclgrind.log $(BUILD)/test_grove device_join_tiny device_gravity_tiny
+	@if [ -s $(BUILD)/oclgrind.log ]; then head -n 60 $(BUILD)/oclgrind.log; echo "check-oclgrind: oclgrind reported the above ($(BUILD)/oclgrind.log)"; exit 1; fi
+	@echo "check-oclgrind: no data races or out-of-bounds accesses"
+
+# The CUDA kernels compiled for every architecture, failing on spills or
+# registers above the budget tests/device/check_cuda.sh states.
+check-cuda:
+	@test -n "$(NVCC)" || { echo "check-cuda: nvcc not found (CUDA_HOME=$(CUDA_HOME))"; exit 1; }
+	sh tests/device/check_cuda.sh $(NVCC) $(BUILD)/cuda-check $(CUDA_ARCHS)
+
 demo: all
 	@sh scripts/demo.sh $(BUILD)/grove
 
@@ -252,6 +334,7 @@ install: all
 	$(if $(HAVE_MPI),install -m 644 include/grove_mpi.h $(DESTDIR)$(PREFIX)/include/grove_mpi.h)
 	install -m 644 $(BUILD)/libgrove.a $(DESTDIR)$(PREFIX)/lib/libgrove.a
 	install -m 755 $(BUILD)/libgrove.so $(DESTDIR)$(PREFIX)/lib/libgrove.so
+	$(if $(HAVE_CUDA),install -m 755 $(BUILD)/libgrove_cuda.so $(DESTDIR)$(PREFIX)/lib/libgrove_cuda.so)
 	$(PC_FILE) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/grove.pc
 	install -m 755 $(BUILD)/grove $(DESTDIR)$(PREFIX)/bin/grove
 
@@ -262,5 +345,5 @@ dist:
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all check check-all check-asan check-valgrind demo fuzz install dist clean
+.PHONY: all check check-all check-asan check-valgrind check-oclgrind check-cuda demo fuzz install dist clean
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(MPI_TEST_OBJ:.o=.d)

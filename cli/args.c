@@ -117,6 +117,12 @@ static const char *parse_bytes(const char *text, size_t *out)
     return NULL;
 }
 
+const char *cli_device_name(grove_device device)
+{
+    static const char *const names[] = {"cpu", "cuda", "opencl", "auto"};
+    return device >= GROVE_DEVICE_CPU && device <= GROVE_DEVICE_AUTO ? names[device] : "unknown";
+}
+
 /* Store `value` into an option of the given kind: NULL when it parses,
  * else NOT_OF_KIND or what is wrong with the number. */
 static const char *store(const cli_opt *opt, const char *value)
@@ -135,6 +141,13 @@ static const char *store(const cli_opt *opt, const char *value)
     case OPT_INT: return parse_int(value, (int *)opt->dest);
     case OPT_DOUBLE: return parse_double(value, (double *)opt->dest);
     case OPT_BYTES: return parse_bytes(value, (size_t *)opt->dest);
+    case OPT_DEVICE:
+        for (grove_device k = GROVE_DEVICE_CPU; k <= GROVE_DEVICE_AUTO; k++)
+            if (strcmp(value, cli_device_name(k)) == 0) {
+                *(grove_device *)opt->dest = k;
+                return NULL;
+            }
+        return NOT_OF_KIND;
     case OPT_POINTS:
     case OPT_INPUT:
     case OPT_NPY:
@@ -153,6 +166,7 @@ static const char *kind_text(cli_opt_kind kind)
     case OPT_INT: return "a whole number";
     case OPT_DOUBLE: return "a finite number";
     case OPT_BYTES: return "a size in bytes, optionally with K, M or G";
+    case OPT_DEVICE: return "cpu, cuda, opencl or auto";
     default: return "a value";
     }
 }

@@ -26,6 +26,7 @@ typedef enum {
     OPT_U64,    /* uint64_t */
     OPT_DOUBLE, /* finite double */
     OPT_BYTES,  /* size_t with optional K/M/G suffix (powers of 1024) */
+    OPT_DEVICE, /* grove_device: cpu, cuda, opencl or auto (CLI_DEVICE_OPT) */
     /* Files, each a cli_file (below); the command skeleton (command.h)
      * checks them before any work by these kinds: */
     OPT_POINTS, /* input points (.npy, text or raw), loaded by the skeleton */
@@ -66,6 +67,15 @@ typedef struct cli_opt {
     bool *seen;        /* optional: set when the option was given */
     cli_range range;   /* a value outside it is a usage error */
 } cli_opt;
+
+/* --device cpu|cuda|opencl|auto, for the commands with a device path
+ * (docs/gpu.md), into a grove_device the command puts in its options. */
+#define CLI_DEVICE_OPT(dest) {"--device", OPT_DEVICE, (dest), NULL, CLI_ANY}
+/* Its spelling of a grove_device ("cpu", "cuda", "opencl", "auto"). */
+const char *cli_device_name(grove_device device);
+#define CLI_DEVICE_HELP                                                                                      \
+    "  --device D          where to compute: cpu (default), cuda, opencl, or auto (a GPU when one is\n"     \
+    "                      present and the problem is large enough); see grove info and docs/gpu.md\n"
 
 /* Flags every command takes (DESIGN.md): filled by cli_parse. */
 typedef struct cli_common {
@@ -160,6 +170,10 @@ void cli_box_free(cli_box *box);
 
 /* Options for library calls from the common flags (threads, progress bar). */
 grove_options cli_options(const cli_common *common);
+/* Put --device's choice in options; a device that cannot run here (not
+ * built, no driver, no device) is noted in one line saying why and
+ * refused (GROVE_UNSUPPORTED) before any work. */
+grove_status cli_device_take(grove_options *options, grove_device device);
 
 /* The MPI context of this run (main() sets it from grove_mpi_launch; NULL
  * when no launcher started grove), which cli_options puts in the options.

@@ -1,4 +1,4 @@
-/* grove gravity IN.npy --theta T --softening E --acc A.npy [--pot P.npy] [--json] */
+/* grove gravity IN.npy --theta T --softening E --acc A.npy [--pot P.npy] [--device D] [--json] */
 #include "command.h"
 
 #include <stdio.h>
@@ -7,26 +7,29 @@
 
 static const char usage[] =
     "usage: grove gravity IN.npy [--theta T] [--softening E] [--G G] [--leaf-size L] [--group-size G]\n"
-    "                     --acc A.npy [--pot P.npy] [--threads N] [--json] [--quiet]\n"
+    "                     --acc A.npy [--pot P.npy] [--device D] [--threads N] [--json] [--quiet]\n"
     "Barnes-Hut gravity on a sparse octree (Bonsai): IN is (n, 4) float64 (or float32) rows x, y, z, m,\n"
-    "or a Gadget snapshot (HDF5 or Gadget-2 binary: the positions and masses of the --types particle types);\n"
+    "or an (n, 7) snapshot of grove nbody (rows x, y, z, vx, vy, vz, m), or a Gadget snapshot (HDF5 or\n"
+    "Gadget-2 binary: the positions and masses of the --types particle types);\n"
     "A is (n, 3) float64 accelerations, P is (n,) float64 potentials (G = 1 unless --G).\n"
     "  --theta T       opening angle in [0, 1] (default 0.75; 0 = direct summation)\n"
     "  --softening E   Plummer softening length (default 0)\n"
-    "  --leaf-size L   most particles per leaf (default 16); --group-size G: per group (default 64)\n";
+    "  --leaf-size L   most particles per leaf (default 16); --group-size G: per group (default 64)\n"
+    CLI_DEVICE_HELP;
 
-/* Positions (n x 3) and masses from an (n, 4) array of x, y, z, m. */
+/* Positions (n x 3) and masses from an (n, 4) array of x, y, z, m or an
+ * (n, 7) snapshot (the mass last). */
 static grove_status split_input(const grove_array *in, grove_array *pos, grove_array *mass)
 {
-    size_t n = in->shape[0];
+    size_t n = in->shape[0], cols = in->shape[1];
     grove_status s = grove_array_create(pos, GROVE_FLOAT64, n, 3);
     if (s == GROVE_OK) s = grove_array_create(mass, GROVE_FLOAT64, n, 0);
     if (s != GROVE_OK) return s;
     double *x = pos->data, *m = mass->data;
     for (size_t i = 0; i < n; i++) {
-        for (int a = 0; a < 4; a++) {
-            double v = in->dtype == GROVE_FLOAT64 ? ((const double *)in->data)[4 * i + a]
-                                                  : (double)((const float *)in->data)[4 * i + a];
+        for (size_t a = 0; a < 4; a++) {
+            size_t at = cols * i + (a < 3 ? a : cols - 1);
+            double v = in->dtype == GROVE_FLOAT64 ? ((const double *)in->data)[at] : (double)((const float *)in->data)[at];
             if (a < 3) x[3 * i + a] = v;
             else m[i] = v;
         }
@@ -35,7 +38,7 @@ static grove_status split_input(const grove_array *in, grove_array *pos, grove_a
 }
 
 /* IN as positions (n x 3) and masses: a Gadget snapshot's, read in
- * float64 into those arrays, or an (n, 4) .npy's columns. */
+ * float64 into those arrays, or an (n, 4) or (n, 7) .npy's columns. */
 static grove_status read_input(const char *path, unsigned types, grove_array *in, grove_array *pos,
                                grove_array *mass)
 {
@@ -56,8 +59,10 @@ static grove_status read_input(const char *path, unsigned types, grove_array *in
     }
     grove_status s = grove_npy_read(path, in);
     if (s != GROVE_OK) return s;
-    if ((in->dtype != GROVE_FLOAT64 && in->dtype != GROVE_FLOAT32) || in->ndim != 2 || in->shape[1] != 4) {
-        cli_note_error("%s: expected an (n, 4) float64 or float32 array of x, y, z, m; got %s with shape (%zu, %zu)",
+    if ((in->dtype != GROVE_FLOAT64 && in->dtype != GROVE_FLOAT32) || in->ndim != 2 ||
+        (in->shape[1] != 4 && in->shape[1] != 7)) {
+        cli_note_error("%s: expected an (n, 4) float64 or float32 array of x, y, z, m (or an (n, 7) snapshot); "
+                       "got %s with shape (%zu, %zu)",
                        path, grove_dtype_name(in->dtype), in->shape[0], in->ndim == 2 ? in->shape[1] : 0);
         return GROVE_INVALID_ARGUMENT;
     }
@@ -68,6 +73,7 @@ typedef struct gravity_args {
     cli_file in, acc, pot;
     grove_gravity_params params;
     grove_gravity_stats stats;
+    grove_device device;
     size_t n;
     double per, rate, gflops; /* interactions per particle, particles/s, Gflop/s */
     /* Per rank, on rank 0 of a run under mpirun: domain particles, bytes
@@ -126,7 +132,8 @@ static grove_status run(void *state, cli_run *run)
     }
     run->fail_path = path;
     a->n = pos.shape[0];
-    s = grove_array_create(&a->acc.array, GROVE_FLOAT64, a->n, 3);
+    s = cli_device_take(&run->options, a->device);
+    if (s == GROVE_OK) s = grove_array_create(&a->acc.array, GROVE_FLOAT64, a->n, 3);
     if (s == GROVE_OK && a->pot.path) s = grove_array_create(&a->pot.array, GROVE_FLOAT64, a->n, 0);
     /* Under mpirun each rank computes its block of rows and rank 0
      * gathers the results (docs/mpi.md); alone the block is all. */
@@ -172,6 +179,7 @@ static void json(void *state, const cli_run *run, cli_json *j)
     cli_json_int(j, "n", (long long)a->n);
     cli_json_num(j, "theta", a->params.theta);
     cli_json_num(j, "softening", a->params.softening);
+    cli_json_str(j, "device", cli_device_name(run->options.device));
     cli_json_num(j, "interactions_per_particle", a->per);
     cli_json_num(j, "particle_interactions", st->particle_interactions);
     cli_json_num(j, "cell_interactions", st->cell_interactions);
@@ -231,6 +239,7 @@ int cmd_gravity(int argc, char **argv)
         {"--group-size", OPT_SIZE, &a.params.group_size, NULL, CLI_BETWEEN(1, 256)},
         {"--acc", OPT_NPY, &a.acc, NULL, CLI_ANY},
         {"--pot", OPT_NPY, &a.pot, NULL, CLI_ANY},
+        CLI_DEVICE_OPT(&a.device),
     };
     return cli_command_main(&command, &a, opts, sizeof opts / sizeof opts[0], argc, argv);
 }

@@ -1,18 +1,30 @@
-/* grove info: version, build, the vector code the CPU runs, threads and
- * which optional parts were built. */
+/* grove info: version, build, the vector code the CPU runs, threads,
+ * which optional parts were built, and whether each device backend can
+ * run here (or exactly why not). */
 #include "command.h"
 
 #include <stdio.h>
 #include <string.h>
+
+/* "yes (what it is)" or "no (why not)" for a device backend. */
+static void device_line(grove_device device, char *line, size_t cap)
+{
+    char text[448];
+    int ok = grove_device_info(device, text, sizeof text);
+    snprintf(line, cap, "%s (%s)", ok ? "yes" : "no", text);
+}
 
 static grove_status run(void *state, cli_run *run)
 {
     (void)state;
     int ranks = grove_mpi_size(run->options.mpi);
     if (run->common.quiet || grove_mpi_rank(run->options.mpi) != 0) return GROVE_OK;
-    char cpu[512];
+    char cpu[512], cuda[512], opencl[512];
     grove_cpu_info(cpu, sizeof cpu); /* an unknown GROVE_CPU was refused before any command (main.c) */
-    printf("grove %s\n%scpu: %s\nthreads: %d\n", grove_version(), grove_build_info(), cpu, run->threads);
+    device_line(GROVE_DEVICE_CUDA, cuda, sizeof cuda);
+    device_line(GROVE_DEVICE_OPENCL, opencl, sizeof opencl);
+    printf("grove %s\n%scpu: %s\ncuda: %s\nopencl: %s\nthreads: %d\n", grove_version(), grove_build_info(), cpu, cuda,
+           opencl, run->threads);
     if (ranks > 1) printf("ranks: %d\n", ranks);
     return GROVE_OK;
 }
@@ -40,6 +52,10 @@ static void json(void *state, const cli_run *run, cli_json *j)
         }
         p += len + (end ? 1 : 0);
     }
+    device_line(GROVE_DEVICE_CUDA, line, sizeof line);
+    cli_json_str(j, "cuda", line);
+    device_line(GROVE_DEVICE_OPENCL, line, sizeof line);
+    cli_json_str(j, "opencl", line);
 }
 
 int cmd_info(int argc, char **argv)

@@ -1,6 +1,6 @@
 /* grove join DATA --eps E [--queries Q] [--exclude-self] [--count-only] [--box L[,L...]]
  *   [--memory-budget SIZE] [--offsets O.npy --indices I.npy [--distances D.npy] | --pairs P.npy]
- *   [--leaf-size L] [--index-dims M] [--verify N] [--json] */
+ *   [--leaf-size L] [--index-dims M] [--device D] [--verify N] [--json] */
 #include "command.h"
 #include "check_brute.h"
 
@@ -12,7 +12,8 @@
 static const char usage[] =
     "usage: grove join DATA --eps E [--queries Q] [--exclude-self] [--count-only] [--box L[,L...]]\n"
     "                  [--memory-budget SIZE] [--offsets O.npy --indices I.npy [--distances D.npy] | --pairs P.npy]\n"
-    "                  [--leaf-size L] [--index-dims M] [--verify N] [--threads N] [--json] [--quiet]\n"
+    "                  [--leaf-size L] [--index-dims M] [--device D] [--verify N] [--threads N] [--json]\n"
+    "                  [--quiet]\n"
     "Exact epsilon similarity join: every pair within Euclidean distance E (inclusive).\n"
     "Self-join of DATA (pairs (i, i) included unless --exclude-self), or semi-join of the queries Q.\n"
     "O is (nq+1,) int64 CSR offsets, I (m,) int64 neighbour rows ascending per query, D (m,) float64\n"
@@ -28,6 +29,7 @@ static const char usage[] =
     "  --leaf-size L       points per leaf group (default 32 for d <= 16, else 64)\n"
     "  --index-dims M      key dimensions in the group boxes (default min(d, 16)): the highest-variance\n"
     "                      dimensions up to d = 16, principal axes above\n"
+    CLI_DEVICE_HELP
     "  --verify N          check N sampled queries against brute force (with no output file: a\n"
     "                      check that writes nothing; with --count-only: their counts)\n"
     "The count pass knows the result's size: outputs that would not fit the free space of their\n"
@@ -50,6 +52,7 @@ typedef struct join_args {
     grove_join_params params;
     grove_index_params index;
     bool have_eps, count_only, have_budget, exclude_self;
+    grove_device device;
     size_t budget, verify, leaf, dims;
     double index_seconds, selectivity;
     int64_t pairs_found;
@@ -276,10 +279,12 @@ static grove_status run(void *state, cli_run *run)
     a->params.exclude_self = a->exclude_self;
     run->options.memory_budget = a->have_budget ? a->budget : default_budget();
     if (!cli_box_apply("join", &a->box, pts.d, &a->index)) return cli_run_usage(run);
+    grove_status s = cli_device_take(&run->options, a->device);
+    if (s != GROVE_OK) return s;
     double start = cli_now();
     grove_index *ix = NULL;
     bool distributed = grove_mpi_size(run->options.mpi) > 1;
-    grove_status s = distributed ? GROVE_OK : grove_index_create(pts, &a->index, &run->options, &ix);
+    s = distributed ? GROVE_OK : grove_index_create(pts, &a->index, &run->options, &ix);
     a->index_seconds = cli_now() - start;
     a->sink.nq = nq;
     bool lead = grove_mpi_rank(run->options.mpi) == 0;
@@ -335,6 +340,7 @@ static void json(void *state, const cli_run *run, cli_json *j)
     cli_json_bool(j, "exclude_self", a->exclude_self);
     cli_json_bool(j, "count_only", a->count_only);
     cli_json_bool(j, "periodic", a->index.boxsize != NULL);
+    cli_json_str(j, "device", cli_device_name(run->options.device));
     cli_json_int(j, "pairs", (long long)a->pairs_found);
     cli_json_num(j, "selectivity", a->selectivity);
     cli_json_num(j, "index_seconds", a->index_seconds);
@@ -374,6 +380,7 @@ int cmd_join(int argc, char **argv)
         {"--index-dims", OPT_SIZE, &a.index.index_dims, NULL, CLI_ANY},
         {"--verify", OPT_SIZE, &a.verify, NULL, CLI_ANY},
         {"--box", OPT_BOX, &a.box, NULL, CLI_ANY},
+        CLI_DEVICE_OPT(&a.device),
     };
     return cli_command_main(&command, &a, opts, sizeof opts / sizeof opts[0], argc, argv);
 }

@@ -55,6 +55,8 @@ static const char usage[] =
     "                    side L (--render-extent, default 8 length units) about the centre of mass\n"
     "  --resume          continue from DIR/checkpoint.grove up to step K with the run's own settings;\n"
     "                    a setting given again must agree with the checkpoint's (else status 2)\n"
+    CLI_DEVICE_HELP
+    "                    (the steps' force evaluations; the start's is the CPU's)\n"
     "DIR is made once the start works. Ctrl-C or SIGTERM stops before the next step; the last\n"
     "checkpoint stays whole, so --resume continues from it; --format and --fof-every are not kept by\n"
     "the checkpoint: give them again with --resume.\n";
@@ -70,6 +72,7 @@ typedef struct nbody_args {
     uint64_t seed, steps;
     double render_extent, bh_mass;
     bool have_steps, render, resume, tipsy, raw_forces;
+    grove_device device;
     bool from_input; /* a resumed run began from a snapshot (whose path is not kept) */
     unsigned types;  /* --types: a Gadget snapshot's particle types */
     grove_nbody_params params;
@@ -808,7 +811,9 @@ static grove_status run(void *state, cli_run *run)
     a->params.conserve_momentum = !a->raw_forces;
     a->types = run->common.types;
     double t0 = cli_now();
-    grove_status s = start(a, &run->options, &a->sim, &a->resumed);
+    grove_status s = cli_device_take(&run->options, a->device);
+    if (s != GROVE_OK) return s;
+    s = start(a, &run->options, &a->sim, &a->resumed);
     a->setup_seconds = cli_now() - t0;
     if (s == GROVE_OK) s = make_out_once(a, run->options.mpi);
     /* Failures name the file the run started from. */
@@ -969,6 +974,7 @@ int cmd_nbody(int argc, char **argv)
         {"--b", OPT_DOUBLE, &a.halos.b, &a.halos.have_b, CLI_ABOVE(0)},
         {"--linking-length", OPT_DOUBLE, &a.halos.linking_length, &a.halos.have_link, CLI_AT_LEAST(0)},
         {"--min-members", OPT_SIZE, &a.halos.min_members, &a.halos.have_min, CLI_AT_LEAST(1)},
+        CLI_DEVICE_OPT(&a.device),
     };
     return cli_command_main(&command, &a, opts, sizeof opts / sizeof opts[0], argc, argv);
 }

@@ -132,3 +132,13 @@ size_t cli_peak_rss(void)
     if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
     return (size_t)usage.ru_maxrss * 1024; /* Linux reports kilobytes */
 }
+
+grove_status cli_device_take(grove_options *options, grove_device device)
+{
+    options->device = device;
+    if (device != GROVE_DEVICE_CUDA && device != GROVE_DEVICE_OPENCL) return GROVE_OK;
+    char why[512];
+    if (grove_device_info(device, why, sizeof why)) return GROVE_OK;
+    cli_note_error("--device %s cannot run here: %s", cli_device_name(device), why);
+    return GROVE_UNSUPPORTED;
+}

@@ -130,6 +130,41 @@ GROVE_API grove_status grove_points_validate(grove_points points);
  * [0, 1]. Called from the calling thread only, between units of work. */
 typedef void (*grove_progress_fn)(void *user, const char *stage, double fraction);
 
+/* Where a call computes (docs/gpu.md). GROVE_DEVICE_CPU is the default
+ * and every call's path. The calls with a device path take the others:
+ * the epsilon join's count, fill, stream and search and grove_join on
+ * one process, grove_gravity, and grove_nbody_step (each step's force
+ * evaluations; the rest of the step stays on the CPU); the rest (DBSCAN,
+ * FoF, kNN, ..., and every distributed call) run on the CPU whatever it
+ * says. CUDA runs on
+ * an NVIDIA GPU through libgrove_cuda.so (built when nvcc is found,
+ * loaded at run time); OpenCL runs the same kernels on the first OpenCL
+ * GPU, else accelerator, else device of any kind (PoCL on a CPU-only
+ * machine); either is refused (GROVE_UNSUPPORTED) in one line naming why
+ * where it cannot run (not built, no driver, no device).
+ * GROVE_DEVICE_AUTO takes a GPU (CUDA first, then an OpenCL GPU) when one
+ * is present and the problem is large enough, else the CPU. Results are
+ * the CPU's: the join's pairs, rows and distances byte for byte; gravity's
+ * tree and interactions the same, accelerations within single-precision
+ * rounding. */
+typedef enum grove_device {
+    GROVE_DEVICE_CPU = 0,
+    GROVE_DEVICE_CUDA = 1,
+    GROVE_DEVICE_OPENCL = 2,
+    GROVE_DEVICE_AUTO = 3
+} grove_device;
+
+/* Whether `device` can run here: 1, with a description of it in text
+ * ("NVIDIA H100 80GB HBM3, 79.2 GiB, driver 580.65.06"; for OpenCL the
+ * platform and the device), else 0 with why not ("not built: grove was
+ * built without its CUDA part ...", "no driver: ...", "no device: ...").
+ * GROVE_DEVICE_AUTO describes the GPU it would take (0: none, the CPU).
+ * At most cap bytes with the terminating NUL (text may be NULL when cap
+ * is 0). The first call per process opens the backend (its driver and
+ * device; the kernels are built at the first computation, OpenCL's
+ * compiled then, up to seconds). */
+GROVE_API int grove_device_info(grove_device device, char *text, size_t cap);
+
 typedef struct grove_options {
     int threads;                 /* 0 = the default: grove_cores() threads, fewer
                                     while other processes keep cores busy */
@@ -146,9 +181,11 @@ typedef struct grove_options {
                                     of this communicator share the call (the
                                     calls that run distributed say so; see
                                     "Distributed runs" below) */
+    grove_device device;         /* where the call computes (default
+                                    GROVE_DEVICE_CPU; see grove_device) */
 } grove_options;
 
-/* Defaults: threads 0, no progress, no budget, no cancel flag. */
+/* Defaults: threads 0, no progress, no budget, no cancel flag, the CPU. */
 GROVE_API void grove_options_init(grove_options *options);
 
 /* The number of threads a computation with these options would use if it

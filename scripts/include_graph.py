@@ -15,8 +15,8 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parent.parent / "src"
 
 # Layers from the top; within a layer, a folder may include the ones after it in its tuple.
-LAYERS = [("dispatch",), ("mpi",), ("cluster", "paircount", "join", "emst", "balltree", "nbody"), ("index",),
-          ("io", "core")]
+LAYERS = [("dispatch",), ("device",), ("mpi",), ("cluster", "paircount", "join", "emst", "balltree", "nbody"),
+          ("index",), ("io", "core")]
 # Module folders of one layer that may include each other's headers: cluster runs on the join and the EMST, the
 # pair counts on the join's group search.
 PEERS = {("cluster", "join"), ("cluster", "emst"), ("paircount", "join"), ("io", "core")}

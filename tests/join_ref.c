@@ -54,6 +54,20 @@ ref_set *join_ref_make(test_kind kind, size_t n, size_t d, bool f32, uint64_t se
     return s;
 }
 
+grove_index *join_ref_index(const ref_set *ds, const grove_index_params *ip, double eps, bool exclude,
+                            const char *what, grove_options *opt, grove_join_params *jp)
+{
+    grove_options_init(opt);
+    opt->threads = 2;
+    grove_index *ix = NULL;
+    grove_status st = grove_index_create(join_ref_view(ds), ip, opt, &ix);
+    CHECK_MSG(st == GROVE_OK, "%s: build: %s", what, grove_last_error());
+    grove_join_params_init(jp);
+    jp->eps = eps;
+    jp->exclude_self = exclude;
+    return st == GROVE_OK ? ix : NULL;
+}
+
 void join_ref_free(ref_set *s)
 {
     if (!s) return;

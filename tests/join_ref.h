@@ -24,6 +24,11 @@ grove_points join_ref_view(const ref_set *s);
 /* A data or query set of one kind; f32 copies the doubles to float. */
 ref_set *join_ref_make(test_kind kind, size_t n, size_t d, bool f32, uint64_t seed);
 void join_ref_free(ref_set *s);
+/* A join test's start: opt set up on 2 threads, ds's index under ip
+ * built with it, jp for eps and exclude (self pairs); NULL after a
+ * failed check naming `what` when the build fails. */
+grove_index *join_ref_index(const ref_set *ds, const grove_index_params *ip, double eps, bool exclude,
+                            const char *what, grove_options *opt, grove_join_params *jp);
 /* The variance order the index uses, for the reference (into qs too when
  * it is not NULL). */
 void join_ref_take_order(ref_set *ds, ref_set *qs);

@@ -107,6 +107,20 @@ int test_grove(const char *args, char **output);
  * is on PATH (when not, it marks the test skipped with the reason and the
  * caller returns). */
 bool test_mpi_ready(void);
+/* The device the device tests run on: OpenCL, or CUDA with
+ * GROVE_TEST_DEVICE=cuda (tests/device/check.sh on a GPU). Whether it
+ * can run here (when not, it marks the test skipped with the reason and
+ * the caller returns), and options that run on it on 2 threads with this
+ * memory budget (0 = none). */
+bool test_device_ready(void);
+grove_options test_device_options(size_t budget);
+/* Its --device spelling: "opencl" or "cuda". */
+const char *test_device_name(void);
+/* The gravity at particle i of n by direct summation (G = 1, Plummer
+ * softening eps, itself and pairs at r = 0 left out), in the plainest
+ * form: the independent reference of the gravity tests. */
+void test_direct_gravity(const double *pos, const double *mass, size_t n, size_t i, double eps, double a[3],
+                         double *phi);
 /* Run "mpirun -np ranks PROGRAM ARGS" as test_run does; PROGRAM is the
  * CLI for "grove" and otherwise the MPI test program (GROVE_TEST_MPI,
  * tests/mpi). mpirun runs as root here, with more ranks than cores. */

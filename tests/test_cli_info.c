@@ -63,11 +63,24 @@ TEST(cli_info_names_the_vector_code_the_cpu_runs)
     CHECK_MSG(strcmp(path, "portable") == 0, "GROVE_CPU=portable: grove info says %s", path);
 }
 
-TEST(cli_info_says_why_there_is_no_cuda)
+TEST(cli_info_says_whether_each_device_runs_and_why_not)
 {
     char *out = NULL;
     REQUIRE(test_grove("info", &out) == 0);
-    CHECK_MSG(strstr(out, "\ncuda: no (this build has no CUDA part") != NULL, "%s", out);
+    static const struct {
+        const char *name;
+        grove_device device;
+    } devices[] = {{"cuda", GROVE_DEVICE_CUDA}, {"opencl", GROVE_DEVICE_OPENCL}};
+    for (size_t k = 0; k < 2; k++) {
+        /* "NAME: yes (the device)" or "NAME: no (why)", as the library says. */
+        char text[512], want[600];
+        int ok = grove_device_info(devices[k].device, text, sizeof text);
+        snprintf(want, sizeof want, "\n%s: %s (%s)\n", devices[k].name, ok ? "yes" : "no", text);
+        CHECK_MSG(strstr(out, want) != NULL, "no line '%s' in: %s", want + 1, out);
+        CHECK_MSG(ok || strncmp(text, "not built: ", 11) == 0 || strncmp(text, "no driver: ", 11) == 0 ||
+                      strncmp(text, "no device: ", 11) == 0 || strncmp(text, "failed: ", 8) == 0,
+                  "%s: '%s'", devices[k].name, text);
+    }
     free(out);
 }
 

@@ -50,24 +50,6 @@ static void cloud_free(cloud *c)
     free(c->mass);
 }
 
-/* Direct sum at particle i, excluding itself, in the plainest form (G = 1). */
-static void direct(const cloud *c, size_t i, double eps, double a[3], double *phi)
-{
-    a[0] = a[1] = a[2] = *phi = 0;
-    for (size_t j = 0; j < c->n; j++) {
-        if (j == i) continue;
-        double d[3], r2 = eps * eps;
-        for (int k = 0; k < 3; k++) {
-            d[k] = c->pos[3 * j + k] - c->pos[3 * i + k];
-            r2 += d[k] * d[k];
-        }
-        if (r2 == 0) continue;
-        double r = sqrt(r2);
-        for (int k = 0; k < 3; k++) a[k] += c->mass[j] * d[k] / (r2 * r);
-        *phi -= c->mass[j] / r;
-    }
-}
-
 static int by_value(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
@@ -90,7 +72,7 @@ static errors measure(const cloud *c, const double *acc, const double *pot, doub
     for (size_t k = 0; k < samples; k++) {
         size_t i = k * (c->n / samples);
         double a[3], phi, d2 = 0, a2 = 0;
-        direct(c, i, eps, a, &phi);
+        test_direct_gravity(c->pos, c->mass, c->n, i, eps, a, &phi);
         phi *= G;
         for (int q = 0; q < 3; q++) {
             a[q] *= G;

@@ -46,21 +46,14 @@ static void check_join(const ref_set *ds, const ref_set *qs, double eps, bool ex
     bool self = qs == ds;
     grove_points data = join_ref_view(ds), qv = join_ref_view(qs);
     grove_options opt;
-    grove_options_init(&opt);
-    opt.threads = 2;
-    grove_index *ix = NULL;
-    grove_status st = grove_index_create(data, ip, &opt, &ix);
-    CHECK_MSG(st == GROVE_OK, "%s: build: %s", what, grove_last_error());
-    if (st != GROVE_OK) return;
     grove_join_params jp;
-    grove_join_params_init(&jp);
-    jp.eps = eps;
-    jp.exclude_self = exclude;
+    grove_index *ix = join_ref_index(ds, ip, eps, exclude, what, &opt, &jp);
+    if (!ix) return;
     double eps2 = ds->f32 ? (double)(float)(eps * eps) : eps * eps;
     size_t nq = qs->n;
     int64_t *counts = malloc((nq + 1) * sizeof *counts), *offsets = malloc((nq + 1) * sizeof *offsets);
     int64_t pairs = -1;
-    st = grove_join_count(ix, self ? NULL : &qv, &jp, counts, &pairs, &opt);
+    grove_status st = grove_join_count(ix, self ? NULL : &qv, &jp, counts, &pairs, &opt);
     CHECK_MSG(st == GROVE_OK, "%s: count: %s", what, grove_last_error());
     /* Brute force, in row order: exactly the expected CSR. */
     size_t cap = nq * ds->n + 1, m = 0;

@@ -879,6 +879,20 @@ TEST(gravity_cli_matches_the_library)
     REQUIRE_OK(grove_npy_read(test_path("grav_p.npy"), &pot));
     CHECK(acc.shape[0] == n && acc.shape[1] == 3 && pot.ndim == 1 && pot.shape[0] == n);
     CHECK(memcmp(acc.data, a, 3 * n * sizeof *a) == 0 && memcmp(pot.data, phi, n * sizeof *phi) == 0);
+    /* An (n, 7) snapshot (x, y, z, vx, vy, vz, m) gives the same bytes. */
+    grove_array snap = {0};
+    REQUIRE_OK(grove_array_create(&snap, GROVE_FLOAT64, n, 7));
+    for (size_t i = 0; i < n; i++) {
+        memcpy((double *)snap.data + 7 * i, x + 3 * i, 3 * sizeof(double));
+        memcpy((double *)snap.data + 7 * i + 3, x + 3 * n + 3 * i, 3 * sizeof(double));
+        ((double *)snap.data)[7 * i + 6] = x[6 * n + i];
+    }
+    REQUIRE_OK(grove_npy_write(test_path("grav_snap.npy"), &snap));
+    snprintf(args, sizeof args, "gravity %s --theta 0.5 --softening 0.01 --acc %s --quiet", test_path("grav_snap.npy"),
+             test_path("grav_snap_a.npy"));
+    CHECK(test_grove(args, NULL) == 0);
+    CHECK(test_same_file(test_path("grav_a.npy"), test_path("grav_snap_a.npy")));
+    grove_array_free(&snap);
     /* A wrong shape is refused and leaves no output behind. */
     snprintf(args, sizeof args, "gravity %s --acc %s", test_path("grav_p.npy"), test_path("never.npy"));
     CHECK(test_grove(args, &out) == 1 && strstr(out, "(n, 4)"));

@@ -2,7 +2,6 @@
 #include "test.h"
 
 #include <math.h>
-
 #include <stdint.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -270,4 +269,48 @@ double test_fsum(const double *x, size_t n)
     }
     free(partials);
     return hi;
+}
+
+static grove_device test_device(void)
+{
+    const char *name = getenv("GROVE_TEST_DEVICE");
+    return name && strcmp(name, "cuda") == 0 ? GROVE_DEVICE_CUDA : GROVE_DEVICE_OPENCL;
+}
+
+bool test_device_ready(void)
+{
+    char why[512];
+    if (grove_device_info(test_device(), why, sizeof why)) return true;
+    test_skip("no %s device: %s", test_device() == GROVE_DEVICE_CUDA ? "CUDA" : "OpenCL", why);
+    return false;
+}
+
+const char *test_device_name(void) { return test_device() == GROVE_DEVICE_CUDA ? "cuda" : "opencl"; }
+
+grove_options test_device_options(size_t budget)
+{
+    grove_options o;
+    grove_options_init(&o);
+    o.threads = 2;
+    o.device = test_device();
+    o.memory_budget = budget;
+    return o;
+}
+
+void test_direct_gravity(const double *pos, const double *mass, size_t n, size_t i, double eps, double a[3],
+                         double *phi)
+{
+    a[0] = a[1] = a[2] = *phi = 0;
+    for (size_t j = 0; j < n; j++) {
+        if (j == i) continue;
+        double d[3], r2 = eps * eps;
+        for (int k = 0; k < 3; k++) {
+            d[k] = pos[3 * j + k] - pos[3 * i + k];
+            r2 += d[k] * d[k];
+        }
+        if (r2 == 0) continue;
+        double r = sqrt(r2);
+        for (int k = 0; k < 3; k++) a[k] += mass[j] * d[k] / (r2 * r);
+        *phi -= mass[j] / r;
+    }
 }

@@ -19,7 +19,7 @@ correlation functions (``paircount``, ``pair_counts``), gravity and N-body
 balltree-erwin) and ``grove.compat.hdbscan`` (for hdbscan).
 """
 from ._balltree import BallTree, balltree, random_rotation
-from ._clib import build_info, cpu_info, library_path, version
+from ._clib import build_info, cpu_info, device_info, library_path, version
 from ._data import generate
 from ._dbscan import DBSCAN
 from ._emst import core_distances, emst
@@ -35,7 +35,8 @@ from ._nbody import Diagnostics, GravityStats, NBody, Snapshot, gravity, read_ti
 __version__ = version()
 
 __all__ = [
-    "BallTree", "balltree", "random_rotation", "build_info", "cpu_info", "library_path", "version", "generate",
+    "BallTree", "balltree", "random_rotation", "build_info", "cpu_info", "device_info", "library_path", "version",
+    "generate",
     "core_distances", "emst", "HDBSCAN", "DBSCAN", "Index", "JoinBatch", "join", "join_batches", "join_csr", "knn",
     "Catalogue", "fof", "mean_separation", "PairCounts", "pair_counts", "paircount", "Diagnostics", "GravityStats", "NBody", "Snapshot", "gravity", "read_tipsy", "write_tipsy",
     "GroveError", "InvalidArgumentError", "OutOfMemoryError", "InputOutputError", "ParseError", "UnsupportedError",

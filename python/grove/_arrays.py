@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from . import _clib
-from ._cstructs import GROVE_FLOAT32, GROVE_FLOAT64, Options, Points
+from ._cstructs import GROVE_FLOAT32, GROVE_FLOAT64, Options, Points, device_code
 from ._dlpack import bfloat16_as_float32
 from ._errors import InvalidArgumentError
 
@@ -124,13 +124,15 @@ def address(a: np.ndarray | None) -> int | None:
     return None if a is None else a.ctypes.data
 
 
-def options(threads: int | None = None, memory_budget: int = 0) -> Options:
-    """A grove_options with threads (None or 0 = all cores) and a memory
-    budget in bytes (0 = unlimited)."""
+def options(threads: int | None = None, memory_budget: int = 0, device: str = "cpu") -> Options:
+    """A grove_options with threads (None or 0 = all cores), a memory
+    budget in bytes (0 = unlimited) and the device ("cpu", "cuda",
+    "opencl" or "auto"; docs/gpu.md)."""
     opts = _clib.defaults(Options)
     if threads is not None:
         opts.threads = count(threads, "threads (0 = all cores)", maximum=INT_MAX)
     opts.memory_budget = count(memory_budget, "memory_budget (bytes, 0 = unlimited)")
+    opts.device = device_code(device)
     return opts
 
 

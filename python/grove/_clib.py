@@ -41,6 +41,7 @@ PROTOTYPES = {
     "grove_version": (_s, []),
     "grove_build_info": (_s, []),
     "grove_cpu_info": (_i, [_s, _sz]),
+    "grove_device_info": (_i, [_i, _s, _sz]),
     "grove_options_init": (None, [_P(S.Options)]),
     "grove_options_threads": (_i, [_P(S.Options)]),
     "grove_cores": (_i, []),
@@ -391,6 +392,16 @@ def cpu_info() -> str:
     text = C.create_string_buffer(512)
     check(lib.grove_cpu_info(text, len(text)))
     return text.value.decode()
+
+
+def device_info(device: str) -> tuple[bool, str]:
+    """Whether ``device`` ("cpu", "cuda", "opencl" or "auto") can run here,
+    and what it is or why not (``grove_device_info``): e.g. ``(False,
+    "no driver: libcuda.so.1: cannot open shared object file ...")``."""
+    require("grove_device_info")
+    text = C.create_string_buffer(512)
+    ok = lib.grove_device_info(S.device_code(device), text, len(text))
+    return bool(ok), text.value.decode(errors="replace")
 
 
 _refuse_an_unknown_grove_cpu()

@@ -30,6 +30,22 @@ GROVE_HDBSCAN_TIES_ORDERED, GROVE_HDBSCAN_TIES_SIMULTANEOUS = 0, 1
 GROVE_IC_PLUMMER, GROVE_IC_COLD, GROVE_IC_MERGER, GROVE_IC_HERNQUIST, GROVE_IC_PLUMMER_BH = 1, 2, 3, 4, 5
 # grove_timestep
 GROVE_TIMESTEP_SHARED, GROVE_TIMESTEP_ADAPTIVE, GROVE_TIMESTEP_BLOCK = 0, 1, 2
+# grove_device
+GROVE_DEVICE_CPU, GROVE_DEVICE_CUDA, GROVE_DEVICE_OPENCL, GROVE_DEVICE_AUTO = 0, 1, 2, 3
+
+
+DEVICES = {"cpu": GROVE_DEVICE_CPU, "cuda": GROVE_DEVICE_CUDA, "opencl": GROVE_DEVICE_OPENCL,
+           "auto": GROVE_DEVICE_AUTO}
+
+
+def device_code(device: str) -> int:
+    """The grove_device of a ``device=`` argument ("cpu", "cuda", "opencl"
+    or "auto")."""
+    try:
+        return DEVICES[device]
+    except (KeyError, TypeError):
+        from ._errors import InvalidArgumentError
+        raise InvalidArgumentError(f"device: expected one of {', '.join(DEVICES)}, got {device!r}") from None
 
 
 @functools.cache
@@ -53,7 +69,8 @@ class Points(C.Structure):
 class Options(C.Structure):
     _fields_ = [("threads", C.c_int), ("progress", PROGRESS_FN), ("progress_user", C.c_void_p),
                 ("memory_budget", C.c_size_t), ("cancel", C.POINTER(C.c_int)),
-                ("mpi", C.c_void_p)]  # the binding runs on one process: always NULL
+                ("mpi", C.c_void_p),  # the binding runs on one process: always NULL
+                ("device", C.c_int)]
 
 
 class GenParams(C.Structure):

@@ -150,26 +150,28 @@ class Index(Handle):
         return params
 
     def count(self, eps: float, queries: Any = None, *, exclude_self: bool = False,
-              threads: int | None = None) -> np.ndarray:
+              threads: int | None = None, device: str = "cpu") -> np.ndarray:
         """Number of indexed points within eps (inclusive) of each query
-        (int64, one per query; queries None = a self-join)."""
+        (int64, one per query; queries None = a self-join). device: "cpu",
+        "cuda", "opencl" or "auto" (docs/gpu.md; the same counts)."""
         _keep, qv, nq = self._queries(queries)
-        params, opts = self._params(eps, exclude_self, False), options(threads)
+        params, opts = self._params(eps, exclude_self, False), options(threads, device=device)
         counts = np.empty(nq, dtype=np.int64)
         with self._use() as h:
             _clib.call(_clib.lib.grove_join_count, h, qv, C.byref(params), address(counts), None, opts)
         return counts
 
     def join(self, eps: float, queries: Any = None, *, exclude_self: bool = False, distances: bool = False,
-             threads: int | None = None) -> tuple[np.ndarray, ...]:
+             threads: int | None = None, device: str = "cpu") -> tuple[np.ndarray, ...]:
         """All pairs within eps: ``(offsets, indices)`` in CSR form, plus
         ``distances`` when asked. Query q's neighbours are
         ``indices[offsets[q]:offsets[q + 1]]``, ascending. One C call
         (``grove_join_search``: count and fill, the fill reusing what the
         count found above 16 dimensions); the arrays are the C result's
-        memory, not copies."""
+        memory, not copies. device: where to compute, "cpu", "cuda",
+        "opencl" or "auto" (docs/gpu.md): the same arrays, byte for byte."""
         _keep, qv, nq = self._queries(queries)
-        params, opts = self._params(eps, exclude_self, distances), options(threads)
+        params, opts = self._params(eps, exclude_self, distances), options(threads, device=device)
         result = _JoinResult()
         with self._use() as h:
             _clib.call(_clib.lib.grove_join_search, h, qv, C.byref(params), C.byref(result.c), opts)
@@ -182,16 +184,17 @@ class Index(Handle):
 
     def join_batches(self, eps: float, queries: Any = None, *, exclude_self: bool = False,
                      distances: bool = False, memory_budget: int = 0,
-                     threads: int | None = None) -> Iterator[JoinBatch]:
+                     threads: int | None = None, device: str = "cpu") -> Iterator[JoinBatch]:
         """The join as a stream of JoinBatch, each sized so the per-query
         counts (8 bytes per query) and its arrays fit memory_budget bytes
         (0 = one batch): ``grove_join_stream`` runs on a worker thread and
         hands each batch over as it is made. Peak memory: the counts and up
         to three batches. Closing the iterator early (or an exception such
         as Ctrl-C's while it waits) cancels the join; from its first batch
-        to its end the iterator keeps the index alive, even through close()."""
+        to its end the iterator keeps the index alive, even through close().
+        device: as for join."""
         _keep, qv, nq = self._queries(queries)
-        params, opts = self._params(eps, exclude_self, distances), options(threads, memory_budget)
+        params, opts = self._params(eps, exclude_self, distances), options(threads, memory_budget, device)
         handoff: queue.Queue = queue.Queue(maxsize=1)
         end = object()  # put by the worker after the C call returned
         stop = threading.Event()
@@ -264,7 +267,7 @@ class Index(Handle):
 
 def join(points: Any, eps: float, queries: Any = None, exclude_self: bool = False, *, distances: bool = False,
          leaf_size: int = 0, index_dims: int = 0, boxsize: Any = None,
-         threads: int | None = None) -> tuple[np.ndarray, ...]:
+         threads: int | None = None, device: str = "cpu") -> tuple[np.ndarray, ...]:
     """Exact epsilon join: for each query (each point when queries is None)
     every point within Euclidean distance eps, inclusive.
 
@@ -272,14 +275,15 @@ def join(points: Any, eps: float, queries: Any = None, exclude_self: bool = Fals
     ascending, are ``indices[offsets[q]:offsets[q + 1]]``), and
     ``distances`` (float64) as a third array when ``distances=True``.
     exclude_self leaves out (i, i) in a self-join; boxsize: a periodic box,
-    as cKDTree takes it (see ``Index``). For repeated queries on the same
-    points build an ``Index`` once."""
+    as cKDTree takes it (see ``Index``); device: "cpu", "cuda", "opencl"
+    or "auto" (docs/gpu.md; the same arrays). For repeated queries on the
+    same points build an ``Index`` once."""
     with Index(points, leaf_size=leaf_size, index_dims=index_dims, boxsize=boxsize, threads=threads) as ix:
-        return ix.join(eps, queries, exclude_self=exclude_self, distances=distances, threads=threads)
+        return ix.join(eps, queries, exclude_self=exclude_self, distances=distances, threads=threads, device=device)
 
 
 def join_csr(points: Any, eps: float, queries: Any = None, exclude_self: bool = False, *, boxsize: Any = None,
-             threads: int | None = None) -> Any:
+             threads: int | None = None, device: str = "cpu") -> Any:
     """The join as a ``scipy.sparse.csr_matrix`` of shape (queries, points)
     holding the distances. Pairs at distance 0 (duplicates, and (i, i) in a
     self-join) are stored zeros: test membership with the sparsity
@@ -289,19 +293,20 @@ def join_csr(points: Any, eps: float, queries: Any = None, exclude_self: bool = 
     except ImportError:
         raise ImportError("grove.join_csr needs SciPy (pip install scipy); grove.join gives the same CSR arrays")
     with Index(points, boxsize=boxsize, threads=threads) as ix:
-        offsets, indices, dist = ix.join(eps, queries, exclude_self=exclude_self, distances=True, threads=threads)
+        offsets, indices, dist = ix.join(eps, queries, exclude_self=exclude_self, distances=True, threads=threads,
+                                         device=device)
         n = ix.n
     return csr_matrix((dist, indices, offsets), shape=(offsets.size - 1, n))
 
 
 def join_batches(points: Any, eps: float, queries: Any = None, exclude_self: bool = False, *,
                  distances: bool = False, memory_budget: int = 0, boxsize: Any = None,
-                 threads: int | None = None) -> Iterator[JoinBatch]:
+                 threads: int | None = None, device: str = "cpu") -> Iterator[JoinBatch]:
     """The join streamed in batches that fit memory_budget bytes each (see
     ``Index.join_batches``)."""
     with Index(points, boxsize=boxsize, threads=threads) as ix:
         yield from ix.join_batches(eps, queries, exclude_self=exclude_self, distances=distances,
-                                   memory_budget=memory_budget, threads=threads)
+                                   memory_budget=memory_budget, threads=threads, device=device)
 
 
 def knn(points: Any, k: int, queries: Any = None, exclude_self: bool = False, *, boxsize: Any = None,

@@ -84,7 +84,7 @@ def _gravity_params(theta: float | None, softening: float | None, G: float | Non
 
 def gravity(positions: Any, masses: Any, theta: float | None = None, softening: float | None = None, *,
             G: float | None = None, leaf_size: int | None = None, group_size: int | None = None,
-            potentials: bool = False, stats: bool = False, threads: int | None = None) -> Any:
+            potentials: bool = False, stats: bool = False, threads: int | None = None, device: str = "cpu") -> Any:
     """Barnes-Hut accelerations of n particles on each other (Bonsai's
     sparse octree and group walk; quadrupole moments).
 
@@ -96,7 +96,9 @@ def gravity(positions: Any, masses: Any, theta: float | None = None, softening: 
 
     Returns accelerations (n, 3); with ``potentials=True`` also the
     potentials (n,), with ``stats=True`` also a GravityStats, in that
-    order. Bit-identical for any thread count."""
+    order. Bit-identical for any thread count. device: "cpu", "cuda",
+    "opencl" or "auto" (docs/gpu.md): the same tree and interactions,
+    accelerations within single-precision rounding of the CPU's."""
     pos = fixed(positions, np.float64, (None, 3), "positions")
     n = pos.shape[0]
     mass = fixed(masses, np.float64, (n,), "masses")
@@ -104,7 +106,7 @@ def gravity(positions: Any, masses: Any, theta: float | None = None, softening: 
     acc = np.empty((n, 3))
     pot = np.empty(n) if potentials else None
     st = _CStats()
-    opts = options(threads)
+    opts = options(threads, device=device)
     _clib.call(_clib.lib.grove_gravity, points_view(pos), address(mass), C.byref(params), address(acc), address(pot),
                C.byref(st), opts)
     extra = ([pot] if potentials else []) + ([GravityStats._from_c(st)] if stats else [])
@@ -228,11 +230,12 @@ class NBody(Handle):
         _clib.call(_clib.lib.grove_nbody_checkpoint_read, os.fsencode(path), opts, C.byref(self._handle))
         return self
 
-    def step(self, steps: int = 1, *, threads: int | None = None) -> None:
+    def step(self, steps: int = 1, *, threads: int | None = None, device: str = "cpu") -> None:
         """Advance `steps` steps (threads overrides the simulation's). An
         interrupted call (Ctrl-C) undoes the step it cut short: the state is
-        the one after the last whole step."""
-        opts = options(self.threads if threads is None else threads)
+        the one after the last whole step. device: where the steps' force
+        evaluations run (docs/gpu.md)."""
+        opts = options(self.threads if threads is None else threads, device=device)
         with self._use() as h:
             _clib.call(_clib.lib.grove_nbody_step, h, count(steps, "steps"), opts)
 

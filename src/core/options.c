@@ -14,6 +14,7 @@ void grove_options_init(grove_options *options)
     options->memory_budget = 0;
     options->cancel = NULL;
     options->mpi = NULL;
+    options->device = GROVE_DEVICE_CPU;
 }
 
 grove_options grove__options(const grove_options *options)

@@ -51,6 +51,5 @@ const char *grove_build_info(void)
            "openmp: " GROVE_OPENMP_TEXT "\n"
            "png: " GROVE_PNG_TEXT "\n"
            "hdf5: " GROVE_HDF5_TEXT "\n"
-           "cuda: no (this build has no CUDA part: grove has no CUDA backend yet)\n"
            "mpi: " GROVE_MPI_TEXT "\n";
 }

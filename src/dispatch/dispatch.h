@@ -21,6 +21,13 @@ typedef enum grove__column { GROVE__LOCAL, GROVE__DISTRIBUTED, GROVE__DEVICE, GR
  * run is the local call). */
 typedef enum grove__reach { GROVE__ANY_CONTEXT, GROVE__SEVERAL_RANKS } grove__reach;
 
+/* Whether the options ask for a device (the device column's entries
+ * take the call then). */
+static inline bool grove__device_asked(const grove_options *options)
+{
+    return options && options->device != GROVE_DEVICE_CPU;
+}
+
 /* The column that runs a call with these options. */
 static inline grove__column grove__column_of(const grove_options *options, grove__reach reach)
 {
@@ -36,10 +43,16 @@ grove_status grove__column_missing(grove__column c, const grove_options *options
 /* The body of a public call: the entry of its table (GROVE__COLUMNS
  * functions with the call's type, NULL where a column has none) in the
  * column its options choose, called with the call's arguments, or the
- * refusal of a column without one. */
+ * refusal of a column without one. A call on one process asked to run on
+ * a device (options->device, docs/gpu.md) takes its device entry where it
+ * has one (which resolves GROVE_DEVICE_AUTO and refuses a device that
+ * cannot run); a call without one, or a distributed one, runs as it would
+ * on the CPU (a distributed join's local searches too). */
 #define GROVE__DISPATCH(table, options, reach, what, ...)                                \
     do {                                                                                 \
         grove__column column_ = grove__column_of((options), (reach));                    \
+        if (column_ == GROVE__LOCAL && grove__device_asked(options) && (table)[GROVE__DEVICE]) \
+            column_ = GROVE__DEVICE;                                                     \
         if (!(table)[column_]) return grove__column_missing(column_, (options), (what)); \
         return (table)[column_](__VA_ARGS__);                                            \
     } while (0)

@@ -2,14 +2,15 @@
  * on the ranks of any MPI context in the options. */
 #include "dispatch.h"
 
+#include "../device/entry.h"
 #include "../mpi/distributed.h"
 #include "../nbody/nbody.h"
 
 grove_status grove_gravity(grove_points positions, const double *mass, const grove_gravity_params *params,
                            double *acc, double *pot, grove_gravity_stats *stats, const grove_options *options)
 {
-    static __typeof__(grove_gravity) *const run[GROVE__COLUMNS] = {grove__gravity_local,
-                                                                   GROVE__MPI_PART(grove__mpi_gravity)};
+    static __typeof__(grove_gravity) *const run[GROVE__COLUMNS] = {
+        grove__gravity_local, GROVE__MPI_PART(grove__mpi_gravity), grove__device_gravity};
     GROVE__DISPATCH(run, options, GROVE__ANY_CONTEXT, "gravity", positions, mass, params, acc, pot, stats, options);
 }
 
@@ -37,5 +38,9 @@ grove_status grove_nbody_step(grove_nbody *sim, uint64_t steps, const grove_opti
     grove__column c = grove__column_of(options, GROVE__SEVERAL_RANKS);
     if (sim && c == GROVE__DISTRIBUTED && !grove__nbody_distributed(sim))
         return grove__column_missing(c, options, "nbody");
+    /* One process's simulation steps with its forces on a device when the
+     * options ask for one. */
+    if (sim && c == GROVE__LOCAL && grove__device_asked(options) && !grove__nbody_distributed(sim))
+        return grove__device_nbody_step(sim, steps, options);
     return grove__nbody_step(sim, steps, options);
 }

@@ -43,13 +43,14 @@ static join_pass pass_init(const grove_index *index, const grove_join_params *pa
     return p;
 }
 
-static grove_status count_pass(const grove_index *index, const grove_index *Q, const grove_join_params *params,
-                               int64_t *counts, join_hits *hits, const grove_options *options)
+static grove_status count_pass(const join_engine *e, const grove_index *index, const grove_index *Q,
+                               const grove_join_params *params, int64_t *counts, join_hits *hits,
+                               const grove_options *options)
 {
     join_pass p = pass_init(index, params, Q);
     p.counts = counts;
     p.hits = hits;
-    return grove__join_run(index, Q, &p, options, "join count");
+    return e->run(e->ctx, index, Q, &p, options, "join count");
 }
 
 static int64_t sum_counts(const int64_t *counts, size_t nq)
@@ -63,6 +64,13 @@ grove_status grove__join_count_local(const grove_index *index, const grove_point
                                      const grove_join_params *params, int64_t *counts, int64_t *pairs,
                                      const grove_options *options)
 {
+    return grove__join_count_on(&grove__join_cpu, index, queries, params, counts, pairs, options);
+}
+
+grove_status grove__join_count_on(const join_engine *e, const grove_index *index, const grove_points *queries,
+                                  const grove_join_params *params, int64_t *counts, int64_t *pairs,
+                                  const grove_options *options)
+{
     grove__clear_error();
     grove_status s = check_params(index, params);
     const grove_index *Q = NULL;
@@ -70,7 +78,7 @@ grove_status grove__join_count_local(const grove_index *index, const grove_point
         s = grove__queries_prepare(index, queries, params->exclude_self, grove__options(options).threads, &Q);
     if (s == GROVE_OK && Q->tree.n > 0 && !counts)
         s = grove__fail(GROVE_INVALID_ARGUMENT, "join count: counts is NULL");
-    if (s == GROVE_OK) s = count_pass(index, Q, params, counts, NULL, options);
+    if (s == GROVE_OK) s = count_pass(e, index, Q, params, counts, NULL, options);
     if (s == GROVE_OK && pairs) *pairs = sum_counts(counts, Q->tree.n);
     grove__queries_release(index, Q);
     return s;
@@ -91,12 +99,13 @@ static grove_status check_offsets(const int64_t *offsets, size_t nq)
 
 /* After a fill found offsets that disagree with the counts: recount and
  * name the first query, whatever the schedule was. */
-static grove_status name_bad_query(const grove_index *index, const grove_index *Q, const grove_join_params *params,
-                                   const int64_t *offsets, const grove_options *options)
+static grove_status name_bad_query(const join_engine *e, const grove_index *index, const grove_index *Q,
+                                   const grove_join_params *params, const int64_t *offsets,
+                                   const grove_options *options)
 {
     int64_t *counts = grove__malloc(Q->tree.n * sizeof *counts, "join check");
     if (!counts) return GROVE_OUT_OF_MEMORY;
-    grove_status s = count_pass(index, Q, params, counts, NULL, options);
+    grove_status s = count_pass(e, index, Q, params, counts, NULL, options);
     for (size_t q = 0; s == GROVE_OK && q < Q->tree.n; q++)
         if (offsets[q + 1] - offsets[q] != counts[q]) {
             s = grove__fail(GROVE_INVALID_ARGUMENT,
@@ -109,9 +118,9 @@ static grove_status name_bad_query(const grove_index *index, const grove_index *
     return s;
 }
 
-static grove_status fill_pass(const grove_index *index, const grove_index *Q, const grove_join_params *params,
-                              size_t row0, size_t row1, const int64_t *offsets, int64_t *indices,
-                              double *distances, join_hits *hits, const grove_options *options)
+static grove_status fill_pass(const join_engine *e, const grove_index *index, const grove_index *Q,
+                              const grove_join_params *params, size_t row0, size_t row1, const int64_t *offsets,
+                              int64_t *indices, double *distances, join_hits *hits, const grove_options *options)
 {
     join_pass p = pass_init(index, params, Q);
     p.hits = hits;
@@ -121,7 +130,7 @@ static grove_status fill_pass(const grove_index *index, const grove_index *Q, co
     p.offsets = offsets;
     p.indices = indices;
     p.distances = distances;
-    grove_status s = grove__join_run(index, Q, &p, options, "join fill");
+    grove_status s = e->run(e->ctx, index, Q, &p, options, "join fill");
     /* Distances come out in the index's scaled units: back to the caller's. */
     int64_t first = offsets[0], count = offsets[row1 - row0] - first;
     if (s == GROVE_OK && distances && index->tree.exponent &&
@@ -135,6 +144,13 @@ grove_status grove__join_fill_local(const grove_index *index, const grove_points
                                     const grove_join_params *params, const int64_t *offsets, int64_t *indices,
                                     double *distances, const grove_options *options)
 {
+    return grove__join_fill_on(&grove__join_cpu, index, queries, params, offsets, indices, distances, options);
+}
+
+grove_status grove__join_fill_on(const join_engine *e, const grove_index *index, const grove_points *queries,
+                                 const grove_join_params *params, const int64_t *offsets, int64_t *indices,
+                                 double *distances, const grove_options *options)
+{
     grove__clear_error();
     grove_status s = check_params(index, params);
     const grove_index *Q = NULL;
@@ -144,9 +160,9 @@ grove_status grove__join_fill_local(const grove_index *index, const grove_points
     if (s == GROVE_OK && offsets[Q->tree.n] > 0 && !indices)
         s = grove__fail(GROVE_INVALID_ARGUMENT, "join fill: indices is NULL");
     if (s == GROVE_OK) {
-        s = fill_pass(index, Q, params, 0, Q->tree.n, offsets, indices, distances, NULL, options);
+        s = fill_pass(e, index, Q, params, 0, Q->tree.n, offsets, indices, distances, NULL, options);
         if (s == GROVE_INVALID_ARGUMENT) {
-            grove_status named = name_bad_query(index, Q, params, offsets, options);
+            grove_status named = name_bad_query(e, index, Q, params, offsets, options);
             if (named != GROVE_OK) s = named;
         }
     }
@@ -177,6 +193,13 @@ grove_status grove__join_stream_local(const grove_index *index, const grove_poin
                                       const grove_join_params *params, grove_join_batch_fn fn, void *user,
                                       const grove_options *options)
 {
+    return grove__join_stream_on(&grove__join_cpu, index, queries, params, fn, user, options);
+}
+
+grove_status grove__join_stream_on(const join_engine *e, const grove_index *index, const grove_points *queries,
+                                   const grove_join_params *params, grove_join_batch_fn fn, void *user,
+                                   const grove_options *options)
+{
     grove__clear_error();
     grove_status s = check_params(index, params);
     if (s == GROVE_OK && !fn) s = grove__fail(GROVE_INVALID_ARGUMENT, "join stream: the batch callback is NULL");
@@ -198,7 +221,7 @@ grove_status grove__join_stream_local(const grove_index *index, const grove_poin
     /* Hits kept by the count (join_hits) take up to half the budget; they
      * are used only when the whole result then fits in one batch. */
     join_hits hits = {budget ? budget / 2 / sizeof(join_hit) : KEEP_DEFAULT, 0, NULL, 0};
-    if (s == GROVE_OK) s = count_pass(index, Q, params, counts, &hits, options);
+    if (s == GROVE_OK) s = count_pass(e, index, Q, params, counts, &hits, options);
     size_t room = budget;
     if (hits.complete && budget) {
         room = budget - hits.count * sizeof(join_hit);
@@ -245,7 +268,7 @@ grove_status grove__join_stream_local(const grove_index *index, const grove_poin
         size_t q1 = batch_end(counts, nq, q0, room, want_dist);
         offsets[0] = 0;
         for (size_t q = q0; q < q1; q++) offsets[q - q0 + 1] = offsets[q - q0] + counts[q];
-        s = fill_pass(index, Q, params, q0, q1, offsets, indices, distances, &hits, options);
+        s = fill_pass(e, index, Q, params, q0, q1, offsets, indices, distances, &hits, options);
         if (s != GROVE_OK) break;
         grove_join_batch batch = {q0, q1, offsets, indices, distances, before, total};
         if (fn(user, &batch) != 0) {
@@ -285,6 +308,13 @@ grove_status grove__join_search_local(const grove_index *index, const grove_poin
                                       const grove_join_params *params, grove_join_result *result,
                                       const grove_options *options)
 {
+    return grove__join_search_on(&grove__join_cpu, index, queries, params, result, options);
+}
+
+grove_status grove__join_search_on(const join_engine *e, const grove_index *index, const grove_points *queries,
+                                   const grove_join_params *params, grove_join_result *result,
+                                   const grove_options *options)
+{
     grove__clear_error();
     if (!result) return grove__fail(GROVE_INVALID_ARGUMENT, "join: result is NULL");
     memset(result, 0, sizeof *result);
@@ -300,7 +330,7 @@ grove_status grove__join_search_local(const grove_index *index, const grove_poin
     }
     size_t budget = options ? options->memory_budget : 0;
     join_hits hits = {budget ? budget / 4 / sizeof(join_hit) : KEEP_DEFAULT, 0, NULL, 0};
-    if (s == GROVE_OK) s = count_pass(index, Q, params, result->offsets + 1, &hits, options);
+    if (s == GROVE_OK) s = count_pass(e, index, Q, params, result->offsets + 1, &hits, options);
     if (s == GROVE_OK) {
         int64_t *o = result->offsets;
         o[0] = 0;
@@ -323,7 +353,7 @@ grove_status grove__join_search_local(const grove_index *index, const grove_poin
         if (!result->indices || (params->distances && !result->distances)) s = GROVE_OUT_OF_MEMORY;
     }
     if (s == GROVE_OK)
-        s = fill_pass(index, Q, params, 0, nq, result->offsets, result->indices, result->distances, &hits,
+        s = fill_pass(e, index, Q, params, 0, nq, result->offsets, result->indices, result->distances, &hits,
                       options);
     grove__join_hits_free(&hits);
     grove__queries_release(index, Q);
@@ -335,13 +365,20 @@ grove_status grove__join_local(grove_points data, const grove_points *queries, c
                                const grove_join_params *params, grove_join_result *result,
                                const grove_options *options)
 {
+    return grove__join_on(&grove__join_cpu, data, queries, index_params, params, result, options);
+}
+
+grove_status grove__join_on(const join_engine *e, grove_points data, const grove_points *queries,
+                            const grove_index_params *index_params, const grove_join_params *params,
+                            grove_join_result *result, const grove_options *options)
+{
     grove__clear_error();
     if (!result) return grove__fail(GROVE_INVALID_ARGUMENT, "join: result is NULL");
     memset(result, 0, sizeof *result);
     grove_index *index = NULL;
     grove_status s = grove__join_params_check(params);
     if (s == GROVE_OK) s = grove__index_build_for(data, queries, index_params, options, &index);
-    if (s == GROVE_OK) s = grove__join_search_local(index, queries, params, result, options);
+    if (s == GROVE_OK) s = grove__join_search_on(e, index, queries, params, result, options);
     grove_index_free(index);
     return s;
 }

@@ -305,6 +305,19 @@ static int row_dist_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void grove__join_sort_slice(int64_t *idx, double *dist, size_t m, int64_t *pairs)
+{
+    for (size_t i = 0; i < m; i++) {
+        pairs[2 * i] = idx[i];
+        if (dist) memcpy(&pairs[2 * i + 1], &dist[i], sizeof *dist);
+    }
+    qsort(pairs, m, 2 * sizeof *pairs, row_dist_cmp);
+    for (size_t i = 0; i < m; i++) {
+        idx[i] = pairs[2 * i];
+        if (dist) memcpy(&dist[i], &pairs[2 * i + 1], sizeof *dist);
+    }
+}
+
 /* After a mirrored fill: every slice must be exactly full; then sort each
  * by row, distances alongside. */
 static grove_status join_sort_slices(const grove_index *D, const join_pass *pass, const int64_t *filled, int threads)
@@ -332,15 +345,7 @@ static grove_status join_sort_slices(const grove_index *D, const join_pass *pass
                 pairs = grown;
                 cap = m;
             }
-            for (size_t i = 0; i < m; i++) {
-                pairs[2 * i] = idx[i];
-                if (dist) memcpy(&pairs[2 * i + 1], &dist[i], sizeof *dist);
-            }
-            qsort(pairs, m, 2 * sizeof *pairs, row_dist_cmp);
-            for (size_t i = 0; i < m; i++) {
-                idx[i] = pairs[2 * i];
-                if (dist) memcpy(&dist[i], &pairs[2 * i + 1], sizeof *dist);
-            }
+            grove__join_sort_slice(idx, dist, m, pairs);
         }
         grove__free(pairs);
     }
@@ -471,3 +476,19 @@ grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pa
     if (grove__cancelled(options)) return grove__fail(GROVE_CANCELLED, "join: cancelled");
     return GROVE_OK;
 }
+
+double grove__join_exact_dist(const grove_index *D, const grove_index *Q, size_t qpos, size_t p)
+{
+    const void *q = (const char *)Q->tree.x + qpos * Q->tree.d * grove_dtype_size(D->tree.dtype);
+    if (D->tree.dtype == GROVE_FLOAT32) return D->period ? exact_dist_f32p(D, q, p) : exact_dist_f32(D, q, p);
+    return D->period ? exact_dist_f64p(D, q, p) : exact_dist_f64(D, q, p);
+}
+
+static grove_status cpu_run(void *ctx, const grove_index *D, const grove_index *Q, join_pass *pass,
+                            const grove_options *options, const char *stage)
+{
+    (void)ctx;
+    return grove__join_run(D, Q, pass, options, stage);
+}
+
+const join_engine grove__join_cpu = {cpu_run, NULL};

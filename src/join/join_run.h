@@ -58,4 +58,42 @@ typedef struct join_pass {
 grove_status grove__join_run(const grove_index *D, const grove_index *Q, join_pass *pass,
                              const grove_options *options, const char *stage);
 
+/* Sort a filled slice of m neighbours by row, their distances alongside
+ * (dist may be NULL); pairs is scratch of 2 m values. */
+void grove__join_sort_slice(int64_t *idx, double *dist, size_t m, int64_t *pairs);
+
+/* The distance a fill gives the pair of Q's query at tree position qpos
+ * and D's point at tree position p when their squared sum came out at or
+ * below the smallest normal (it may have underflowed): the exact one
+ * (../index/dist_key.h), as the CPU's fill mends it. */
+double grove__join_exact_dist(const grove_index *D, const grove_index *Q, size_t qpos, size_t p);
+
+/* What runs the count and fill passes of the public join calls: the CPU
+ * (grove__join_run), or a device (src/device/join.c), which takes the
+ * passes without visit or connect and may ignore the kept hits. */
+typedef struct join_engine {
+    grove_status (*run)(void *ctx, const grove_index *D, const grove_index *Q, join_pass *pass,
+                        const grove_options *options, const char *stage);
+    void *ctx;
+} join_engine;
+extern const join_engine grove__join_cpu;
+
+/* The public calls with the engine that runs their passes: the same
+ * checks, batches and results (join_api.c). */
+grove_status grove__join_count_on(const join_engine *e, const grove_index *index, const grove_points *queries,
+                                  const grove_join_params *params, int64_t *counts, int64_t *pairs,
+                                  const grove_options *options);
+grove_status grove__join_fill_on(const join_engine *e, const grove_index *index, const grove_points *queries,
+                                 const grove_join_params *params, const int64_t *offsets, int64_t *indices,
+                                 double *distances, const grove_options *options);
+grove_status grove__join_stream_on(const join_engine *e, const grove_index *index, const grove_points *queries,
+                                   const grove_join_params *params, grove_join_batch_fn fn, void *user,
+                                   const grove_options *options);
+grove_status grove__join_search_on(const join_engine *e, const grove_index *index, const grove_points *queries,
+                                   const grove_join_params *params, grove_join_result *result,
+                                   const grove_options *options);
+grove_status grove__join_on(const join_engine *e, grove_points data, const grove_points *queries,
+                            const grove_index_params *index_params, const grove_join_params *params,
+                            grove_join_result *result, const grove_options *options);
+
 #endif

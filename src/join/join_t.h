@@ -220,6 +220,13 @@ static inline GROVE__ALWAYS_INLINE size_t FN(collect)(const T *acc, const uint32
     return k;
 }
 
+/* The exact distance from query point q to the point at tree position p
+ * of D, for a pair whose squared sum may have underflowed. */
+static inline double FN(exact_dist)(const grove_index *D, const T *q, size_t p)
+{
+    return FN(key_dist)(FN(join_tiny2)(q, (const T *)D->tree.x + p * D->tree.d, D->tree.d, D->period));
+}
+
 /* After a fill with distances: a distance at or below the root of the
  * smallest normal (or NaN: the root of a negative key, FN(settle)) came
  * from a sum that may have underflowed, so each such one of the slice of
@@ -240,8 +247,7 @@ static __attribute__((noinline)) void FN(exact_slice)(const grove_index *D, cons
             if ((w->keys[mid] >> 32) <= (uint64_t)s->idx[h]) lo = mid;
             else hi = mid;
         }
-        size_t p = (uint32_t)w->keys[lo];
-        s->dist[h] = FN(key_dist)(FN(join_tiny2)(q, (const T *)D->tree.x + p * D->tree.d, D->tree.d, D->period));
+        s->dist[h] = FN(exact_dist)(D, q, (uint32_t)w->keys[lo]);
     }
 }
 

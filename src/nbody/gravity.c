@@ -154,6 +154,31 @@ static bool walk(const grove__gravity *g, uint32_t b, uint32_t e, bool wide, con
     return walked;
 }
 
+bool grove__gravity_group(const grove__gravity *g, size_t k, double theta, double eps2,
+                          const grove__nb_source *remote, size_t nremote, const grove__nb_kernels *kernels,
+                          grove__nb_lists *L, double *pp, double *pc)
+{
+    uint32_t b = g->group[k], e = g->group[k + 1];
+    if (theta == 0) {
+        double sources = (double)g->tree.n;
+        for (size_t r = 0; r < nremote; r++) sources += (double)remote[r].n;
+        grove__nb_direct(g, b, e, eps2, remote, nremote);
+        *pp += (double)(e - b) * sources;
+        return true;
+    }
+    /* In single precision, or again in double where the float lists cannot
+     * hold the group's interactions (nbody_internal.h, GROVE__NB_WIDE_RC2). */
+    const grove__nb_source local = grove__nb_local(g);
+    bool walked = walk(g, b, e, false, &local, remote, nremote, L);
+    bool wide = walked && (L->min_rc2 < GROVE__NB_WIDE_RC2 || !grove__nb_evaluate(g, b, e, L, kernels, eps2));
+    if (wide) walked = walk(g, b, e, true, &local, remote, nremote, L);
+    if (!walked) return false;
+    if (wide) grove__nb_evaluate_wide(g, b, e, L, eps2);
+    *pp += (double)(e - b) * (double)L->np;
+    *pc += (double)(e - b) * (double)L->nc;
+    return true;
+}
+
 /* The parallel group loop: GROVE_OUT_OF_MEMORY if a thread ran out of
  * memory, GROVE_CANCELLED if the cancel flag (read once per group) stopped
  * it. theta = 0 skips the walk (it would open every leaf) for the direct
@@ -162,11 +187,9 @@ grove_status grove__gravity_forces(grove__gravity *g, double theta, double eps2,
                                    size_t nremote, int threads, double *pp, double *pc)
 {
     bool ok = true, stopped = false;
-    double npp = 0, npc = 0, sources = (double)g->tree.n;
-    for (size_t r = 0; r < nremote; r++) sources += (double)remote[r].n;
+    double npp = 0, npc = 0;
     grove__nb_kernels kernels;
     grove__nb_kernels_pick(&kernels);
-    const grove__nb_source local = grove__nb_local(g);
 #pragma omp parallel num_threads(threads) reduction(+ : npp, npc) reduction(&& : ok) reduction(|| : stopped)
     {
 #ifdef _OPENMP
@@ -178,25 +201,7 @@ grove_status grove__gravity_forces(grove__gravity *g, double theta, double eps2,
         for (size_t k = 0; k < g->ngroups; k++) {
             /* One read of the cancel flag per group: a walk can take seconds. */
             if (stopped || (stopped = grove__cancelled(g->options))) continue;
-            uint32_t b = g->group[k], e = g->group[k + 1];
-            if (theta == 0) {
-                grove__nb_direct(g, b, e, eps2, remote, nremote);
-                npp += (double)(e - b) * sources;
-                continue;
-            }
-            /* In single precision, or again in double where the float
-             * lists cannot hold the group's interactions (nbody_internal.h,
-             * GROVE__NB_WIDE_RC2). */
-            bool walked = ok && walk(g, b, e, false, &local, remote, nremote, L);
-            bool wide = walked && (L->min_rc2 < GROVE__NB_WIDE_RC2 || !grove__nb_evaluate(g, b, e, L, &kernels, eps2));
-            if (wide) walked = walk(g, b, e, true, &local, remote, nremote, L);
-            if (!walked) {
-                ok = false;
-                continue;
-            }
-            if (wide) grove__nb_evaluate_wide(g, b, e, L, eps2);
-            npp += (double)(e - b) * (double)L->np;
-            npc += (double)(e - b) * (double)L->nc;
+            if (ok) ok = grove__gravity_group(g, k, theta, eps2, remote, nremote, &kernels, L, &npp, &npc);
         }
     }
     *pp = npp;
@@ -316,15 +321,32 @@ void grove__gravity_stats(const grove__gravity *g, double npp, double npc, grove
     stats->flops = GROVE__NB_FLOPS_PP * npp + GROVE__NB_FLOPS_PC * npc;
 }
 
+static grove_status cpu_forces(void *ctx, grove__gravity *g, double theta, double eps2, int threads, double *pp,
+                               double *pc)
+{
+    (void)ctx;
+    return grove__gravity_forces(g, theta, eps2, NULL, 0, threads, pp, pc);
+}
+
+const grove__nb_engine grove__nb_cpu = {cpu_forces, NULL};
+
 grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const double *mass, size_t n,
                                  const uint8_t *active, const grove_gravity_params *p, double *acc, double *pot,
                                  grove_gravity_stats *stats, int threads)
+{
+    return grove__gravity_eval_on(&grove__nb_cpu, g, pos, mass, n, active, p, acc, pot, stats, threads);
+}
+
+grove_status grove__gravity_eval_on(const grove__nb_engine *e, grove__gravity *g, const double *pos,
+                                    const double *mass, size_t n, const uint8_t *active,
+                                    const grove_gravity_params *p, double *acc, double *pot,
+                                    grove_gravity_stats *stats, int threads)
 {
     grove__nb_units u;
     double npp, npc;
     grove_status s = grove__nb_choose_units(pos, mass, n, p, pot != NULL, threads, &u);
     if (s == GROVE_OK) s = grove__gravity_prepare(g, pos, mass, n, active, p, &u, threads);
-    if (s == GROVE_OK) s = grove__gravity_forces(g, p->theta, u.softening * u.softening, NULL, 0, threads, &npp, &npc);
+    if (s == GROVE_OK) s = e->forces(e->ctx, g, p->theta, u.softening * u.softening, threads, &npp, &npc);
     if (s != GROVE_OK) return s;
     /* The sinks' results back to the caller's units; the lowest row of a
      * result that is not finite is the error. */
@@ -368,6 +390,13 @@ grove_status grove__gravity_begin(grove_points positions, const double *mass, co
 grove_status grove__gravity_local(grove_points positions, const double *mass, const grove_gravity_params *params,
                                   double *acc, double *pot, grove_gravity_stats *stats, const grove_options *options)
 {
+    return grove__gravity_on(&grove__nb_cpu, positions, mass, params, acc, pot, stats, options);
+}
+
+grove_status grove__gravity_on(const grove__nb_engine *e, grove_points positions, const double *mass,
+                               const grove_gravity_params *params, double *acc, double *pot,
+                               grove_gravity_stats *stats, const grove_options *options)
+{
     grove_gravity_params p;
     const double *pos = NULL;
     double *copy = NULL;
@@ -380,7 +409,7 @@ grove_status grove__gravity_local(grove_points positions, const double *mass, co
         grove__gravity g;
         memset(&g, 0, sizeof g);
         g.options = options;
-        s = grove__gravity_eval(&g, pos, mass, n, NULL, &p, acc, pot, stats, grove__options(options).threads);
+        s = grove__gravity_eval_on(e, &g, pos, mass, n, NULL, &p, acc, pot, stats, grove__options(options).threads);
         grove__gravity_free(&g);
     }
     grove__free(copy);

@@ -143,6 +143,31 @@ grove_status grove__gravity_eval(grove__gravity *g, const double *pos, const dou
                                  grove_gravity_stats *stats, int threads);
 void grove__gravity_free(grove__gravity *g);
 
+/* What computes the forces of a prepared evaluation (tree, moments and
+ * groups built; results into g->out as grove__gravity_forces leaves
+ * them, with the interaction counts): the CPU (grove__nb_cpu:
+ * grove__gravity_forces on the local tree), or a device
+ * (src/device/gravity.c). */
+typedef struct grove__nb_engine {
+    grove_status (*forces)(void *ctx, grove__gravity *g, double theta, double eps2, int threads, double *pp,
+                           double *pc);
+    void *ctx;
+} grove__nb_engine;
+extern const grove__nb_engine grove__nb_cpu;
+/* grove__gravity_eval with the forces from engine e. */
+grove_status grove__gravity_eval_on(const grove__nb_engine *e, grove__gravity *g, const double *pos,
+                                    const double *mass, size_t n, const uint8_t *active,
+                                    const grove_gravity_params *p, double *acc, double *pot,
+                                    grove_gravity_stats *stats, int threads);
+/* grove_nbody_step with the forces of its steps from engine e. */
+grove_status grove__nbody_step_on(const grove__nb_engine *e, grove_nbody *sim, uint64_t steps,
+                                  const grove_options *options);
+/* grove_gravity on one process with the forces from engine e (its
+ * checks, units and results). */
+grove_status grove__gravity_on(const grove__nb_engine *e, grove_points positions, const double *mass,
+                               const grove_gravity_params *params, double *acc, double *pot,
+                               grove_gravity_stats *stats, const grove_options *options);
+
 /* The steps of grove__gravity_eval, for the distributed call too
  * (src/mpi/gravity.c), which chooses units over every rank and adds the
  * remote ranks' trees. prepare: positions scaled by u, the tree of n >= 1
@@ -209,6 +234,14 @@ void grove__nb_kernels_portable(grove__nb_kernels *k);
 bool grove__nb_kernels_avx2(grove__nb_kernels *k);
 /* The set for this machine: AVX2 where it runs, else portable. */
 void grove__nb_kernels_pick(grove__nb_kernels *k);
+
+/* Group k's forces as grove__gravity_forces computes them (the walk in
+ * single precision, or in double where the float lists cannot hold its
+ * interactions; theta = 0: the direct sum), with the thread's lists L;
+ * its interaction counts added to *pp, *pc; false when out of memory. */
+bool grove__gravity_group(const grove__gravity *g, size_t k, double theta, double eps2,
+                          const grove__nb_source *remote, size_t nremote, const grove__nb_kernels *kernels,
+                          grove__nb_lists *L, double *pp, double *pc);
 
 /* Evaluate the float lists for sinks g->sink[b..e) with kernel set k into
  * g->out (unscaled by G); false (g->out partly written) when a sink's float

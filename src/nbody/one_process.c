@@ -40,8 +40,9 @@ static grove_status stay(grove_nbody *sim, int threads)
 static grove_status forces(grove_nbody *sim, const uint8_t *active, const grove_options *options)
 {
     sim->engine.options = options; /* its cancel flag stops the walk */
-    grove_status s = grove__gravity_eval(&sim->engine, sim->pos, sim->mass, sim->n, active, &sim->params.gravity,
-                                         sim->acc, sim->pot, &sim->stats, grove__options(options).threads);
+    grove_status s = grove__gravity_eval_on(sim->forces ? sim->forces : &grove__nb_cpu, &sim->engine, sim->pos,
+                                            sim->mass, sim->n, active, &sim->params.gravity, sim->acc, sim->pot,
+                                            &sim->stats, grove__options(options).threads);
     sim->engine.options = NULL;
     return s;
 }

@@ -390,9 +390,26 @@ static grove_status put_back(grove_nbody *sim, const step_start *st)
                        (unsigned long long)(sim->step + 1));
 }
 
+static grove_status nbody_steps(grove_nbody *sim, uint64_t steps, const grove_options *options);
+
 grove_status grove__nbody_step(grove_nbody *sim, uint64_t steps, const grove_options *options)
 {
+    return grove__nbody_step_on(&grove__nb_cpu, sim, steps, options);
+}
+
+grove_status grove__nbody_step_on(const grove__nb_engine *e, grove_nbody *sim, uint64_t steps,
+                                  const grove_options *options)
+{
     grove__clear_error();
+    if (sim) sim->forces = e;
+    grove_status s = nbody_steps(sim, steps, options);
+    if (sim) sim->forces = NULL;
+    return s;
+}
+
+/* grove_nbody_step's steps, their forces from sim->forces. */
+static grove_status nbody_steps(grove_nbody *sim, uint64_t steps, const grove_options *options)
+{
     if (!sim) return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: sim is NULL");
     if (sim->failed)
         return grove__fail(GROVE_INVALID_ARGUMENT, "nbody: step %llu failed, so the state is not valid to go on from",

@@ -18,6 +18,7 @@ struct grove_nbody {
     int64_t *row;           /* n global rows (each particle's place in the creation's input) */
     uint64_t evaluations;   /* sink force evaluations since the run began */
     grove__gravity engine;  /* reused by every force evaluation */
+    const grove__nb_engine *forces; /* what computes them during a step call (NULL: the CPU) */
     grove_gravity_stats stats;
     bool failed;            /* a step stopped half way: the state is not valid to go on */
     unsigned char *app;     /* the caller's bytes kept with the state (grove_nbody_set_app_data) */

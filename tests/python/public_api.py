@@ -270,6 +270,7 @@ CALLS = {
     "grove.generate": lambda _: grove.generate("blobs", 30, 2, seed=1),
     "grove.build_info": lambda _: grove.build_info(),
     "grove.cpu_info": lambda _: grove.cpu_info(),
+    "grove.device_info": lambda _: grove.device_info("cpu"),
     "grove.library_path": lambda _: grove.library_path(),
     "grove.version": lambda _: grove.version(),
 }
