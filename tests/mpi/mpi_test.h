@@ -35,6 +35,7 @@ mpi_case_fn mpi_case_context;
 mpi_case_fn mpi_case_join;
 mpi_case_fn mpi_case_dbscan;
 mpi_case_fn mpi_case_fof;
+mpi_case_fn mpi_case_paircount;
 mpi_case_fn mpi_case_gravity;
 mpi_case_fn mpi_case_cover;
 mpi_case_fn mpi_case_nbody;
