@@ -8,7 +8,7 @@
 grove_status grove_paircount(grove_points data1, const grove_points *data2, const grove_paircount_params *params,
                              int64_t *npairs, double *weighted, const grove_options *options)
 {
-    static __typeof__(grove_paircount) *const run[GROVE__COLUMNS] = {grove__paircount_local,
-                                                                         GROVE__MPI_PART(grove__mpi_paircount)};
+    static __typeof__(grove_paircount) *const run[GROVE__COLUMNS] = {
+        grove__paircount_local, GROVE__MPI_PART(grove__mpi_paircount)};
     GROVE__DISPATCH(run, options, GROVE__SEVERAL_RANKS, "paircount", data1, data2, params, npairs, weighted, options);
 }
