@@ -3,7 +3,7 @@
 beside another, in the same run.
 
     make && python3 bench/mpi.py [--n 1000000] [--per-rank 500000] [--ranks 1,2]
-        [--neighbours 30] [--sections gravity,nbody,let,join,dbscan,fof] [--grove build/grove]
+        [--neighbours 30] [--sections gravity,nbody,let,join,dbscan,fof,paircount] [--grove build/grove]
         [--nbody-steps 10]
         [--let-n 250000,500000,1000000] [--let-ranks 2,4,8,16] [--timeout 900] [--cache DIR]
 
@@ -396,8 +396,36 @@ def fof_section(opts):
     return rows
 
 
+def paircount_section(opts):
+    """DD with weights, uniform points, against one process without mpirun:
+    seconds, bytes sent, and the counts checked equal bin for bin."""
+    N, k = opts.n, opts.neighbours
+    rmax = eps_for(N, k)
+    edges = ",".join("%.6g" % (rmax * f) for f in (0, 0.25, 0.5, 1))
+    args = ["paircount", uniform(opts.grove, N, opts.cache), "--bins", edges, "--weights", weights(N, opts.cache)]
+    print("\n### paircount: DD weighted, uniform [0,1)^3, n = %d, edges %s" % (N, edges))
+    print("| run | ranks | seconds | vs one process | sent/rank (MB) | counts |")
+    print("|---|---:|---:|---:|---:|---|")
+    alone = plain(opts.grove, args, opts.timeout)
+    if "error" in alone:
+        print("| one process | 1 | %s | | | |" % alone["error"])
+    else:
+        print("| one process | 1 | %.3f | 1.00x | 0 | %s |" % (alone["seconds"], sum(alone["npairs"])))
+    for p in opts.ranks:
+        r = mpirun(opts.grove, p, args, opts.timeout)
+        if "error" in r:
+            print("| mpirun | %d | %s | | | |" % (p, r["error"]))
+            continue
+        sent = r.get("rank_bytes_sent") or [0]
+        same = "npairs" in alone and r["npairs"] == alone["npairs"]
+        print("| mpirun | %d | %.3f | %s | %.1f | %s |" % (
+            p, r["seconds"], "%.2fx" % (alone["seconds"] / r["seconds"]) if "seconds" in alone else "-",
+            sum(sent) / len(sent) / 1e6, "identical" if same else "DIFFER"))
+        sys.stdout.flush()
+
+
 SECTIONS = {"gravity": gravity_section, "nbody": nbody_section, "let": let_section, "join": join_section, "dbscan": dbscan_section,
-            "fof": fof_section}
+            "fof": fof_section, "paircount": paircount_section}
 
 
 def main():
@@ -406,7 +434,7 @@ def main():
     ap.add_argument("--per-rank", type=int, default=500000)
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--neighbours", type=float, default=30)
-    ap.add_argument("--sections", default="gravity,nbody,let,join,dbscan,fof")
+    ap.add_argument("--sections", default="gravity,nbody,let,join,dbscan,fof,paircount")
     ap.add_argument("--nbody-steps", type=int, default=10)
     ap.add_argument("--grove", default=os.path.join(ROOT, "build", "grove"))
     ap.add_argument("--timeout", type=float, default=900)

@@ -48,6 +48,7 @@ typedef struct paircount_args {
     grove_array converted; /* a set converted to the other's float64, when their dtypes differ */
     const char *columns[PC_COLUMNS];
     size_t ncolumns;
+    cli_ranks ranks; /* on rank 0 of a distributed run */
 } paircount_args;
 
 static bool check(void *state)
@@ -203,7 +204,9 @@ static grove_status same_dtype(paircount_args *a)
     return GROVE_OK;
 }
 
-/* One set of pairs: k = 0 DD, 1 DR, 2 RR. */
+/* One set of pairs: k = 0 DD, 1 DR, 2 RR. Under mpirun each rank counts
+ * with its block of the rows of DATA and R, and every rank gets the whole
+ * counts (docs/mpi.md); alone the block is all. */
 static grove_status count(paircount_args *a, int k, grove_options *options)
 {
     grove_paircount_params p = a->params;
@@ -211,9 +214,12 @@ static grove_status count(paircount_args *a, int k, grove_options *options)
     a->npairs[k] = calloc(a->nbins, sizeof *a->npairs[k]);
     a->weighted[k] = weighted ? calloc(a->nbins, sizeof *a->weighted[k]) : NULL;
     if (!a->npairs[k] || (weighted && !a->weighted[k])) return GROVE_OUT_OF_MEMORY;
-    if (k == 2) p.weights1 = NULL; /* randoms weigh 1 */
-    grove_points one = k == 2 ? a->random_points : a->data_points;
-    return grove_paircount(one, k == 1 ? &a->random_points : NULL, &p, a->npairs[k], a->weighted[k], options);
+    size_t first, first_r;
+    grove_points data = cli_block(a->data_points, options->mpi, &first);
+    grove_points randoms = cli_block(a->random_points, options->mpi, &first_r);
+    p.weights1 = k == 2 || !a->weights || !data.n ? NULL : a->weights + first; /* randoms weigh 1 */
+    return grove_paircount(k == 2 ? randoms : data, k == 1 ? &randoms : NULL, &p, a->npairs[k], a->weighted[k],
+                           options);
 }
 
 /* The pair sums an estimator takes: weighted, or the counts. */
@@ -323,8 +329,12 @@ static grove_status run(void *state, cli_run *run)
     }
     run->seconds = cli_now() - start;
     if (s == GROVE_OK) s = table(a);
-    if (s == GROVE_OK) s = cli_run_stage(run);
-    return s;
+    /* Every rank has the counts; rank 0 writes them. */
+    const grove_mpi *mpi = run->options.mpi;
+    size_t first;
+    if (s == GROVE_OK && grove_mpi_size(mpi) > 1)
+        s = cli_ranks_gather(&a->ranks, mpi, cli_block(a->data_points, mpi, &first).n);
+    return s == GROVE_OK && grove_mpi_rank(mpi) == 0 ? cli_run_stage(run) : s;
 }
 
 static int64_t total(const int64_t *n, size_t count)
@@ -357,7 +367,6 @@ static void json_counts(cli_json *j, const char *key, const int64_t *n, size_t c
 
 static void json(void *state, const cli_run *run, cli_json *j)
 {
-    (void)run;
     const paircount_args *a = state;
     cli_json_points(j, &a->data_points);
     cli_json_header_line(j, "header_line", &a->data.info);
@@ -380,6 +389,7 @@ static void json(void *state, const cli_run *run, cli_json *j)
     if (a->xi) cli_json_nums(j, "xi", a->xi, a->nbins);
     if (a->wp) cli_json_nums(j, "wp", a->wp, a->nrp);
     cli_json_strs(j, "columns", a->columns, a->ncolumns);
+    cli_ranks_json(&a->ranks, run->options.mpi, j);
 }
 
 static void release(void *state)
@@ -393,6 +403,7 @@ static void release(void *state)
     free(a->xi);
     free(a->wp);
     grove_array_free(&a->converted);
+    cli_ranks_free(&a->ranks);
 }
 
 int cmd_paircount(int argc, char **argv)

@@ -22,7 +22,7 @@ static const struct {
     {"join", cmd_join, "exact epsilon similarity join: all pairs within a distance (RT-HiSS)", true},
     {"knn", cmd_knn, "exact k nearest neighbours", false},
     {"nbody", cmd_nbody, "N-body simulation: leapfrog on tree gravity, snapshots, checkpoints", true},
-    {"paircount", cmd_paircount, "pair counts and two-point correlation functions (Corrfunc's conventions)", false},
+    {"paircount", cmd_paircount, "pair counts and two-point correlation functions (Corrfunc's conventions)", true},
 };
 
 static void usage(FILE *out)

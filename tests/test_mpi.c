@@ -27,6 +27,11 @@ TEST(mpi_fof_groups_and_catalogue_identical_to_one_process_on_1_to_4_ranks)
     if (test_mpi_ready()) test_mpi_on_1_to_4_ranks("fof");
 }
 
+TEST(mpi_paircount_identical_to_one_process_on_1_to_4_ranks)
+{
+    if (test_mpi_ready()) test_mpi_on_1_to_4_ranks("paircount");
+}
+
 TEST(mpi_errors_name_global_rows_on_every_rank_on_1_to_4_ranks)
 {
     if (test_mpi_ready()) test_mpi_on_1_to_4_ranks("errors");
@@ -81,6 +86,7 @@ TEST(mpi_cli_names_the_global_row_once)
         {4, "nbody", "--input", snap, "--steps 1 --dt 0.01", "--out", "particle 100, coordinate 1 is not finite"},
         {2, "gravity", "", particles, "", "--acc", "particle 49, coordinate 0 is not finite"},
         {4, "dbscan", "", points, "--eps 0.5 --min-samples 3", "--labels", "row 100, column 1 is NaN"},
+        {3, "paircount", "", points, "--bins 0,1,2", "--out", "row 100, column 1 is NaN"},
     };
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
         char args[2048], *out = NULL;
@@ -240,6 +246,69 @@ TEST(mpi_cli_dbscan_outputs_identical_to_a_plain_run)
     CHECK(test_mpirun(3, "grove", cmd, &out) == 1);
     CHECK_MSG(out && strstr(out, "row 100, column 0 is NaN") && strstr(out, weights) && lines_of(out, "dbscan") == 1,
               "%s", out);
+    free(out);
+}
+
+/* `grove paircount` under mpirun on 1..4 ranks writes the plain run's
+ * table, byte for byte: DD, DR and RR with weights in quarters (whose
+ * products add exactly, so every rank count gives the same sums to the
+ * bit), and DD(rp, pi) of float32 points; --json the same counts, and a
+ * periodic box is refused in one line. */
+TEST(mpi_cli_paircount_outputs_identical_to_a_plain_run)
+{
+    if (!test_mpi_ready()) return;
+    char cmd[4096], data[512], data32[512], randoms[512], weights[512], o0[512], o[512], *out = NULL;
+    out_path(data, sizeof data, "pc_data_", 0);
+    out_path(data32, sizeof data32, "pc_data32_", 0);
+    out_path(randoms, sizeof randoms, "pc_randoms_", 0);
+    out_path(weights, sizeof weights, "pc_weights_", 0);
+    snprintf(cmd, sizeof cmd, "gen blobs --n 3000 --dims 3 --centers 4 --seed 3 -o %s --quiet", data);
+    REQUIRE(test_grove(cmd, NULL) == 0);
+    snprintf(cmd, sizeof cmd, "gen blobs --n 2000 --dims 3 --centers 2 --seed 5 --float32 -o %s --quiet", data32);
+    REQUIRE(test_grove(cmd, NULL) == 0);
+    double *r = malloc(2000 * 3 * sizeof *r), w[3000];
+    uint64_t seed = 7;
+    for (size_t i = 0; i < 2000 * 3; i++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        r[i] = (double)(seed >> 11) * 0x1p-53 * 20 - 10; /* over the blobs' range */
+    }
+    for (size_t i = 0; i < 3000; i++) w[i] = (double)((int)((i * 11) % 9) - 2) / 4;
+    REQUIRE_OK(write_rows(randoms, r, 2000, 3));
+    REQUIRE_OK(write_rows(weights, w, 3000, 1));
+    free(r);
+    for (int run = 0; run < 2; run++)
+        for (int p = 0; p <= 4; p++) {
+            if (run == 1 && (p == 1 || p == 2)) continue; /* float32 (rp, pi) on 3 and 4 ranks */
+            char stem[16];
+            snprintf(stem, sizeof stem, "pc_out%d_", run);
+            if (run == 0)
+                snprintf(cmd, sizeof cmd, "paircount %s --bins 0,0.5,1,2,4 --randoms %s --weights %s --out %s --json",
+                         data, randoms, weights, out_path(o, sizeof o, stem, p));
+            else
+                snprintf(cmd, sizeof cmd, "paircount %s --bins 0.25,1,2,3 --pimax 3.5 --out %s --json", data32,
+                         out_path(o, sizeof o, stem, p));
+            int rc = p == 0 ? test_grove(cmd, &out) : test_mpirun(p, "grove", cmd, &out);
+            CHECK_MSG(rc == 0, "np %d: %s: %s", p, cmd, out);
+            CHECK_MSG(p < 2 || strstr(out, "\"rank_points\": ["), "%s", out);
+            free(out);
+            if (p == 0 && run == 0) {
+                /* Pairs to compare: DD and DR in every bin (columns lo, hi, dd, dd_weighted, dr, ...). */
+                size_t n = 0;
+                double *t = test_npy_doubles(o, &n);
+                CHECK(t && n == 4 * 9);
+                for (size_t b = 0; t && b < 4; b++) CHECK(t[b * 9 + 2] > 0 && t[b * 9 + 4] > 0);
+                free(t);
+            }
+            if (p > 0)
+                CHECK_MSG(test_same_file(out_path(o0, sizeof o0, stem, 0), o), "np %d: %s differs from the plain run's", p,
+                          o);
+        }
+    snprintf(cmd, sizeof cmd, "paircount %s --bins 0,1,2 --box 40 --out %s", randoms, out_path(o, sizeof o, "pc_never_", 2));
+    CHECK(test_mpirun(2, "grove", cmd, &out) == 1);
+    CHECK_MSG(out && strstr(out, "a periodic box runs on one process only") && lines_of(out, "paircount") == 1, "%s",
+              out);
+    size_t len = 0;
+    CHECK(test_read_file(o, &len) == NULL);
     free(out);
 }
 

@@ -327,7 +327,7 @@ grove_status grove__mpi_dbscan(grove_points data, const grove_index_params *inde
     sd.local = *options;
     sd.local.mpi = NULL;
     s = grove__slabs_plan(&sd.pl, data, NULL, index_params, params->eps, weighted ? sizeof(double) : 0);
-    if (s == GROVE_OK) s = grove__slabs_exchange(&sd.pl, data, NULL, params->sample_weight, &sd.S, NULL);
+    if (s == GROVE_OK) s = grove__slabs_exchange(&sd.pl, data, NULL, params->sample_weight, NULL, &sd.S, NULL);
     if (s == GROVE_OK) s = grove__mpi_agree(mpi, find_core(&sd, index_params), "dbscan");
     if (s == GROVE_OK) s = share_ghost_flags(&sd);
     if (s == GROVE_OK && sd.S.n)

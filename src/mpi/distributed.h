@@ -17,6 +17,9 @@ __typeof__(grove_join_result_gather) grove__mpi_join_result_gather;
 __typeof__(grove_dbscan) grove__mpi_dbscan;
 /* src/mpi/fof.c: groups from the distributed join's components. */
 __typeof__(grove_fof) grove__mpi_fof;
+/* src/mpi/paircount.c: each rank's rows of the sets; every rank gets the
+ * histograms of the whole sets. */
+__typeof__(grove_paircount) grove__mpi_paircount;
 /* src/mpi/gravity.c: forces over the ranks' domains (on one rank the
  * single-process bits). */
 __typeof__(grove_gravity) grove__mpi_gravity;

@@ -145,7 +145,7 @@ grove_status grove__mpi_join(grove_points data, const grove_points *queries, con
     s = grove__slabs_plan(&pl, data, queries, index_params, params->eps, 0);
     grove__slab_set D = {0}, Q = {0};
     grove_join_result res = {0};
-    if (s == GROVE_OK) s = grove__slabs_exchange(&pl, data, queries, NULL, &D, &Q);
+    if (s == GROVE_OK) s = grove__slabs_exchange(&pl, data, queries, NULL, NULL, &D, &Q);
     grove_options local = *options;
     local.mpi = NULL;
     if (s == GROVE_OK) s = grove__mpi_agree(mpi, slab_join(&pl, &D, &Q, index_params, params, &local, &res), "join");

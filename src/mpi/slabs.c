@@ -155,7 +155,7 @@ void grove__slabs_reach(const grove__slabs *pl, grove_points p, size_t i, int *o
 /* The records of one point set for every slab: counted (buf NULL) or
  * written at cursor[k] records into buf's part for slab k. A record is the
  * global row << 2 | its roles in that slab, the coordinates in the input
- * dtype, and the data's extra bytes. */
+ * dtype, and the set's extra bytes (when it has them). */
 static void route(const grove__slabs *pl, grove_points p, const char *extra, int64_t offset, int roles, int *counts,
                   char *buf, size_t *cursor)
 {
@@ -174,7 +174,7 @@ static void route(const grove__slabs *pl, grove_points p, const char *extra, int
             char *rec = buf + cursor[k]++ * pl->rec;
             memcpy(rec, &tag, sizeof tag);
             memcpy(rec + sizeof tag, (const char *)p.data + i * stride, bytes);
-            if (roles & GROVE__SLAB_DATA && pl->extra) memcpy(rec + sizeof tag + bytes, extra + i * pl->extra, pl->extra);
+            if (extra && pl->extra) memcpy(rec + sizeof tag + bytes, extra + i * pl->extra, pl->extra);
         }
     }
 }
@@ -190,15 +190,15 @@ static int compare_tag(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The records with `role`, by global row (the extra bytes of data; the
- * roles of each when keep_roles). */
-static grove_status collect(const grove__slabs *pl, const char *recs, size_t nrec, int role, bool keep_roles,
-                            grove__slab_set *out)
+/* The records with `role`, by global row (their extra bytes when
+ * with_extra; the roles of each when keep_roles). */
+static grove_status collect(const grove__slabs *pl, const char *recs, size_t nrec, int role, bool with_extra,
+                            bool keep_roles, grove__slab_set *out)
 {
     memset(out, 0, sizeof *out);
     tagged *t = grove__malloc((nrec ? nrec : 1) * sizeof *t, "slab points");
     if (!t) return GROVE_OUT_OF_MEMORY;
-    size_t n = 0, bytes = pl->d * pl->es, extra = role == GROVE__SLAB_DATA ? pl->extra : 0;
+    size_t n = 0, bytes = pl->d * pl->es, extra = with_extra ? pl->extra : 0;
     for (size_t i = 0; i < nrec; i++) {
         int64_t tag;
         memcpy(&tag, recs + i * pl->rec, sizeof tag);
@@ -253,7 +253,7 @@ void grove__slab_set_free(grove__slab_set *s)
 }
 
 grove_status grove__slabs_exchange(const grove__slabs *pl, grove_points data, const grove_points *queries,
-                                   const void *extra, grove__slab_set *D, grove__slab_set *Q)
+                                   const void *extra, const void *qextra, grove__slab_set *D, grove__slab_set *Q)
 {
     int P = pl->mpi->size, rank = pl->mpi->rank;
     int *counts = grove__calloc(2 * (size_t)P, sizeof *counts, "slab routes"), *got = counts ? counts + P : NULL;
@@ -264,7 +264,7 @@ grove_status grove__slabs_exchange(const grove__slabs *pl, grove_points data, co
     int self = queries ? GROVE__SLAB_DATA : GROVE__SLAB_DATA | GROVE__SLAB_QUERY;
     if (s == GROVE_OK) {
         route(pl, data, extra, pl->doff[rank], self, counts, NULL, NULL);
-        if (queries) route(pl, *queries, NULL, pl->qoff[rank], GROVE__SLAB_QUERY, counts, NULL, NULL);
+        if (queries) route(pl, *queries, qextra, pl->qoff[rank], GROVE__SLAB_QUERY, counts, NULL, NULL);
         size_t total = 0;
         for (int r = 0; r < P; r++) {
             cursor[r] = total;
@@ -274,7 +274,7 @@ grove_status grove__slabs_exchange(const grove__slabs *pl, grove_points data, co
         s = grove__mpi_agree(pl->mpi, buf ? GROVE_OK : GROVE_OUT_OF_MEMORY, pl->what);
         if (s == GROVE_OK) {
             route(pl, data, extra, pl->doff[rank], self, NULL, buf, cursor);
-            if (queries) route(pl, *queries, NULL, pl->qoff[rank], GROVE__SLAB_QUERY, NULL, buf, cursor);
+            if (queries) route(pl, *queries, qextra, pl->qoff[rank], GROVE__SLAB_QUERY, NULL, buf, cursor);
         }
     }
     MPI_Datatype rec;
@@ -287,8 +287,8 @@ grove_status grove__slabs_exchange(const grove__slabs *pl, grove_points data, co
     for (int r = 0; s == GROVE_OK && r < P; r++) nrec += (size_t)got[r];
     memset(D, 0, sizeof *D);
     if (Q) memset(Q, 0, sizeof *Q);
-    if (s == GROVE_OK) s = collect(pl, recs, nrec, GROVE__SLAB_DATA, !Q, D);
-    if (s == GROVE_OK && Q) s = collect(pl, recs, nrec, GROVE__SLAB_QUERY, false, Q);
+    if (s == GROVE_OK) s = collect(pl, recs, nrec, GROVE__SLAB_DATA, true, !Q, D);
+    if (s == GROVE_OK && Q) s = collect(pl, recs, nrec, GROVE__SLAB_QUERY, pl->query_extra, false, Q);
     grove__free(recs);
     grove__free(counts);
     grove__free(cursor);

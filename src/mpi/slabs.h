@@ -15,6 +15,7 @@ typedef struct grove__slabs {
     const grove_mpi *mpi;
     const char *what;      /* the call, in messages */
     size_t d, es, extra;   /* dimensions, bytes per coordinate, bytes a data point carries beside them */
+    bool query_extra;      /* the queries carry extra bytes too (set by the caller) */
     size_t rec;            /* bytes per record on the wire */
     grove_dtype dtype;
     int exponent, threads;
@@ -46,11 +47,12 @@ grove_status grove__slabs_plan(grove__slabs *pl, grove_points data, const grove_
 void grove__slabs_free(grove__slabs *pl);
 
 /* Collective: every point to its slab (each data point with its extra
- * bytes, from extra: n x pl->extra) by MPI_Alltoallv, and this rank's
- * slab's sets: D its data, Q its queries (without `queries`, the data
- * points inside it); with Q NULL, D keeps each point's roles instead. */
+ * bytes, from extra: n x pl->extra; each query likewise from qextra with
+ * pl->query_extra; NULL on a rank without points) by MPI_Alltoallv, and this rank's slab's sets: D its data,
+ * Q its queries (without `queries`, the data points inside it); with Q
+ * NULL, D keeps each point's roles instead. */
 grove_status grove__slabs_exchange(const grove__slabs *pl, grove_points data, const grove_points *queries,
-                                   const void *extra, grove__slab_set *D, grove__slab_set *Q);
+                                   const void *extra, const void *qextra, grove__slab_set *D, grove__slab_set *Q);
 void grove__slab_set_free(grove__slab_set *s);
 /* The set's points as a grove_points view. */
 grove_points grove__slab_points(const grove__slabs *pl, const grove__slab_set *s);

@@ -242,6 +242,7 @@ static inline GROVE__ALWAYS_INLINE grove_status FN(pc_group_body)(const pc_pass 
     if (FN(gather_groups)(D, qbox, ps->prune2, ps->autocorr ? self : 0, &th->groups) != GROVE_OK)
         return GROVE_OUT_OF_MEMORY;
     size_t count = th->groups.count;
+    if (count == 0) return GROVE_OK; /* no data within reach (a cross-correlation's far group) */
     if (pc_reserve_groups(th, count, m, sizeof(T)) != GROVE_OK) return GROVE_OUT_OF_MEMORY;
     /* The listed groups' boxes by dimension. */
     T *lo = (T *)th->lo, *hi = (T *)th->hi;

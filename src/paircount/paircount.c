@@ -57,20 +57,25 @@ static grove_status check_bins(const grove_paircount_params *p)
     return GROVE_OK;
 }
 
+/* The bins of checked params. */
+static size_t bins_of(const grove_paircount_params *p)
+{
+    return (p->nedges - 1) * (p->pimax > 0 ? (size_t)p->pimax : 1);
+}
+
 size_t grove_paircount_bins(const grove_paircount_params *params)
 {
     grove__clear_error();
-    if (check_bins(params) != GROVE_OK) return 0;
-    return (params->nedges - 1) * (params->pimax > 0 ? (size_t)params->pimax : 1);
+    return check_bins(params) == GROVE_OK ? bins_of(params) : 0;
 }
 
-/* n finite weights (NULL: none), named for the message. */
-static grove_status check_weights(const double *w, size_t n, const char *name)
+/* n finite weights (NULL: none), named for the message by row first + i. */
+static grove_status check_weights(const double *w, size_t n, size_t first, const char *name)
 {
     for (size_t i = 0; w && i < n; i++)
         if (!isfinite(w[i]))
-            return grove__fail(GROVE_INVALID_ARGUMENT, "paircount: %s[%zu] is %g; weights must be finite", name, i,
-                               w[i]);
+            return grove__fail(GROVE_INVALID_ARGUMENT, "paircount: %s[%zu] is %g; weights must be finite", name,
+                               first + i, w[i]);
     return GROVE_OK;
 }
 
@@ -116,19 +121,17 @@ static grove_status check_sets(grove_points data1, const grove_points *data2, co
     return GROVE_OK;
 }
 
-/* The autocorrelation's result from its unordered pairs: twice each,
- * and each point's pair with itself at r = 0 (Corrfunc's convention). */
-static void add_self_pairs(const grove_paircount_params *p, size_t n, size_t nbins, int64_t *count,
-                           grove__xsum *sum)
+void grove__paircount_self_pairs(const grove_paircount_params *p, size_t n, const double *weights1,
+                                 int64_t *count, grove__xsum *sum)
 {
-    for (size_t i = 0; i < nbins; i++) {
+    for (size_t i = 0; i < bins_of(p); i++) {
         count[i] *= 2;
         if (sum) grove__xsum_double(&sum[i]);
     }
     if (p->edges[0] != 0) return; /* r = 0 is in no bin */
     count[0] += (int64_t)n;
     for (size_t i = 0; sum && i < n; i++) {
-        double w = p->weights1 ? p->weights1[i] : 1.0;
+        double w = weights1 ? weights1[i] : 1.0;
         grove__xsum_add(&sum[0], w * w);
     }
 }
@@ -151,34 +154,80 @@ static grove_status check_box(grove_points data1, const grove_points *data2, con
     return s;
 }
 
-/* Build the indexes, run the pass into count and sum. */
-static grove_status count_pairs(grove_points data1, const grove_points *data2, const grove_paircount_params *p,
-                                int64_t *count, grove__xsum *sum, const grove_options *options)
+grove_status grove__paircount_pass(const grove_index *D, const double *wD, const grove_points *queries,
+                                   const double *wQ, const grove_paircount_params *p, int64_t *count,
+                                   grove__xsum *sum, const grove_options *options)
 {
-    int threads = grove__options(options).threads;
-    grove_index *D = NULL;
     const grove_index *Q = NULL;
     pc_bins bins;
     memset(&bins, 0, sizeof bins);
-    double *wD = NULL, *wQ = NULL;
-    grove_status s = data2 ? grove__index_build_for(*data2, &data1, &p->index, options, &D)
-                           : grove__index_build_for(data1, NULL, &p->index, options, &D);
-    if (s == GROVE_OK) s = grove__queries_prepare(D, data2 ? &data1 : NULL, 0, threads, &Q);
+    double *tD = NULL, *tQ = NULL;
+    grove_status s = grove__queries_prepare(D, queries, 0, grove__options(options).threads, &Q);
     if (s == GROVE_OK) s = grove__pc_bins_init(&bins, D, p->edges, p->nedges, p->pimax);
-    if (s == GROVE_OK) s = tree_weights(D, data2 ? p->weights2 : p->weights1, sum != NULL, &wD);
-    if (s == GROVE_OK && data2) s = tree_weights(Q, p->weights1, sum != NULL, &wQ);
+    if (s == GROVE_OK) s = tree_weights(D, wD, sum != NULL, &tD);
+    if (s == GROVE_OK && queries) s = tree_weights(Q, wQ, sum != NULL, &tQ);
     if (s == GROVE_OK) {
         /* Reach: the largest squared edge, and with pimax the cylinder's
          * enclosing ball, widened by any rounding. */
         double e = ldexp(p->edges[p->nedges - 1], -D->tree.exponent), pi = ldexp(p->pimax, -D->tree.exponent);
-        pc_pass pass = {D, Q, data2 == NULL, wD, data2 ? wQ : wD, &bins, grove__join_prune2_sq(D, Q, e * e + pi * pi)};
+        pc_pass pass = {D, Q, queries == NULL, tD, queries ? tQ : tD, &bins, grove__join_prune2_sq(D, Q, e * e + pi * pi)};
         s = grove__pc_run(&pass, options, count, sum);
     }
-    grove__free(wD);
-    grove__free(wQ);
+    grove__free(tD);
+    grove__free(tQ);
     grove__pc_bins_free(&bins);
     if (Q) grove__queries_release(D, Q);
+    return s;
+}
+
+/* The pairs of data1 (with data2) into count and sum, on this process. */
+static grove_status count_pairs(grove_points data1, const grove_points *data2, const grove_paircount_params *p,
+                                int64_t *count, grove__xsum *sum, const grove_options *options)
+{
+    grove_index *D = NULL;
+    grove_status s = data2 ? grove__index_build_for(*data2, &data1, &p->index, options, &D)
+                           : grove__index_build_for(data1, NULL, &p->index, options, &D);
+    if (s == GROVE_OK)
+        s = data2 ? grove__paircount_pass(D, p->weights2, &data1, p->weights1, p, count, sum, options)
+                  : grove__paircount_pass(D, p->weights1, NULL, NULL, p, count, sum, options);
     grove_index_free(D);
+    return s;
+}
+
+grove_status grove__paircount_check(grove_points data1, const grove_points *data2,
+                                    const grove_paircount_params *params, const int64_t *npairs, size_t first1,
+                                    size_t first2)
+{
+    double magnitude;
+    grove_status s = check_bins(params);
+    if (s == GROVE_OK && !npairs) s = grove__fail(GROVE_INVALID_ARGUMENT, "paircount: npairs is NULL");
+    if (s == GROVE_OK) s = grove__points_validate_part(data1, first1, 1, &magnitude);
+    if (s == GROVE_OK && data2) {
+        s = grove__points_validate_part(*data2, first2, 1, &magnitude);
+        if (s != GROVE_OK) grove__error_prefix("data2");
+    }
+    if (s == GROVE_OK) s = check_sets(data1, data2, params);
+    if (s == GROVE_OK) s = check_weights(params->weights1, data1.n, first1, "weights1");
+    if (s == GROVE_OK && data2) s = check_weights(params->weights2, data2->n, first2, "weights2");
+    return s;
+}
+
+grove_status grove__paircount_results(grove_status s, const grove_paircount_params *params, grove__xsum *sum,
+                                      int64_t *npairs, double *weighted)
+{
+    size_t nbins = bins_of(params);
+    for (size_t i = 0; s == GROVE_OK && sum && i < nbins; i++) {
+        weighted[i] = grove__xsum_value(&sum[i]);
+        if (!isfinite(weighted[i]))
+            s = grove__fail(GROVE_INVALID_ARGUMENT,
+                            "paircount: the weighted sum of bin %zu is beyond the range of a double (weights too "
+                            "large)",
+                            i);
+    }
+    if (s != GROVE_OK) {
+        memset(npairs, 0, nbins * sizeof *npairs);
+        if (weighted) memset(weighted, 0, nbins * sizeof *weighted);
+    }
     return s;
 }
 
@@ -187,19 +236,10 @@ grove_status grove__paircount_local(grove_points data1, const grove_points *data
                                     const grove_options *options)
 {
     grove__clear_error();
-    grove_status s = check_bins(params);
-    if (s == GROVE_OK && !npairs) s = grove__fail(GROVE_INVALID_ARGUMENT, "paircount: npairs is NULL");
-    if (s == GROVE_OK) s = grove_points_validate(data1);
-    if (s == GROVE_OK && data2) {
-        s = grove_points_validate(*data2);
-        if (s != GROVE_OK) grove__error_prefix("data2");
-    }
-    if (s == GROVE_OK) s = check_sets(data1, data2, params);
+    grove_status s = grove__paircount_check(data1, data2, params, npairs, 0, 0);
     if (s == GROVE_OK) s = check_box(data1, data2, &params->index, grove__options(options).threads);
-    if (s == GROVE_OK) s = check_weights(params->weights1, data1.n, "weights1");
-    if (s == GROVE_OK && data2) s = check_weights(params->weights2, data2->n, "weights2");
     if (s != GROVE_OK) return s;
-    size_t nbins = grove_paircount_bins(params);
+    size_t nbins = bins_of(params);
     memset(npairs, 0, nbins * sizeof *npairs);
     if (weighted) memset(weighted, 0, nbins * sizeof *weighted);
     if (data1.n == 0 || (data2 && data2->n == 0)) return GROVE_OK;
@@ -209,19 +249,8 @@ grove_status grove__paircount_local(grove_points data1, const grove_points *data
         if (!sum) return GROVE_OUT_OF_MEMORY;
     }
     s = count_pairs(data1, data2, params, npairs, sum, options);
-    if (s == GROVE_OK && !data2) add_self_pairs(params, data1.n, nbins, npairs, sum);
-    for (size_t i = 0; s == GROVE_OK && sum && i < nbins; i++) {
-        weighted[i] = grove__xsum_value(&sum[i]);
-        if (!isfinite(weighted[i]))
-            s = grove__fail(GROVE_INVALID_ARGUMENT,
-                            "paircount: the weighted sum of bin %zu is beyond the range of a double (weights too "
-                            "large)",
-                            i);
-    }
+    if (s == GROVE_OK && !data2) grove__paircount_self_pairs(params, data1.n, params->weights1, npairs, sum);
+    s = grove__paircount_results(s, params, sum, npairs, weighted);
     grove__free(sum);
-    if (s != GROVE_OK) {
-        memset(npairs, 0, nbins * sizeof *npairs);
-        if (weighted) memset(weighted, 0, nbins * sizeof *weighted);
-    }
     return s;
 }

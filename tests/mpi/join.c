@@ -9,43 +9,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Deterministic points, the same on every rank: uniform in [0, 1) or
- * integers in clusters, every fifth point a copy of an earlier one. */
-static double *make_points(size_t n, size_t d, int clustered, uint64_t seed)
-{
-    double *x = malloc(n * d * sizeof *x);
-    uint64_t s = seed * 2862933555777941757ULL + 3037000493ULL;
-    for (size_t i = 0; i < n; i++) {
-        double centre = (double)(i % 4) * 12;
-        for (size_t j = 0; j < d; j++) {
-            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-            double u = (double)(s >> 11) * 0x1p-53;
-            x[i * d + j] = clustered ? centre + (double)(int)(u * 6) : u;
-        }
-        if (clustered && i % 5 == 4) memcpy(x + i * d, x + (i / 2) * d, d * sizeof *x);
-    }
-    return x;
-}
-
-static grove_points view(const void *x, size_t first, size_t n, size_t d, grove_dtype t)
-{
-    size_t es = t == GROVE_FLOAT32 ? sizeof(float) : sizeof(double);
-    grove_points p = {x ? (const char *)x + first * d * es : NULL, n, d, t, 0};
-    return p;
-}
-
-static void *as_dtype(const double *x, size_t m, grove_dtype t)
-{
-    if (t == GROVE_FLOAT64) {
-        double *y = malloc(m * sizeof *y);
-        memcpy(y, x, m * sizeof *y);
-        return y;
-    }
-    float *y = malloc(m * sizeof *y);
-    for (size_t i = 0; i < m; i++) y[i] = (float)x[i];
-    return y;
-}
-
 typedef struct join_case {
     size_t n, nq, d;
     int clustered, semi, exclude_self, kind;
@@ -56,20 +19,20 @@ typedef struct join_case {
 static void run_case(const join_case *c, grove_mpi *mpi)
 {
     int rank = grove_mpi_rank(mpi), ranks = grove_mpi_size(mpi);
-    double *xd = make_points(c->n, c->d, c->clustered, 1), *xq = c->semi ? make_points(c->nq, c->d, c->clustered, 2) : NULL;
-    void *data = as_dtype(xd, c->n * c->d, c->dtype), *queries = xq ? as_dtype(xq, c->nq * c->d, c->dtype) : NULL;
+    double *xd = mpi_points(c->n, c->d, c->clustered, 1), *xq = c->semi ? mpi_points(c->nq, c->d, c->clustered, 2) : NULL;
+    void *data = mpi_as_dtype(xd, c->n * c->d, c->dtype), *queries = xq ? mpi_as_dtype(xq, c->nq * c->d, c->dtype) : NULL;
     grove_join_params jp;
     grove_join_params_init(&jp);
     jp.eps = c->eps;
     jp.exclude_self = c->exclude_self;
     jp.distances = 1;
-    grove_points all = view(data, 0, c->n, c->d, c->dtype), allq = view(queries, 0, c->nq, c->d, c->dtype);
+    grove_points all = mpi_view(data, 0, c->n, c->d, c->dtype), allq = mpi_view(queries, 0, c->nq, c->d, c->dtype);
     grove_join_result one, dist;
     MPI_CHECK(grove_join(all, c->semi ? &allq : NULL, NULL, &jp, &one, NULL) == GROVE_OK);
     size_t f, m, fq, mq;
     mpi_part(c->n, ranks, rank, c->kind, &f, &m);
     mpi_part(c->nq, ranks, rank, (c->kind + 1) % 3, &fq, &mq);
-    grove_points mine = view(data, f, m, c->d, c->dtype), mineq = view(queries, fq, mq, c->d, c->dtype);
+    grove_points mine = mpi_view(data, f, m, c->d, c->dtype), mineq = mpi_view(queries, fq, mq, c->d, c->dtype);
     grove_options o;
     grove_options_init(&o);
     o.mpi = mpi;

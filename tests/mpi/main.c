@@ -11,6 +11,7 @@ static const struct {
     {"join", mpi_case_join},
     {"dbscan", mpi_case_dbscan},
     {"fof", mpi_case_fof},
+    {"paircount", mpi_case_paircount},
     {"gravity", mpi_case_gravity},
     {"cover", mpi_case_cover},
     {"nbody", mpi_case_nbody},

@@ -6,6 +6,7 @@
 
 #include "grove_mpi.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -30,11 +31,22 @@ grove_mpi *mpi_world(int *rank, int *ranks);
  * the last rank, 3 all on the first. */
 void mpi_part(size_t n, int ranks, int rank, int kind, size_t *first, size_t *count);
 
+/* Deterministic points, the same on every rank (tests/mpi/util.c): n x d
+ * uniform in [0, 1), or clustered integers (four clusters 12 apart, each
+ * coordinate one of 6 values) with every fifth point a copy of an
+ * earlier one. */
+double *mpi_points(size_t n, size_t d, int clustered, uint64_t seed);
+/* Rows first .. first + n - 1 of x (n x d in dtype t) as points. */
+grove_points mpi_view(const void *x, size_t first, size_t n, size_t d, grove_dtype t);
+/* A copy of x[0 .. m) in dtype t. */
+void *mpi_as_dtype(const double *x, size_t m, grove_dtype t);
+
 /* Cases, one file per module under tests/mpi, listed in main.c. */
 mpi_case_fn mpi_case_context;
 mpi_case_fn mpi_case_join;
 mpi_case_fn mpi_case_dbscan;
 mpi_case_fn mpi_case_fof;
+mpi_case_fn mpi_case_paircount;
 mpi_case_fn mpi_case_gravity;
 mpi_case_fn mpi_case_cover;
 mpi_case_fn mpi_case_nbody;
