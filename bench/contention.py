@@ -105,8 +105,15 @@ def child(name, runs, threads_list):
     print(json.dumps({"what": what, "times": times}))
 
 
+def binding_of(lib):
+    """The Python binding beside a libgrove.so's build folder (its structs
+    match that library's), else this tree's."""
+    beside = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(lib))), "python")
+    return beside if os.path.isdir(os.path.join(beside, "grove")) else os.path.join(ROOT, "python")
+
+
 def run_child(lib, name, runs, threads_list):
-    env = dict(os.environ, GROVE_LIB=lib, PYTHONPATH=os.path.join(ROOT, "python"))
+    env = dict(os.environ, GROVE_LIB=lib, PYTHONPATH=binding_of(lib))
     out = subprocess.run([sys.executable, __file__, "--child", name, "--runs", str(runs),
                           "--child-threads", ",".join(str(t) for t in threads_list)],
                          env=env, check=True, capture_output=True, text=True).stdout
