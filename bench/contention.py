@@ -71,7 +71,7 @@ def _row_setup(name):
     if name == "dbscan":
         x = _blobs(300000, 3, 7)
         return ("grove.DBSCAN(eps=0.02, min_samples=10).fit, 3e5 x 3 blobs",
-                lambda t: grove.DBSCAN(eps=0.02, min_samples=10, threads=t).fit(x))
+                lambda t: grove.DBSCAN(eps=0.02, min_samples=10, n_jobs=t).fit(x))
     if name == "fof":
         x = _uniform(500000, 3, 8)
         return "grove.fof(b=0.2), 5e5 x 3 uniform", lambda t: grove.fof(x, b=0.2, threads=t)
