@@ -80,10 +80,10 @@ def _row_setup(name):
         pos, mass = sim.positions, sim.masses
         return "grove.gravity, 3e5 Plummer, theta 0.75", lambda t: grove.gravity(pos, mass, 0.75, 0.01, threads=t)
     if name == "nbody 1e4":
-        sim = grove.NBody.from_ic("plummer", 10000, seed=10, threads=1)
+        sim = grove.NBody.from_ic("plummer", 10000, seed=10)  # step(threads=None): the sim's default
         return "NBody.step(20), 1e4 Plummer", lambda t: sim.step(20, threads=t)
     if name == "nbody 1e5":
-        sim = grove.NBody.from_ic("plummer", 100000, seed=11, threads=1)
+        sim = grove.NBody.from_ic("plummer", 100000, seed=11)
         return "NBody.step(2), 1e5 Plummer", lambda t: sim.step(2, threads=t)
     raise SystemExit(f"unknown row {name!r}")
 

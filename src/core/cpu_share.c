@@ -94,20 +94,34 @@ static int own_running(void)
     return running > 0 ? running : 1;
 }
 
-/* Of the `allowed` CPUs, those that other processes keep busy now: the
- * system's runnable tasks less this process's, counted in proportion when
- * the machine has more CPUs online than the process may use. */
-static int busy_cpus(int allowed)
+/* The system's runnable tasks now (the fourth field of /proc/loadavg); 0
+ * if unknown. */
+static long system_running(void)
 {
     char line[128];
-    long running_all = 0;
-    if (!read_small("/proc/loadavg", line, sizeof line) ||
-        sscanf(line, "%*s %*s %*s %ld/", &running_all) != 1)
-        return 0;
+    long running = 0;
+    if (!read_small("/proc/loadavg", line, sizeof line) || sscanf(line, "%*s %*s %*s %ld/", &running) != 1) return 0;
+    return running;
+}
+
+/* Of the `allowed` CPUs, those that other processes keep busy now: the
+ * system's runnable tasks less this process's, counted in proportion when
+ * the machine has more CPUs online than the process may use. Each count
+ * is read twice, interleaved, and others are what both system readings
+ * hold beyond the larger own count: a thread of this process that blocks
+ * or wakes between two readings (the caller handing over, an OpenMP
+ * thread going to sleep) and a task that runs for an instant elsewhere
+ * are not taken for another job. */
+static int busy_cpus(int allowed)
+{
+    long running_all = system_running();
     /* The caller is one of them; this process's other threads are counted
      * only when there is someone else to tell them from. */
     if (running_all <= 1) return 0;
-    long others = running_all - own_running();
+    int own = own_running();
+    long again = system_running(), own_again = own_running();
+    if (again < running_all) running_all = again;
+    long others = running_all - (own_again > own ? own_again : own);
     if (others <= 0) return 0;
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     if (online > allowed) others = others * allowed / online;
