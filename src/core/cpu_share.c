@@ -106,22 +106,20 @@ static long system_running(void)
 
 /* Of the `allowed` CPUs, those that other processes keep busy now: the
  * system's runnable tasks less this process's, counted in proportion when
- * the machine has more CPUs online than the process may use. Each count
- * is read twice, interleaved, and others are what both system readings
- * hold beyond the larger own count: a thread of this process that blocks
- * or wakes between two readings (the caller handing over, an OpenMP
- * thread going to sleep) and a task that runs for an instant elsewhere
- * are not taken for another job. */
+ * the machine has more CPUs online than the process may use. This
+ * process's are counted before and after the system's, and the larger
+ * count taken: a thread of it that blocks between two readings (the
+ * caller handing over to the binding's thread, an OpenMP thread going to
+ * sleep) is not taken for another job. */
 static int busy_cpus(int allowed)
 {
+    int own = own_running();
     long running_all = system_running();
     /* The caller is one of them; this process's other threads are counted
      * only when there is someone else to tell them from. */
     if (running_all <= 1) return 0;
-    int own = own_running();
-    long again = system_running(), own_again = own_running();
-    if (again < running_all) running_all = again;
-    long others = running_all - (own_again > own ? own_again : own);
+    int own_after = own_running();
+    long others = running_all - (own_after > own ? own_after : own);
     if (others <= 0) return 0;
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     if (online > allowed) others = others * allowed / online;
