@@ -123,15 +123,14 @@ static void bs_leaf(const bs_tree *t, int buf, size_t off, size_t k, int level, 
     grove__bt_packed_leaf(c, t->b, t->id[buf] + off, k, level, out, x);
 }
 
-/* Every point's keys and id, and the root's extent (in locals the key
- * stores cannot alias). */
-static inline __attribute__((always_inline)) void bs_init_d(const grove__bt_view *v, const bs_tree *t,
-                                                            grove__bs_extent *e, size_t d)
+/* Points [lo, hi): keys, ids, extent (in locals the key stores cannot alias). */
+static inline __attribute__((always_inline)) void bs_init_d(const grove__bt_view *v, const bs_tree *t, size_t from,
+                                                            size_t to, grove__bs_extent *e, size_t d)
 {
     size_t n = t->c->n;
     uint64_t *key = t->key[0], lo[GROVE__BS_MAX_DIMS], hi[GROVE__BS_MAX_DIMS];
     for (size_t j = 0; j < d; j++) lo[j] = UINT64_MAX, hi[j] = 0;
-    for (size_t i = 0; i < t->b->count; i++) {
+    for (size_t i = from; i < to; i++) {
         const double *row = grove__bt_row_of(v, (uint32_t)i);
         for (size_t j = 0; j < d; j++) {
             uint64_t k = grove__bt_key(row[j]);
@@ -144,13 +143,44 @@ static inline __attribute__((always_inline)) void bs_init_d(const grove__bt_view
     for (size_t j = 0; j < d; j++) e->lo[j] = lo[j], e->hi[j] = hi[j];
 }
 
-static void bs_init(const grove__bt_view *v, const bs_tree *t, grove__bs_extent *e)
+static void bs_init_rows(const grove__bt_view *v, const bs_tree *t, size_t from, size_t to, grove__bs_extent *e)
 {
     switch (t->c->d) {
-    case 2: bs_init_d(v, t, e, 2); break;
-    case 3: bs_init_d(v, t, e, 3); break;
-    default: bs_init_d(v, t, e, t->c->d);
+    case 2: bs_init_d(v, t, from, to, e, 2); break;
+    case 3: bs_init_d(v, t, from, to, e, 3); break;
+    default: bs_init_d(v, t, from, to, e, t->c->d);
     }
+}
+
+/* Parts of a pass over a root the team builds alone (its first pass and
+ * its split): one per thread. */
+#define BS_PARTS_MAX 16
+static size_t bs_root_parts(const bs_tree *t, size_t k)
+{
+    int thread, threads = 1;
+    if (t->c->spawn && k == t->b->count && 2 * k > t->c->n && k >= BT_TASK_MIN) grove__team_member(&thread, &threads);
+    return threads < BS_PARTS_MAX ? (size_t)threads : BS_PARTS_MAX;
+}
+
+/* e grows to take in the extents part[0 .. parts). */
+static void bs_extent_of(grove__bs_extent *e, const grove__bs_extent *part, size_t parts, size_t d)
+{
+    *e = part[0];
+    for (size_t q = 1; q < parts; q++)
+        for (size_t j = 0; j < d; j++) {
+            e->lo[j] = part[q].lo[j] < e->lo[j] ? part[q].lo[j] : e->lo[j];
+            e->hi[j] = part[q].hi[j] > e->hi[j] ? part[q].hi[j] : e->hi[j];
+        }
+}
+
+/* Every point's keys and id, and the root's extent. */
+static void bs_init(const grove__bt_view *v, const bs_tree *t, grove__bs_extent *root)
+{
+    size_t m = t->b->count, parts = bs_root_parts(t, m);
+    grove__bs_extent part[BS_PARTS_MAX];
+#pragma omp taskloop grainsize(1) default(shared) if (parts > 1)
+    for (size_t q = 0; q < parts; q++) bs_init_rows(v, t, q * m / parts, (q + 1) * m / parts, &part[q]);
+    bs_extent_of(root, part, parts, t->c->d);
 }
 
 /* Whether the extent is finite: NaN and infinity keys have every exponent bit. */
@@ -169,6 +199,40 @@ static bool bs_spreads_finite(const grove__bs_extent *e, size_t d)
     return true;
 }
 
+/* Split node [off, off + k) into the other buffer; at a root the team
+ * builds alone in parts, each counting its points below the pivot (which
+ * places its sides), then moving them. */
+static void bs_split(const bs_tree *t, int buf, size_t off, size_t k, size_t h, size_t s, grove__bs_pair pivot,
+                     grove__bs_extent *left, grove__bs_extent *right)
+{
+    const grove__bt_ctx *c = t->c;
+    const uint64_t *key = t->key[buf] + off;
+    const uint32_t *id = t->id[buf] + off;
+    uint64_t *dst = t->key[!buf] + off;
+    uint32_t *did = t->id[!buf] + off;
+    size_t parts = bs_root_parts(t, k), below[BS_PARTS_MAX];
+    if (parts <= 1) {
+        t->kernels->split(key, id, dst, did, c->n, c->d, k, (grove__bs_sides){0, h, h, k}, s, pivot, left, right);
+        return;
+    }
+    grove__bs_extent part_left[BS_PARTS_MAX], part_right[BS_PARTS_MAX];
+#pragma omp taskloop grainsize(1) default(shared)
+    for (size_t q = 0; q < parts; q++) {
+        size_t a = q * k / parts, b = (q + 1) * k / parts;
+        t->kernels->window(key + s * c->n + a, id + a, b - a, pivot, pivot, dst + a, did + a, &below[q]);
+    }
+#pragma omp taskloop grainsize(1) default(shared)
+    for (size_t q = 0; q < parts; q++) {
+        size_t a = q * k / parts, b = (q + 1) * k / parts, l = 0;
+        for (size_t p = 0; p < q; p++) l += below[p];
+        size_t r = h + a - l; /* after the points of the parts before q that are not below */
+        grove__bs_sides to = {l, l + below[q], r, r + (b - a - below[q])};
+        t->kernels->split(key + a, id + a, dst, did, c->n, c->d, b - a, to, s, pivot, &part_left[q], &part_right[q]);
+    }
+    bs_extent_of(left, part_left, parts, c->d);
+    bs_extent_of(right, part_right, parts, c->d);
+}
+
 /* The node holding segment [off, off + k) of buffer buf, with extent e. */
 static void bs_node(const bs_tree *t, int buf, size_t off, size_t k, int level, size_t out, const grove__bs_extent *e)
 {
@@ -183,9 +247,8 @@ static void bs_node(const bs_tree *t, int buf, size_t off, size_t k, int level, 
     for (size_t j = 0; j < c->d; j++)
         grove__bt_widest(bs_value(e->hi[j]) - bs_value(e->lo[j]), j, &s, &best_spread);
     grove__bs_pair pivot = bs_select(t, buf, off, k, h, s);
-    grove__bs_extent left, right; /* the split: the points below the pivot first */
-    t->kernels->split(t->key[buf] + off, t->id[buf] + off, t->key[!buf] + off, t->id[!buf] + off, c->n, c->d, k,
-                      (grove__bs_sides){0, h, h, k}, s, pivot, &left, &right);
+    grove__bs_extent left, right;
+    bs_split(t, buf, off, k, h, s, pivot, &left, &right);
     size_t right_out = grove__bt_right_out(c, t->b, out, h, level);
     if (c->spawn && k >= BT_TASK_MIN) {
 #pragma omp task default(shared) firstprivate(t, buf, off, h, level, out, left)
