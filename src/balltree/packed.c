@@ -41,8 +41,21 @@ static void packed_split(const grove__packed_tree *t, uint64_t *where, size_t of
     int shift = t->base + (int)s * bits;
     uint64_t pivot =
         t->quantized ? grove__quantized_pivot(t, *where, off, k, h, s) : grove__record_field(split[h], shift, t->mask);
-    for (size_t j = 0; j < c->lists; j++)
-        if (j != s) t->partition(LIST(j, *where >> j & 1), LIST(j, !(*where >> j & 1)), k, h, shift, t->mask, pivot);
+    /* At a root the team builds alone, the lists are partitioned as tasks. */
+    bool team = t->spawn && k == t->count && k >= BT_TASK_MIN && 2 * k > c->n && c->lists > 2;
+    for (size_t j = 0; j < c->lists; j++) {
+        unsigned buf = *where >> j & 1;
+        if (j == s) continue;
+        if (team) {
+#pragma omp task default(shared) firstprivate(j, buf)
+            t->partition(LIST(j, buf), LIST(j, !buf), k, h, shift, t->mask, pivot);
+        } else {
+            t->partition(LIST(j, buf), LIST(j, !buf), k, h, shift, t->mask, pivot);
+        }
+    }
+    if (team) {
+#pragma omp taskwait
+    }
     *where ^= (((uint64_t)1 << c->lists) - 1) & ~((uint64_t)1 << s);
 #undef LIST
 }

@@ -167,6 +167,24 @@ GROVE__TARGET_V3 uint64_t grove__quantized_pivot(const grove__packed_tree *t, ui
 #define CROWD_BITS 10
 #define CROWD (1 << CROWD_BITS)
 
+/* Rows [a, b)'s records, and the counts of field j's CROWD-ths. */
+static void records_part(const grove__packed_tree *t, size_t a, size_t b, const double *lo, const double *scale,
+                         uint64_t *src, int j, uint32_t *crowd)
+{
+    int shift[GROVE__QUANTIZED_MAX_DIMS];
+    for (size_t i = 0; i < t->c->d; i++) shift[i] = t->base + (int)i * t->bits;
+    grove__quantized_records(t->x, t->c->d, a, b, lo, scale, shift, t->mask, src);
+    if (!crowd) return;
+    /* Four sets of counts in turn, so crowded data need not wait on each. */
+    uint32_t lane[4][CROWD] = {{0}};
+    int top = t->base + (j + 1) * t->bits - CROWD_BITS;
+    size_t i = a;
+    for (; i + 4 <= b; i += 4)
+        for (size_t l = 0; l < 4; l++) lane[l][src[i + l] >> top & (CROWD - 1)]++;
+    for (; i < b; i++) lane[0][src[i] >> top & (CROWD - 1)]++;
+    for (size_t v = 0; v < CROWD; v++) crowd[v] = lane[0][v] + lane[1][v] + lane[2][v] + lane[3][v];
+}
+
 /* The list the root's children sort instead of the presort, or -1: a
  * team of fewer threads than lists (d = 3 on two) would leave one idle;
  * the root splits the narrowest dimension's list unsorted and its
@@ -183,39 +201,56 @@ static int deferrable(const grove__packed_tree *t, const double *lo, const doubl
     return (int)narrowest;
 }
 
+#define PART 8192 /* rows per part of the first pass, at most PARTS parts (tasks) */
+#define PARTS 8
+
 /* Every record, in buffer 1 at the deferred list's place or list 0's;
  * NULL where an extent overflows or a coordinate is not finite. */
 static uint64_t *records(grove__packed_tree *t)
 {
-    size_t m = t->count, d = t->c->d;
-    double lo[GROVE__QUANTIZED_MAX_DIMS], hi[GROVE__QUANTIZED_MAX_DIMS], scale[GROVE__QUANTIZED_MAX_DIMS];
-    if (!grove__quantized_extent(t->x, d, 0, m, lo, hi)) { /* only where the ctx leaves that check here */
-        if (t->c->nonfinite) *t->c->nonfinite = true;
-        return NULL;
+    size_t m = t->count, d = t->c->d, parts = t->spawn ? m / PART : 1;
+    parts = parts < 1 ? 1 : parts > PARTS ? PARTS : parts;
+    double lo[PARTS][GROVE__QUANTIZED_MAX_DIMS], hi[PARTS][GROVE__QUANTIZED_MAX_DIMS], scale[GROVE__QUANTIZED_MAX_DIMS];
+    bool finite[PARTS], sparse = true;
+    if (parts > 1) { /* no task construct otherwise: see grove__ranks_presort */
+#pragma omp taskloop grainsize(1) default(shared)
+        for (size_t p = 0; p < parts; p++)
+            finite[p] = grove__quantized_extent(t->x, d, p * m / parts, (p + 1) * m / parts, lo[p], hi[p]);
+    } else {
+        finite[0] = grove__quantized_extent(t->x, d, 0, m, lo[0], hi[0]);
     }
-    int shift[GROVE__QUANTIZED_MAX_DIMS];
+    for (size_t p = 0; p < parts; p++)
+        if (!finite[p]) { /* only where the ctx leaves that check to this pass */
+            if (t->c->nonfinite) *t->c->nonfinite = true;
+            return NULL;
+        }
     for (size_t j = 0; j < d; j++) {
-        double extent = hi[j] - lo[j];
+        for (size_t p = 1; p < parts; p++) {
+            lo[0][j] = lo[p][j] < lo[0][j] ? lo[p][j] : lo[0][j];
+            hi[0][j] = hi[p][j] > hi[0][j] ? hi[p][j] : hi[0][j];
+        }
+        double extent = hi[0][j] - lo[0][j];
         scale[j] = extent > 0 ? (double)t->mask / extent : 0.0;
-        shift[j] = t->base + (int)j * t->bits;
         /* An overflowing extent compares as a tie (the ctx's overflow). */
         if (!isfinite(extent) && t->c->overflow) *t->c->overflow = true;
         if (!isfinite(extent) || !isfinite(scale[j])) return NULL;
     }
-    int defer = deferrable(t, lo, hi);
+    int defer = deferrable(t, lo[0], hi[0]);
     uint64_t *src = t->rec[1] + (defer >= 0 ? (size_t)defer : 0) * t->n;
-    grove__quantized_records(t->x, d, 0, m, lo, scale, shift, t->mask, src);
-    t->deferred = -1;
-    if (defer < 0) return src;
-    /* No run of the deferred list longer than MAX_RUN (its sorts, at the
-     * root's children, would find one too late to go back to ranks): four
-     * sets of counts in turn, so crowded data need not wait on each. */
-    uint32_t lane[4][CROWD] = {{0}};
-    int top = shift[defer] + t->bits - CROWD_BITS;
-    for (size_t i = 0; i < m; i++) lane[i % 4][src[i] >> top & (CROWD - 1)]++;
-    for (size_t v = 0; v < CROWD; v++)
-        if (lane[0][v] + lane[1][v] + lane[2][v] + lane[3][v] > MAX_RUN) return src;
-    t->deferred = defer;
+    uint32_t crowd[PARTS][CROWD];
+    if (parts > 1) {
+#pragma omp taskloop grainsize(1) default(shared)
+        for (size_t p = 0; p < parts; p++)
+            records_part(t, p * m / parts, (p + 1) * m / parts, lo[0], scale, src, defer, defer >= 0 ? crowd[p] : NULL);
+    } else {
+        records_part(t, 0, m, lo[0], scale, src, defer, defer >= 0 ? crowd[0] : NULL);
+    }
+    for (size_t v = 0; defer >= 0 && v < CROWD; v++) { /* no run longer than MAX_RUN, found too late by the children */
+        uint32_t count = 0;
+        for (size_t p = 0; p < parts; p++) count += crowd[p][v];
+        sparse = sparse && count <= MAX_RUN;
+    }
+    t->deferred = sparse ? defer : -1;
     return src;
 }
 
