@@ -16,6 +16,13 @@ typedef struct grove__bt_groups {
 
 /* Nodes and batches of at least BT_TASK_MIN points make tasks. */
 #define BT_TASK_MIN 4096
+/* Whether a node of k points is a batch's root (of `count`) that the
+ * team builds alone (a spawning build, the root holding more than half of
+ * all n points): its passes then run in parts, one per thread. */
+static inline bool grove__bt_team_root(bool spawn, size_t k, size_t count, size_t n)
+{
+    return spawn && k == count && k >= BT_TASK_MIN && 2 * k > n;
+}
 /* The threads a build uses (layout.c); one_off: no workspace. */
 int grove__bt_threads(size_t batches, size_t n, int threads, bool one_off);
 

@@ -42,7 +42,7 @@ static void packed_split(const grove__packed_tree *t, uint64_t *where, size_t of
     uint64_t pivot =
         t->quantized ? grove__quantized_pivot(t, *where, off, k, h, s) : grove__record_field(split[h], shift, t->mask);
     /* At a root the team builds alone, the lists are partitioned as tasks. */
-    bool team = t->spawn && k == t->count && k >= BT_TASK_MIN && 2 * k > c->n && c->lists > 2;
+    bool team = grove__bt_team_root(t->spawn, k, t->count, c->n) && c->lists > 2;
     for (size_t j = 0; j < c->lists; j++) {
         unsigned buf = *where >> j & 1;
         if (j == s) continue;

@@ -193,7 +193,7 @@ static void records_part(const grove__packed_tree *t, size_t a, size_t b, const 
 static int deferrable(const grove__packed_tree *t, const double *lo, const double *hi)
 {
     size_t d = t->c->d, narrowest = 0;
-    if (!t->spawn || t->count < BT_TASK_MIN || 2 * t->count <= t->c->n) return -1;
+    if (!grove__bt_team_root(t->spawn, t->count, t->count, t->c->n)) return -1;
     int thread, threads;
     grove__team_member(&thread, &threads);
     if (threads < 2 || (size_t)threads >= d) return -1;

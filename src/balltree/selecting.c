@@ -158,7 +158,7 @@ static void bs_init_rows(const grove__bt_view *v, const bs_tree *t, size_t from,
 static size_t bs_root_parts(const bs_tree *t, size_t k)
 {
     int thread, threads = 1;
-    if (t->c->spawn && k == t->b->count && 2 * k > t->c->n && k >= BT_TASK_MIN) grove__team_member(&thread, &threads);
+    if (grove__bt_team_root(t->c->spawn, k, t->b->count, t->c->n)) grove__team_member(&thread, &threads);
     return threads < BS_PARTS_MAX ? (size_t)threads : BS_PARTS_MAX;
 }
 
