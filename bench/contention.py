@@ -152,6 +152,7 @@ class SecondJob:
 def blas_threads():
     """How many threads NumPy's BLAS runs (threadpoolctl when installed)."""
     try:
+        import numpy  # noqa: F401  (loads the BLAS threadpoolctl looks for)
         from threadpoolctl import threadpool_info
         return ", ".join(f"{i['internal_api']} {i['num_threads']} threads" for i in threadpool_info()
                          if i["user_api"] == "blas") or "no BLAS found"
