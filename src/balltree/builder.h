@@ -5,6 +5,7 @@
 #define GROVE_BALLTREE_BUILDER_H
 
 #include "balltree_internal.h"
+#include "parallel.h"
 
 #include <string.h>
 

@@ -45,17 +45,11 @@ static void packed_split(const grove__packed_tree *t, uint64_t *where, size_t of
     bool team = grove__bt_team_root(t->spawn, k, t->count, c->n) && c->lists > 2;
     for (size_t j = 0; j < c->lists; j++) {
         unsigned buf = *where >> j & 1;
-        if (j == s) continue;
-        if (team) {
-#pragma omp task default(shared) firstprivate(j, buf)
-            t->partition(LIST(j, buf), LIST(j, !buf), k, h, shift, t->mask, pivot);
-        } else {
-            t->partition(LIST(j, buf), LIST(j, !buf), k, h, shift, t->mask, pivot);
-        }
+        if (j != s)
+            GROVE__TASK_IF(team, t->partition(LIST(j, buf), LIST(j, !buf), k, h, shift, t->mask, pivot),
+                           default(shared) firstprivate(j, buf));
     }
-    if (team) {
-#pragma omp taskwait
-    }
+    GROVE__TASKWAIT_IF(team);
     *where ^= (((uint64_t)1 << c->lists) - 1) & ~((uint64_t)1 << s);
 #undef LIST
 }
@@ -103,12 +97,8 @@ static void packed_node(const grove__packed_tree *t, uint64_t where, size_t off,
     }
     packed_split(t, &where, off, k);
     size_t right_out = grove__bt_right_out(c, t->b, out, h, level);
-    if (t->spawn && k >= BT_TASK_MIN) {
-#pragma omp task default(shared) firstprivate(t, where, off, h, level, out)
-        packed_node(t, where, off, h, level + 1, out);
-    } else {
-        packed_node(t, where, off, h, level + 1, out);
-    }
+    GROVE__TASK_IF(t->spawn && k >= BT_TASK_MIN, packed_node(t, where, off, h, level + 1, out),
+                   default(shared) firstprivate(t, where, off, h, level, out));
     packed_node(t, where, off + h, k - h, level + 1, right_out);
 }
 

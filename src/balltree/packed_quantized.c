@@ -212,7 +212,7 @@ static uint64_t *records(grove__packed_tree *t)
     parts = parts < 1 ? 1 : parts > PARTS ? PARTS : parts;
     double lo[PARTS][GROVE__QUANTIZED_MAX_DIMS], hi[PARTS][GROVE__QUANTIZED_MAX_DIMS], scale[GROVE__QUANTIZED_MAX_DIMS];
     bool finite[PARTS], sparse = true;
-    if (parts > 1) { /* no task construct otherwise: see grove__ranks_presort */
+    if (parts > 1) { /* no task construct otherwise (GROVE__TASK_IF says why) */
 #pragma omp taskloop grainsize(1) default(shared)
         for (size_t p = 0; p < parts; p++)
             finite[p] = grove__quantized_extent(t->x, d, p * m / parts, (p + 1) * m / parts, lo[p], hi[p]);
@@ -306,15 +306,11 @@ bool grove__quantized_presort(const grove__bt_view *v, grove__packed_tree *t)
     const uint64_t *src = records(t);
     if (!src) return false;
     bool ok[PACKED_MAX_DIMS];
-    if (t->spawn && m >= BT_TASK_MIN) {
-        for (size_t j = 0; j < d; j++) {
-#pragma omp task default(shared) firstprivate(j)
-            ok[j] = (int)j == t->deferred || sort_list(t, src, m, t->rec[0] + j * t->n, j);
-        }
-#pragma omp taskwait
-    } else {
-        for (size_t j = 0; j < d; j++) ok[j] = (int)j == t->deferred || sort_list(t, src, m, t->rec[0] + j * t->n, j);
-    }
+    bool tasks = t->spawn && m >= BT_TASK_MIN;
+    for (size_t j = 0; j < d; j++)
+        GROVE__TASK_IF(tasks, ok[j] = (int)j == t->deferred || sort_list(t, src, m, t->rec[0] + j * t->n, j),
+                       default(shared) firstprivate(j));
+    GROVE__TASKWAIT_IF(tasks);
     for (size_t j = 0; j < d; j++)
         if (!ok[j]) return false;
     return true;

@@ -128,21 +128,14 @@ static void ranks_sort_dim(const grove__bt_view *v, const grove__packed_tree *t,
     for (size_t r = 0; r < m; r++) val[r] = grove__bt_at(v, perm[r], j);
 }
 
-/* Sort every dimension (in tasks where the batch makes them: none
- * otherwise, as a scheduling point could start another node on this
- * thread's memory), pack the ranks into records, fill the lists. */
+/* Sort every dimension (in tasks where the batch makes them), pack the
+ * ranks into records, fill the lists. */
 void grove__ranks_presort(const grove__bt_view *v, const grove__packed_tree *t)
 {
     size_t d = t->c->d;
-    if (t->spawn && t->count >= BT_TASK_MIN) {
-        for (size_t j = 0; j < d; j++) {
-#pragma omp task default(shared) firstprivate(j)
-            ranks_sort_dim(v, t, j);
-        }
-#pragma omp taskwait
-    } else {
-        for (size_t j = 0; j < d; j++) ranks_sort_dim(v, t, j);
-    }
+    bool tasks = t->spawn && t->count >= BT_TASK_MIN;
+    for (size_t j = 0; j < d; j++) GROVE__TASK_IF(tasks, ranks_sort_dim(v, t, j), default(shared) firstprivate(j));
+    GROVE__TASKWAIT_IF(tasks);
     for (size_t j = 0; j < d; j++) ranks_records(t, j);
     for (size_t j = 0; j < t->c->lists; j++) ranks_list(t, j);
 }

@@ -260,12 +260,8 @@ static void bt_node(const bt_tree *t, const grove__bt_view *w, int buf, size_t o
             bt_partition(src + j * n, dst + j * n, k, h, w->flag, tag);
     }
     size_t right_out = grove__bt_right_out(c, t->b, out, h, level);
-    if (c->spawn && k >= BT_TASK_MIN) {
-#pragma omp task default(shared) firstprivate(t, w, buf, off, h, level, out)
-        bt_node(t, w, !buf, off, h, level + 1, out);
-    } else {
-        bt_node(t, w, !buf, off, h, level + 1, out);
-    }
+    GROVE__TASK_IF(c->spawn && k >= BT_TASK_MIN, bt_node(t, w, !buf, off, h, level + 1, out),
+                   default(shared) firstprivate(t, w, buf, off, h, level, out));
     bt_node(t, w, !buf, off + h, k - h, level + 1, right_out);
 }
 
@@ -287,15 +283,9 @@ static void bt_build(const bt_tree *t)
     if (m > BT_SMALL) {
         memset(t->ids.flag, 0, m);
         if (m > BT_LOCAL) memset(t->local.flag, 0, m);
-        if (c->spawn && m >= BT_TASK_MIN) {
-            for (size_t j = 0; j < c->d; j++) {
-#pragma omp task default(shared) firstprivate(j)
-                bt_sort_dim(t, j);
-            }
-#pragma omp taskwait
-        } else {
-            for (size_t j = 0; j < c->d; j++) bt_sort_dim(t, j);
-        }
+        bool tasks = c->spawn && m >= BT_TASK_MIN;
+        for (size_t j = 0; j < c->d; j++) GROVE__TASK_IF(tasks, bt_sort_dim(t, j), default(shared) firstprivate(j));
+        GROVE__TASKWAIT_IF(tasks);
     }
     /* t lives on the caller's stack: wait for every task that uses it. */
 #pragma omp taskgroup

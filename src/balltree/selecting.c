@@ -250,12 +250,8 @@ static void bs_node(const bs_tree *t, int buf, size_t off, size_t k, int level, 
     grove__bs_extent left, right;
     bs_split(t, buf, off, k, h, s, pivot, &left, &right);
     size_t right_out = grove__bt_right_out(c, t->b, out, h, level);
-    if (c->spawn && k >= BT_TASK_MIN) {
-#pragma omp task default(shared) firstprivate(t, buf, off, h, level, out, left)
-        bs_node(t, !buf, off, h, level + 1, out, &left);
-    } else {
-        bs_node(t, !buf, off, h, level + 1, out, &left);
-    }
+    GROVE__TASK_IF(c->spawn && k >= BT_TASK_MIN, bs_node(t, !buf, off, h, level + 1, out, &left),
+                   default(shared) firstprivate(t, buf, off, h, level, out, left));
     bs_node(t, !buf, off + h, k - h, level + 1, right_out, &right);
 }
 

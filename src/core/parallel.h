@@ -38,6 +38,28 @@ static inline int grove__team_share(size_t n, size_t *lo, size_t *hi, int *team_
     return t;
 }
 
+/* `call` as an OpenMP task where `wanted` (a team shares the work; the
+ * clauses `...` as for `omp task`), else a plain call: no task construct,
+ * which even undeferred costs a runtime call per node of a recursion and
+ * is a scheduling point where this thread could start another task on
+ * its own scratch. GROVE__TASKWAIT_IF waits for them where they were made. */
+#define GROVE__PRAGMA(x) _Pragma(#x)
+#define GROVE__TASK_IF(wanted, call, ...)                                                                     \
+    do {                                                                                                     \
+        if (wanted) {                                                                                        \
+            GROVE__PRAGMA(omp task __VA_ARGS__)                                                              \
+            call;                                                                                            \
+        } else {                                                                                             \
+            call;                                                                                            \
+        }                                                                                                    \
+    } while (0)
+#define GROVE__TASKWAIT_IF(wanted)                                                                           \
+    do {                                                                                                     \
+        if (wanted) {                                                                                        \
+            GROVE__PRAGMA(omp taskwait)                                                                      \
+        }                                                                                                    \
+    } while (0)
+
 /* Stable LSD radix sort of n (key, value) pairs by key, 8 bits per pass,
  * OpenMP over contiguous chunks. Passes whose byte is the same in every key
  * are skipped, so keys using few bits cost few passes. Scratch: n keys and
