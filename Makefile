@@ -49,10 +49,12 @@ ifeq ($(HAVE_PNG),1)
 OPTIONAL_CFLAGS += -DGROVE_HAVE_PNG $(shell pkg-config --cflags libpng)
 OPTIONAL_LIBS += $(shell pkg-config --libs libpng)
 endif
-# HDF5 snapshots (src/io/hdf5_*.c, built only then) with libhdf5 (Debian:
-# libhdf5-dev, whose pkg-config name is hdf5); HDF5=0 leaves it out (the
-# Python package's build does: its wheel must not carry libhdf5 and what
-# that links).
+# HDF5 snapshots with libhdf5 (Debian: libhdf5-dev, whose pkg-config name
+# is hdf5): src/io/hdf5_*.c become build/libgrove_hdf5.so, the only thing
+# that links libhdf5, which libgrove loads at the first HDF5 file
+# (src/io/hdf5_plugin.h says why). HDF5=0 leaves it out (the Python
+# package's build does: its wheel must not carry libhdf5 and what that
+# links).
 HDF5 ?= 1
 ifeq ($(HDF5),1)
 HAVE_HDF5 := $(shell pkg-config --exists hdf5 2>/dev/null && echo 1)
@@ -61,7 +63,7 @@ HDF5_CFLAGS :=
 ifeq ($(HAVE_HDF5),1)
 HDF5_CFLAGS := -DGROVE_HAVE_HDF5 $(shell pkg-config --cflags hdf5)
 OPTIONAL_CFLAGS += $(HDF5_CFLAGS)
-OPTIONAL_LIBS += $(shell pkg-config --libs hdf5)
+HDF5_LIBS := $(shell pkg-config --libs hdf5)
 endif
 # The distributed part (src/mpi) when an MPI compiler wrapper is found; its
 # flags are asked from the wrapper (Open MPI's --showme, MPICH's -compile-info
@@ -114,7 +116,8 @@ LDLIBS := -lm -ldl $(OPTIONAL_LIBS)
 # The distributed part, src/mpi, is built only with MPI; without it,
 # src/dispatch/without_mpi.c answers the MPI calls for a process alone (and
 # the dispatch layer's distributed column is empty: src/dispatch/dispatch.h).
-# The HDF5 part, src/io/hdf5_*.c, is built only with libhdf5; without it,
+# The HDF5 part, src/io/hdf5_*.c, is libgrove_hdf5.so's, built only with
+# libhdf5, and src/io/load_hdf5.c loads it; without libhdf5,
 # src/io/without_hdf5.c refuses HDF5 files saying why.
 # The OpenCL part, src/device/opencl*.c, is built only with the OpenCL
 # headers; src/device/cuda is the CUDA library's (libgrove_cuda.so), not
@@ -124,11 +127,11 @@ MPI_PART := $(filter src/mpi/%,$(ALL_SRC))
 HDF5_PART := $(filter src/io/hdf5_%,$(ALL_SRC))
 OPENCL_PART := $(filter src/device/opencl%,$(ALL_SRC))
 LEFT_OUT := $(if $(HAVE_MPI),src/dispatch/without_mpi.c,$(MPI_PART)) \
-            $(if $(HAVE_HDF5),src/io/without_hdf5.c,$(HDF5_PART)) \
+            $(HDF5_PART) $(if $(HAVE_HDF5),src/io/without_hdf5.c,src/io/load_hdf5.c) \
             $(if $(HAVE_OPENCL),,$(OPENCL_PART))
 LIB_SRC := $(filter-out $(LEFT_OUT),$(ALL_SRC))
 # The fuzz targets' library: none of the optional parts.
-FUZZ_SRC := $(filter-out $(MPI_PART) $(HDF5_PART) $(OPENCL_PART),$(ALL_SRC))
+FUZZ_SRC := $(filter-out $(MPI_PART) $(HDF5_PART) src/io/load_hdf5.c $(OPENCL_PART),$(ALL_SRC))
 CLI_SRC := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/*.c))
 MPI_TEST_SRC := $(sort $(wildcard tests/mpi/*.c))
@@ -137,7 +140,8 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 MPI_TEST_OBJ := $(MPI_TEST_SRC:%.c=$(BUILD)/obj/%.o)
 
-all: $(BUILD)/libgrove.a $(BUILD)/libgrove.so $(BUILD)/grove $(BUILD)/grove.pc $(if $(HAVE_CUDA),$(BUILD)/libgrove_cuda.so)
+all: $(BUILD)/libgrove.a $(BUILD)/libgrove.so $(BUILD)/grove $(BUILD)/grove.pc $(if $(HAVE_CUDA),$(BUILD)/libgrove_cuda.so) \
+     $(if $(HAVE_HDF5),$(BUILD)/libgrove_hdf5.so)
 
 # The OpenCL program: kernels/all.h with its includes inlined, as bytes.
 KERNEL_SRC := $(sort $(wildcard src/device/kernels/*.h))
@@ -208,11 +212,15 @@ $(BUILD)/libgrove.a: $(LIB_OBJ)
 $(BUILD)/libgrove.so: $(LIB_OBJ) src/grove.map
 	$(CC) -shared -fopenmp $(SANITIZE) -Wl,--version-script=src/grove.map -o $@ $(LIB_OBJ) $(LDLIBS)
 
+HDF5_OBJ := $(HDF5_PART:%.c=$(BUILD)/obj/%.o)
+$(BUILD)/libgrove_hdf5.so: $(HDF5_OBJ) src/io/hdf5_plugin.map
+	$(CC) -shared $(SANITIZE) -Wl,--version-script=src/io/hdf5_plugin.map -o $@ $(HDF5_OBJ) $(HDF5_LIBS)
+
 $(BUILD)/grove: $(CLI_OBJ) $(BUILD)/libgrove.a
 	$(CC) -fopenmp $(SANITIZE) -o $@ $(CLI_OBJ) $(BUILD)/libgrove.a $(LDLIBS)
 
 $(BUILD)/test_grove: $(TEST_OBJ) $(BUILD)/libgrove.a
-	$(CC) -fopenmp $(SANITIZE) -o $@ $(TEST_OBJ) $(BUILD)/libgrove.a $(LDLIBS)
+	$(CC) -fopenmp $(SANITIZE) -o $@ $(TEST_OBJ) $(BUILD)/libgrove.a $(LDLIBS) $(HDF5_LIBS)
 
 $(BUILD)/test_mpi: $(MPI_TEST_OBJ) $(BUILD)/libgrove.a
 	$(CC) -fopenmp $(SANITIZE) -o $@ $(MPI_TEST_OBJ) $(BUILD)/libgrove.a $(LDLIBS)
@@ -335,6 +343,7 @@ install: all
 	install -m 644 $(BUILD)/libgrove.a $(DESTDIR)$(PREFIX)/lib/libgrove.a
 	install -m 755 $(BUILD)/libgrove.so $(DESTDIR)$(PREFIX)/lib/libgrove.so
 	$(if $(HAVE_CUDA),install -m 755 $(BUILD)/libgrove_cuda.so $(DESTDIR)$(PREFIX)/lib/libgrove_cuda.so)
+	$(if $(HAVE_HDF5),install -m 755 $(BUILD)/libgrove_hdf5.so $(DESTDIR)$(PREFIX)/lib/libgrove_hdf5.so)
 	$(PC_FILE) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/grove.pc
 	install -m 755 $(BUILD)/grove $(DESTDIR)$(PREFIX)/bin/grove
 

@@ -154,8 +154,10 @@ static bool check(void *state)
     }
     if (a->have_link == a->have_b) problem = "give one of --linking-length L and --b B";
     else if (!a->groups.path) problem = "--groups G.npy is required";
-    else if (a->catalogue.path && hdf5_name(a->catalogue.path) && !grove_hdf5_version())
-        problem = "--catalogue H.hdf5: this grove was built without libhdf5 (grove info)";
+    else if (a->catalogue.path && hdf5_name(a->catalogue.path) && !grove_hdf5_version()) {
+        cli_error("fof", "--catalogue H.hdf5: %s (grove info)", grove_last_error());
+        return false;
+    }
     if (problem) cli_error("fof", "%s (see --help)", problem);
     return !problem;
 }

@@ -654,7 +654,7 @@ static bool check_format(nbody_args *a)
         return false;
     }
     if (a->hdf5 && !grove_hdf5_version()) {
-        cli_error("nbody", "--format hdf5: this grove was built without libhdf5 (grove info)");
+        cli_error("nbody", "--format hdf5: %s (grove info)", grove_last_error());
         return false;
     }
     a->halos.hdf5 = a->hdf5;

@@ -1699,7 +1699,11 @@ GROVE_API grove_status grove_gadget_read_mem(const void *buf, size_t len, const 
                                              const grove_gadget_params *params, grove_gadget *out);
 GROVE_API void grove_gadget_free(grove_gadget *snap);
 
-/* libhdf5's version ("1.10.8") when grove was built with it, else NULL. */
+/* libhdf5's version ("1.10.8") when grove can read and write HDF5, else
+ * NULL with grove_last_error() saying why: built without libhdf5, or its
+ * HDF5 part, libgrove_hdf5.so, not found (it is looked for beside
+ * libgrove, in ../lib from there, then on the library path, and loaded at
+ * the first HDF5 call: libhdf5 is not loaded before). */
 GROVE_API const char *grove_hdf5_version(void);
 /* Write snap as one HDF5 file in the GADGET-4 layout (docs/snapshots.md):
  * the Header (NumPart counts from snap->count, NumFilesPerSnapshot 1, the

@@ -5,7 +5,8 @@
 # scratch folder holding example.c. HOME is a fresh folder (the README
 # installs under $HOME/.local) and neither PKG_CONFIG_PATH nor
 # LD_LIBRARY_PATH is set, so what the blocks need they must say. Then the
-# installed grove command, also without LD_LIBRARY_PATH. Run by .ci/run
+# installed grove command, also without LD_LIBRARY_PATH (and its HDF5
+# part, a library it loads from ../lib, where built). Run by .ci/run
 # (make install needs the build).
 set -eu
 cd "$(dirname "$0")/.."
@@ -34,6 +35,13 @@ as_user "$install" >/dev/null
 echo "install_check: the README's build block, where example.c is"
 (cd "$stage" && as_user "$build")
 echo "install_check: the installed grove command"
-env -u LD_LIBRARY_PATH "$stage/home/.local/bin/grove" info --quiet
+grove_installed() { env -u LD_LIBRARY_PATH "$stage/home/.local/bin/grove" "$@"; }
+grove_installed info --quiet
+# Its HDF5 part (libgrove_hdf5.so, in ../lib from the command) where built.
+if grove_installed info | grep -q '^hdf5: yes'; then
+    echo "install_check: the installed grove command writes and reads HDF5"
+    grove_installed nbody --n 10 --steps 1 --format hdf5 --out "$stage/h5" --quiet
+    grove_installed knn "$stage/h5/snap_000001.hdf5" -k 2 --indices "$stage/h5/i.npy" --quiet
+fi
 grep -qx '# SPDX-License-Identifier: BSD-3-Clause' "$stage/home/.local/lib/pkgconfig/grove.pc" ||
     { echo "install_check: the installed grove.pc does not name its licence" >&2; exit 1; }

@@ -2,7 +2,8 @@
  * definitions (SWIFT's, GADGET-4's) read back exactly; grove's own files
  * round-trip bit for bit; FoF catalogues hold what was given; bad files
  * (a missing header attribute, a wrong dtype, counts that disagree with a
- * dataset, a truncated file) are refused naming the file and the dataset.
+ * dataset, a truncated file) are refused naming the file and the dataset;
+ * libhdf5 is loaded (through libgrove_hdf5.so) only for an HDF5 file.
  * Skipped where grove was built without libhdf5. */
 #include "test.h"
 
@@ -515,6 +516,55 @@ TEST(hdf5_bad_file_fails_the_command_naming_file_and_dataset)
     write_swift(path, BREAK_NONE);
     rc = test_grove(cmd, &out);
     CHECK_MSG(rc == 0, "%s", out);
+    free(out);
+}
+
+/* The dynamic loader's log of a grove command (LD_DEBUG=libs): which
+ * libraries the process loaded. */
+static char *loader_log(const char *args)
+{
+    char cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd, "LD_DEBUG=libs %s %s", test_cli(), args);
+    int rc = test_run(cmd, &out);
+    CHECK_MSG(rc == 0, "%s: exit %d", cmd, rc);
+    return out;
+}
+
+TEST(hdf5_libhdf5_is_loaded_only_for_an_hdf5_file)
+{
+    char *out = loader_log("--version");
+    CHECK_MSG(out && !strstr(out, "libhdf5") && !strstr(out, "libgrove_hdf5"), "%.400s", out ? out : "");
+    free(out);
+    char args[1024];
+    const char *path = test_path("loaded.hdf5");
+    write_swift(path, BREAK_NONE);
+    snprintf(args, sizeof args, "knn %s -k 2 --indices %s", path, test_path("loaded_i.npy"));
+    out = loader_log(args);
+    CHECK_MSG(out && strstr(out, "libgrove_hdf5.so") && strstr(out, "libhdf5"), "%.400s", out ? out : "");
+    free(out);
+}
+
+TEST(hdf5_command_without_its_library_refuses_naming_it)
+{
+    /* The command alone in a folder: its HDF5 library is neither beside
+     * it nor in ../lib, and not on the library path. */
+    char cmd[2048], *out = NULL;
+    const char *path = test_path("alone.hdf5");
+    write_swift(path, BREAK_NONE);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s && cp %s %s/grove && env -u LD_LIBRARY_PATH %s/grove knn %s -k 2 --indices %s",
+             test_path("alone"), test_cli(), test_path("alone"), test_path("alone"), path, test_path("alone_i.npy"));
+    int rc = test_run(cmd, &out);
+    CHECK_MSG(rc == 1 && strstr(out, path) && strstr(out, "libgrove_hdf5.so") && strchr(out, '\n') == strrchr(out, '\n'),
+              "exit %d: %s", rc, out);
+    free(out);
+    FILE *f = fopen(test_path("alone_i.npy"), "rb");
+    CHECK(f == NULL);
+    if (f) fclose(f);
+    /* An HDF5 output is refused before any work (status 2), saying why. */
+    snprintf(cmd, sizeof cmd, "env -u LD_LIBRARY_PATH %s/grove nbody --n 10 --steps 1 --format hdf5 --out %s",
+             test_path("alone"), test_path("alone_out"));
+    rc = test_run(cmd, &out);
+    CHECK_MSG(rc == 2 && strstr(out, "--format hdf5") && strstr(out, "libgrove_hdf5.so"), "exit %d: %s", rc, out);
     free(out);
 }
 

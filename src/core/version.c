@@ -37,7 +37,8 @@
 #define GROVE_HSTR_(x) #x
 #define GROVE_HSTR(x) GROVE_HSTR_(x)
 #define GROVE_HDF5_TEXT "yes (libhdf5 " GROVE_HSTR(H5_VERS_MAJOR) "." GROVE_HSTR(H5_VERS_MINOR) "." \
-                        GROVE_HSTR(H5_VERS_RELEASE) ": HDF5 snapshots and FoF catalogues)"
+                        GROVE_HSTR(H5_VERS_RELEASE) " in libgrove_hdf5.so, loaded at the first HDF5 file: " \
+                        "HDF5 snapshots and FoF catalogues)"
 #else
 #define GROVE_HDF5_TEXT "no (HDF5 snapshots need libhdf5: install libhdf5-dev and rebuild)"
 #endif

@@ -1,43 +1,20 @@
 /* The CUDA backend's library, libgrove_cuda.so (cuda/backend.c, built
- * when nvcc is found): loaded at run time from the folder of the object
- * holding libgrove (libgrove.so, or the program linked with libgrove.a),
- * else by the dynamic linker's search, so libgrove itself never depends
- * on CUDA. */
-#define _GNU_SOURCE /* dladdr */
+ * when nvcc is found), loaded at its first use (grove__plugin_open), so
+ * libgrove itself never depends on CUDA. */
 #include "device.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
-#include <string.h>
 
 #define CUDA_LIB "libgrove_cuda.so"
 
-/* An address inside this object, for dladdr. */
-static const char anchor;
-
-/* dlopen of CUDA_LIB beside this object; the tried path's error in why. */
-static void *open_beside(char *why, size_t cap)
-{
-    Dl_info self;
-    if (!dladdr(&anchor, &self) || !self.dli_fname) return NULL;
-    const char *slash = strrchr(self.dli_fname, '/');
-    char path[4096];
-    int len = slash ? (int)(slash - self.dli_fname) : 1;
-    snprintf(path, sizeof path, "%.*s/%s", len, slash ? self.dli_fname : ".", CUDA_LIB);
-    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) snprintf(why, cap, "%s", dlerror());
-    return lib;
-}
-
 const grove__backend *grove__cuda_backend(char *why, size_t cap)
 {
-    char beside[512] = "";
-    void *lib = open_beside(beside, sizeof beside);
-    if (!lib) lib = dlopen(CUDA_LIB, RTLD_NOW | RTLD_LOCAL);
+    char near[512];
+    void *lib = grove__plugin_open(CUDA_LIB, near, sizeof near);
     if (!lib) {
 #ifdef GROVE_HAVE_CUDA
-        snprintf(why, cap, "not built: %s is not beside libgrove nor on the library path (%s)", CUDA_LIB,
-                 beside[0] ? beside : dlerror());
+        snprintf(why, cap, "not built: %s is not beside libgrove nor on the library path (%s)", CUDA_LIB, near);
 #else
         snprintf(why, cap, "not built: grove was built without its CUDA part (nvcc not found, or make CUDA=0)");
 #endif

@@ -3,12 +3,16 @@
  * those when libhdf5 is not found (or HDF5=0). */
 #include "gadget_internal.h"
 
-const char *grove_hdf5_version(void) { return NULL; }
-
 static grove_status no_hdf5(const char *what)
 {
     return grove__fail(GROVE_UNSUPPORTED, "%s, and this grove was built without libhdf5 (grove info; install "
                                           "libhdf5-dev and rebuild)", what);
+}
+
+const char *grove_hdf5_version(void)
+{
+    grove__fail(GROVE_UNSUPPORTED, "this grove was built without libhdf5 (install libhdf5-dev and rebuild)");
+    return NULL;
 }
 
 grove_status grove__hdf5_scan(const char *path, const grove_gadget_params *params, grove__gadget_file *file)
