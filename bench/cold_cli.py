@@ -13,7 +13,10 @@ bench/balltree.py times it), minimum over repeats, one thread.
 "1 / 2" is one thread / two threads (> 1: the second thread helps); below
 2^17 points a one-off build uses one thread whatever --threads asks
 (grove_balltree_threads), so both run the same code there. "cold / warm"
-is the one-thread cold build's median over the warm minimum. "process ms"
+is the one-thread cold build's median over the warm minimum; "pages" the
+cold build's minor page faults (--json page_faults: its first touches of
+fresh memory, median), and "µs / page" the gap between cold and warm per
+such page. "process ms"
 is the wall time of the whole command (start, read, build, write, exit),
 median; with --baseline, another grove command's, run alternating with
 this one's (one thread).
@@ -50,7 +53,7 @@ def one_run(grove, data, out, threads):
                            "--threads", str(threads), "--json"], check=True, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     report = json.loads(proc.stdout.strip().splitlines()[-1])
-    return report["seconds"], wall, report["threads"]
+    return report["seconds"], wall, report["threads"], report.get("page_faults", 0)
 
 
 def main():
@@ -67,20 +70,22 @@ def main():
     start = f"# `grove --version` process ms (median of 20): {process_ms(a.grove):.2f}"
     print(start + (f"; baseline {process_ms(a.baseline):.2f}" if a.baseline else ""))
     print("| n | threads used (1 / 2 asked) | cold ms, 1 thread (median, min) | cold ms, 2 threads (median, min) "
-          "| 1 / 2 | warm ms, 1 thread (min) | cold / warm | process ms, 1 / 2 (median) |"
+          "| 1 / 2 | warm ms, 1 thread (min) | cold / warm | pages | µs / page | process ms, 1 / 2 (median) |"
           + (" baseline process ms, 1 |" if a.baseline else ""))
-    print("|---|---|---|---|---|---|---|---|" + ("---|" if a.baseline else ""))
+    print("|---|---|---|---|---|---|---|---|---|---|" + ("---|" if a.baseline else ""))
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(s) for s in a.sizes.split(",")):
             data = os.path.join(tmp, f"u{n}.npy")
             subprocess.run([a.grove, "gen", "uniform", "--n", str(n), "--dims", "3", "--seed", "1", "-o", data,
                             "--quiet"], check=True)
             runs = {1: [], 2: []}
-            used, base = {}, []
+            used, base, pages = {}, [], []
             for _ in range(a.runs):
                 for t in (1, 2):
-                    seconds, wall, used[t] = one_run(a.grove, data, os.path.join(tmp, "out"), t)
+                    seconds, wall, used[t], faults = one_run(a.grove, data, os.path.join(tmp, "out"), t)
                     runs[t].append((seconds, wall))
+                    if t == 1:
+                        pages.append(faults)
                 if a.baseline:
                     base.append(one_run(a.baseline, data, os.path.join(tmp, "out"), 1)[1])
             med = {t: statistics.median(s for s, _ in runs[t]) * 1e3 for t in runs}
@@ -88,8 +93,10 @@ def main():
             wall = {t: statistics.median(w for _, w in runs[t]) * 1e3 for t in runs}
             x = np.ascontiguousarray(np.load(data), dtype=np.float64)
             warm = best_seconds(lambda: grove.build(x, None, 1), 1.0, min_repeats=10) * 1e3
+            page = statistics.median(pages)
             print(f"| {n} | {used[1]} / {used[2]} | {med[1]:.2f}, {low[1]:.2f} | {med[2]:.2f}, {low[2]:.2f} "
-                  f"| {med[1] / med[2]:.2f} | {warm:.2f} | {med[1] / warm:.2f} | {wall[1]:.1f} / {wall[2]:.1f} |"
+                  f"| {med[1] / med[2]:.2f} | {warm:.2f} | {med[1] / warm:.2f} | {page:.0f} "
+                  f"| {(med[1] - warm) / page * 1e3:.2f} | {wall[1]:.1f} / {wall[2]:.1f} |"
                   + (f" {statistics.median(base) * 1e3:.1f} |" if a.baseline else ""))
 
 

@@ -186,6 +186,8 @@ const grove_mpi *cli_mpi(void);
 double cli_now(void);
 /* Peak resident set size of this process in bytes. */
 size_t cli_peak_rss(void);
+/* The process's minor page faults so far (first touches of fresh memory). */
+long cli_page_faults(void);
 
 /* Outputs are staged: each is written under a temporary name next to its
  * destination, and only cli_outputs_commit puts them all into place

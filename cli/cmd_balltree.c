@@ -28,6 +28,7 @@ typedef struct balltree_args {
     size_t slots, batches, balls;
     int max_levels;
     const char *builder; /* the planner's name for the builder this build runs */
+    long page_faults;    /* the build's first touches of fresh memory (--json) */
 } balltree_args;
 
 static bool check(void *state)
@@ -135,11 +136,13 @@ static grove_status run(void *state, cli_run *run)
     if (s == GROVE_OK) s = allocate(a, &params, run);
     if (s == GROVE_OK) {
         double start = cli_now();
+        long faults = cli_page_faults();
         s = grove_balltree_build(pts, &params, a->indices.array.data, a->mask.array.data, &run->options);
         if (s == GROVE_OK && a->have_level)
             s = grove_balltree_ball_stats(pts, &params, a->indices.array.data, a->mask.array.data, a->level,
                                           a->centers.array.data, a->radii.array.data, &run->options);
         run->seconds = cli_now() - start;
+        a->page_faults = cli_page_faults() - faults;
     }
     if (s == GROVE_OK && a->verify)
         s = grove_balltree_check(pts, &params, a->indices.array.data, a->mask.array.data, &run->options);
@@ -175,6 +178,7 @@ static void json(void *state, const cli_run *run, cli_json *j)
     cli_json_int(j, "batches", (long long)a->batches);
     cli_json_int(j, "slots", (long long)a->slots);
     cli_json_str(j, "builder", a->builder);
+    cli_json_int(j, "page_faults", a->page_faults);
     cli_json_int(j, a->have_levels ? "partition_levels" : "max_levels", a->max_levels);
     if (a->have_rotate) cli_json_int(j, "rotate_seed", (long long)a->rotate_seed);
     if (a->have_level) {

@@ -133,6 +133,12 @@ size_t cli_peak_rss(void)
     return (size_t)usage.ru_maxrss * 1024; /* Linux reports kilobytes */
 }
 
+long cli_page_faults(void)
+{
+    struct rusage usage;
+    return getrusage(RUSAGE_SELF, &usage) == 0 ? usage.ru_minflt : 0;
+}
+
 grove_status cli_device_take(grove_options *options, grove_device device)
 {
     options->device = device;

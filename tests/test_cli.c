@@ -81,6 +81,22 @@ TEST(cli_info_reports_build)
     free(out);
 }
 
+/* --json's page_faults counts the build's first touches of fresh memory:
+ * a one-off build writes its indices output (fresh pages) inside it. */
+TEST(cli_balltree_json_counts_the_builds_fresh_pages)
+{
+    char args[2048], *out = NULL;
+    snprintf(args, sizeof args, "gen uniform --n 65536 --dims 3 --seed 4 -o %s --quiet", test_path("pf.npy"));
+    REQUIRE(test_grove(args, NULL) == 0);
+    snprintf(args, sizeof args, "balltree %s --indices %s --mask %s --threads 1 --json", test_path("pf.npy"),
+             test_path("pf_i.npy"), test_path("pf_m.npy"));
+    REQUIRE(test_grove(args, &out) == 0);
+    const char *key = strstr(last_line(out), "\"page_faults\": ");
+    long faults = key ? strtol(key + strlen("\"page_faults\": "), NULL, 10) : -1;
+    CHECK_MSG(faults >= 131072 * 8 / 4096, "page_faults %ld: %s", faults, out);
+    free(out);
+}
+
 /* Build a tree from `data` with extra flags; check it with the library. */
 static void balltree_round_trip(const char *data, const char *extra, size_t n, size_t slots)
 {
@@ -93,6 +109,7 @@ static void balltree_round_trip(const char *data, const char *extra, size_t n, s
         CHECK(strstr(last_line(out), "\"command\": \"balltree\"") != NULL);
         CHECK(strstr(last_line(out), "\"verified\": true") != NULL);
         CHECK(strstr(last_line(out), "\"builder\": \"") != NULL);
+        CHECK(strstr(last_line(out), "\"page_faults\": ") != NULL);
         CHECK(strstr(last_line(out), "\"io_seconds\": ") != NULL);
         CHECK(strstr(last_line(out), "\"peak_rss_bytes\": ") != NULL);
     }
