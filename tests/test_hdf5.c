@@ -566,6 +566,11 @@ TEST(hdf5_command_without_its_library_refuses_naming_it)
     rc = test_run(cmd, &out);
     CHECK_MSG(rc == 2 && strstr(out, "--format hdf5") && strstr(out, "libgrove_hdf5.so"), "exit %d: %s", rc, out);
     free(out);
+    /* grove info says so. */
+    snprintf(cmd, sizeof cmd, "env -u LD_LIBRARY_PATH %s/grove info", test_path("alone"));
+    rc = test_run(cmd, &out);
+    CHECK_MSG(rc == 0 && strstr(out, "\nhdf5: no (") && strstr(out, "libgrove_hdf5.so"), "exit %d: %s", rc, out);
+    free(out);
 }
 
 #else

@@ -52,8 +52,9 @@ static const grove__hdf5_table *loaded(const char *what)
 
 const char *grove_hdf5_version(void)
 {
-    const grove__hdf5_table *p = loaded("HDF5 snapshots");
-    return p ? p->version() : NULL;
+    pthread_once(&once, load);
+    if (!plugin) grove__fail(GROVE_UNSUPPORTED, "grove's HDF5 part cannot be loaded: %s", why);
+    return plugin ? plugin->version() : NULL;
 }
 
 grove_status grove__hdf5_scan(const char *path, const grove_gadget_params *params, grove__gadget_file *file)
