@@ -41,7 +41,9 @@ grove_installed info --quiet
 if grove_installed info | grep -q '^hdf5: yes'; then
     echo "install_check: the installed grove command writes and reads HDF5"
     grove_installed nbody --n 10 --steps 1 --format hdf5 --out "$stage/h5" --quiet
-    grove_installed knn "$stage/h5/snap_000001.hdf5" -k 2 --indices "$stage/h5/i.npy" --quiet
+    # as a user runs it: through PATH, from another folder
+    (cd "$stage" && env -u LD_LIBRARY_PATH PATH="$stage/home/.local/bin:$PATH" \
+        grove knn "$stage/h5/snap_000001.hdf5" -k 2 --indices "$stage/h5/i.npy" --quiet)
 fi
 grep -qx '# SPDX-License-Identifier: BSD-3-Clause' "$stage/home/.local/lib/pkgconfig/grove.pc" ||
     { echo "install_check: the installed grove.pc does not name its licence" >&2; exit 1; }

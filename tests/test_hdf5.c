@@ -8,6 +8,8 @@
 #include "test.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <stdint.h>
 
 #ifdef GROVE_HAVE_HDF5
@@ -541,6 +543,23 @@ TEST(hdf5_libhdf5_is_loaded_only_for_an_hdf5_file)
     snprintf(args, sizeof args, "knn %s -k 2 --indices %s", path, test_path("loaded_i.npy"));
     out = loader_log(args);
     CHECK_MSG(out && strstr(out, "libgrove_hdf5.so") && strstr(out, "libhdf5"), "%.400s", out ? out : "");
+    free(out);
+}
+
+TEST(hdf5_command_run_through_path_finds_its_library)
+{
+    /* Run as "grove" through PATH from another folder: its argv[0] names
+     * no folder, the library is still found beside the program. */
+    char cwd[4096], dir[8192], cmd[16384], *out = NULL;
+    const char *cli = test_cli(), *slash = strrchr(cli, '/');
+    REQUIRE(getcwd(cwd, sizeof cwd) != NULL && slash != NULL);
+    snprintf(dir, sizeof dir, "%s%s%.*s", cli[0] == '/' ? "" : cwd, cli[0] == '/' ? "" : "/", (int)(slash - cli), cli);
+    const char *path = test_path("through_path.hdf5");
+    write_swift(path, BREAK_NONE);
+    snprintf(cmd, sizeof cmd, "cd %s && env -u LD_LIBRARY_PATH PATH=\"%s:$PATH\" grove knn %s -k 2 --indices %s",
+             test_tmpdir(), dir, path, test_path("through_path_i.npy"));
+    int rc = test_run(cmd, &out);
+    CHECK_MSG(rc == 0, "exit %d: %s", rc, out);
     free(out);
 }
 

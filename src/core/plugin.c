@@ -6,21 +6,45 @@
 #include "internal.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* An address inside the object holding libgrove, for dladdr. */
 static const char anchor;
 
-/* dlopen of name in `folder`/`below` of the object holding libgrove. */
-static void *open_near(const char *name, const char *below, char *why, size_t cap)
+/* The path of the object holding libgrove: libgrove.so's, or the
+ * program's, whose dladdr name is only its argv[0] (a bare "grove" when
+ * run through PATH): /proc/self/exe then. */
+static bool own_path(char *path, size_t cap)
 {
     Dl_info self;
-    if (!dladdr(&anchor, &self) || !self.dli_fname) return NULL;
-    const char *slash = strrchr(self.dli_fname, '/');
-    char path[4096];
-    int len = slash ? (int)(slash - self.dli_fname) : 1;
-    snprintf(path, sizeof path, "%.*s/%s%s", len, slash ? self.dli_fname : ".", below, name);
+#if defined(__GLIBC__)
+    struct link_map *map = NULL;
+    if (!dladdr1(&anchor, &self, (void **)&map, RTLD_DL_LINKMAP) || !self.dli_fname) return false;
+    if (map && map->l_name[0] == '\0') {
+        ssize_t len = readlink("/proc/self/exe", path, cap - 1);
+        if (len <= 0) return false;
+        path[len] = '\0';
+        return true;
+    }
+#else
+    if (!dladdr(&anchor, &self) || !self.dli_fname) return false;
+#endif
+    snprintf(path, cap, "%s", self.dli_fname);
+    return true;
+}
+
+/* dlopen of name in the folder of the object holding libgrove, below
+ * that folder's path `below` ("" or "../lib/"). */
+static void *open_near(const char *name, const char *below, char *why, size_t cap)
+{
+    char own[4096], path[4096 + 256];
+    if (!own_path(own, sizeof own)) return NULL;
+    const char *slash = strrchr(own, '/');
+    int len = slash ? (int)(slash - own) : 1;
+    snprintf(path, sizeof path, "%.*s/%s%s", len, slash ? own : ".", below, name);
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!lib && why[0] == '\0') snprintf(why, cap, "%s", dlerror());
     return lib;
