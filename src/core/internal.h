@@ -69,8 +69,9 @@ void grove__alloc_fail_after(long k);
 /* dlopen (RTLD_NOW, local) of the optional library `name` (plugin.c):
  * beside the object holding libgrove (libgrove.so, or the program linked
  * with libgrove.a), in ../lib from there (an installed grove command),
- * else by the dynamic linker's search; NULL with the first place's error
- * in why (cap bytes). Kept open for the process by the caller. */
+ * else by the dynamic linker's search; NULL with why (cap bytes): the
+ * places looked in and the first one's error. Kept open for the process
+ * by the caller. */
 void *grove__plugin_open(const char *name, char *why, size_t cap);
 
 /* a * b into *out; false on size_t overflow. */

@@ -2,7 +2,7 @@
  * (libgrove_cuda.so with the CUDA driver, libgrove_hdf5.so with libhdf5)
  * are loaded at their first use, so a process that never uses them never
  * maps those libraries. */
-#define _GNU_SOURCE /* dladdr */
+#define _GNU_SOURCE /* dladdr, dladdr1 */
 #include "internal.h"
 
 #include <dlfcn.h>
@@ -36,15 +36,11 @@ static bool own_path(char *path, size_t cap)
     return true;
 }
 
-/* dlopen of name in the folder of the object holding libgrove, below
- * that folder's path `below` ("" or "../lib/"). */
-static void *open_near(const char *name, const char *below, char *why, size_t cap)
+/* dlopen of folder/name (RTLD_NOW, local); the first failure's error in why. */
+static void *open_at(const char *folder, const char *name, char *why, size_t cap)
 {
-    char own[4096], path[4096 + 256];
-    if (!own_path(own, sizeof own)) return NULL;
-    const char *slash = strrchr(own, '/');
-    int len = slash ? (int)(slash - own) : 1;
-    snprintf(path, sizeof path, "%.*s/%s%s", len, slash ? own : ".", below, name);
+    char path[4096 + 256];
+    snprintf(path, sizeof path, "%s%s", folder, name);
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!lib && why[0] == '\0') snprintf(why, cap, "%s", dlerror());
     return lib;
@@ -52,10 +48,18 @@ static void *open_near(const char *name, const char *below, char *why, size_t ca
 
 void *grove__plugin_open(const char *name, char *why, size_t cap)
 {
-    why[0] = '\0';
-    void *lib = open_near(name, "", why, cap);      /* libgrove.so's folder, or the program's */
-    if (!lib) lib = open_near(name, "../lib/", why, cap); /* PREFIX/lib for PREFIX/bin/grove */
-    if (!lib) lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);  /* the dynamic linker's search */
-    if (!lib && why[0] == '\0') snprintf(why, cap, "%s", dlerror());
+    char own[4096], folder[4096 + 16], first[512] = "";
+    const char *slash = own_path(own, sizeof own) ? strrchr(own, '/') : NULL;
+    int len = slash ? (int)(slash - own) + 1 : 0;
+    void *lib = NULL;
+    if (slash) { /* the folder of libgrove.so or of the program, then ../lib from it (PREFIX/bin/grove) */
+        snprintf(folder, sizeof folder, "%.*s", len, own);
+        lib = open_at(folder, name, first, sizeof first);
+        snprintf(folder, sizeof folder, "%.*s../lib/", len, own);
+        if (!lib) lib = open_at(folder, name, first, sizeof first);
+    }
+    if (!lib) lib = open_at("", name, first, sizeof first); /* the dynamic linker's search */
+    if (!lib) snprintf(why, cap, "%s is not beside libgrove, in ../lib from there nor on the library path (%s)", name,
+                       first);
     return lib;
 }

@@ -10,11 +10,11 @@
 
 const grove__backend *grove__cuda_backend(char *why, size_t cap)
 {
-    char near[512];
+    char near[768];
     void *lib = grove__plugin_open(CUDA_LIB, near, sizeof near);
     if (!lib) {
 #ifdef GROVE_HAVE_CUDA
-        snprintf(why, cap, "not built: %s is not beside libgrove nor on the library path (%s)", CUDA_LIB, near);
+        snprintf(why, cap, "not built: %s", near);
 #else
         snprintf(why, cap, "not built: grove was built without its CUDA part (nvcc not found, or make CUDA=0)");
 #endif

@@ -45,6 +45,6 @@ grove_status grove__gadget_check_masses(const void *rows, grove_dtype dtype, siz
     return host->check_masses(rows, dtype, count, first, what);
 }
 
-__attribute__((visibility("default"))) const grove__hdf5_table grove__hdf5_plugin = {GROVE__HDF5_ABI,        attach,           grove_hdf5_version,
-                                               grove__hdf5_scan,       grove__hdf5_read, grove_gadget_write_hdf5,
-                                               grove_fof_write_hdf5};
+__attribute__((visibility("default"))) const grove__hdf5_table grove__hdf5_plugin = {
+    GROVE__HDF5_ABI,  attach,           grove_hdf5_version,  grove__hdf5_scan,
+    grove__hdf5_read, grove_gadget_write_hdf5, grove_fof_write_hdf5};

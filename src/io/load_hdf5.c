@@ -23,15 +23,15 @@ static const grove__hdf5_host host = {set_error,
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const grove__hdf5_table *plugin; /* NULL: not loaded, and why */
-static char why[600];
+static char why[800];
 
 static void load(void)
 {
-    char near[512];
+    char near[768];
     void *lib = grove__plugin_open(GROVE__HDF5_LIB, near, sizeof near);
     const grove__hdf5_table *p = lib ? (const grove__hdf5_table *)dlsym(lib, GROVE__HDF5_SYMBOL) : NULL;
     if (!lib) {
-        snprintf(why, sizeof why, "%s is not beside libgrove nor on the library path (%s)", GROVE__HDF5_LIB, near);
+        snprintf(why, sizeof why, "%s", near);
     } else if (!p || p->abi != GROVE__HDF5_ABI) {
         snprintf(why, sizeof why, "%s is from another version of grove (table %d, want %d)", GROVE__HDF5_LIB,
                  p ? p->abi : -1, GROVE__HDF5_ABI);
@@ -42,19 +42,21 @@ static void load(void)
     }
 }
 
-/* The plugin, or NULL having failed naming `what` and why it is missing. */
+/* The plugin, or NULL having failed saying why it is missing (after
+ * "what, and " where what is not NULL). */
 static const grove__hdf5_table *loaded(const char *what)
 {
     pthread_once(&once, load);
-    if (!plugin) grove__fail(GROVE_UNSUPPORTED, "%s, and grove's HDF5 part cannot be loaded: %s", what, why);
+    if (!plugin)
+        grove__fail(GROVE_UNSUPPORTED, "%s%sgrove's HDF5 part cannot be loaded: %s", what ? what : "",
+                    what ? ", and " : "", why);
     return plugin;
 }
 
 const char *grove_hdf5_version(void)
 {
-    pthread_once(&once, load);
-    if (!plugin) grove__fail(GROVE_UNSUPPORTED, "grove's HDF5 part cannot be loaded: %s", why);
-    return plugin ? plugin->version() : NULL;
+    const grove__hdf5_table *p = loaded(NULL);
+    return p ? p->version() : NULL;
 }
 
 grove_status grove__hdf5_scan(const char *path, const grove_gadget_params *params, grove__gadget_file *file)
