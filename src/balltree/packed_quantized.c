@@ -212,13 +212,8 @@ static uint64_t *records(grove__packed_tree *t)
     parts = parts < 1 ? 1 : parts > PARTS ? PARTS : parts;
     double lo[PARTS][GROVE__QUANTIZED_MAX_DIMS], hi[PARTS][GROVE__QUANTIZED_MAX_DIMS], scale[GROVE__QUANTIZED_MAX_DIMS];
     bool finite[PARTS], sparse = true;
-    if (parts > 1) { /* no task construct otherwise (GROVE__TASK_IF says why) */
-#pragma omp taskloop grainsize(1) default(shared)
-        for (size_t p = 0; p < parts; p++)
-            finite[p] = grove__quantized_extent(t->x, d, p * m / parts, (p + 1) * m / parts, lo[p], hi[p]);
-    } else {
-        finite[0] = grove__quantized_extent(t->x, d, 0, m, lo[0], hi[0]);
-    }
+    GROVE__PARTS(p, parts,
+                 finite[p] = grove__quantized_extent(t->x, d, p * m / parts, (p + 1) * m / parts, lo[p], hi[p]));
     for (size_t p = 0; p < parts; p++)
         if (!finite[p]) { /* only where the ctx leaves that check to this pass */
             if (t->c->nonfinite) *t->c->nonfinite = true;
@@ -238,13 +233,8 @@ static uint64_t *records(grove__packed_tree *t)
     int defer = deferrable(t, lo[0], hi[0]);
     uint64_t *src = t->rec[1] + (defer >= 0 ? (size_t)defer : 0) * t->n;
     uint32_t crowd[PARTS][CROWD];
-    if (parts > 1) {
-#pragma omp taskloop grainsize(1) default(shared)
-        for (size_t p = 0; p < parts; p++)
-            records_part(t, p * m / parts, (p + 1) * m / parts, lo[0], scale, src, defer, defer >= 0 ? crowd[p] : NULL);
-    } else {
-        records_part(t, 0, m, lo[0], scale, src, defer, defer >= 0 ? crowd[0] : NULL);
-    }
+    GROVE__PARTS(p, parts, records_part(t, p * m / parts, (p + 1) * m / parts, lo[0], scale, src, defer,
+                                        defer >= 0 ? crowd[p] : NULL));
     for (size_t v = 0; defer >= 0 && v < CROWD; v++) { /* no run longer than MAX_RUN, found too late by the children */
         uint32_t count = 0;
         for (size_t p = 0; p < parts; p++) count += crowd[p][v];

@@ -178,8 +178,7 @@ static void bs_init(const grove__bt_view *v, const bs_tree *t, grove__bs_extent 
 {
     size_t m = t->b->count, parts = bs_root_parts(t, m);
     grove__bs_extent part[BS_PARTS_MAX];
-#pragma omp taskloop grainsize(1) default(shared) if (parts > 1)
-    for (size_t q = 0; q < parts; q++) bs_init_rows(v, t, q * m / parts, (q + 1) * m / parts, &part[q]);
+    GROVE__PARTS(q, parts, bs_init_rows(v, t, q * m / parts, (q + 1) * m / parts, &part[q]));
     bs_extent_of(root, part, parts, t->c->d);
 }
 

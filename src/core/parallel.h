@@ -53,6 +53,19 @@ static inline int grove__team_share(size_t n, size_t *lo, size_t *hi, int *team_
             call;                                                                                            \
         }                                                                                                    \
     } while (0)
+/* for (size_t var = 0; var < parts; var++) body: a task per part where
+ * parts > 1 (a team shares them), else a plain loop, no task construct
+ * (GROVE__TASK_IF says why). Variables are shared: body writes each
+ * part's own results. */
+#define GROVE__PARTS(var, parts, body)                                                                        \
+    do {                                                                                                     \
+        if ((parts) > 1) {                                                                                   \
+            GROVE__PRAGMA(omp taskloop grainsize(1) default(shared))                                         \
+            for (size_t var = 0; var < (parts); var++) { body; }                                             \
+        } else {                                                                                             \
+            for (size_t var = 0; var < (parts); var++) { body; }                                             \
+        }                                                                                                    \
+    } while (0)
 #define GROVE__TASKWAIT_IF(wanted)                                                                           \
     do {                                                                                                     \
         if (wanted) {                                                                                        \
