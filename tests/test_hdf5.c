@@ -501,6 +501,18 @@ TEST(hdf5_nbody_halos_under_mpirun_number_as_one_process)
     free(b);
 }
 
+/* A command that failed (status 1) in one line naming `path` and `what`,
+ * having written nothing to `output`; frees out. */
+static void check_one_line_failure(int rc, char *out, const char *path, const char *what, const char *output)
+{
+    CHECK_MSG(rc == 1 && strstr(out, path) && strstr(out, what) && strchr(out, '\n') == strrchr(out, '\n'),
+              "exit %d: %s", rc, out);
+    free(out);
+    FILE *f = fopen(output, "rb");
+    CHECK_MSG(f == NULL, "%s was written", output);
+    if (f) fclose(f);
+}
+
 TEST(hdf5_bad_file_fails_the_command_naming_file_and_dataset)
 {
     const char *path = test_path("cli_bad.hdf5");
@@ -508,12 +520,7 @@ TEST(hdf5_bad_file_fails_the_command_naming_file_and_dataset)
     char cmd[1024], *out = NULL;
     snprintf(cmd, sizeof cmd, "knn %s -k 2 --indices %s", path, test_path("cli_bad_i.npy"));
     int rc = test_grove(cmd, &out);
-    CHECK_MSG(rc == 1 && strstr(out, path) && strstr(out, "PartType1/Coordinates") && strchr(out, '\n') == strrchr(out, '\n'),
-              "exit %d: %s", rc, out);
-    free(out);
-    FILE *f = fopen(test_path("cli_bad_i.npy"), "rb");
-    CHECK(f == NULL);
-    if (f) fclose(f);
+    check_one_line_failure(rc, out, path, "PartType1/Coordinates", test_path("cli_bad_i.npy"));
     /* A good one is read by every command that takes points: knn here. */
     write_swift(path, BREAK_NONE);
     rc = test_grove(cmd, &out);
@@ -573,12 +580,7 @@ TEST(hdf5_command_without_its_library_refuses_naming_it)
     snprintf(cmd, sizeof cmd, "mkdir -p %s && cp %s %s/grove && env -u LD_LIBRARY_PATH %s/grove knn %s -k 2 --indices %s",
              test_path("alone"), test_cli(), test_path("alone"), test_path("alone"), path, test_path("alone_i.npy"));
     int rc = test_run(cmd, &out);
-    CHECK_MSG(rc == 1 && strstr(out, path) && strstr(out, "libgrove_hdf5.so") && strchr(out, '\n') == strrchr(out, '\n'),
-              "exit %d: %s", rc, out);
-    free(out);
-    FILE *f = fopen(test_path("alone_i.npy"), "rb");
-    CHECK(f == NULL);
-    if (f) fclose(f);
+    check_one_line_failure(rc, out, path, "libgrove_hdf5.so", test_path("alone_i.npy"));
     /* An HDF5 output is refused before any work (status 2), saying why. */
     snprintf(cmd, sizeof cmd, "env -u LD_LIBRARY_PATH %s/grove nbody --n 10 --steps 1 --format hdf5 --out %s",
              test_path("alone"), test_path("alone_out"));
