@@ -46,7 +46,7 @@ def make_data(grove, d):
     for name, kind, n, seed in gen:
         subprocess.run([grove, "gen", kind, "--n", str(n), "--dims", "3", "--seed", str(seed), "-o",
                         f"{d}/{name}.npy", "--quiet"], check=True)
-    # Gravity's input: the 2e5 uniform points with equal masses, rows x, y, z, m.
+    # Gravity's input: rows x, y, z, m, all four uniform in [0, 1).
     subprocess.run([grove, "gen", "uniform", "--n", "200000", "--dims", "4", "--seed", "2", "-o", f"{d}/g200k.npy",
                     "--quiet"], check=True)
 

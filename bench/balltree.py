@@ -67,10 +67,11 @@ class Grove:
         if status != 0:
             raise RuntimeError("grove: " + self.lib.grove_last_error().decode())
 
-    def build(self, x, batch, threads):
-        """(indices, mask) for x (n, d) float64 C-contiguous, batch int64 or None."""
+    def build(self, x, batch, threads, levels=GROVE_BALLTREE_FULL):
+        """(indices, mask) for x (n, d) float64 C-contiguous, batch int64 or None;
+        a full tree, or `levels` partition levels."""
         n, d = x.shape
-        params = Params(batch.ctypes.data if batch is not None else None, GROVE_BALLTREE_FULL, None, self.workspace)
+        params = Params(batch.ctypes.data if batch is not None else None, levels, None, self.workspace)
         slots, nb = C.c_size_t(), C.c_size_t()
         self.check(self.lib.grove_balltree_layout(n, C.byref(params), C.byref(slots), C.byref(nb)))
         idx = np.empty(slots.value, dtype=np.int64)

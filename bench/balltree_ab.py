@@ -15,29 +15,16 @@ both); "this / other" is the median over rounds of the ratio of minima.
 Both libraries must build the same tree (checked on the first set).
 """
 import argparse
-import ctypes as C
 import os
 import statistics
 import time
 
 import numpy as np
 
-from balltree import GROVE_BALLTREE_FULL, GROVE_FLOAT64, Grove, Options, Params, Points
+from balltree import GROVE_BALLTREE_FULL, Grove
 from machine import cpu_model
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def build(g, x, levels, threads):
-    n, d = x.shape
-    params = Params(None, levels, None, g.workspace)
-    slots, batches = C.c_size_t(), C.c_size_t()
-    g.check(g.lib.grove_balltree_layout(n, C.byref(params), C.byref(slots), C.byref(batches)))
-    idx = np.empty(slots.value, np.int64)
-    mask = np.empty(slots.value, np.uint8)
-    g.check(g.lib.grove_balltree_build(Points(x.ctypes.data, n, d, GROVE_FLOAT64, 0), C.byref(params),
-                                       idx.ctypes.data, mask.ctypes.data, C.byref(Options(threads, None, None, 0, None))))
-    return idx
 
 
 def parse_row(text):
@@ -66,7 +53,8 @@ def main():
         n, d, levels = parse_row(row)
         xs = [rng.random((n, d)) for _ in range(8 if n <= 1 << 16 else 2)]
         for threads in (int(t) for t in a.threads.split(",")):
-            if not np.array_equal(build(libs[0], xs[0], levels, threads), build(libs[1], xs[0], levels, threads)):
+            trees = [g.build(xs[0], None, threads, levels)[0] for g in libs]
+            if not np.array_equal(*trees):
                 raise SystemExit(f"the two libraries build different trees for {row}")
             repeats = max(3, min(200, int(2e6 / n)))
             minima = [[], []]
@@ -75,7 +63,7 @@ def main():
                 for r in range(repeats):
                     for k in (0, 1) if r % 2 == 0 else (1, 0):
                         t0 = time.perf_counter()
-                        build(libs[k], xs[r % len(xs)], levels, threads)
+                        libs[k].build(xs[r % len(xs)], None, threads, levels)
                         best[k] = min(best[k], time.perf_counter() - t0)
                 for k in (0, 1):
                     minima[k].append(best[k])

@@ -3,9 +3,10 @@
 `grove balltree` run once per process (as a shell script or a workflow
 step runs it), its --json "seconds" (the build alone) and wall time per
 process, median and minimum over --runs processes, alternating one thread
-and two; "warm" is the same build on the same points in this process
-(build/libgrove.so through ctypes, one workspace reused, as
-bench/balltree.py times it), minimum over repeats, one thread.
+and two; "warm" is the same build in this process (build/libgrove.so through
+ctypes, one workspace reused, fresh points of the same distribution
+every repeat, as bench/balltree.py times it), minimum over repeats, one
+thread.
 
     make && python3 bench/cold_cli.py [--runs 30] [--grove build/grove] [--lib build/libgrove.so]
                                       [--baseline OTHER/grove]
@@ -31,7 +32,7 @@ import time
 
 import numpy as np
 
-from balltree import Grove
+from balltree import Grove, point_sets, rotating
 from machine import best_seconds, cpu_model
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -91,12 +92,13 @@ def main():
             med = {t: statistics.median(s for s, _ in runs[t]) * 1e3 for t in runs}
             low = {t: min(s for s, _ in runs[t]) * 1e3 for t in runs}
             wall = {t: statistics.median(w for _, w in runs[t]) * 1e3 for t in runs}
-            x = np.ascontiguousarray(np.load(data), dtype=np.float64)
-            warm = best_seconds(lambda: grove.build(x, None, 1), 1.0, min_repeats=10) * 1e3
+            xs = point_sets(np.random.default_rng(n), n, 3)
+            warm = best_seconds(rotating(lambda x: grove.build(x, None, 1), xs), 1.0, min_repeats=10) * 1e3
             page = statistics.median(pages)
+            per_page = f"{(med[1] - warm) / page * 1e3:.2f}" if page else "-"  # "-": a grove without page_faults
             print(f"| {n} | {used[1]} / {used[2]} | {med[1]:.2f}, {low[1]:.2f} | {med[2]:.2f}, {low[2]:.2f} "
                   f"| {med[1] / med[2]:.2f} | {warm:.2f} | {med[1] / warm:.2f} | {page:.0f} "
-                  f"| {(med[1] - warm) / page * 1e3:.2f} | {wall[1]:.1f} / {wall[2]:.1f} |"
+                  f"| {per_page} | {wall[1]:.1f} / {wall[2]:.1f} |"
                   + (f" {statistics.median(base) * 1e3:.1f} |" if a.baseline else ""))
 
 
